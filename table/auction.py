@@ -1,0 +1,555 @@
+"""The auction, Laws 17-39, as data: each call is applied to an ``Auction`` and any irregularity is
+returned as an ``Irregularity`` (flag, don't block).
+
+How irregular calls are carried: an irregular call that the laws let the offender's LHO accept by
+calling (27A, 29A) is kept *tentatively standing*, so that when LHO calls over it nothing needs
+rewinding. It is marked pending; a ``ruling`` (the LHO's or the director's choice) can cancel it and
+install the rectification the law prescribes (forced passes with their exact scope, Law 26 lead
+penalties, the Law 31A/32B follow-ups that depend on RHO's next call).
+
+Calls that can never be accepted (inadmissible X/XX, 36; a call by a barred player, 37; a bid above
+seven, 38) are also flagged at once. When the table nevertheless goes on and LHO calls over them the
+seed's Law 35 settles them: an inadmissible X/XX has no effect (35A: we keep the physical rotation
+and note that the director may rewind), a barred player's call stands (35B), a bid above seven is
+treated as a pass (35C). Calls after the final pass are cancelled (39).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .calls import DOUBLE, PASS, REDOUBLE, bid_key, bid_level, bid_strain, is_bid
+from .cards import Seat
+from .irregularity import Irregularity, LeadPenalty, Option
+
+NEXT_TURN, REST_OF_AUCTION = "next_turn", "rest_of_auction"
+
+
+class AuctionRulingError(ValueError):
+    """A ruling that does not apply to the auction as it stands."""
+
+
+@dataclass(slots=True)
+class CallEntry:
+    index: int                 # position among all calls made (cancelled ones included)
+    seat: Seat
+    call: str                  # as made
+    alert: bool = False
+    effective: str = ""        # what it counts as: the call, or Pass (35C), or "" when it has no effect (35A)
+    stands: bool = True        # False once cancelled
+    skipped: tuple[Seat, ...] = ()   # seats whose turn this (accepted) out-of-rotation call skipped (Law 34)
+    deemed: bool = False       # a compulsory pass deemed made (28A)
+
+
+@dataclass(slots=True)
+class _Pending:
+    irr: Irregularity
+    entry: CallEntry
+    kind: str                  # the irregularity code
+    turn_of: Seat              # whose turn it was when the call was made
+    where: str = ""            # "RHO" | "PARTNER" | "LHO" relative to the offender (out of rotation)
+    replaced: Optional[CallEntry] = None   # change of call: the first call
+
+
+@dataclass(slots=True)
+class _Watch:
+    """A consequence that depends on a later call (31A, 32B, 27B replacement)."""
+    kind: str
+    offender: Seat
+    irr: Irregularity
+    call: str = ""
+
+
+def _related_suits(call: str) -> frozenset[str]:
+    """Suits a natural withdrawn call relates to (Law 26A); NT, X, XX and Pass relate to none."""
+    if is_bid(call) and bid_strain(call) != "NT":
+        return frozenset(bid_strain(call))
+    return frozenset()
+
+
+class Auction:
+    __slots__ = ("dealer", "calls", "stood", "irregularities", "pending", "obligations", "no_double_now",
+                 "lead_penalties", "closed", "passed_out", "_turn", "_watches", "_last_bid", "_risk_entry")
+
+    def __init__(self, dealer: Seat) -> None:
+        self.dealer = Seat(dealer)
+        self.calls: list[CallEntry] = []
+        self.stood: list[CallEntry] = []
+        self.irregularities: list[Irregularity] = []
+        self.pending: Optional[_Pending] = None
+        self.obligations: dict[Seat, str] = {}
+        self.no_double_now: set[Seat] = set()       # Law 30B2b
+        self.lead_penalties: list[LeadPenalty] = []
+        self.closed = False
+        self.passed_out = False
+        self._turn: Optional[Seat] = None           # turn override (Law 34 reversion, 29B cancellation)
+        self._watches: list[_Watch] = []
+        self._last_bid: Optional[CallEntry] = None
+        self._risk_entry: Optional[CallEntry] = None   # the X/XX in effect over the last bid
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def next_seat(self) -> Seat:
+        if self._turn is not None:
+            return self._turn
+        return self.stood[-1].seat.lho if self.stood else self.dealer
+
+    def contract(self) -> Optional[tuple[str, str, Seat]]:
+        """(bid, risk, declarer) once closed with a bid; None when open or passed out."""
+        if not self.closed or self._last_bid is None:
+            return None
+        last = self._last_bid
+        strain, side = bid_strain(last.effective), last.seat.side
+        declarer = next(e.seat for e in self.stood
+                        if e.effective and is_bid(e.effective) and e.seat.side == side
+                        and bid_strain(e.effective) == strain)
+        risk = self._risk_entry.effective if self._risk_entry else ""
+        return last.effective, risk, declarer
+
+    def can_double(self, seat: Seat) -> bool:
+        """Law 19A1: only the last bid, made by an opponent, with only passes since."""
+        last = self._last_effective()
+        return last is not None and is_bid(last.effective) and last.seat.side != seat.side
+
+    def can_redouble(self, seat: Seat) -> bool:
+        """Law 19B1: only the last double, made by an opponent, with only passes since."""
+        last = self._last_effective()
+        return last is not None and last.effective == DOUBLE and last.seat.side != seat.side
+
+    def _last_effective(self) -> Optional[CallEntry]:
+        for e in reversed(self.stood):
+            if e.effective and e.effective != PASS:
+                return e
+        return None
+
+    # ------------------------------------------------------------------ applying calls
+    def call(self, seat: Seat, call: str, alert: bool = False) -> list[Irregularity]:
+        seat = Seat(seat)
+        entry = CallEntry(len(self.calls), seat, call, alert, call)
+        self.calls.append(entry)
+        if self.closed:
+            return self._after_final_pass(entry)
+        flagged: list[Irregularity] = []
+        if self.pending is not None:
+            done = self._resolve_pending_by_call(entry, flagged)
+            if done:
+                return flagged
+        if self._watches:
+            self._run_watches(entry, flagged)
+        self._classify(entry, flagged)
+        return flagged
+
+    def _classify(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
+        seat, call = entry.seat, entry.call
+        exp = self.next_seat
+        if seat != exp and seat.rho == exp and self.obligations.get(exp):
+            self._deem_pass(exp)              # Law 28A: RHO's compulsory pass is deemed made
+            exp = seat
+        if is_bid(call) and bid_level(call) > 7:
+            self._flag_pending(entry, "BID_ABOVE_SEVEN", "38", exp, flagged,
+                               [Option("cancel", "bid cancelled; both members of the offending side pass for "
+                                       "the rest of the auction (Law 23); Law 26 lead penalty", "director")],
+                               detail="no contract above seven may be played")
+            return
+        if seat != exp:
+            self._out_of_rotation(entry, exp, flagged)
+            return
+        obligation = self.obligations.get(seat)
+        if obligation and call != PASS:
+            self._flag_pending(entry, "CALL_IN_VIOLATION_OF_PASS_OBLIGATION", "37", exp, flagged,
+                               [Option("cancel", "call cancelled; both members of the offending side pass for "
+                                       "the rest of the auction (Law 23); Law 26 lead penalty", "director")],
+                               detail=f"{seat} was required to pass ({obligation.replace('_', ' ')})")
+            return
+        if call in (DOUBLE, REDOUBLE) and seat in self.no_double_now:
+            irr = self._irr("FORBIDDEN_DOUBLE_AFTER_30B2", "30B2b", entry,
+                            [Option("rule", "the seed gives no specific rectification: director rules", "director")],
+                            detail="partner's pass out of rotation barred a double or redouble at this turn")
+            flagged.append(irr)
+        if call == DOUBLE and not self.can_double(seat) or call == REDOUBLE and not self.can_redouble(seat):
+            code = "INADMISSIBLE_DOUBLE" if call == DOUBLE else "INADMISSIBLE_REDOUBLE"
+            self._flag_pending(entry, code, "36", exp, flagged,
+                               [Option("cancel", "cancelled; offender substitutes a legal call; partner passes for "
+                                       "the rest of the auction (Law 23); Law 26 lead penalty", "director")],
+                               detail="Law 19: " + ("a double needs an opponent's last bid with only passes since"
+                                                    if call == DOUBLE else
+                                                    "a redouble needs an opponent's last double with only passes since"))
+            return
+        if is_bid(call) and self._last_bid is not None and bid_key(call) <= bid_key(self._last_bid.effective):
+            self._flag_pending(entry, "INSUFFICIENT_BID", "27", exp, flagged,
+                               [Option("accept", "accept the insufficient bid (Law 27A); calling accepts it",
+                                       str(seat.lho)),
+                                Option("refuse", "offender substitutes a sufficient bid or pass (27B1: lowest "
+                                       "sufficient bid in the same denomination, no penalty; 27B2: otherwise "
+                                       "partner passes for the rest of the auction; 27B3: X/XX cancelled)",
+                                       str(seat.lho))],
+                               detail=f"{call} does not exceed {self._last_bid.effective}")
+            return
+        self._stand(entry)
+
+    def _stand(self, entry: CallEntry) -> None:
+        """Append a call that stands in rotation and close the auction when the laws say so."""
+        seat = entry.seat
+        self._turn = None
+        if self.obligations.get(seat) == NEXT_TURN:
+            del self.obligations[seat]
+        self.no_double_now.discard(seat)
+        self.stood.append(entry)
+        eff = entry.effective
+        if eff and is_bid(eff):
+            self._last_bid = entry
+            self._risk_entry = None
+        elif eff in (DOUBLE, REDOUBLE):
+            self._risk_entry = entry
+        self._check_closure()
+
+    def _check_closure(self) -> None:
+        st = self.stood
+        n = len(st)
+        if n < 4 or not (st[-1].effective == st[-2].effective == st[-3].effective == PASS):
+            return
+        if n == 4 and st[0].effective == PASS or self._last_bid is not None:
+            # Law 34: a pass out of rotation among the three that skipped a player keeps the auction open
+            for k in range(n - 3, n):
+                if st[k].skipped:
+                    self._law34_revert(k)
+                    return
+            if self._last_bid is None and any(e.skipped for e in st):
+                self._law34_revert(next(k for k, e in enumerate(st) if e.skipped))
+                return
+            self.closed = True
+            self.passed_out = self._last_bid is None
+            self.obligations.clear()
+
+    def _law34_revert(self, k: int) -> None:
+        oor = self.stood[k]
+        irr = self._irr("PASS_OOR_DEPRIVED_TURN", "34", oor, [],
+                        detail=f"{oor.skipped[0]} lost his turn; the auction reverts to him and the passes after "
+                               "the pass out of rotation are cancelled")
+        irr.dispose("auction_reverted", "34")
+        for later in self.stood[k + 1:]:
+            later.stands = False
+        del self.stood[k + 1:]
+        skipped = oor.skipped[0]
+        oor.skipped = ()
+        self._turn = skipped
+
+    def _deem_pass(self, seat: Seat) -> None:
+        e = CallEntry(len(self.calls), seat, PASS, False, PASS, deemed=True)
+        self.calls.append(e)
+        self._stand(e)
+
+    # ------------------------------------------------------------------ irregular calls
+    def _irr(self, code: str, law: str, entry: CallEntry, options: list[Option], detail: str = "") -> Irregularity:
+        irr = Irregularity(code, law, str(entry.seat), "auction", {"call": entry.index}, options, detail)
+        self.irregularities.append(irr)
+        return irr
+
+    def _flag_pending(self, entry: CallEntry, code: str, law: str, turn_of: Seat, flagged: list[Irregularity],
+                      options: list[Option], where: str = "", detail: str = "") -> None:
+        irr = self._irr(code, law, entry, options, detail)
+        flagged.append(irr)
+        if self.pending is not None and self.pending.irr.open:
+            self.pending.irr.dispose("superseded_by_later_irregularity")
+        self.pending = _Pending(irr, entry, code, turn_of, where)
+        if where and entry.seat != turn_of:
+            entry.skipped = self._seats_between(turn_of, entry.seat)
+        self._stand(entry)          # tentatively standing: LHO accepts simply by calling
+
+    @staticmethod
+    def _seats_between(first: Seat, offender: Seat) -> tuple[Seat, ...]:
+        out, s = [], first
+        while s != offender:
+            out.append(s)
+            s = s.lho
+        return tuple(out)
+
+    def _out_of_rotation(self, entry: CallEntry, exp: Seat, flagged: list[Irregularity]) -> None:
+        seat, call = entry.seat, entry.call
+        where = "RHO" if exp == seat.rho else "PARTNER" if exp == seat.partner else "LHO"
+        if where == "LHO" and any(e.seat == seat for e in self.stood):
+            self._change_of_call(entry, exp, flagged)
+            return
+        any_bid = self._last_bid is not None
+        accept = Option("accept", "accept the call out of rotation (Law 29A); calling accepts it", str(seat.lho))
+        if call == PASS:
+            law = "30A" if not any_bid else {"RHO": "30B1", "PARTNER": "30B2", "LHO": "30B3"}[where]
+            rect = {"30A": "offender must pass at his next turn",
+                    "30B1": "offender must pass at his next turn",
+                    "30B2": "offender passes for the rest of the auction; partner may not double or redouble "
+                            "at this turn",
+                    "30B3": "treated as a change of call (Law 25)"}[law]
+            self._flag_pending(entry, "PASS_OUT_OF_ROTATION", law, exp, flagged,
+                               [accept, Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))], where,
+                               detail=f"{seat} passed at {exp}'s turn")
+        elif is_bid(call):
+            law = "31A" if where == "RHO" else "31B"
+            rect = ("if RHO passes the offender must repeat the bid (31A1); if RHO calls, the offender may make "
+                    "any legal call: same denomination -> partner passes at his next turn (31A2a), otherwise "
+                    "partner passes for the rest of the auction and Law 26 applies (31A2b)") if where == "RHO" else \
+                   "partner passes for the rest of the auction (Law 23); Law 26 lead penalty"
+            self._flag_pending(entry, "BID_OUT_OF_ROTATION", law, exp, flagged,
+                               [accept, Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))], where,
+                               detail=f"{seat} bid {call} at {exp}'s turn")
+        else:
+            code = "DOUBLE_OUT_OF_ROTATION" if call == DOUBLE else "REDOUBLE_OUT_OF_ROTATION"
+            admissible = self.can_double(seat) if call == DOUBLE else self.can_redouble(seat)
+            law = "32A" if where == "PARTNER" else "32B" if where == "RHO" else "32"
+            rect = ("partner passes for the rest of the auction; Law 26B" if where != "RHO" else
+                    "if RHO passes the offender must repeat it (32B1); if RHO calls, partner passes for the rest "
+                    "of the auction (32B2); Law 26B")
+            options = ([accept] if admissible else []) + [Option("cancel", f"call cancelled (29B); {rect}",
+                                                                  str(seat.lho))]
+            self._flag_pending(entry, code, law, exp, flagged, options, where,
+                               detail=f"{seat} {'doubled' if call == DOUBLE else 'redoubled'} at {exp}'s turn"
+                                      + ("" if admissible else "; inadmissible (Law 19), cannot be accepted (32)"))
+            if not admissible:
+                entry.effective = ""
+
+    def _change_of_call(self, entry: CallEntry, exp: Seat, flagged: list[Irregularity]) -> None:
+        """The same player calls again before his LHO (Law 25): the substitute tentatively replaces the first."""
+        first = self.stood[-1]
+        opts = [Option("inadvertent", "the first call was inadvertent and corrected without pause for thought: "
+                       "the substitute stands (25A)", "director"),
+                Option("accept", "LHO accepts the substituted call (25B1); calling accepts it", str(entry.seat.lho)),
+                Option("first_stands", "first call stands; partner passes at his next turn (25B2b1); Law 26",
+                       str(entry.seat)),
+                Option("other_call", "substitute stands; offending side scores at most average minus (25B2b2); "
+                       "Law 26", str(entry.seat))]
+        irr = self._irr("CHANGE_OF_CALL", "25", entry, opts, detail=f"{first.call} changed to {entry.call}")
+        flagged.append(irr)
+        self.stood.pop()
+        first.stands = False
+        self._recompute_bids()
+        self.pending = _Pending(irr, entry, "CHANGE_OF_CALL", exp, "LHO", replaced=first)
+        self._stand(entry)
+
+    def _recompute_bids(self) -> None:
+        self._last_bid = self._risk_entry = None
+        for e in self.stood:
+            if e.effective and is_bid(e.effective):
+                self._last_bid, self._risk_entry = e, None
+            elif e.effective in (DOUBLE, REDOUBLE):
+                self._risk_entry = e
+
+    def _after_final_pass(self, entry: CallEntry) -> list[Irregularity]:
+        """Law 39: cancelled; a defender's bid, double or redouble brings Law 26."""
+        entry.stands = False
+        c = self.contract()
+        defender = c is not None and entry.seat.side != c[2].side
+        law = "39B" if defender and entry.call != PASS else "39A"
+        irr = self._irr("CALL_AFTER_FINAL_PASS", law, entry, [], detail=f"{entry.call} after the auction closed")
+        irr.dispose("cancelled", law)
+        if law == "39B":
+            self._lead_penalty(entry, irr)
+        return [irr]
+
+    def _lead_penalty(self, entry: CallEntry, irr: Irregularity, call: Optional[str] = None) -> None:
+        suits = _related_suits(call or entry.call)
+        self.lead_penalties.append(LeadPenalty(str(entry.seat), str(entry.seat.partner), "26A" if suits else "26B",
+                                               suits, irr.code, entry.index))
+        irr.options.append(Option("lead_penalty", f"if {entry.seat} defends: at {entry.seat.partner}'s first lead "
+                                  + ("declarer may require or forbid " + "/".join(sorted(suits)) + " (26A2)"
+                                     if suits else "declarer may forbid one suit he names (26B)"), "declarer"))
+
+    # ------------------------------------------------------------------ acceptance by action, 28B, replacements
+    def _resolve_pending_by_call(self, entry: CallEntry, flagged: list[Irregularity]) -> bool:
+        """Apply what the laws say when a call arrives while an irregularity is pending.
+        Returns True when the call has been fully handled."""
+        p = self.pending
+        assert p is not None
+        offender = p.entry.seat
+        if not p.irr.open:
+            self.pending = None
+            return False
+        if p.where == "refused":
+            if entry.seat != offender:
+                return False          # someone else calls first: classified as usual (likely out of rotation)
+            self.pending = None
+            self._replace_insufficient(p, entry, flagged)
+            return True
+        if entry.seat == offender.lho or (p.kind == "CALL_IN_VIOLATION_OF_PASS_OBLIGATION"
+                                          and self.next_seat == entry.seat):
+            self.pending = None
+            kind = p.kind
+            if kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE") or \
+                    kind.endswith("DOUBLE_OUT_OF_ROTATION") and not p.entry.effective:
+                p.entry.effective = ""       # no effect; the director may still rewind (35A)
+                self._recompute_bids()
+                p.irr.dispose("condoned_no_effect", "35A")
+            elif kind == "CALL_IN_VIOLATION_OF_PASS_OBLIGATION":
+                p.irr.dispose("condoned_stands", "35B")
+            elif kind == "BID_ABOVE_SEVEN":
+                p.entry.effective = PASS
+                self._recompute_bids()
+                p.irr.dispose("condoned_offender_passes", "35C")
+            elif kind == "CHANGE_OF_CALL":
+                p.irr.dispose("accepted_by_action", "25B1")
+            else:
+                p.irr.dispose("accepted_by_action", "27A" if kind == "INSUFFICIENT_BID" else "29A")
+            return False
+        if p.where and entry.seat == p.turn_of and entry.seat.side != offender.side:
+            # Law 28B: the player whose turn it was calls: the call out of rotation is cancelled, no rectification
+            self._cancel(p.entry)
+            p.irr.dispose("rotation_restored", "28B")
+            self.pending = None
+            return False
+        if entry.seat == offender and p.kind == "INSUFFICIENT_BID":
+            # replacement without an explicit refusal: LHO did not accept (27B)
+            self._cancel(p.entry)
+            self.pending = None
+            self._replace_insufficient(p, entry, flagged)
+            return True
+        return False
+
+    def _cancel(self, entry: CallEntry) -> None:
+        entry.stands = False
+        if entry in self.stood:
+            idx = self.stood.index(entry)
+            for later in self.stood[idx + 1:]:
+                later.stands = False
+            del self.stood[idx:]
+        self._recompute_bids()
+        self.closed = self.passed_out = False
+
+    def _replace_insufficient(self, p: _Pending, entry: CallEntry, flagged: list[Irregularity]) -> None:
+        ib = p.entry.call
+        call = entry.call
+        offender = p.entry.seat
+        if call in (DOUBLE, REDOUBLE):
+            p.irr.dispose("replaced_by_double_cancelled", "27B3")
+            self.obligations[offender.partner] = REST_OF_AUCTION
+            self._lead_penalty(p.entry, p.irr)
+            entry.stands = False
+            self._turn = offender               # he must still bid sufficiently or pass
+            return
+        lowest_same = None
+        if is_bid(ib) and self._last_bid is not None:
+            level = bid_level(ib)
+            while level <= 7 and bid_key(f"{level}{bid_strain(ib)}") <= bid_key(self._last_bid.effective):
+                level += 1
+            lowest_same = f"{level}{bid_strain(ib)}" if level <= 7 else None
+        if call == lowest_same:
+            p.irr.dispose("replaced_lowest_same_denomination", "27B1")
+            p.irr.options.append(Option("conventional", "either bid was conventional: partner passes for the rest "
+                                        "of the auction (27B2)", "director"))
+        else:
+            p.irr.dispose("replaced", "27B2")
+            self.obligations[offender.partner] = REST_OF_AUCTION
+            self._lead_penalty(p.entry, p.irr)
+        self._classify(entry, flagged)
+
+    def _run_watches(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
+        keep = []
+        for w in self._watches:
+            if w.kind == "31A" and entry.seat == w.offender.rho:
+                if entry.call == PASS:
+                    w.kind = "31A1"                          # the offender must now repeat the bid
+                    keep.append(w)
+                else:
+                    w.kind = "31A2"
+                    keep.append(w)
+            elif w.kind == "32B" and entry.seat == w.offender.rho:
+                if entry.call == PASS:
+                    w.kind = "32B1"
+                    keep.append(w)
+                else:
+                    self.obligations[w.offender.partner] = REST_OF_AUCTION
+                    w.irr.dispose("rectified", "32B2")
+            elif w.kind in ("31A1", "32B1") and entry.seat == w.offender:
+                if entry.call != w.call:
+                    irr = self._irr("CALL_NOT_REPEATED", w.kind, entry,
+                                    [Option("rule", f"{w.offender} had to repeat {w.call}", "director")])
+                    flagged.append(irr)
+                w.irr.dispose("rectified", w.kind)
+            elif w.kind == "31A2" and entry.seat == w.offender:
+                if is_bid(entry.call) and bid_strain(entry.call) == bid_strain(w.call):
+                    self.obligations[w.offender.partner] = NEXT_TURN
+                    w.irr.dispose("rectified", "31A2a")
+                else:
+                    self.obligations[w.offender.partner] = REST_OF_AUCTION
+                    w.irr.dispose("rectified", "31A2b")
+                    self._lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)
+            else:
+                keep.append(w)
+        self._watches = keep
+
+    # ------------------------------------------------------------------ rulings
+    def ruling(self, code: str, option: str) -> list[Irregularity]:
+        """Apply the chosen rectification to the pending irregularity ``code``."""
+        p = self.pending
+        if p is None or p.kind != code or not p.irr.open:
+            raise AuctionRulingError(f"no pending {code} to rule on")
+        if option == "accept" and any(o.code == "accept" for o in p.irr.options):
+            p.irr.dispose("accepted", p.irr.law)
+            self.pending = None
+            return []
+        entry, offender = p.entry, p.entry.seat
+        if p.kind == "CHANGE_OF_CALL":
+            return self._rule_change_of_call(p, option)
+        if option != "cancel" and not (option == "refuse" and p.kind == "INSUFFICIENT_BID"):
+            raise AuctionRulingError(f"{option!r} is not an option for {code}")
+        self._cancel(entry)
+        self.pending = None
+        if p.kind == "INSUFFICIENT_BID":
+            self.pending = p                 # still open: the offender's next call is the replacement
+            p.where = "refused"
+            self._turn = offender
+            return []
+        p.irr.dispose("cancelled", p.irr.law)
+        self._turn = p.turn_of
+        partner = offender.partner
+        if p.kind == "PASS_OUT_OF_ROTATION":
+            if p.irr.law in ("30A", "30B1"):
+                self.obligations[offender] = NEXT_TURN
+            elif p.irr.law == "30B2":
+                self.obligations[offender] = REST_OF_AUCTION
+                self.no_double_now.add(partner)
+        elif p.kind == "BID_OUT_OF_ROTATION":
+            if p.where == "RHO":
+                self._watches.append(_Watch("31A", offender, p.irr, entry.call))
+                p.irr.disposition = None          # finished when RHO and then the offender have called
+            else:
+                self.obligations[partner] = REST_OF_AUCTION
+                self._lead_penalty(entry, p.irr)
+        elif p.kind.endswith("DOUBLE_OUT_OF_ROTATION"):
+            if p.where == "RHO":
+                self._watches.append(_Watch("32B", offender, p.irr, entry.call))
+                p.irr.disposition = None
+            else:
+                self.obligations[partner] = REST_OF_AUCTION
+                self._lead_penalty(entry, p.irr)
+        elif p.kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE"):
+            self.obligations[partner] = REST_OF_AUCTION
+            self._lead_penalty(entry, p.irr)
+            self._turn = offender
+        elif p.kind in ("CALL_IN_VIOLATION_OF_PASS_OBLIGATION", "BID_ABOVE_SEVEN"):
+            self.obligations[offender] = REST_OF_AUCTION
+            self.obligations[partner] = REST_OF_AUCTION
+            self._lead_penalty(entry, p.irr)
+            self._turn = offender
+        return []
+
+    def _rule_change_of_call(self, p: _Pending, option: str) -> list[Irregularity]:
+        first = p.replaced
+        assert first is not None
+        self.pending = None
+        if option in ("inadvertent", "accept"):
+            p.irr.dispose(option, "25A" if option == "inadvertent" else "25B1")
+        elif option == "first_stands":
+            self._cancel(p.entry)
+            first.stands = True
+            self._stand(first)
+            self.obligations[p.entry.seat.partner] = NEXT_TURN
+            self._lead_penalty(p.entry, p.irr)
+            p.irr.dispose(option, "25B2b1")
+        elif option == "other_call":
+            self._lead_penalty(first, p.irr)
+            p.irr.dispose(option, "25B2b2")
+        else:
+            raise AuctionRulingError(f"{option!r} is not an option for CHANGE_OF_CALL")
+        return []
+
+    # ------------------------------------------------------------------ record
+    def final_calls(self) -> list[CallEntry]:
+        return [e for e in self.stood if not e.deemed]

@@ -1,0 +1,50 @@
+"""Calls (Law 18-19): ``Pass``, ``X``, ``XX`` and bids ``1C``..``7NT`` as normalised strings.
+
+A bid above seven (``8C``) is representable on purpose: written bidding can produce it and Law 38
+must be able to flag it.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+STRAINS = ("C", "D", "H", "S", "NT")          # lowest first (Law 18E)
+STRAIN_RANK = {s: i for i, s in enumerate(STRAINS)}
+PASS, DOUBLE, REDOUBLE = "Pass", "X", "XX"
+
+_ALIASES = {"P": PASS, "PASS": PASS, "-": PASS, "AP": PASS, "X": DOUBLE, "D": DOUBLE, "DBL": DOUBLE,
+            "DOUBLE": DOUBLE, "XX": REDOUBLE, "R": REDOUBLE, "RDBL": REDOUBLE, "REDOUBLE": REDOUBLE}
+_STRAIN_ALIASES = {"C": "C", "D": "D", "H": "H", "S": "S", "N": "NT", "NT": "NT", "SA": "NT"}
+
+
+class CallError(ValueError):
+    """Text that is not a call."""
+
+
+@lru_cache(maxsize=256)
+def parse_call(text: str) -> str:
+    t = text.strip().upper()
+    if t in _ALIASES:
+        return _ALIASES[t]
+    if len(t) >= 2 and t[0].isdigit():
+        level = int(t[0])
+        strain = _STRAIN_ALIASES.get(t[1:])
+        if strain and level >= 1:
+            return f"{level}{strain}"
+    raise CallError(f"not a call: {text!r}")
+
+
+def is_bid(call: str) -> bool:
+    return call[0].isdigit()
+
+
+def bid_level(call: str) -> int:
+    return int(call[0])
+
+
+def bid_strain(call: str) -> str:
+    return call[1:]
+
+
+def bid_key(call: str) -> tuple[int, int]:
+    """Order of bids for sufficiency (Law 18B/C)."""
+    return int(call[0]), STRAIN_RANK[call[1:]]

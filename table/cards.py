@@ -1,0 +1,155 @@
+"""Seats, suits, cards and deals (Law 1).
+
+Cards are two-character strings, suit letter then rank (``"SA"``, ``"HT"``, ``"C2"``): cheap to hash,
+readable in logs and identical to the event vocabulary. Look-up tables give suit and rank order.
+"""
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Iterable, Mapping
+
+
+class Seat(StrEnum):
+    N = "N"
+    E = "E"
+    S = "S"
+    W = "W"
+
+    @property
+    def lho(self) -> "Seat":
+        return _LHO[self]
+
+    @property
+    def rho(self) -> "Seat":
+        return _RHO[self]
+
+    @property
+    def partner(self) -> "Seat":
+        return _PARD[self]
+
+    @property
+    def side(self) -> str:
+        return "NS" if self in ("N", "S") else "EW"
+
+
+SEATS: tuple[Seat, ...] = (Seat.N, Seat.E, Seat.S, Seat.W)
+_LHO = {s: SEATS[(i + 1) % 4] for i, s in enumerate(SEATS)}
+_RHO = {s: SEATS[(i + 3) % 4] for i, s in enumerate(SEATS)}
+_PARD = {s: SEATS[(i + 2) % 4] for i, s in enumerate(SEATS)}
+
+SUITS = "SHDC"                       # ranking order, highest first (Law 1)
+RANKS = "AKQJT98765432"              # highest first
+HONORS = frozenset("AKQJT")          # Law 50B: an honor is A K Q J 10
+RANK_VALUE = {r: 14 - i for i, r in enumerate(RANKS)}   # A=14 ... 2=2
+ALL_CARDS: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS)
+CARD_SET = frozenset(ALL_CARDS)
+CARD_RANK = {c: RANK_VALUE[c[1]] for c in ALL_CARDS}
+
+
+class CardError(ValueError):
+    """A card, hand or deal that cannot be what it claims to be."""
+
+
+def side_of(seat: str) -> str:
+    return "NS" if seat in ("N", "S") else "EW"
+
+
+def seat(value: str) -> Seat:
+    try:
+        return Seat(value.strip().upper()[:1])
+    except ValueError:
+        raise CardError(f"not a seat: {value!r}") from None
+
+
+def parse_card(text: str) -> str:
+    """Normalise ``"s4"``, ``"S10"``, ``"h t"`` into ``"S4"``, ``"ST"``, ``"HT"``."""
+    t = text.strip().upper().replace(" ", "")
+    if len(t) == 3 and t[1:] == "10":
+        t = t[0] + "T"
+    if t not in CARD_SET:
+        raise CardError(f"not a card: {text!r}")
+    return t
+
+
+def sort_cards(cards: Iterable[str]) -> list[str]:
+    return sorted(cards, key=lambda c: (SUITS.index(c[0]), -CARD_RANK[c]))
+
+
+class Deal:
+    """The four original hands of a board: an immutable map seat -> 13 cards."""
+
+    __slots__ = ("hands", "owner")
+
+    def __init__(self, hands: Mapping[str, Iterable[str]], *, complete: bool = True) -> None:
+        self.hands: dict[Seat, frozenset[str]] = {Seat(s): frozenset(hands.get(s, ())) for s in SEATS}
+        owner: dict[str, Seat] = {}
+        for s, cards in self.hands.items():
+            for c in cards:
+                if c in owner:
+                    raise CardError(f"card {c} is in both {owner[c]} and {s}")
+                owner[c] = s
+        if complete:
+            for s, cards in self.hands.items():
+                if len(cards) != 13:
+                    raise CardError(f"{s} holds {len(cards)} cards, not 13")
+        self.owner = owner
+
+    @classmethod
+    def from_pbn(cls, text: str) -> "Deal":
+        """Read a PBN deal string ``"N:AKQ.xxx.. ..."``; a missing fourth hand is completed (PBN 2.1 allows ``-``)."""
+        text = text.strip()
+        if len(text) < 2 or text[1] != ":":
+            raise CardError(f"deal lacks a first-seat prefix: {text!r}")
+        first = seat(text[0])
+        parts = text[2:].split()
+        if len(parts) != 4:
+            raise CardError(f"deal has {len(parts)} hands, not 4: {text!r}")
+        hands: dict[str, list[str]] = {}
+        unknown: list[Seat] = []
+        s = first
+        for part in parts:
+            if part == "-":
+                unknown.append(s)
+            else:
+                suits = part.split(".")
+                if len(suits) != 4:
+                    raise CardError(f"hand {part!r} has {len(suits)} suits, not 4")
+                cards = []
+                for suit, ranks in zip(SUITS, suits):
+                    for r in ranks.upper():
+                        r = "T" if r == "1" else r
+                        if r == "0":
+                            continue          # "10" written out: the 1 already gave T
+                        if r not in RANK_VALUE:
+                            raise CardError(f"bad rank {r!r} in {part!r}")
+                        cards.append(suit + r)
+                hands[s] = cards
+            s = s.lho
+        if len(unknown) == 1:
+            used = {c for cs in hands.values() for c in cs}
+            hands[unknown[0]] = [c for c in ALL_CARDS if c not in used]
+        return cls(hands, complete=not unknown or len(unknown) == 1)
+
+    def to_pbn(self, first: str = "N") -> str:
+        out = []
+        s = Seat(first)
+        for _ in range(4):
+            out.append(hand_to_pbn(self.hands[s]))
+            s = s.lho
+        return f"{first}:" + " ".join(out)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Deal) and self.hands == other.hands
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.hands[s] for s in SEATS))
+
+    def __repr__(self) -> str:
+        return f"Deal({self.to_pbn()!r})"
+
+
+def hand_to_pbn(cards: Iterable[str]) -> str:
+    by_suit: dict[str, list[str]] = {s: [] for s in SUITS}
+    for c in cards:
+        by_suit[c[0]].append(c[1])
+    return ".".join("".join(sorted(rs, key=lambda r: -RANK_VALUE[r])) for rs in by_suit.values())

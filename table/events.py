@@ -1,0 +1,212 @@
+"""Table events: the one vocabulary every source produces and the journal stores (ARCHITECTURE §3).
+
+Each event is a frozen dataclass with a JSON form (``to_dict``/``event_from_dict``); a ``.jsonl``
+log holds one object per line.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from typing import IO, Any, Iterable, Iterator, Optional, Union
+
+from .board import Vulnerability, dealer_for, parse_vulnerability, vulnerability_for
+from .calls import CallError, parse_call
+from .cards import CardError, Seat, parse_card, seat
+
+
+class EventError(ValueError):
+    """A table event that is malformed (not merely illegal: illegal events are flagged, not refused)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardStarted:
+    board: Optional[int]                # None when a record carries no board number
+    dealer: Seat
+    vulnerable: Vulnerability
+    deal: Optional[str] = None          # PBN deal string
+    ts: Optional[str] = None
+    source: Optional[str] = None
+    type: str = field(default="board", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class HandRead:
+    seat: Seat
+    cards: tuple[str, ...]
+    ts: Optional[str] = None
+    source: Optional[str] = None
+    type: str = field(default="hand", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CallMade:
+    seat: Seat
+    call: str
+    alert: bool = False
+    ts: Optional[str] = None
+    source: Optional[str] = None
+    type: str = field(default="call", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    seat: Seat
+    card: str
+    ts: Optional[str] = None
+    source: Optional[str] = None
+    type: str = field(default="card", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CardExposed:
+    """A card seen face up other than by playing it (Laws 24, 49): reported by a reader or the director."""
+    seat: Seat
+    cards: tuple[str, ...]
+    deliberate: bool = False             # Law 50B: deliberate exposure makes a major penalty card
+    ts: Optional[str] = None
+    source: Optional[str] = None
+    type: str = field(default="exposed", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimMade:
+    seat: Seat
+    tricks: int                          # declarer side's total tricks if accepted
+    ts: Optional[str] = None
+    source: Optional[str] = None
+    type: str = field(default="claim", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResponded:
+    seat: Seat
+    accept: bool
+    ts: Optional[str] = None
+    source: Optional[str] = None
+    type: str = field(default="claim_response", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RulingGiven:
+    code: str
+    option: str
+    seat: Optional[Seat] = None          # who chose, when a player had the choice
+    tricks: Optional[int] = None         # for a director's ruling on a disputed claim
+    ts: Optional[str] = None
+    source: Optional[str] = None
+    type: str = field(default="ruling", init=False)
+
+
+TableEvent = Union[BoardStarted, HandRead, CallMade, CardPlayed, CardExposed, ClaimMade, ClaimResponded, RulingGiven]
+
+
+def board_started(board: Optional[int], *, dealer: Optional[str] = None, vulnerable: Optional[str] = None,
+                  deal: Optional[str] = None, **extra: Any) -> BoardStarted:
+    """A board event with dealer and vulnerability defaulted from the number (Law 2)."""
+    if board is None and not (dealer and vulnerable):
+        raise EventError("a board without a number must name its dealer and vulnerability")
+    d = seat(dealer) if dealer else dealer_for(board)  # type: ignore[arg-type]
+    v = parse_vulnerability(vulnerable) if vulnerable else vulnerability_for(board)  # type: ignore[arg-type]
+    return BoardStarted(board=board, dealer=d, vulnerable=v, deal=deal, **extra)
+
+
+def to_dict(event: TableEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": event.type}
+    for f in fields(event):
+        if f.name == "type":
+            continue
+        v = getattr(event, f.name)
+        if v is None or (f.name in ("alert", "deliberate") and v is False):
+            continue
+        out[f.name] = list(v) if isinstance(v, tuple) else (str(v) if isinstance(v, (Seat, Vulnerability)) else v)
+    return out
+
+
+def _req(d: dict[str, Any], key: str) -> Any:
+    if key not in d:
+        raise EventError(f"{d.get('type')} event lacks {key!r}")
+    return d[key]
+
+
+def _int(v: Any, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        try:
+            return int(str(v))
+        except ValueError:
+            raise EventError(f"{what} must be an integer, not {v!r}") from None
+    return v
+
+
+def event_from_dict(d: dict[str, Any]) -> TableEvent:
+    """Build an event from its JSON form; raises ``EventError`` with a clear message when malformed."""
+    if not isinstance(d, dict):
+        raise EventError(f"an event is a JSON object, not {type(d).__name__}")
+    extra = {k: d[k] for k in ("ts", "source") if d.get(k) is not None}
+    for k, v in extra.items():
+        if not isinstance(v, str):
+            raise EventError(f"{k} must be a string")
+    kind = d.get("type")
+    try:
+        if kind == "board":
+            board = _int(_req(d, "board"), "board")
+            if board < 1:
+                raise EventError("board number must be 1 or more")
+            return board_started(board, dealer=d.get("dealer"), vulnerable=d.get("vulnerable"),
+                                 deal=d.get("deal"), **extra)
+        if kind == "hand":
+            cards = _req(d, "cards")
+            if not isinstance(cards, list):
+                raise EventError("cards must be a list")
+            return HandRead(seat=seat(_req(d, "seat")), cards=tuple(parse_card(c) for c in cards), **extra)
+        if kind == "call":
+            return CallMade(seat=seat(_req(d, "seat")), call=parse_call(str(_req(d, "call"))),
+                            alert=bool(d.get("alert", False)), **extra)
+        if kind == "card":
+            return CardPlayed(seat=seat(_req(d, "seat")), card=parse_card(str(_req(d, "card"))), **extra)
+        if kind == "exposed":
+            cards = _req(d, "cards")
+            if not isinstance(cards, list) or not cards:
+                raise EventError("cards must be a non-empty list")
+            return CardExposed(seat=seat(_req(d, "seat")), cards=tuple(parse_card(c) for c in cards),
+                               deliberate=bool(d.get("deliberate", False)), **extra)
+        if kind == "claim":
+            tricks = _int(_req(d, "tricks"), "tricks")
+            if not 0 <= tricks <= 13:
+                raise EventError("claimed tricks must be 0..13")
+            return ClaimMade(seat=seat(_req(d, "seat")), tricks=tricks, **extra)
+        if kind == "claim_response":
+            accept = _req(d, "accept")
+            if not isinstance(accept, bool):
+                raise EventError("accept must be true or false")
+            return ClaimResponded(seat=seat(_req(d, "seat")), accept=accept, **extra)
+        if kind == "ruling":
+            s = d.get("seat")
+            t = d.get("tricks")
+            return RulingGiven(code=str(_req(d, "code")), option=str(_req(d, "option")),
+                               seat=seat(s) if s else None, tricks=_int(t, "tricks") if t is not None else None,
+                               **extra)
+    except (CardError, CallError, ValueError) as err:
+        if isinstance(err, EventError):
+            raise
+        raise EventError(f"{kind} event: {err}") from err
+    raise EventError(f"unknown event type {kind!r}")
+
+
+def read_jsonl(stream: IO[str]) -> Iterator[TableEvent]:
+    for lineno, line in enumerate(stream, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise EventError(f"line {lineno}: not JSON ({err.msg})") from err
+        try:
+            yield event_from_dict(obj)
+        except EventError as err:
+            raise EventError(f"line {lineno}: {err}") from err
+
+
+def write_jsonl(events: Iterable[TableEvent], stream: IO[str]) -> None:
+    for e in events:
+        stream.write(json.dumps(to_dict(e), ensure_ascii=False) + "\n")

@@ -1,0 +1,374 @@
+"""The board lifecycle as one ``transitions`` machine shared by every table.
+
+The machine only *sequences*: the laws live in ``auction.py`` and ``play.py`` as pure logic that
+returns irregularities as data. A ``Table`` joins the shared machine with ``add_model`` and leaves
+with ``close()`` (``remove_model``); one definition is built once for the process (a Machine per
+table costs ~150 KB; the shared definition costs a few KB per table).
+
+States a director recognises::
+
+    idle -> board_ready -> auction -> opening_lead -> play -> board_complete
+                               \\-> board_complete (passed out)      \\-> claim_pending -> board_complete
+    any live phase <-> awaiting_ruling  (an irregularity waits for a choice; play goes on: flag, don't block)
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Optional
+
+from transitions import Machine
+
+from .auction import Auction, AuctionRulingError
+from .board import Vulnerability
+from .calls import bid_level, bid_strain
+from .cards import CardError, Deal, Seat, SEATS
+from .events import (BoardStarted, CallMade, CardExposed, CardPlayed, ClaimMade, ClaimResponded, HandRead,
+                     RulingGiven, TableEvent)
+from .irregularity import Irregularity, Option
+from .play import Play, PlayRulingError
+from .scoring import Contract, score_ns
+
+log = logging.getLogger(__name__)
+
+STATES = ["idle", "board_ready", "auction", "awaiting_ruling", "opening_lead", "play", "claim_pending",
+          "board_complete"]
+LIVE = ["board_ready", "auction", "opening_lead", "play", "claim_pending"]
+
+TRANSITIONS: list[dict[str, Any]] = [
+    {"trigger": "board_dealt", "source": "*", "dest": "board_ready"},
+    {"trigger": "auction_started", "source": "board_ready", "dest": "auction"},
+    {"trigger": "auction_closed", "source": ["auction", "awaiting_ruling"], "dest": "opening_lead"},
+    {"trigger": "board_passed_out", "source": ["auction", "awaiting_ruling"], "dest": "board_complete"},
+    {"trigger": "lead_faced", "source": ["opening_lead", "awaiting_ruling"], "dest": "play"},
+    {"trigger": "claim_made", "source": ["opening_lead", "play", "awaiting_ruling"], "dest": "claim_pending"},
+    {"trigger": "play_ended", "source": ["play", "claim_pending", "awaiting_ruling"], "dest": "board_complete"},
+    {"trigger": "irregularity_flagged", "source": LIVE, "dest": "awaiting_ruling"},
+    # leaving awaiting_ruling returns to the phase the data says the board is in
+    {"trigger": "irregularity_settled", "source": "awaiting_ruling", "dest": "board_ready",
+     "conditions": "_in_board_ready"},
+    {"trigger": "irregularity_settled", "source": "awaiting_ruling", "dest": "auction", "conditions": "_in_auction"},
+    {"trigger": "irregularity_settled", "source": "awaiting_ruling", "dest": "opening_lead",
+     "conditions": "_in_opening_lead"},
+    {"trigger": "irregularity_settled", "source": "awaiting_ruling", "dest": "claim_pending",
+     "conditions": "_in_claim"},
+    {"trigger": "irregularity_settled", "source": "awaiting_ruling", "dest": "play"},
+]
+
+MACHINE = Machine(model=None, states=STATES, transitions=TRANSITIONS, initial="idle", auto_transitions=False,
+                  ignore_invalid_triggers=False)
+
+
+class TableError(Exception):
+    """An event that cannot be applied at all (not an irregularity: those are data)."""
+
+
+class Table:
+    """One table's board in progress, driven only by table events."""
+
+    state: str
+
+    def __init__(self, name: str = "", on_irregularity: Optional[Callable[[Irregularity], None]] = None) -> None:
+        self.name = name
+        self.on_irregularity = on_irregularity
+        self.board: Optional[BoardStarted] = None
+        self.deal: Optional[Deal] = None
+        self.auction: Optional[Auction] = None
+        self.play: Optional[Play] = None
+        self.hands_read: dict[Seat, tuple[str, ...]] = {}
+        self.table_irregularities: list[Irregularity] = []
+        self.claim: Optional[ClaimMade] = None
+        self.claim_responses: dict[Seat, bool] = {}
+        self.tricks: Optional[int] = None
+        self.claimed = False
+        MACHINE.add_model(self)
+
+    def close(self) -> None:
+        MACHINE.remove_model(self)
+
+    # ------------------------------------------------------------------ conditions used by the machine
+    def _in_board_ready(self) -> bool:
+        return self.auction is None or not self.auction.calls
+
+    def _in_auction(self) -> bool:
+        return self.auction is not None and not self.auction.closed
+
+    def _in_opening_lead(self) -> bool:
+        return self.auction is not None and self.auction.closed and (self.play is None or not self.play.tricks)
+
+    def _in_claim(self) -> bool:
+        return self.claim is not None and self.tricks is None
+
+    # ------------------------------------------------------------------ results
+    @property
+    def irregularities(self) -> list[Irregularity]:
+        out = list(self.table_irregularities)
+        if self.auction:
+            out += self.auction.irregularities
+        if self.play:
+            out += self.play.irregularities
+        return out
+
+    @property
+    def contract(self) -> Optional[Contract]:
+        c = self.auction.contract() if self.auction else None
+        if c is None:
+            return None
+        bid, risk, declarer = c
+        if self.play is not None:
+            declarer = self.play.declarer          # Law 54A may have swapped declarer and dummy
+        return Contract(bid_level(bid), bid_strain(bid), risk, str(declarer))
+
+    @property
+    def status(self) -> str:
+        if self.auction is not None and self.auction.passed_out:
+            return "passed_out"
+        if self.tricks is not None:
+            return "claimed" if self.claimed else "complete"
+        return "incomplete"
+
+    @property
+    def score_ns(self) -> Optional[int]:
+        if self.status == "passed_out":
+            return 0
+        c = self.contract
+        if c is None or self.tricks is None or self.board is None:
+            return None
+        return score_ns(c, self.board.vulnerable, self.tricks)
+
+    # ------------------------------------------------------------------ events
+    def apply(self, event: TableEvent) -> list[Irregularity]:
+        """Apply one table event; returns the irregularities it flagged (often none)."""
+        if isinstance(event, BoardStarted):
+            flagged = self._start(event)
+        elif self.board is None:
+            raise TableError(f"{event.type} event before any board event")
+        elif isinstance(event, CallMade):
+            flagged = self._call(event)
+        elif isinstance(event, CardPlayed):
+            flagged = self._card(event)
+        elif isinstance(event, ClaimMade):
+            flagged = self._claim(event)
+        elif isinstance(event, ClaimResponded):
+            flagged = self._claim_response(event)
+        elif isinstance(event, HandRead):
+            flagged = self._hand(event)
+        elif isinstance(event, CardExposed):
+            flagged = self._exposed(event)
+        elif isinstance(event, RulingGiven):
+            flagged = self._ruling(event)
+        else:
+            raise TableError(f"unknown event {event!r}")
+        self._sync_ruling_state()
+        if flagged and self.on_irregularity:
+            for irr in flagged:
+                self.on_irregularity(irr)
+        return flagged
+
+    def _open_choice(self) -> bool:
+        a, p = self.auction, self.play
+        if a is not None and a.pending is not None and a.pending.irr.open:
+            return True
+        if p is not None and p.awaiting is not None:
+            return True
+        return self.claim is not None and self.tricks is None and any(v is False for v in self.claim_responses.values())
+
+    def _sync_ruling_state(self) -> None:
+        if self.state in ("idle", "board_complete"):
+            return
+        waiting = self._open_choice()
+        if waiting and self.state != "awaiting_ruling":
+            self.irregularity_flagged()
+        elif not waiting and self.state == "awaiting_ruling":
+            self.irregularity_settled()
+
+    def _flag(self, code: str, law: str, seat: Optional[str], phase: str, detail: str,
+              options: Optional[list[Option]] = None, disposition: Optional[str] = None) -> Irregularity:
+        irr = Irregularity(code, law, seat, phase, {}, options or [], detail)
+        if disposition:
+            irr.dispose(disposition)
+        self.table_irregularities.append(irr)
+        return irr
+
+    def _start(self, event: BoardStarted) -> list[Irregularity]:
+        self.board = event
+        self.deal = None
+        self.auction = None
+        self.play = None
+        self.hands_read = {}
+        self.table_irregularities = []
+        self.claim = None
+        self.claim_responses = {}
+        self.tricks = None
+        self.claimed = False
+        flagged: list[Irregularity] = []
+        if event.deal:
+            try:
+                self.deal = Deal.from_pbn(event.deal)
+            except CardError as err:
+                flagged.append(self._flag("DEFECTIVE_PACK", "1", None, "board", f"deal unusable: {err}",
+                                          disposition="recorded"))
+        self.board_dealt()
+        return flagged
+
+    def _hand(self, event: HandRead) -> list[Irregularity]:
+        """Law 13 and 7: the hand taken from the pocket must be 13 cards and the hand record's."""
+        self.hands_read[event.seat] = event.cards
+        flagged = []
+        if len(event.cards) != 13 or len(set(event.cards)) != len(event.cards):
+            flagged.append(self._flag("INCORRECT_HAND_COUNT", "13", str(event.seat), "board",
+                                      f"{event.seat} holds {len(set(event.cards))} cards",
+                                      [Option("correct", "correct from the hand record (13A1)", "director")]))
+        elif self.deal is not None and frozenset(event.cards) != self.deal.hands[event.seat]:
+            flagged.append(self._flag("HAND_RECORD_MISMATCH", "13A1", str(event.seat), "board",
+                                      f"{event.seat}'s hand differs from the hand record",
+                                      [Option("correct", "correct from the hand record (13A1)", "director")]))
+        elif self.deal is None and len(self.hands_read) == 4:
+            try:
+                self.deal = Deal({s: self.hands_read[s] for s in SEATS})
+            except CardError as err:
+                flagged.append(self._flag("DEFECTIVE_PACK", "1", None, "board", str(err)))
+        return flagged
+
+    def _call(self, event: CallMade) -> list[Irregularity]:
+        assert self.board is not None
+        if self.auction is None:
+            self.auction = Auction(self.board.dealer)
+        if self.state == "board_ready":
+            self.auction_started()
+        if self.play is not None and self.play.tricks:
+            irr = self._flag("CALL_AFTER_FINAL_PASS", "39", str(event.seat), "play",
+                             f"{event.call} during the play", disposition="cancelled")
+            return [irr]
+        was_closed = self.auction.closed
+        flagged = self.auction.call(event.seat, event.call, event.alert)
+        if not was_closed and self.auction.closed:
+            if self.state == "awaiting_ruling":
+                self.irregularity_settled()
+            if self.auction.passed_out:
+                self.board_passed_out()
+            else:
+                self.auction_closed()
+        return flagged
+
+    def _ensure_play(self) -> Optional[Play]:
+        if self.play is None:
+            assert self.auction is not None
+            c = self.auction.contract()
+            if c is None:
+                return None
+            bid, _risk, declarer = c
+            self.play = Play(declarer, bid_strain(bid), self.deal, self.auction.lead_penalties)
+        return self.play
+
+    def _card(self, event: CardPlayed) -> list[Irregularity]:
+        if self.auction is None or not self.auction.closed:
+            # Law 24: a card faced during the auction (a premature opening lead)
+            irr = self._flag("CARD_EXPOSED_DURING_AUCTION", "24", str(event.seat), "auction",
+                             f"{event.card} faced before the auction closed",
+                             [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
+                                     "partner passes at his next turn (24B)", "director")])
+            return [irr]
+        if self.auction.passed_out:
+            return [self._flag("PLAY_AFTER_PASSED_OUT", "22A", str(event.seat), "play",
+                               f"{event.card} played on a passed-out board", disposition="ignored")]
+        if self.state == "claim_pending" or self.tricks is not None:
+            return [self._flag("PLAY_AFTER_CLAIM", "68D", str(event.seat), "play",
+                               f"{event.card} played after play ceased", disposition="voided")]
+        play = self._ensure_play()
+        assert play is not None
+        first = not play.tricks
+        flagged = play.card(event.seat, event.card)
+        if first and self.state in ("opening_lead",):
+            self.lead_faced()
+        elif first and self.state == "awaiting_ruling":
+            pass
+        if play.complete and play.awaiting is None:
+            self._finish()
+        return flagged
+
+    def _exposed(self, event: CardExposed) -> list[Irregularity]:
+        if self.play is not None and self.play.tricks:
+            return self.play.expose(event.seat, event.cards, event.deliberate)
+        honors = [c for c in event.cards if c[1] in "AKQJT"]
+        law = "24A" if len(event.cards) == 1 and not honors else ("24B" if len(event.cards) == 1 else "24C")
+        irr = self._flag("CARD_EXPOSED_DURING_AUCTION", law, str(event.seat), "auction",
+                         f"{', '.join(event.cards)} exposed during the auction",
+                         [Option("penalty_card", "cards stay face up; penalty cards if the offender defends", "director")]
+                         + ([] if law == "24A" else [Option("partner_passes", "partner passes at his next turn",
+                                                             "director")]))
+        if law != "24A" and self.auction is not None and not self.auction.closed:
+            from .auction import NEXT_TURN
+            self.auction.obligations.setdefault(event.seat.partner, NEXT_TURN)
+        return [irr]
+
+    def _claim(self, event: ClaimMade) -> list[Irregularity]:
+        play = self._ensure_play() if self.auction is not None and self.auction.closed else None
+        if play is None:
+            return [self._flag("CLAIM_OUT_OF_PLAY", "68", str(event.seat), "claim",
+                               "a claim before the auction closed", disposition="ignored")]
+        self.claim = event
+        self.claim_responses = {}
+        play.claim_made(event.seat)
+        if self.state == "opening_lead":
+            self.lead_faced()
+        self.claim_made()
+        return []
+
+    def _claim_response(self, event: ClaimResponded) -> list[Irregularity]:
+        if self.claim is None or self.tricks is not None:
+            return [self._flag("CLAIM_RESPONSE_WITHOUT_CLAIM", "68", str(event.seat), "claim",
+                               "a response with no claim pending", disposition="ignored")]
+        self.claim_responses[event.seat] = event.accept
+        opponents = [s for s in SEATS if s.side != self.claim.seat.side]
+        if not event.accept:
+            return [self._flag("CLAIM_DISPUTED", "70", str(event.seat), "claim",
+                               f"{event.seat} disputes the claim of {self.claim.tricks} tricks",
+                               [Option("rule", "director rules the claim (Law 70): doubtful points against the "
+                                       "claimer", "director")])]
+        if all(self.claim_responses.get(s) for s in opponents):
+            self._finish(claimed=True)
+        return []
+
+    def _finish(self, claimed: bool = False, tricks: Optional[int] = None) -> None:
+        assert self.play is not None
+        total = None
+        if claimed and self.claim is not None:
+            total = tricks if tricks is not None else self.claim.tricks
+            declarer_side = self.play.declarer.side
+            if self.claim.seat.side != declarer_side:
+                total = 13 - total if tricks is None else total
+        elif tricks is not None:
+            total = tricks
+        self.tricks = self.play.finish(total)
+        self.claimed = claimed
+        if self.state == "awaiting_ruling" and not self._open_choice():
+            self.irregularity_settled()
+        if self.state != "board_complete":
+            self.play_ended()
+
+    def _ruling(self, event: RulingGiven) -> list[Irregularity]:
+        if event.code in ("CLAIM_DISPUTED", "CLAIM") and self.claim is not None and self.tricks is None:
+            if event.tricks is None:
+                raise TableError("a claim ruling must give the declarer side's tricks")
+            for irr in self.table_irregularities:
+                if irr.code == "CLAIM_DISPUTED" and irr.open:
+                    irr.dispose(f"ruled:{event.option}", "70")
+            self.claim_responses = {s: True for s in SEATS}
+            self._finish(claimed=True, tricks=event.tricks)
+            return []
+        try:
+            if self.auction is not None and self.auction.pending is not None and \
+                    self.auction.pending.kind == event.code:
+                return self.auction.ruling(event.code, event.option)
+            if self.play is not None:
+                flagged = self.play.ruling(event.code, event.option, event.seat)
+                if self.play.complete and self.play.awaiting is None and self.tricks is None:
+                    self._finish()
+                return flagged
+        except (AuctionRulingError, PlayRulingError) as err:
+            raise TableError(str(err)) from err
+        for irr in self.table_irregularities:
+            if irr.code == event.code and irr.open:
+                irr.dispose(f"ruled:{event.option}")
+                return []
+        raise TableError(f"no open {event.code} to rule on")

@@ -1,0 +1,34 @@
+"""A game record as read from a file: the events it describes, plus what the file itself claims."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .events import TableEvent
+
+
+class RecordError(ValueError):
+    """A record (or a whole file) that cannot be read; the message says where and why."""
+
+
+@dataclass
+class Recorded:
+    """What the file says, verbatim where possible (``None`` where absent)."""
+    contract: Optional[str] = None
+    declarer: Optional[str] = None
+    result: Optional[str] = None
+    score: Optional[str] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"contract": self.contract, "declarer": self.declarer, "result": self.result, "score": self.score}
+
+
+@dataclass
+class GameRecord:
+    source: str
+    index: int                                   # 0-based position of the record in its file
+    events: list[TableEvent] = field(default_factory=list)
+    recorded: Recorded = field(default_factory=Recorded)
+    tags: dict[str, str] = field(default_factory=dict)   # other metadata (Event, Site, players ...)
+    notes: list[str] = field(default_factory=list)       # auction/play notes and commentary, as text
+    error: Optional[str] = None                  # set when the record could not be (fully) read

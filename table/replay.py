@@ -1,0 +1,120 @@
+"""Replay game records through a ``Table`` and produce one verdict per record (ARCHITECTURE §4)."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Optional
+
+from .events import EventError, TableEvent, read_jsonl
+from .machine import Table, TableError
+from .record import GameRecord, Recorded
+
+log = logging.getLogger(__name__)
+
+
+def read_records(path: str | Path) -> Iterator[GameRecord]:
+    """Records of any supported file, chosen by extension (.pbn, .lin, .jsonl); never raises for bad content."""
+    p = Path(path)
+    ext = p.suffix.lower()
+    if ext == ".pbn":
+        from .formats.pbn import read_pbn
+        yield from read_pbn(p, source=str(path))
+    elif ext == ".lin":
+        from .formats.lin import read_lin
+        yield from read_lin(p, source=str(path))
+    elif ext in (".jsonl", ".json", ".log"):
+        yield from read_event_log(p, source=str(path))
+    else:
+        yield GameRecord(str(path), 0, error=f"unknown file type {ext!r} (expected .pbn, .lin or .jsonl)")
+
+
+def read_event_log(path: Path, source: str) -> Iterator[GameRecord]:
+    """A table-event log: each ``board`` event starts a new record."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        yield GameRecord(source, 0, error=f"cannot read: {err}")
+        return
+    record: Optional[GameRecord] = None
+    index = 0
+    import io
+    stream = io.StringIO(text)
+    try:
+        for event in read_jsonl(stream):
+            if event.type == "board":
+                if record is not None:
+                    yield record
+                    index += 1
+                record = GameRecord(source, index)
+            if record is None:
+                record = GameRecord(source, index, error="events before the first board event")
+            record.events.append(event)
+    except EventError as err:
+        if record is None:
+            record = GameRecord(source, index)
+        record.error = str(err)
+    if record is not None:
+        yield record
+
+
+def replay_events(table: Table, events: Iterable[TableEvent]) -> Optional[str]:
+    """Apply events; returns an error message if an event could not be applied (the table keeps its state)."""
+    for event in events:
+        try:
+            table.apply(event)
+        except TableError as err:
+            return str(err)
+    return None
+
+
+def verdict(record: GameRecord, table: Optional[Table] = None) -> dict[str, Any]:
+    """The engine's verdict on one record, beside what the file itself claims."""
+    own = table is None
+    table = table or Table()
+    error = record.error
+    out: dict[str, Any] = {"source": record.source, "record": record.index, "board": None, "dealer": None,
+                           "vulnerable": None, "contract": None, "declarer": None, "tricks": None,
+                           "score_ns": None, "status": "error", "irregularities": [], "error": error,
+                           "recorded": record.recorded.to_dict()}
+    try:
+        if not record.events or record.events[0].type != "board":
+            out["error"] = error or "record has no board"
+            return out
+        run_error = replay_events(table, record.events)
+        b = table.board
+        assert b is not None
+        out["board"], out["dealer"], out["vulnerable"] = b.board, str(b.dealer), str(b.vulnerable)
+        if table.auction is not None and table.auction.passed_out:
+            out["contract"] = "PASS"
+        else:
+            c = table.contract
+            if c is not None:
+                out["contract"], out["declarer"] = str(c), c.declarer
+        out["tricks"] = table.tricks
+        out["score_ns"] = table.score_ns
+        out["status"] = "error" if (run_error and table.tricks is None and out["contract"] is None) else table.status
+        out["irregularities"] = [i.to_dict() for i in table.irregularities]
+        out["error"] = "; ".join(e for e in (error, run_error) if e) or None
+        out["state"] = table.state
+    finally:
+        if own:
+            table.close()
+    return out
+
+
+def replay_paths(paths: Iterable[str | Path]) -> Iterator[dict[str, Any]]:
+    """One verdict per record of every file; one Table serves them all (boards are sequential)."""
+    table = Table()
+    try:
+        for path in paths:
+            try:
+                for record in read_records(path):
+                    yield verdict(record, table)
+            except Exception as err:          # a reader bug must not stop the run; report it as a record
+                log.exception("reading %s failed", path)
+                yield verdict(GameRecord(str(path), -1, error=f"reader failed: {err!r}"), table)
+    finally:
+        table.close()
+
+
+__all__ = ["read_records", "replay_paths", "verdict", "Recorded"]

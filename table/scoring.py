@@ -1,0 +1,150 @@
+"""Duplicate scoring (Law 77), IMPs and matchpoints (Law 78).
+
+Undertricks follow the seed's 1997 schedule (Law 77): non-vulnerable doubled 100/300/500/800 and
++300 thereafter. The seed misprints the doubled major trick value as 40; it is 60 (30 x 2).
+There are no honours in duplicate, and a passed-out board scores 0 to both sides (Law 22A).
+"""
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .board import Vulnerability
+from .calls import STRAINS
+
+RISKS = ("", "X", "XX")
+_SEATS = ("N", "E", "S", "W")
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    level: int
+    strain: str                    # "C", "D", "H", "S", "NT"
+    risk: str = ""                 # "", "X" doubled, "XX" redoubled
+    declarer: str | None = None    # seat letter; needed only to score from a fixed side
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.level, int) and 1 <= self.level <= 7):
+            raise ValueError(f"contract level must be 1..7, not {self.level!r}")
+        if self.strain not in STRAINS:
+            raise ValueError(f"contract strain must be one of {STRAINS}, not {self.strain!r}")
+        if self.risk not in RISKS:
+            raise ValueError(f"contract risk must be '', 'X' or 'XX', not {self.risk!r}")
+        if self.declarer is not None and self.declarer not in _SEATS:
+            raise ValueError(f"declarer must be N, E, S or W, not {self.declarer!r}")
+
+    def __str__(self) -> str:
+        return f"{self.level}{self.strain}{self.risk}"
+
+
+# After upper-casing and removing blanks: level, strain ("N" is common shorthand for NT), then risk
+# written as X/XX or as the * / ** used by PBN and many scoring programs.
+_CONTRACT_RE = re.compile(r"([1-7])(NT|N|C|D|H|S)(XX|X|\*\*|\*)?")
+_PASSED = {"PASS", "P", "AP", "PASSOUT", "PASSEDOUT"}
+
+
+def parse_contract(text: str, declarer: str | None = None) -> Contract | None:
+    """``"4SX"``, ``"3nt xx"``, ``"4S*"`` -> Contract; ``"Pass"`` -> None (passed out)."""
+    t = "".join(text.split()).upper()
+    if t in _PASSED:
+        return None
+    m = _CONTRACT_RE.fullmatch(t)
+    if not m:
+        raise ValueError(f"not a contract: {text!r} (expected e.g. '4S', '3NTX', '6H**' or 'Pass')")
+    level, strain, risk = m.groups()
+    risk = (risk or "").replace("*", "X")
+    return Contract(int(level), "NT" if strain == "N" else strain, risk, declarer)
+
+
+_ODD_TRICK = {"C": 20, "D": 20, "H": 30, "S": 30, "NT": 30}   # NT's first trick adds 10 more
+_MULT = {"": 1, "X": 2, "XX": 4}
+
+
+@lru_cache(maxsize=4096)       # at most 7*5*3*2*14 distinct inputs: every call after the first is a lookup
+def _score(level: int, strain: str, risk: str, vul: bool, tricks: int) -> int:
+    need = level + 6
+    if tricks < need:
+        down = need - tricks
+        if risk == "":
+            return -down * (100 if vul else 50)
+        # Law 77 doubled: V 200 then 300 each; NV 100, 200, 200, then 300 each. Redoubled is twice that.
+        pen = 200 + 300 * (down - 1) if vul else 100 + 200 * min(down - 1, 2) + 300 * max(down - 3, 0)
+        return -pen * (2 if risk == "XX" else 1)
+    mult = _MULT[risk]
+    # Trick points count contracted odd tricks only; overtricks never help reach game.
+    trick_points = (_ODD_TRICK[strain] * level + (10 if strain == "NT" else 0)) * mult
+    s = trick_points + ((500 if vul else 300) if trick_points >= 100 else 50)
+    if level == 6:
+        s += 750 if vul else 500
+    elif level == 7:
+        s += 1500 if vul else 1000
+    over = tricks - need
+    if risk == "":
+        s += over * _ODD_TRICK[strain]
+    else:
+        s += over * (200 if vul else 100) * (mult // 2) + 50 * (mult // 2)   # overtricks + "insult"
+    return s
+
+
+def score(contract: Contract | str | None, vulnerable: bool, tricks: int) -> int:
+    """Total points for declarer's side (Law 77); negative when the contract fails. Passed out = 0."""
+    if isinstance(contract, str):
+        contract = parse_contract(contract)
+    if contract is None:
+        return 0
+    if not 0 <= tricks <= 13:
+        raise ValueError(f"tricks must be 0..13, not {tricks!r}")
+    return _score(contract.level, contract.strain, contract.risk, bool(vulnerable), tricks)
+
+
+def score_ns(contract: Contract | None, vulnerability: Vulnerability, tricks: int) -> int:
+    """Score from North-South's side; the contract must name its declarer."""
+    if contract is None:
+        return 0
+    if contract.declarer is None:
+        raise ValueError(f"contract {contract} has no declarer; cannot score it for North-South")
+    s = score(contract, vulnerability.is_vulnerable(contract.declarer), tricks)
+    return s if contract.declarer in ("N", "S") else -s
+
+
+# Law 78B: upper bound of each IMP band, 0 IMP up to 10, ..., 23 IMP up to 3990; 24 beyond.
+IMP_UPPER = (10, 40, 80, 120, 160, 210, 260, 310, 360, 420, 490, 590, 740, 890, 1090, 1290,
+             1490, 1740, 1990, 2240, 2490, 2990, 3490, 3990)
+
+
+def imps(difference: int) -> int:
+    """Convert a total-point difference to IMPs, keeping its sign (Law 78B)."""
+    n = bisect_left(IMP_UPPER, abs(difference))     # first band whose upper bound >= |difference|
+    return n if difference >= 0 else -n
+
+
+def matchpoints(scores: list[int]) -> list[float]:
+    """Law 78A: 2 per score beaten, 1 per score tied, 0 per score that beats it; same order as input."""
+    below: dict[int, int] = {}
+    running = 0
+    counts = Counter(scores)
+    for s in sorted(counts):           # O(n log n): one pass counts the scores below each value
+        below[s] = running
+        running += counts[s]
+    return [float(2 * below[s] + counts[s] - 1) for s in scores]
+
+
+def mp_percent(mp: float, n_results: int) -> float:
+    """Matchpoints as a percentage of the top, 2*(n-1) (Law 78A)."""
+    if n_results < 2:
+        raise ValueError("a percentage needs at least two results on the board")
+    return 100.0 * mp / (2 * (n_results - 1))
+
+
+def neuberg(mp: float, n_results: int, n_max: int) -> float:
+    """Factor a score from a board with n_results results up to n_max (standard Neuberg formula).
+
+    Not seed law: factoring is left to the sponsoring organization's regulations (Law 78D).
+    Same 2-per-beat units as :func:`matchpoints`: (mp + 1) * n_max / n_results - 1.
+    """
+    if n_results < 1 or n_max < n_results:
+        raise ValueError(f"need 1 <= n_results <= n_max, got {n_results}, {n_max}")
+    return (mp + 1) * n_max / n_results - 1
