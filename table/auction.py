@@ -9,9 +9,10 @@ penalties, the Law 31A/32B follow-ups that depend on RHO's next call).
 
 Calls that can never be accepted (inadmissible X/XX, 36; a call by a barred player, 37; a bid above
 seven, 38) are also flagged at once. When the table nevertheless goes on and LHO calls over them the
-seed's Law 35 settles them: an inadmissible X/XX has no effect (35A: we keep the physical rotation
-and note that the director may rewind), a barred player's call stands (35B), a bid above seven is
-treated as a pass (35C). Calls after the final pass are cancelled (39).
+seed's Law 35 settles them: an inadmissible X/XX and LHO's call over it are cancelled and the auction
+reverts to the player whose turn it was (35A); a barred player's call stands (35B); a bid above seven
+becomes a pass and LHO's call over it is cancelled, so LHO calls again (35C). Calls after the final
+pass are cancelled (39); LHO calling over one removes its Law 26 lead penalty (35D).
 """
 from __future__ import annotations
 
@@ -130,13 +131,22 @@ class Auction:
         if self.closed:
             return self._after_final_pass(entry)
         flagged: list[Irregularity] = []
+        n0 = len(self.irregularities)
         if self.pending is not None:
             done = self._resolve_pending_by_call(entry, flagged)
             if done:
-                return flagged
+                return self._with_side_flags(flagged, n0)
         if self._watches:
             self._run_watches(entry, flagged)
         self._classify(entry, flagged)
+        if len(self.irregularities) - n0 != len(flagged):
+            return self._with_side_flags(flagged, n0)
+        return flagged
+
+    def _with_side_flags(self, flagged: list[Irregularity], n0: int) -> list[Irregularity]:
+        """Add flags raised on the way (Law 34 reversion inside the closure test) to the returned list."""
+        seen = {id(i) for i in flagged}
+        flagged.extend(i for i in self.irregularities[n0:] if id(i) not in seen)
         return flagged
 
     def _classify(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
@@ -144,6 +154,9 @@ class Auction:
         exp = self.next_seat
         if seat != exp and seat.rho == exp and self.obligations.get(exp):
             self._deem_pass(exp)              # Law 28A: RHO's compulsory pass is deemed made
+            if self.closed:                   # ... and it was the final pass: this call comes after it (39)
+                flagged.extend(self._after_final_pass(entry))
+                return
             exp = seat
         if is_bid(call) and bid_level(call) > 7:
             self._flag_pending(entry, "BID_ABOVE_SEVEN", "38", exp, flagged,
@@ -208,18 +221,29 @@ class Auction:
         n = len(st)
         if n < 4 or not (st[-1].effective == st[-2].effective == st[-3].effective == PASS):
             return
+        p = self.pending
+        if p is not None and p.entry is st[-1] and p.irr.open:
+            return    # a tentatively standing pass (out of rotation, or a changed call) ends nothing until accepted
         if n == 4 and st[0].effective == PASS or self._last_bid is not None:
             # Law 34: a pass out of rotation among the three that skipped a player keeps the auction open
             for k in range(n - 3, n):
                 if st[k].skipped:
                     self._law34_revert(k)
                     return
-            if self._last_bid is None and any(e.skipped for e in st):
-                self._law34_revert(next(k for k, e in enumerate(st) if e.skipped))
-                return
+            # (four passes standing are four different players: rotation continues from each standing call,
+            # so an out-of-rotation first pass deprived nobody -- all four passed, Law 22A)
             self.closed = True
             self.passed_out = self._last_bid is None
             self.obligations.clear()
+            if self.lead_penalties and not self.passed_out:
+                self._law26a1()
+
+    def _law26a1(self) -> None:
+        """Law 26A1: no lead penalty for a suit the offender later named legally in the auction."""
+        def named_later(lp: LeadPenalty) -> bool:
+            return any(e.seat == lp.offender and e.index > lp.call_index and e.effective and is_bid(e.effective)
+                       and bid_strain(e.effective) in lp.suits for e in self.stood)
+        self.lead_penalties = [lp for lp in self.lead_penalties if not (lp.suits and named_later(lp))]
 
     def _law34_revert(self, k: int) -> None:
         oor = self.stood[k]
@@ -308,7 +332,8 @@ class Auction:
 
     def _change_of_call(self, entry: CallEntry, exp: Seat, flagged: list[Irregularity]) -> None:
         """The same player calls again before his LHO (Law 25): the substitute tentatively replaces the first."""
-        first = self.stood[-1]
+        # his own call: the last one standing, except after a Law 34 reversion (another player's pass is last)
+        first = next(e for e in reversed(self.stood) if e.seat == entry.seat)
         opts = [Option("inadvertent", "the first call was inadvertent and corrected without pause for thought: "
                        "the substitute stands (25A)", "director"),
                 Option("accept", "LHO accepts the substituted call (25B1); calling accepts it", str(entry.seat.lho)),
@@ -318,7 +343,7 @@ class Auction:
                        "Law 26", str(entry.seat))]
         irr = self._irr("CHANGE_OF_CALL", "25", entry, opts, detail=f"{first.call} changed to {entry.call}")
         flagged.append(irr)
-        self.stood.pop()
+        self.stood.remove(first)
         first.stands = False
         self._recompute_bids()
         self.pending = _Pending(irr, entry, "CHANGE_OF_CALL", exp, "LHO", replaced=first)
@@ -340,6 +365,15 @@ class Auction:
         law = "39B" if defender and entry.call != PASS else "39A"
         irr = self._irr("CALL_AFTER_FINAL_PASS", law, entry, [], detail=f"{entry.call} after the auction closed")
         irr.dispose("cancelled", law)
+        prev = self.calls[entry.index - 1] if entry.index else None
+        if prev is not None and not prev.stands and entry.seat == prev.seat.lho:
+            # Law 35D: LHO called over a call made after the final pass: no penalty for it (no Law 26)
+            for old in reversed(self.irregularities):
+                if old.code == "CALL_AFTER_FINAL_PASS" and old.position.get("call") == prev.index:
+                    if old.disposition_law == "39B":
+                        self.lead_penalties = [lp for lp in self.lead_penalties if lp.call_index != prev.index]
+                        old.dispose("condoned_no_penalty", "35D")
+                    break
         if law == "39B":
             self._lead_penalty(entry, irr)
         return [irr]
@@ -374,17 +408,28 @@ class Auction:
             kind = p.kind
             if kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE") or \
                     kind.endswith("DOUBLE_OUT_OF_ROTATION") and not p.entry.effective:
-                p.entry.effective = ""       # no effect; the director may still rewind (35A)
-                self._recompute_bids()
+                # 35A: the X/XX and all later calls (LHO's) are cancelled; back to the player whose turn it was
+                self._cancel(p.entry)
+                entry.stands = False
+                self._turn = p.turn_of
                 p.irr.dispose("condoned_no_effect", "35A")
+                return True
             elif kind == "CALL_IN_VIOLATION_OF_PASS_OBLIGATION":
                 p.irr.dispose("condoned_stands", "35B")
             elif kind == "BID_ABOVE_SEVEN":
+                # 35C: the bid and LHO's call are cancelled, the offender's pass is substituted; LHO calls again
                 p.entry.effective = PASS
+                entry.stands = False
                 self._recompute_bids()
                 p.irr.dispose("condoned_offender_passes", "35C")
+                self._check_closure()
+                return True
             elif kind == "CHANGE_OF_CALL":
                 p.irr.dispose("accepted_by_action", "25B1")
+                self._check_closure()
+                if self.closed:            # the accepted substitute was the final pass: LHO's call comes after it
+                    flagged.extend(self._after_final_pass(entry))
+                    return True
             else:
                 p.irr.dispose("accepted_by_action", "27A" if kind == "INSUFFICIENT_BID" else "29A")
             return False
@@ -394,6 +439,18 @@ class Auction:
             p.irr.dispose("rotation_restored", "28B")
             self.pending = None
             return False
+        if p.where == "PARTNER" and entry.seat == p.turn_of:
+            # the offender's partner, whose turn it was, calls before the ruling: 28B covers only an opponent
+            # of the offender, so LHO keeps his options (29/30-32); the partner's call awaits the director
+            entry.stands = False
+            irr = self._irr("OTHER_CALL_BEFORE_RECTIFICATION", "9B2", entry,
+                            [Option("rule", f"{offender}'s call out of rotation is still open for {offender.lho}; "
+                                    "Law 28B does not apply to the offender's partner: the director rules "
+                                    "(29B, 30-32)", "director")],
+                            detail=f"{entry.seat} called {entry.call} before the ruling on {offender}'s "
+                                   f"{p.entry.call}")
+            flagged.append(irr)
+            return True
         if entry.seat == offender and p.kind == "INSUFFICIENT_BID":
             # replacement without an explicit refusal: LHO did not accept (27B)
             self._cancel(p.entry)
@@ -456,6 +513,7 @@ class Auction:
                 else:
                     self.obligations[w.offender.partner] = REST_OF_AUCTION
                     w.irr.dispose("rectified", "32B2")
+                    self._lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)   # Law 26B
             elif w.kind in ("31A1", "32B1") and entry.seat == w.offender:
                 if entry.call != w.call:
                     irr = self._irr("CALL_NOT_REPEATED", w.kind, entry,
@@ -478,12 +536,16 @@ class Auction:
     def ruling(self, code: str, option: str) -> list[Irregularity]:
         """Apply the chosen rectification to the pending irregularity ``code``."""
         p = self.pending
+        if option == "conventional" and code == "INSUFFICIENT_BID" and (p is None or p.kind != code):
+            return self._rule_27b1_conventional()
         if p is None or p.kind != code or not p.irr.open:
             raise AuctionRulingError(f"no pending {code} to rule on")
         if option == "accept" and any(o.code == "accept" for o in p.irr.options):
             p.irr.dispose("accepted", p.irr.law)
             self.pending = None
-            return []
+            n0 = len(self.irregularities)
+            self._check_closure()          # an accepted pass out of rotation may be the third pass (34)
+            return self.irregularities[n0:]
         entry, offender = p.entry, p.entry.seat
         if p.kind == "CHANGE_OF_CALL":
             return self._rule_change_of_call(p, option)
@@ -530,12 +592,28 @@ class Auction:
             self._turn = offender
         return []
 
+    def _rule_27b1_conventional(self) -> list[Irregularity]:
+        """The director finds that the insufficient bid or its lowest-same-denomination replacement could be
+        conventional: 27B1 gives way to 27B2 (partner passes for the rest of the auction; Law 26)."""
+        irr = next((i for i in reversed(self.irregularities)
+                    if i.code == "INSUFFICIENT_BID" and i.disposition_law == "27B1"), None)
+        if irr is None:
+            raise AuctionRulingError("no insufficient bid replaced under 27B1 to rule conventional")
+        entry = self.calls[irr.position["call"]]
+        if not self.closed:
+            self.obligations[entry.seat.partner] = REST_OF_AUCTION
+        irr.options = [o for o in irr.options if o.code != "conventional"]
+        self._lead_penalty(entry, irr)
+        irr.dispose("replaced_conventional", "27B2")
+        return []
+
     def _rule_change_of_call(self, p: _Pending, option: str) -> list[Irregularity]:
         first = p.replaced
         assert first is not None
         self.pending = None
         if option in ("inadvertent", "accept"):
             p.irr.dispose(option, "25A" if option == "inadvertent" else "25B1")
+            self._check_closure()
         elif option == "first_stands":
             self._cancel(p.entry)
             first.stands = True
@@ -546,6 +624,7 @@ class Auction:
         elif option == "other_call":
             self._lead_penalty(first, p.irr)
             p.irr.dispose(option, "25B2b2")
+            self._check_closure()
         else:
             raise AuctionRulingError(f"{option!r} is not an option for CHANGE_OF_CALL")
         return []

@@ -81,7 +81,12 @@ class Deal:
     __slots__ = ("hands", "owner")
 
     def __init__(self, hands: Mapping[str, Iterable[str]], *, complete: bool = True) -> None:
-        self.hands: dict[Seat, frozenset[str]] = {Seat(s): frozenset(hands.get(s, ())) for s in SEATS}
+        self.hands: dict[Seat, frozenset[str]] = {}
+        for s in SEATS:
+            listed = list(hands.get(s, ()))
+            self.hands[s] = frozenset(listed)
+            if len(self.hands[s]) != len(listed):
+                raise CardError(f"{s}'s hand lists a card twice")
         owner: dict[str, Seat] = {}
         for s, cards in self.hands.items():
             for c in cards:
@@ -116,13 +121,13 @@ class Deal:
                     raise CardError(f"hand {part!r} has {len(suits)} suits, not 4")
                 cards = []
                 for suit, ranks in zip(SUITS, suits):
-                    for r in ranks.upper():
-                        r = "T" if r == "1" else r
-                        if r == "0":
-                            continue          # "10" written out: the 1 already gave T
+                    ranks = ranks.upper().replace("10", "T")       # "10" written out
+                    for r in ranks:
                         if r not in RANK_VALUE:
                             raise CardError(f"bad rank {r!r} in {part!r}")
                         cards.append(suit + r)
+                if len(set(cards)) != len(cards):
+                    raise CardError(f"hand {part!r} lists a card twice")
                 hands[s] = cards
             s = s.lho
         if len(unknown) == 1:

@@ -80,6 +80,7 @@ class Table:
         self.claim_responses: dict[Seat, bool] = {}
         self.tricks: Optional[int] = None
         self.claimed = False
+        self.lead_made = False
         MACHINE.add_model(self)
 
     def close(self) -> None:
@@ -93,7 +94,7 @@ class Table:
         return self.auction is not None and not self.auction.closed
 
     def _in_opening_lead(self) -> bool:
-        return self.auction is not None and self.auction.closed and (self.play is None or not self.play.tricks)
+        return self.auction is not None and self.auction.closed and not self.lead_made
 
     def _in_claim(self) -> bool:
         return self.claim is not None and self.tricks is None
@@ -138,27 +139,15 @@ class Table:
     # ------------------------------------------------------------------ events
     def apply(self, event: TableEvent) -> list[Irregularity]:
         """Apply one table event; returns the irregularities it flagged (often none)."""
-        if isinstance(event, BoardStarted):
-            flagged = self._start(event)
-        elif self.board is None:
-            raise TableError(f"{event.type} event before any board event")
-        elif isinstance(event, CallMade):
-            flagged = self._call(event)
-        elif isinstance(event, CardPlayed):
-            flagged = self._card(event)
-        elif isinstance(event, ClaimMade):
-            flagged = self._claim(event)
-        elif isinstance(event, ClaimResponded):
-            flagged = self._claim_response(event)
-        elif isinstance(event, HandRead):
-            flagged = self._hand(event)
-        elif isinstance(event, CardExposed):
-            flagged = self._exposed(event)
-        elif isinstance(event, RulingGiven):
-            flagged = self._ruling(event)
-        else:
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
             raise TableError(f"unknown event {event!r}")
-        self._sync_ruling_state()
+        if self.board is None and handler is not Table._start:
+            raise TableError(f"{event.type} event before any board event")
+        flagged = handler(self, event)
+        # only a flag, a ruling or a claim response can open or settle a choice: skip the check otherwise
+        if flagged or self.state == "awaiting_ruling" or handler is Table._ruling or handler is Table._claim_response:
+            self._sync_ruling_state()
         if flagged and self.on_irregularity:
             for irr in flagged:
                 self.on_irregularity(irr)
@@ -200,6 +189,7 @@ class Table:
         self.claim_responses = {}
         self.tricks = None
         self.claimed = False
+        self.lead_made = False
         flagged: list[Irregularity] = []
         if event.deal:
             try:
@@ -261,7 +251,14 @@ class Table:
         return self.play
 
     def _card(self, event: CardPlayed) -> list[Irregularity]:
-        if self.auction is None or not self.auction.closed:
+        if self.auction is None or not self.auction.calls:
+            if any(i.code == "PLAY_WITHOUT_AUCTION" for i in self.table_irregularities):
+                return []
+            return [self._flag("PLAY_WITHOUT_AUCTION", "17", str(event.seat), "auction",
+                               f"{event.card} played but no call has been made (the auction precedes the play)",
+                               [Option("rule", "director establishes the auction", "director")],
+                               disposition="recorded")]
+        if not self.auction.closed:
             # Law 24: a card faced during the auction (a premature opening lead)
             irr = self._flag("CARD_EXPOSED_DURING_AUCTION", "24", str(event.seat), "auction",
                              f"{event.card} faced before the auction closed",
@@ -276,12 +273,11 @@ class Table:
                                f"{event.card} played after play ceased", disposition="voided")]
         play = self._ensure_play()
         assert play is not None
-        first = not play.tricks
+        first = not self.lead_made
+        self.lead_made = True
         flagged = play.card(event.seat, event.card)
-        if first and self.state in ("opening_lead",):
+        if first and self.state == "opening_lead":
             self.lead_faced()
-        elif first and self.state == "awaiting_ruling":
-            pass
         if play.complete and play.awaiting is None:
             self._finish()
         return flagged
@@ -302,6 +298,9 @@ class Table:
         return [irr]
 
     def _claim(self, event: ClaimMade) -> list[Irregularity]:
+        if self.tricks is not None:
+            log.debug("claim after the play ended ignored: %s", event)   # a record's redundant final claim
+            return []
         play = self._ensure_play() if self.auction is not None and self.auction.closed else None
         if play is None:
             return [self._flag("CLAIM_OUT_OF_PLAY", "68", str(event.seat), "claim",
@@ -310,12 +309,15 @@ class Table:
         self.claim_responses = {}
         play.claim_made(event.seat)
         if self.state == "opening_lead":
+            self.lead_made = True
             self.lead_faced()
         self.claim_made()
         return []
 
     def _claim_response(self, event: ClaimResponded) -> list[Irregularity]:
-        if self.claim is None or self.tricks is not None:
+        if self.tricks is not None and (self.claim is None or self.claimed):
+            return []
+        if self.claim is None:
             return [self._flag("CLAIM_RESPONSE_WITHOUT_CLAIM", "68", str(event.seat), "claim",
                                "a response with no claim pending", disposition="ignored")]
         self.claim_responses[event.seat] = event.accept
@@ -372,3 +374,10 @@ class Table:
                 irr.dispose(f"ruled:{event.option}")
                 return []
         raise TableError(f"no open {event.code} to rule on")
+
+
+_HANDLERS: dict[type, Callable[[Table, Any], list[Irregularity]]] = {
+    BoardStarted: Table._start, CallMade: Table._call, CardPlayed: Table._card, ClaimMade: Table._claim,
+    ClaimResponded: Table._claim_response, HandRead: Table._hand, CardExposed: Table._exposed,
+    RulingGiven: Table._ruling,
+}

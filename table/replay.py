@@ -64,6 +64,9 @@ def replay_events(table: Table, events: Iterable[TableEvent]) -> Optional[str]:
             table.apply(event)
         except TableError as err:
             return str(err)
+        except Exception as err:        # an engine bug: report it on this record, keep the run going
+            log.exception("engine failed on %s", event)
+            return f"engine error: {err!r}"
     return None
 
 
@@ -96,6 +99,8 @@ def verdict(record: GameRecord, table: Optional[Table] = None) -> dict[str, Any]
         out["irregularities"] = [i.to_dict() for i in table.irregularities]
         out["error"] = "; ".join(e for e in (error, run_error) if e) or None
         out["state"] = table.state
+        out["has_deal"] = table.deal is not None
+        out["calls"] = len(table.auction.calls) if table.auction else 0
     finally:
         if own:
             table.close()

@@ -9,7 +9,6 @@ from .cards import CARD_RANK
 def trick_winner_index(cards: Sequence[str], trump: Optional[str]) -> int:
     """Index in ``cards`` (in play order, leader first) of the winning card; ``trump`` is a suit letter or None."""
     best = 0
-    lead_suit = cards[0][0]
     for i in range(1, len(cards)):
         c, b = cards[i], cards[best]
         if c[0] == b[0]:
@@ -18,7 +17,6 @@ def trick_winner_index(cards: Sequence[str], trump: Optional[str]) -> int:
         elif c[0] == trump:
             best = i
         # a card of another suit than the best card's, not trump, never wins
-    _ = lead_suit
     return best
 
 

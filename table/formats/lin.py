@@ -26,7 +26,10 @@ Choices made here, because LIN leaves them open:
   contract and declarer the record's own auction reached.
 - ``recorded.contract`` is ``"4SX"``-style (``"PASS"`` for a passed-out board), ``recorded.result`` the
   declarer's total tricks as a string (PBN ``Result`` style); the verbatim entry is ``tags["LinResult"]``.
-- The deal is a PBN string with North first, ``-`` for a hand LIN leaves unknown.
+- The deal is a PBN string with North first, ``-`` for a hand the file does not give.
+- When a card's owner in the deal is not the seat due to play it, the owner still plays it (the deal is
+  the better witness) and a note says where play and deal first part: some real files carry an ``md``
+  that does not belong to the play recorded.
 """
 from __future__ import annotations
 
@@ -34,13 +37,13 @@ import logging
 import os
 import re
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import IO, Iterable, Iterator, Optional, Union
 
-from ..board import Vulnerability
+from ..board import Vulnerability, parse_vulnerability
 from ..calls import DOUBLE, PASS, REDOUBLE, is_bid, parse_call
 from ..cards import ALL_CARDS, CardError, Deal, RANK_VALUE, SEATS, Seat, hand_to_pbn, parse_card
-from ..events import (BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, TableEvent,
-                      board_started)
+from ..events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, board_started
 from ..record import GameRecord, Recorded
 from ..tricks import trick_winner_index, trump_of
 
@@ -138,7 +141,7 @@ def read_lin(path_or_stream: Union[str, os.PathLike, IO], source: Optional[str] 
                 chunks.append([tok])
             elif chunks:
                 chunks[-1].append(tok)
-            else:
+            else:                                      # before the first qx only the header counts
                 _apply_header(*tok, state)
     elif any(t in _BODY for t, _ in tokens):
         chunks = [tokens]                              # a single board without qx
@@ -233,6 +236,8 @@ def _parse_md(value: str) -> tuple[Optional[Seat], Optional[str]]:
     if not hands:
         return dealer, None
     for s, cs in hands.items():
+        if len(set(cs)) != len(cs):
+            raise LinError(f"md: {_SEAT_WORD[s]} holds a card twice")
         if len(cs) != 13:
             raise LinError(f"md: {_SEAT_WORD[s]} holds {len(cs)} cards, not 13")
     d = Deal(hands, complete=False)                     # raises CardError on a card in two hands
@@ -249,10 +254,11 @@ def _pbn(hands: dict) -> str:
 def _board_event(board: Optional[int], dealer: Optional[Seat], sv: Optional[str], deal: Optional[str]) -> BoardStarted:
     vul = None
     if sv is not None and sv.strip():
-        key = sv.strip().lower()
-        if key not in _LIN_VUL:
-            raise LinError(f"sv: unknown vulnerability {sv.strip()!r}")
-        vul = _LIN_VUL[key]
+        key = sv.strip()
+        try:                                            # LIN letters first, then spelled-out forms
+            vul = _LIN_VUL.get(key.lower()) or parse_vulnerability(key).value
+        except ValueError:
+            raise LinError(f"sv: unknown vulnerability {key!r}") from None
     if board is None and dealer is None:
         raise LinError("no board number and no dealer digit in md: the dealer is unknown")
     if board is None and vul is None:
@@ -289,7 +295,7 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
     trick: list[tuple[Seat, str]] = []
     leader: Optional[Seat] = None
     trump: Optional[str] = None
-    in_play = False
+    in_play = misfit = False
     last_call: Optional[tuple[Seat, str]] = None
     for tag, value in body:
         if tag == "mb":
@@ -321,9 +327,14 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
             if len(trick) == 4:
                 leader = trick[trick_winner_index([c for _, c in trick], trump)][0]
                 trick = []
-            seat = owner.get(card) or (SEATS[(SEATS.index(leader) + len(trick)) % 4] if leader else None)
+            due = SEATS[(SEATS.index(leader) + len(trick)) % 4] if leader else None
+            seat = owner.get(card) or due
             if seat is None:
                 raise LinError(f"pc|{value.strip()}: no deal and no contract, so who played it is unknown")
+            if due and seat != due and not misfit:     # once is enough: later turns follow from it
+                misfit = True
+                rec.notes.append(f"play does not fit the deal: {card} belongs to {seat} but {due} is due "
+                                 f"to play (card {sum(isinstance(e, CardPlayed) for e in rec.events) + 1})")
             rec.events.append(CardPlayed(seat=seat, card=card))
             trick.append((seat, card))
         elif tag == "mc":
@@ -400,26 +411,26 @@ def _line(rec: GameRecord, names: str) -> Optional[str]:
         out.append(f"pn|{names}|")
     out.append(f"md|{_md(start)}|sv|{_VUL_LIN[start.vulnerable]}|")
     in_play, cards = False, 0
-    rejected = {e.seat for e in rec.events if isinstance(e, ClaimResponded) and not e.accept}
-    for e in rec.events:
+    for i, e in enumerate(rec.events):
+        if isinstance(e, (CardPlayed, ClaimMade)) and not in_play:
+            out.append("pg||")                          # vugraph style: the auction is a page of its own
+            in_play = True
         if isinstance(e, CallMade):
             out.append(f"mb|{_lin_call(e.call)}{'!' if e.alert else ''}|")
         elif isinstance(e, CardPlayed):
-            if not in_play:
-                out.append("pg||")
-                in_play = True
             out.append(f"pc|{e.card}|")
             cards += 1
             if cards % 4 == 0:
                 out.append("pg||")
         elif isinstance(e, ClaimMade):
-            if rejected:                                # LIN can only say "agreed claim"
+            answers = takewhile(lambda a: isinstance(a, ClaimResponded), rec.events[i + 1:])
+            if not all(a.accept for a in answers):      # LIN can only say "agreed claim"
                 log.warning("%s record %s: rejected claim not written", rec.source, rec.index)
                 continue
             out.append(f"mc|{e.tricks}|pg||")
         elif not isinstance(e, (BoardStarted, ClaimResponded)):
             log.warning("%s record %s: LIN has no place for %s, not written", rec.source, rec.index, e.type)
-    if not in_play and out[-1] != "pg||":
+    if not in_play:
         out.append("pg||")
     return "".join(out)
 

@@ -1,0 +1,281 @@
+"""Replay the whole PBN corpus through the law engine, beside endplay's PBN parser on the same files.
+
+    python bench/replay_corpus.py [--corpus DIR] [--limit N] [--no-write]
+
+Prints boards/s and peak memory for both, in the same run (each phase in a fresh child process so
+that peak RSS is its own), measures the memory of a live table model, checks the engine's verdicts
+against what the files record, and writes:
+
+- ``docs/corpus-report.md``: every record that disagrees with its file, with the reason;
+- the figures into ``docs/PERFORMANCE.md`` (between the ``corpus-bench`` markers).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def corpus_files(corpus: Path, limit: int | None) -> list[Path]:
+    files = sorted(f for f in (corpus / "pbn-corpus").rglob("*") if f.suffix.lower() == ".pbn")
+    return files[:limit] if limit else files
+
+
+def phase_ours(files: list[Path], out_path: str) -> dict:
+    from table.replay import replay_paths
+    t0 = time.perf_counter()
+    boards = 0
+    with open(out_path, "w", encoding="utf-8") as out:
+        for v in replay_paths(files):
+            boards += v["board"] is not None or v["contract"] is not None
+            out.write(json.dumps(v) + "\n")
+    dt = time.perf_counter() - t0
+    return {"boards": boards, "seconds": dt, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
+def phase_ours_nowrite(files: list[Path]) -> dict:
+    """Throughput without the JSON dump: law check + scoring only."""
+    from table.replay import replay_paths
+    t0 = time.perf_counter()
+    boards = sum(1 for v in replay_paths(files) if v["board"] is not None or v["contract"] is not None)
+    dt = time.perf_counter() - t0
+    return {"boards": boards, "seconds": dt, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
+def phase_endplay(files: list[Path]) -> dict:
+    from endplay.parsers import pbn
+    boards = failed = 0
+    t0 = time.perf_counter()
+    for f in files:
+        try:
+            with open(f, encoding="latin-1") as fh:
+                boards += len(pbn.load(fh))
+        except Exception:          # endplay rejects a whole file on any error: count it and go on
+            failed += 1
+    dt = time.perf_counter() - t0
+    return {"boards": boards, "seconds": dt, "failed_files": failed,
+            "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
+def table_memory(files: list[Path], n: int = 500) -> float:
+    """Bytes per live Table holding a board in mid-play (tracemalloc, after a warm-up)."""
+    from table.machine import Table
+    from table.replay import read_records
+    sample = []
+    for f in files:
+        for r in read_records(f):
+            if r.error is None and sum(e.type == "card" for e in r.events) >= 24:
+                sample.append(r)
+            if len(sample) >= n:
+                break
+        if len(sample) >= n:
+            break
+    prefixes = []
+    for r in sample:
+        cut, cards = 0, 0
+        for i, e in enumerate(r.events):
+            cards += e.type == "card"
+            if cards == 24:
+                cut = i + 1
+                break
+        prefixes.append(r.events[:cut])
+    warm = Table()
+    for e in prefixes[0]:
+        warm.apply(e)
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    tables = []
+    for events in prefixes:
+        t = Table()
+        for e in events:
+            t.apply(e)
+        tables.append(t)
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    size = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    return size / len(tables)
+
+
+# ---------------------------------------------------------------- agreement with the files
+_NUM = re.compile(r"^[+-]?\d+$")
+
+
+def recorded_tricks(v: dict) -> int | None:
+    """The file's Result as declarer side's tricks ("9", "^9", "NS 9", "EW 4")."""
+    res = (v["recorded"].get("result") or "").replace("^", "").strip()
+    if not res:
+        return None
+    m = re.match(r"^(NS|EW)\s*(\d+)$", res)
+    if m:
+        if v["declarer"] is None:
+            return None
+        n = int(m.group(2))
+        decl_side = "NS" if v["declarer"] in "NS" else "EW"
+        return n if m.group(1) == decl_side else 13 - n
+    return int(res) if _NUM.match(res) and 0 <= int(res) <= 13 else None
+
+
+def recorded_score_ns(v: dict) -> int | None:
+    """The file's Score from North-South's side: "NS 620", "EW -50", or a bare number from declarer's side."""
+    sc = (v["recorded"].get("score") or "").replace(" ", "")
+    m = re.match(r"^(NS|EW)([+-]?\d+)$", sc)
+    if m:
+        n = int(m.group(2))
+        return n if m.group(1) == "NS" else -n
+    if _NUM.match(sc) and v["declarer"]:
+        n = int(sc)
+        return n if v["declarer"] in "NS" else -n
+    return None
+
+
+def analyse(verdict_path: str) -> tuple[dict, list[str]]:
+    c: Counter = Counter()
+    disagreements: list[str] = []
+    irregular: Counter = Counter()
+    with open(verdict_path, encoding="utf-8") as fh:
+        for line in fh:
+            v = json.loads(line)
+            where = f"{Path(v['source']).parent.name}/{Path(v['source']).name}#{v['record']} (board {v['board']})"
+            c["records"] += 1
+            if v["status"] == "error":
+                c["error_records"] += 1
+            for i in v["irregularities"]:
+                irregular[(i["code"], i["law"])] += 1
+            has_auction = v.get("calls", 0) > 0
+            has_deal = v.get("has_deal", False)
+            if not (has_auction and has_deal):
+                continue
+            c["with_deal_and_auction"] += 1
+            if v["contract"] is not None:
+                c["contract"] += 1
+            else:
+                disagreements.append(f"- {where}: no contract — {v['error'] or 'auction did not close'}")
+            rt = recorded_tricks(v)
+            if rt is not None and v["status"] in ("complete", "claimed"):
+                c["result_comparable"] += 1
+                if v["tricks"] == rt:
+                    c["tricks_equal"] += 1
+                else:
+                    reason = ", ".join(sorted({i["code"] for i in v["irregularities"]})) or "no irregularity flagged"
+                    disagreements.append(f"- {where}: tricks {v['tricks']} vs Result {v['recorded']['result']!r} "
+                                         f"({v['contract']} by {v['declarer']}; {reason})")
+            rs = recorded_score_ns(v)
+            if rs is not None:
+                c["score_comparable"] += 1
+                if v["score_ns"] == rs:
+                    c["score_equal"] += 1
+                else:
+                    reason = ", ".join(sorted({i["code"] for i in v["irregularities"]})) or "no irregularity flagged"
+                    disagreements.append(f"- {where}: NS score {v['score_ns']} vs Score {v['recorded']['score']!r} "
+                                         f"({v['contract']} by {v['declarer']}, {v['tricks']} tricks, "
+                                         f"vul {v['vulnerable']}; recorded contract {v['recorded']['contract']!r}; "
+                                         f"{reason})")
+    c["irregularities"] = dict(sorted((f"{k[0]} ({k[1]})", n) for k, n in irregular.items()))
+    return dict(c), disagreements
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", default=os.environ.get("BRIDGETABLE_CORPUS", str(ROOT.parent / "shared" / "data")))
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--phase", choices=["ours", "ours-nowrite", "endplay"])
+    ap.add_argument("--out")
+    ap.add_argument("--no-write", action="store_true", help="do not update the docs")
+    args = ap.parse_args()
+    files = corpus_files(Path(args.corpus), args.limit)
+    if args.phase == "ours":
+        print(json.dumps(phase_ours(files, args.out)))
+        return
+    if args.phase == "ours-nowrite":
+        print(json.dumps(phase_ours_nowrite(files)))
+        return
+    if args.phase == "endplay":
+        print(json.dumps(phase_endplay(files)))
+        return
+
+    def child(*extra: str) -> dict:
+        cmd = [sys.executable, __file__, "--corpus", args.corpus, *(["--limit", str(args.limit)] if args.limit else []),
+               *extra]
+        return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
+
+    tmp = tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False).name
+    print(f"{len(files)} PBN files")
+    endplay = child("--phase", "endplay")
+    ours = child("--phase", "ours-nowrite")
+    endplay2 = child("--phase", "endplay")
+    ours2 = child("--phase", "ours-nowrite")
+    child("--phase", "ours", "--out", tmp)
+    ep_rate = max(endplay["boards"] / endplay["seconds"], endplay2["boards"] / endplay2["seconds"])
+    our_rate = max(ours["boards"] / ours["seconds"], ours2["boards"] / ours2["seconds"])
+    per_table = table_memory(files)
+    stats, disagreements = analyse(tmp)
+    os.unlink(tmp)
+    ratio = our_rate / ep_rate
+    lines = [
+        f"| | boards | best boards/s (2 runs) | peak RSS |",
+        f"|---|---:|---:|---:|",
+        f"| endplay {_version('endplay')} `pbn.load` (parse only; {endplay['failed_files']} files rejected whole) "
+        f"| {endplay['boards']} | {ep_rate:,.0f} | {endplay['maxrss_kb'] / 1024:.0f} MB |",
+        f"| bridgetable replay (parse + laws + scoring) | {ours['boards']} | {our_rate:,.0f} | "
+        f"{ours['maxrss_kb'] / 1024:.0f} MB |",
+        "",
+        f"Throughput ratio bridgetable / endplay: **{ratio:.2f}x** (target ≥ 2x).",
+        f"Memory per live table model (a board in mid-play, tracemalloc over 500 tables): "
+        f"**{per_table / 1024:.1f} KB** (target ≤ 20 KB).",
+    ]
+    s = stats
+    pct = lambda a, b: f"{100 * s.get(a, 0) / s[b]:.2f}%" if s.get(b) else "n/a"
+    agreement = [
+        f"- records read: {s['records']} ({s.get('error_records', 0)} with status error)",
+        f"- records with a deal and an auction: {s.get('with_deal_and_auction', 0)}; with a contract: "
+        f"{s.get('contract', 0)} ({pct('contract', 'with_deal_and_auction')}; target ≥ 99.5%)",
+        f"- numeric Result and play complete or claimed: {s.get('result_comparable', 0)}; tricks equal: "
+        f"{s.get('tricks_equal', 0)} ({pct('tricks_equal', 'result_comparable')}; target ≥ 99.5%)",
+        f"- records with a Score: {s.get('score_comparable', 0)}; score equal: {s.get('score_equal', 0)} "
+        f"({pct('score_equal', 'score_comparable')}; target ≥ 99%)",
+    ]
+    print("\n".join(lines + [""] + agreement))
+    print("irregularities flagged:", json.dumps(s["irregularities"], indent=1))
+    if args.no_write or args.limit:
+        return
+    date = time.strftime("%Y-%m-%d")
+    block = "\n".join([f"<!-- corpus-bench:start -->", f"Measured {date} on this machine "
+                       f"({os.cpu_count()} cores, Python {sys.version.split()[0]}), `make bench`:", "",
+                       *lines, "", "Agreement with the files:", "", *agreement, "<!-- corpus-bench:end -->"])
+    perf = ROOT / "docs" / "PERFORMANCE.md"
+    text = perf.read_text() if perf.exists() else "# Performance\n\n## Corpus replay\n\n"
+    if "<!-- corpus-bench:start -->" in text:
+        text = re.sub(r"<!-- corpus-bench:start -->.*<!-- corpus-bench:end -->", lambda _m: block, text, flags=re.S)
+    else:
+        text += block + "\n"
+    perf.write_text(text)
+    report = ROOT / "docs" / "corpus-report.md"
+    irr = "\n".join(f"| {k} | {n} |" for k, n in s["irregularities"].items())
+    report.write_text(
+        f"# Corpus report\n\nWritten by `bench/replay_corpus.py` on {date} over "
+        f"`shared/data/pbn-corpus` ({len(files)} files).\n\n" + "\n".join(agreement)
+        + "\n\n## Irregularities flagged\n\n| code (law) | records |\n|---|---:|\n" + irr
+        + f"\n\n## Every record that disagrees with its file ({len(disagreements)})\n\n"
+        + "\n".join(disagreements) + "\n")
+    print(f"wrote {perf} and {report}")
+
+
+def _version(pkg: str) -> str:
+    from importlib.metadata import version
+    return version(pkg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,697 @@
+"""PBN (Portable Bridge Notation 2.1) files <-> game records.
+
+Reading is tolerant (PBN "import format" and the mess real files contain); writing is strict PBN 2.1
+"export format". A record that cannot be read fully gets ``record.error`` (``"record 12 (board 7, line
+345): ..."``) with the events that could still be read, and the next record is read; nothing raises.
+
+Choices made here, where PBN or real files leave them open:
+
+- Games end at a blank line (outside a ``{}`` comment) or at a repeated ``Event``/``Board`` tag. A blank
+  line followed by more section data (no tag) does not end the game: files split auctions that way.
+- ``#`` takes the tag's value from the nearest previous game that has the tag; ``##text`` sets ``text``
+  for this and all later games (PBN 2.1 section 4.8).
+- The deal in ``BoardStarted`` is normalised North first with ``-`` for an unknown hand, like the LIN
+  reader, so deals compare as strings across formats; the writer puts the dealer first (export rule).
+- Calls go in rotation from the ``Auction`` tag's seat; ``-`` and ``^S`` take a turn without a call;
+  ``AP`` adds the passes that close the auction. Alert = a ``!`` suffix, or a note reference whose
+  ``Note`` text says "alert" (annotators explain unalerted calls too, so a note alone is not an alert).
+- ``Play`` lines list each trick in seat order from the ``Play`` tag's seat; the play order is rebuilt
+  from the trump (the auction's last bid, else the ``Contract`` tag) and each trick's winner. ``^L``
+  marks an irregular leader. A trick cut short by a claim yields its cards up to the first ``-``.
+- A numeric ``Result`` (declarer's total tricks) when fewer than 13 tricks were played means the claim
+  was agreed: ``ClaimMade`` by declarer and both defenders' ``ClaimResponded(accept=True)``; not when
+  the play ends with ``+`` (PBN: a partial result).
+- ``recorded`` holds the raw Contract/Declarer/Result/Score values (whitespace stripped); ``?`` (PBN
+  "unknown") is read as absent, so the writer's ``?`` for an absent value reads back as ``None``.
+- Event objects are shared between records (frozen dataclasses, cached): building ~70 of them per
+  record would cost more than the whole parse. Compare events with ``==``, not ``is``.
+"""
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from typing import IO, Iterable, Iterator, Optional, Union
+
+from ..board import parse_vulnerability
+from ..calls import PASS, CallError, bid_key, is_bid, parse_call
+from ..cards import ALL_CARDS, CardError, Deal, SEATS, Seat, hand_to_pbn, parse_card
+from ..events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, EventError, board_started
+from ..record import GameRecord, Recorded
+from ..tricks import trick_winner_index
+
+__all__ = ["read_pbn", "write_pbn"]
+
+_IDX = {s: i for i, s in enumerate(SEATS)}
+_SEAT = {c: s for s in SEATS for c in (s.value, s.value.lower())}
+_RECORDED = ("Contract", "Declarer", "Result", "Score")
+_NOT_TAGS = frozenset(_RECORDED + ("Auction", "Play", "Note"))
+_MTS = ("Event", "Site", "Date", "Board", "West", "North", "East", "South", "Dealer", "Vulnerable", "Deal",
+        "Scoring", "Declarer", "Contract", "Result")
+
+# ------------------------------------------------------------------------------------------ reading
+
+# A tag pair; the value regex is the unrolled form of (?:[^"\\]|\\.)* so it never backtracks.
+_TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"([^"\\]*(?:\\.[^"\\]*)*)"\s*\]')
+_BLANKS_RE = re.compile(r'(\n[ \t]*\n\s*)')         # a blank line (and any that follow) ends a game
+# a tag whose value holds { or ; (kept as it is), a {} comment (maybe unclosed), a ; comment
+_COMMENT_RE = re.compile(r'(\[\s*[A-Za-z0-9_]+\s*"(?:[^"\\\n]|\\.)*[{;](?:[^"\\\n]|\\.)*"\s*\])|\{([^}]*)(\}?)|;([^\n]*)')
+_MARK_RE = re.compile(r'\x01(\d+)\x01')
+_CTRL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x19\x1b-\x1f\x7f]')
+_PIECE_RE = re.compile(r'=\d+=|\$\d+|\^.?|[!?]+|[^=$^!?]+|.')
+_NOTE_RE = re.compile(r'\s*(\d+)\s*:')
+_CONTRACT_RE = re.compile(r'\s*\^?\s*([1-7]?)\s*(NT|N|S|H|D|C)', re.I)
+
+
+def _load(path_or_stream, source: Optional[str]) -> tuple[str, str, Optional[str], bool]:
+    """The file's text, its name, an error when it cannot be read at all, and whether the text holds
+    stray control bytes."""
+    name = source
+    try:
+        if isinstance(path_or_stream, (str, os.PathLike)):
+            name = name or os.fspath(path_or_stream)
+            with open(path_or_stream, "rb") as f:
+                data = f.read()
+        else:
+            name = name or str(getattr(path_or_stream, "name", "<pbn>"))
+            data = path_or_stream.read()
+    except (OSError, ValueError) as err:
+        return "", name or "<pbn>", f"cannot read the file: {err}", False
+    if isinstance(data, (bytes, bytearray)):
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            try:
+                data = data.decode("utf-16")
+            except UnicodeDecodeError:
+                return "", name, "not text: a UTF-16 byte order mark over undecodable data", False
+        else:
+            try:
+                data = data.decode("utf-8")
+            except UnicodeDecodeError:
+                data = data.decode("latin-1")       # ISO-8859-1 is PBN's own character set
+    if not isinstance(data, str):
+        return "", name, f"cannot read a {type(data).__name__}", False
+    text = data.lstrip("\ufeff").rstrip("\x1a \t\r\n")   # BOM; DOS end-of-file marks
+    bad = _CTRL_RE.findall(text) if _CTRL_RE.search(text) else ()
+    if len(bad) > 16 and len(bad) * 50 > len(text):   # > 2 % control bytes: binary, not a damaged text
+        return "", name, f"not a text file ({len(bad)} binary control bytes in {len(text)} characters)", True
+    return text, name, None, bool(bad)
+
+
+class _Raw:
+    """One game as scanned: tags in order of appearance, Auction/Play tokens, notes, problems."""
+    __slots__ = ("tags", "auction", "play", "notes", "note_tags", "line", "problems", "inherit")
+
+    def __init__(self, line: int) -> None:
+        self.tags: dict[str, str] = {}
+        self.auction: Optional[list[str]] = None
+        self.play: Optional[list[str]] = None
+        self.notes: list[str] = []
+        self.note_tags: dict[str, str] = {}     # note index -> text, for =n= references
+        self.line = line
+        self.problems: list[str] = []
+        self.inherit = False                    # some value may start with "#"
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r'\\(.)', r'\1', value)
+
+
+def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
+    """Split the text into games.
+
+    Speed matters (the whole corpus is read in benchmarks), so the work is done by C-level ``re.split``
+    calls: the text is cut at blank lines, each piece at its tag pairs. Before that, and only in files
+    that have them, escape lines become a whitespace character (so they neither end a game nor shift line
+    numbers) and comments become marker tokens ``\x01n\x01`` (so a blank line inside ``{}`` ends nothing
+    and ``[`` inside a comment is no tag)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    late: list[tuple[int, str]] = []            # (line, problem) found before games exist
+    if dirty and _CTRL_RE.search(text):
+        lines = text.split("\n")
+        for i, ln in enumerate(lines):
+            if _CTRL_RE.search(ln):
+                lines[i] = _CTRL_RE.sub("", ln)
+                late.append((i + 1, f"line {i + 1}: binary control bytes removed"))
+        text = "\n".join(lines)
+    if "%" in text:
+        text = _blank_escapes(text)
+    comments: list[str] = []
+    comment_nl: list[int] = []
+    if "{" in text or ";" in text:
+        def mark(m: re.Match) -> str:
+            if m.group(1):
+                return m.group(1)                # a tag whose value holds { or ;
+            body = m.group(2) if m.group(3) is not None else m.group(4)
+            if m.group(3) == "":
+                late.append((text.count("\n", 0, m.start()) + 1, "a { comment is never closed"))
+            comments.append(body.replace("\x1f", "").strip())
+            comment_nl.append(body.count("\n"))
+            return f" \x01{len(comments) - 1}\x01 "
+        text = _COMMENT_RE.sub(mark, text)
+
+    def nl(s: str) -> int:                      # lines spanned, counting the ones comments folded away
+        n = s.count("\n")
+        if "\x01" in s:
+            n += sum(comment_nl[int(k)] for k in _MARK_RE.findall(s))
+        return n
+
+    game: Optional[_Raw] = None
+    section: Optional[list[str]] = None         # where data tokens go (None: ignored, PBN 4.9)
+    pending: list[str] = []                     # comments not yet owned by a game
+    parts = _BLANKS_RE.split(text)
+    line = 1
+    for ci in range(0, len(parts), 2):
+        chunk = parts[ci]
+        segs = _TAG_RE.split(chunk)       # [data, name, value, data, name, value, data, ...]
+        d0 = segs[0]
+        if d0 and not d0.isspace():             # text before the first tag: the previous game goes on
+            toks, notes, bad = _data(d0, comments)
+            if game is not None and (toks or bad):
+                if section is not None:
+                    section += toks
+                if bad:
+                    game.problems.append(f"line {line + nl(d0[:d0.index('[')])}: not a tag pair: {bad!r}")
+                game.notes += notes
+            else:
+                pending += notes
+        if len(segs) == 1:
+            line += nl(chunk) + (parts[ci + 1].count("\n") if ci + 1 < len(parts) else 0)
+            continue
+        inherit = '"#' in chunk
+        it = iter(segs)
+        next(it)
+        k = 0                                   # tag pairs read in this chunk
+        for name, value, data in zip(it, it, it):
+            if "\\" in value:
+                value = _unescape(value)
+            if k == 0 or (name == "Event" or name == "Board") and name in tags:     # a new game
+                start = line + nl(d0 if k == 0 else "".join(segs[:3 * k + 1]))
+                if game is not None:
+                    while late and late[0][0] < start:
+                        game.problems.append(late.pop(0)[1])
+                    yield game
+                game = _Raw(start)
+                game.inherit = inherit
+                tags = game.tags
+                game.notes += pending
+                pending = []
+                section = None
+            k += 1
+            if name == "Note":
+                game.notes.append(value)         # section unchanged: notes close the auction/play lines
+                m = _NOTE_RE.match(value)
+                if m:
+                    game.note_tags.setdefault(m.group(1), value[m.end():].strip())
+            elif name in tags:
+                section = None                   # PBN 3.4: a repeated tag is ignored
+            else:
+                tags[name] = value
+                if name == "Auction":
+                    section = game.auction = []
+                elif name == "Play":
+                    section = game.play = []
+                else:
+                    section = None
+            if data and not data.isspace():
+                if "\x01" in data or "[" in data:
+                    toks, notes, bad = _data(data, comments)
+                    game.notes += notes
+                    if bad:
+                        at = line + nl("".join(segs[:3 * k]) + data[:data.index("[")])
+                        game.problems.append(f"line {at}: not a tag pair: {bad!r}")
+                else:
+                    toks = data.split()
+                if section is not None:
+                    section += toks
+        line += nl(chunk)
+        if ci + 1 < len(parts):
+            line += parts[ci + 1].count("\n")
+    if game is not None:
+        game.problems += [p for _, p in late]
+        yield game
+
+
+def _blank_escapes(text: str) -> str:
+    """Turn each escape line (``%`` first on the line, PBN 2.4) into ``\\x1f``: whitespace to ``str.split``
+    but not a blank line, so it neither ends a game nor shifts line numbers. ``%`` is rare, so look for
+    it with ``str.find`` rather than a multi-line regex over the whole text."""
+    out = []
+    done = 0
+    i = text.find("%")
+    while i >= 0:
+        ls = text.rfind("\n", 0, i) + 1
+        if ls >= done and not text[ls:i].strip(" \t"):
+            le = text.find("\n", i)
+            le = len(text) if le < 0 else le
+            out += (text[done:ls], "\x1f")
+            done = le
+            i = text.find("%", le)
+        else:
+            i = text.find("%", i + 1)
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _data(text: str, comments: list[str]) -> tuple[list[str], list[str], Optional[str]]:
+    """Section tokens, comments, and the start of a broken tag (a ``[`` that opens no tag pair)."""
+    bad = None
+    if "[" in text:
+        k = text.index("[")
+        text, bad = text[:k], text[k:k + 40].split("\n")[0]
+    toks, notes = [], []
+    for t in text.split():
+        if t[0] == "\x01" and t[-1] == "\x01" and len(t) > 2:
+            notes.append(comments[int(t[1:-1])])
+        else:
+            toks.append(t)
+    return toks, notes, bad
+
+
+def read_pbn(path_or_stream: Union[str, os.PathLike, IO], source: Optional[str] = None) -> Iterator[GameRecord]:
+    """Yield one ``GameRecord`` per game of a PBN file (a path, or a text or binary stream)."""
+    text, name, fatal, dirty = _load(path_or_stream, source)
+    if fatal:
+        yield GameRecord(source=name, index=0, error=fatal)
+        return
+    last: dict[str, str] = {}       # latest value of each tag (for "#")
+    sticky: dict[str, str] = {}     # "##" values in force
+    index = -1
+    games = _scan(text, dirty)
+    while True:
+        try:
+            raw = next(games)
+        except StopIteration:
+            break
+        except Exception as err:    # a bug must not raise out of the reader: report it and stop
+            yield GameRecord(source=name, index=index + 1, error=f"record {index + 2}: internal error {err!r}")
+            return
+        index += 1
+        tags = raw.tags
+        if raw.inherit or sticky:
+            for k, v in tags.items():
+                if v[:1] == "#":
+                    if v == "#":
+                        tags[k] = last.get(k, "")
+                    elif v[:2] == "##":
+                        tags[k] = sticky[k] = v[2:]
+                elif k in sticky:
+                    sticky[k] = v
+            for k, v in sticky.items():
+                if k not in tags:
+                    tags[k] = v
+        last.update(tags)
+        try:
+            yield _record(raw, name, index)
+        except Exception as err:    # a bug must not lose the rest of the file: report it on the record
+            yield GameRecord(source=name, index=index, tags=dict(raw.tags),
+                             error=f"record {index + 1} (line {raw.line}): internal error {err!r}")
+    if index < 0 and any(ln.strip() and not ln.lstrip().startswith("%") for ln in text.splitlines()):
+        yield GameRecord(source=name, index=0, error="no PBN game found (no tag pairs)")
+
+
+# -- per-token tables, cached: real files use a few hundred distinct tokens
+
+_CALL, _SKIP, _ALERT, _NOTE, _ALLPASS, _END, _BAD, _CONT, _LEAD = range(9)
+_auction_cache: dict[str, tuple] = {}
+_play_cache: dict[str, tuple] = {}
+
+
+def _auction_token(tok: str) -> tuple:
+    items = []
+    for p in _PIECE_RE.findall(tok):
+        c = p[0]
+        if c == "=":
+            items.append((_NOTE, p[1:-1]) if len(p) > 2 else (_BAD, p))
+        elif c == "$" or p in ("^I", "^i"):
+            continue                             # NAG; insufficient-bid mark (the engine sees it)
+        elif c == "^":
+            items.append((_SKIP, None) if p in ("^S", "^s") else (_BAD, p))
+        elif c in "!?":
+            if p == "!":
+                items.append((_ALERT, None))      # other suffixes judge the call: dropped
+        else:
+            u = p.upper()
+            if u == "AP":
+                items.append((_ALLPASS, None))
+            elif u == "-":
+                items.append((_SKIP, None))
+            elif u == "*":
+                items.append((_END, None))
+            elif u == "+":
+                items.append((_CONT, None))
+            else:
+                try:
+                    items.append((_CALL, parse_call(u)))
+                except CallError:
+                    items.append((_BAD, p))
+    return tuple(items)
+
+
+def _play_token(tok: str) -> tuple:
+    items = []
+    for p in _PIECE_RE.findall(tok):
+        c = p[0]
+        if c in "=$!?" and (len(p) > 2 or c != "="):
+            continue                             # notes, NAGs, suffixes
+        if c == "^":
+            if p in ("^L", "^l"):
+                items.append((_LEAD, None))       # the next card leads, out of turn
+            elif p not in ("^R", "^r"):          # a revoke mark: the engine finds revokes itself
+                items.append((_BAD, p))
+        elif p == "-":
+            items.append((_SKIP, None))
+        elif p == "+":
+            items.append((_CONT, None))
+        elif p == "*":
+            items.append((_END, None))
+        else:
+            try:
+                items.append((_CALL, parse_card(p)))
+            except CardError:
+                items.append((_BAD, p))
+    return tuple(items)
+
+
+def _cached(cache: dict, fn, tok: str) -> tuple:
+    r = cache.get(tok)
+    if r is None:
+        if len(cache) > 20000:                   # fuzzed or garbage input must not grow it forever
+            cache.clear()
+        r = cache[tok] = fn(tok)
+    return r
+
+
+# Prebuilt events: _CARD_EV[seat index][card], _CALL_EV[(seat, call, alert)] (filled on first use).
+_CARD_EV = [{c: CardPlayed(seat=s, card=c) for c in ALL_CARDS} for s in SEATS]
+_CALL_EV: dict[tuple, CallMade] = {}
+# The usual spellings of cards and calls, looked up directly; anything else goes through the parsers.
+_PLAIN_CARD = {v: c for c in ALL_CARDS for v in (c, c.lower(), c[0] + c[1].lower(), c[0].lower() + c[1])}
+_PLAIN_CARD.update({c[0] + "10": c for c in ALL_CARDS if c[1] == "T"})
+_PLAIN_CALL = {v: parse_call(v) for v in ("Pass", "PASS", "pass", "P", "X", "XX", "x", "xx")}
+_PLAIN_CALL.update({f"{lv}{st}": f"{lv}{st}" for lv in range(1, 8) for st in ("C", "D", "H", "S", "NT")})
+_SLOT = dict(_PLAIN_CARD, **{"-": ""})          # "" marks a card not played
+_PLAIN_CALL_EV = [{c: CallMade(seat=s, call=c) for c in set(_PLAIN_CALL.values())} for s in SEATS]
+_ROT = [tuple(SEATS[(i + k) & 3] for k in range(64)) for i in range(4)]    # seats in turn from seat i
+
+
+def _call_event(seat: Seat, call: str, alert: bool) -> CallMade:
+    e = _CALL_EV.get((seat, call, alert))
+    if e is None:
+        if len(_CALL_EV) > 4096:
+            _CALL_EV.clear()
+        e = _CALL_EV[(seat, call, alert)] = CallMade(seat=seat, call=call, alert=alert)
+    return e
+
+
+_RANKS_DOWN = "AKQJT98765432"
+# Every holding written in rank order ("AQT2", "" ...): 2**13 strings, so a suit is checked by one lookup.
+_HOLDINGS = frozenset("".join(r for k, r in enumerate(_RANKS_DOWN) if m >> k & 1) for m in range(1 << 13))
+
+
+@lru_cache(maxsize=8192)
+def _normal_deal(raw: str) -> tuple[Optional[str], Optional[str]]:
+    """(deal North first, None) or (None, problem). A fast check for the usual deal written in rank
+    order; anything else goes through ``Deal.from_pbn`` for its checks and messages."""
+    t = raw.strip().upper()
+    first = _SEAT.get(t[:1])
+    parts = t[2:].split()
+    if first and t[1:2] == ":" and len(parts) == 4 and all(len(p) == 16 for p in parts):
+        hs = [p.split(".") for p in parts]
+        if all(len(h) == 4 and h[0] in _HOLDINGS and h[1] in _HOLDINGS and h[2] in _HOLDINGS
+               and h[3] in _HOLDINGS for h in hs):
+            a, b, c, d = hs
+            if all(len(set(a[i] + b[i] + c[i] + d[i])) == 13 for i in range(4)):   # 13 per hand, 13 per suit
+                rot = _IDX[first]
+                return "N:" + " ".join(parts[(i - rot) & 3] for i in range(4)), None
+    try:
+        d = Deal.from_pbn(t)
+    except (CardError, ValueError) as err:
+        return None, f"bad Deal ({err})"
+    return "N:" + " ".join(hand_to_pbn(d.hands[s]) if d.hands[s] else "-" for s in SEATS), None
+
+
+def _contract_tag(raw: Optional[str]) -> tuple[bool, Optional[str]]:
+    """(is a contract, its strain) from a Contract tag: ``"4SX"`` -> (True, "S"); ``"Pass"`` -> (False, None)."""
+    if not raw:
+        return False, None
+    m = _CONTRACT_RE.match(raw)
+    if m is None or raw.strip().upper().startswith("P"):
+        return False, None
+    strain = m.group(2).upper()
+    return True, "NT" if strain == "N" else strain
+
+
+def _declarer_tricks(raw: Optional[str], declarer: Optional[Seat]) -> Optional[int]:
+    """Declarer's tricks from a Result tag: ``"9"``, ``"^9"``, ``"NS 9"``, ``"EW 4 NS 9"``."""
+    if not raw:
+        return None
+    parts = raw.replace("^", " ").split()
+    if len(parts) == 1 and parts[0].isdecimal():
+        return int(parts[0])
+    if declarer is None or len(parts) not in (2, 4):
+        return None
+    sides = dict(zip(parts[::2], parts[1::2]))
+    mine, theirs = sides.get(declarer.side), sides.get("EW" if declarer.side == "NS" else "NS")
+    if mine and mine.isdecimal():
+        return int(mine)
+    if theirs and theirs.isdecimal() and int(theirs) <= 13:
+        return 13 - int(theirs)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _board(b: str, dealer: str, vul: str, deal: str, auction: str) -> tuple[Optional[BoardStarted], tuple[str, ...]]:
+    """The board event from the raw Board/Dealer/Vulnerable/Deal tags (cached: both rooms of a teams
+    match share them), and the problems found. ``auction`` is the Auction tag, the dealer's stand-in."""
+    problems = []
+    board = None
+    b = b.strip()
+    if b and b != "?":
+        if b.isdecimal() and len(b) < 10 and int(b) > 0:
+            board = int(b)
+        else:
+            problems.append(f"Board {b[:30]!r} is not a board number")
+    d = _SEAT.get(dealer.strip())
+    if d is None and dealer.strip() not in ("", "?"):
+        problems.append(f"Dealer {dealer.strip()[:20]!r} is not a seat")
+    if d is None and board is None:
+        d = _SEAT.get(auction.strip())           # export format: the auction starts with the dealer
+    v: Optional[str] = vul.strip()
+    if v in ("", "?"):
+        v = None
+    else:
+        try:
+            parse_vulnerability(v)
+        except ValueError:
+            problems.append(f"Vulnerable {v[:20]!r} is not a vulnerability")
+            v = None
+    normal = None
+    deal = deal.strip()
+    if deal and deal != "?":
+        normal, problem = _normal_deal(deal)
+        if problem:
+            problems.append(problem)
+    try:
+        return board_started(board, dealer=d, vulnerable=v, deal=normal), tuple(problems)
+    except EventError:
+        return None, tuple(problems)
+
+
+@lru_cache(maxsize=64)
+def _claim(declarer: Seat, tricks: int) -> tuple:
+    """An agreed claim: by declarer, accepted by both defenders."""
+    return (ClaimMade(seat=declarer, tricks=tricks), ClaimResponded(seat=declarer.lho, accept=True),
+            ClaimResponded(seat=declarer.rho, accept=True))
+
+
+def _record(raw: _Raw, source: str, index: int) -> GameRecord:
+    tags = raw.tags
+    problems = raw.problems
+    get = tags.get
+    rv = [get(k) for k in _RECORDED]
+    for i, v in enumerate(rv):
+        if v is not None:
+            v = v.strip()
+            rv[i] = None if v == "?" else v
+    recorded = Recorded(*rv)
+    other = tags.copy()
+    for k in _NOT_TAGS:
+        if k in other:
+            del other[k]
+    rec = GameRecord(source=source, index=index, recorded=recorded, tags=other, notes=raw.notes)
+    auction, play = raw.auction, raw.play
+    start, found = _board(get("Board", ""), get("Dealer", ""), get("Vulnerable", ""), get("Deal", ""),
+                          get("Auction", ""))
+    problems += found
+    events = rec.events
+    if start is None:
+        if "Deal" in tags or auction is not None or play is not None:
+            problems.append("no Board number, and no Dealer and Vulnerable tags: the board is unknown")
+    else:
+        events.append(start)
+        seats, calls = ((), ()) if auction is None else _calls(
+            events, auction, get("Auction", ""), start.dealer, raw.note_tags, problems)
+        # -- the contract: from the auction when it has a bid, else from the tags
+        last = len(calls) - 1
+        while last >= 0 and not calls[last][0].isdigit():
+            last -= 1
+        if last >= 0:
+            strain, side = calls[last][1:], seats[last].side
+            declarer = next(s for s, c in zip(seats, calls) if c[1:] == strain and s.side == side and c[0].isdigit())
+            contracted = True
+        else:
+            contracted, strain = _contract_tag(recorded.contract) if not calls else (False, None)
+            declarer = _SEAT.get((recorded.declarer or "").lstrip("^").strip()[:1]) if contracted else None
+        tricks, cont = 0, False
+        if play is not None:
+            tricks, cont = _play(events, play, get("Play", ""), strain if contracted else False, problems)
+        if contracted and declarer is not None and tricks < 13 and not cont:
+            won = _declarer_tricks(recorded.result, declarer)
+            if won is not None:
+                if won > 13:
+                    problems.append(f"Result {recorded.result!r}: more than 13 tricks")
+                else:
+                    events += _claim(declarer, won)
+    if problems:
+        where = f"board {start.board}, line {raw.line}" if start and start.board else f"line {raw.line}"
+        rec.error = f"record {index + 1} ({where}): " + "; ".join(problems)
+    return rec
+
+
+def _calls(events: list, tokens: list[str], tag: str, dealer: Seat, notes: dict[str, str],
+           problems: list[str]) -> tuple[list[Seat], list[str]]:
+    seat = _SEAT.get(tag.strip())
+    if seat is None:
+        problems.append(f"Auction {tag!r} is not a seat; calls start with the dealer")
+        seat = dealer
+    i = _IDX[seat]
+    calls = list(map(_PLAIN_CALL.get, tokens))
+    if None not in calls and len(calls) <= 64:      # the usual auction: plain calls only
+        cev = _PLAIN_CALL_EV
+        events += [cev[(i + k) & 3][c] for k, c in enumerate(calls)]
+        return _ROT[i][:len(calls)], calls
+    seats: list[Seat] = []
+    calls = []
+    alerts: set[int] = set()                  # indexes of alerted calls (annotations follow their call)
+    plain = _PLAIN_CALL
+    for tok in tokens:
+        call = plain.get(tok)
+        if call is not None:
+            seats.append(SEATS[i & 3])
+            calls.append(call)
+            i += 1
+            continue
+        items = _auction_cache.get(tok) or _cached(_auction_cache, _auction_token, tok)
+        done = False
+        for kind, val in items:
+            if kind == _CALL:
+                seats.append(SEATS[i & 3])
+                calls.append(val)
+                i += 1
+            elif kind == _SKIP:
+                i += 1
+            elif kind == _ALERT or kind == _NOTE:
+                if calls and (kind == _ALERT or "alert" in notes.get(val, "").lower()):
+                    alerts.add(len(calls) - 1)
+            elif kind == _ALLPASS:
+                run = 0                          # passes already made towards the close
+                for c in reversed(calls):
+                    if c != PASS:
+                        break
+                    run += 1
+                for _ in range((3 if run < len(calls) else 4) - run if run < 4 else 0):
+                    seats.append(SEATS[i & 3])
+                    calls.append(PASS)
+                    i += 1
+            elif kind == _BAD:
+                problems.append(f"auction: {val!r} is not a call (call {len(calls) + 1}); the rest is ignored")
+                done = True
+                break
+            else:                                # "*" or "+": the auction section ends
+                done = True
+                break
+        if done:
+            break
+    ev = _CALL_EV
+    for k, (s, c) in enumerate(zip(seats, calls)):
+        a = k in alerts
+        events.append(ev.get((s, c, a)) or _call_event(s, c, a))
+    return seats, calls
+
+
+def _play_slots(tokens: list[str], lead_at: dict[int, int], problems: list[str]) -> list[str]:
+    """The play tokens one by one: cards, "" for "-", "+" for "+"; ^L noted in ``lead_at``."""
+    slots: list[str] = []
+    for tok in tokens:
+        for kind, val in _play_cache.get(tok) or _cached(_play_cache, _play_token, tok):
+            if kind == _CALL:
+                slots.append(val)
+            elif kind == _SKIP:
+                slots.append("")
+            elif kind == _LEAD:
+                lead_at[len(slots) // 4] = len(slots) % 4
+            elif kind == _CONT:
+                slots.append("+")
+            elif kind == _END:
+                return slots
+            else:
+                problems.append(f"play: {val!r} is not a card (trick {len(slots) // 4 + 1}); the rest is ignored")
+                return slots
+    return slots
+
+
+def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]) -> tuple[int, bool]:
+    """Append the cards in play order; return (complete tricks, ended with "+")."""
+    first = _SEAT.get(tag.strip())
+    if first is None:
+        if any(t not in ("-", "*", "+") for t in tokens):
+            problems.append(f"Play {tag!r} is not a seat: the play is not read")
+        return 0, False
+    lead_at: dict[int, int] = {}                # trick -> column of an irregular leader (^L)
+    cont = False
+    if tokens and tokens[-1] == "*":
+        tokens = tokens[:-1]
+    slots = list(map(_SLOT.get, tokens))        # cards in PBN column order, "" for "-"
+    if None in slots:                           # annotations, marks, "+", garbage: token by token
+        slots = _play_slots(tokens, lead_at, problems)
+        cont = "+" in slots
+        slots = ["" if c == "+" else c for c in slots]
+    trump = None if strain == "NT" else strain
+    f = _IDX[first]
+    cev = [_CARD_EV[(f + j) & 3] for j in range(8)]   # column -> that seat's card events (j mod 4)
+    lead = 0                                    # the leader's column (columns start at the Play seat)
+    tricks = 0
+    n = len(slots)
+    append = events.append
+    for t in range(0, n, 4):
+        if lead_at and t // 4 in lead_at:
+            lead = lead_at[t // 4]
+        row = slots[t:t + 4]
+        if len(row) == 4 and "" not in row:
+            j = lead
+            c0, c1, c2, c3 = row[j], row[(j + 1) & 3], row[(j + 2) & 3], row[(j + 3) & 3]
+            append(cev[j][c0])
+            append(cev[j + 1][c1])
+            append(cev[j + 2][c2])
+            append(cev[j + 3][c3])
+        else:                                   # a trick cut short: its cards up to the first gap
+            row += [""] * (4 - len(row))
+            k = 0
+            while k < 4 and row[(lead + k) & 3]:
+                append(cev[lead + k][row[(lead + k) & 3]])
+                k += 1
+            if sum(1 for c in slots[t:] if c) > k:
+                problems.append(f"play: trick {t // 4 + 1} is incomplete but more cards follow; they are ignored")
+            break
+        tricks += 1
+        if tricks == 13:
+            if any(slots[t + 4:]):
+                problems.append("play: cards after the 13th trick are ignored")
+            break
+        if strain is False:                      # no contract known: no trump, so no next leader
+            if any(slots[t + 4:]):
+                problems.append("play: no contract, so the leader after trick 1 is unknown; the rest is ignored")
+            break
+        lead = (lead + trick_winner_index((c0, c1, c2, c3), trump)) & 3
+    return tricks, cont
