@@ -333,14 +333,9 @@ class Table:
 
     def _finish(self, claimed: bool = False, tricks: Optional[int] = None) -> None:
         assert self.play is not None
-        total = None
-        if claimed and self.claim is not None:
-            total = tricks if tricks is not None else self.claim.tricks
-            declarer_side = self.play.declarer.side
-            if self.claim.seat.side != declarer_side:
-                total = 13 - total if tricks is None else total
-        elif tricks is not None:
-            total = tricks
+        total = tricks            # a claim's tricks are always the declarer side's total (ARCHITECTURE §3)
+        if total is None and claimed and self.claim is not None:
+            total = self.claim.tricks
         self.tricks = self.play.finish(total)
         self.claimed = claimed
         if self.state == "awaiting_ruling" and not self._open_choice():
@@ -358,20 +353,22 @@ class Table:
             self.claim_responses = {s: True for s in SEATS}
             self._finish(claimed=True, tricks=event.tricks)
             return []
+        a = self.auction
         try:
-            if self.auction is not None and self.auction.pending is not None and \
-                    self.auction.pending.kind == event.code:
-                return self.auction.ruling(event.code, event.option)
-            if self.play is not None:
+            if a is not None and (a.pending is not None and a.pending.kind == event.code
+                                  or event.code == "INSUFFICIENT_BID" and event.option == "conventional"):
+                return a.ruling(event.code, event.option)
+            if self.play is not None and any(i.code == event.code and i.open for i in self.play.irregularities):
                 flagged = self.play.ruling(event.code, event.option, event.seat)
                 if self.play.complete and self.play.awaiting is None and self.tricks is None:
                     self._finish()
                 return flagged
         except (AuctionRulingError, PlayRulingError) as err:
             raise TableError(str(err)) from err
-        for irr in self.table_irregularities:
+        # an irregularity with no mechanical rectification: the director's ruling is recorded on it
+        for irr in reversed(self.irregularities):
             if irr.code == event.code and irr.open:
-                irr.dispose(f"ruled:{event.option}")
+                irr.dispose(f"ruled:{event.option}", irr.law)
                 return []
         raise TableError(f"no open {event.code} to rule on")
 

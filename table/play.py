@@ -287,7 +287,7 @@ class Play:
         if any(c == card for t in self.tricks for _, c in t):
             return
         self._played.discard(card)
-        if card not in self._hand[seat]:
+        if not any(card in self._hand[s] for s in SEATS):
             self._hand[seat].add(card)
             self._cnt[seat][card[0]] += 1
 

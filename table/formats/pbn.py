@@ -113,7 +113,8 @@ class _Raw:
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r'\\(.)', r'\1', value)
+    # Only \\ and \" are escapes (PBN 3.2); other backslashes are text (column widths like "\2R").
+    return re.sub(r'\\([\\"])', r'\1', value)
 
 
 def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
@@ -695,3 +696,174 @@ def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]
             break
         lead = (lead + trick_winner_index((c0, c1, c2, c3), trump)) & 3
     return tricks, cont
+
+
+# ------------------------------------------------------------------------------------------ writing
+
+_ALERT_NOTE = "1:Alert"
+_WRITTEN = frozenset(_MTS) | _NOT_TAGS          # written from events and ``recorded``, not from ``tags``
+_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _quote(value: str) -> str:
+    return _UNPRINTABLE_RE.sub(" ", value.replace("\\", "\\\\").replace('"', '\\"'))
+
+
+def _closed(calls: list[str]) -> bool:
+    """Whether the auction was over: three passes after a call, or four passes (Law 17E, 22)."""
+    run, called = 0, False
+    for c in calls:
+        if c == PASS:
+            run += 1
+            if run == 4 or (called and run == 3):
+                return True
+        else:
+            run, called = 0, True
+    return False
+
+
+def _contract_of(calls: list[CallMade], recorded: Recorded) -> tuple[Optional[str], Optional[Seat]]:
+    """(strain, declarer) as the reader derives them: the auction's last bid, else the Contract tag."""
+    for k in range(len(calls) - 1, -1, -1):
+        if is_bid(calls[k].call):
+            strain, side = calls[k].call[1:], calls[k].seat.side
+            return strain, next(e.seat for e in calls if e.call[1:] == strain and e.seat.side == side
+                                and is_bid(e.call))
+    if calls:
+        return None, None
+    contracted, strain = _contract_tag(recorded.contract)
+    if not contracted:
+        return None, None
+    return strain, _SEAT.get((recorded.declarer or "").lstrip("^").strip()[:1])
+
+
+def _auction_lines(calls: list[CallMade], dealer: Seat) -> tuple[list[str], bool]:
+    """Auction lines, 4 calls a line from the dealer; ``^S`` stands for a turn skipped by a call out of
+    rotation and ``^I`` marks an insufficient bid (PBN 3.9). Returns the lines and whether any alert."""
+    slots: list[str] = []
+    i = _IDX[dealer]
+    highest = None
+    alerted = False
+    for e in calls:
+        while SEATS[i & 3] != e.seat:
+            slots.append("^S")
+            i += 1
+        tok = e.call
+        if is_bid(tok):
+            if highest is not None and bid_key(tok) <= highest:
+                tok = "^I " + tok
+            else:
+                highest = bid_key(tok)
+        if e.alert:
+            tok += " =1="
+            alerted = True
+        slots.append(tok)
+        i += 1
+    lines = [" ".join(slots[k:k + 4]) for k in range(0, len(slots), 4)]
+    if not _closed([e.call for e in calls]):
+        lines.append("*")
+    return lines, alerted
+
+
+def _play_lines(cards: list[CardPlayed], leader: Seat, trump: Optional[str]) -> list[str]:
+    """One line per trick in seat order from the opening leader; ``^L`` marks a lead out of turn,
+    ``-`` a card not played, ``*`` a play that stops short of 13 tricks. Cards that break rotation
+    inside a trick cannot be written in PBN: they go into a comment."""
+    f = _IDX[leader]
+    rows: list[list[str]] = []
+    row: list[str] = ["-"] * 4
+    trick: list[CardPlayed] = []
+    due = leader                                 # who should lead the next trick
+    rest: list[CardPlayed] = []
+    for k, e in enumerate(cards):
+        if trick and e.seat != trick[-1].seat.lho:
+            rest = cards[k:]
+            break
+        col = (_IDX[e.seat] - f) & 3
+        row[col] = ("^L " if not trick and e.seat != due else "") + e.card
+        trick.append(e)
+        if len(trick) == 4:
+            rows.append(row)
+            due = trick[trick_winner_index([t.card for t in trick], trump)].seat
+            row, trick = ["-"] * 4, []
+    if trick:
+        rows.append(row)
+    lines = [" ".join(r) for r in rows]
+    if len(rows) < 13 or trick or rest:
+        lines.append("*")
+    if rest:
+        lines.append("{cards played out of rotation, not representable in PBN: "
+                     + " ".join(f"{e.seat}:{e.card}" for e in rest) + "}")
+    return lines
+
+
+def _export_deal(deal: Optional[str], dealer: Seat) -> str:
+    if not deal:
+        return "?"
+    normal, _problem = _normal_deal(deal)
+    if normal is None:
+        return deal
+    hands = normal[2:].split()
+    return f"{dealer}:" + " ".join(hands[(_IDX[dealer] + k) & 3] for k in range(4))
+
+
+def _game_text(rec: GameRecord) -> str:
+    events = rec.events
+    start = events[0] if events and isinstance(events[0], BoardStarted) else None
+    calls = [e for e in events if isinstance(e, CallMade)]
+    cards = [e for e in events if isinstance(e, CardPlayed)]
+    tags, rc = rec.tags, rec.recorded
+    alerted = any(e.alert for e in calls)
+    out = []
+    for note in rec.notes:                       # notes go first, as comments (PBN 3.8)
+        if alerted and note == _ALERT_NOTE:
+            continue                             # the reader's copy of our own alert note
+        if "}" in note:
+            out += ["; " + ln for ln in note.split("\n")]
+        else:
+            out.append("{" + note + "}")
+
+    def tag(name: str, value: Optional[str]) -> None:
+        out.append(f'[{name} "{_quote("?" if value is None else value)}"]')
+
+    for name in ("Event", "Site", "Date"):
+        tag(name, tags.get(name))
+    dealer = start.dealer if start else None
+    tag("Board", (str(start.board) if start.board is not None else None) if start else tags.get("Board"))
+    for name in ("West", "North", "East", "South"):
+        tag(name, tags.get(name))
+    tag("Dealer", dealer.value if dealer else tags.get("Dealer"))
+    tag("Vulnerable", start.vulnerable.value if start else tags.get("Vulnerable"))
+    tag("Deal", _export_deal(start.deal, start.dealer) if start else tags.get("Deal"))
+    tag("Scoring", tags.get("Scoring"))
+    tag("Declarer", rc.declarer)
+    tag("Contract", rc.contract)
+    tag("Result", rc.result)
+    extra = {k: v for k, v in tags.items() if k not in _WRITTEN and not k.endswith("Table") and _NAME_RE.match(k)}
+    if rc.score is not None:
+        extra["Score"] = rc.score
+    for name in sorted(extra):                   # supplemental tags, alphabetical (PBN 3.4)
+        tag(name, extra[name])
+    if calls:
+        tag("Auction", (dealer or calls[0].seat).value)
+        lines, alerted = _auction_lines(calls, dealer or calls[0].seat)
+        out += lines
+        if alerted:
+            tag("Note", _ALERT_NOTE)
+    if cards:
+        strain, declarer = _contract_of(calls, rc)
+        leader = declarer.lho if declarer else cards[0].seat
+        tag("Play", leader.value)
+        out += _play_lines(cards, leader, None if strain in (None, "NT") else strain)
+    return "\n".join(out) + "\n"
+
+
+def write_pbn(records: Iterable[GameRecord], stream: IO[str]) -> None:
+    """Write records as PBN 2.1 export format, LF line ends. Events PBN has no place for (claims,
+    rulings, hands read) are not written: a claim shows in ``recorded.result``."""
+    stream.write("% PBN 2.1\n% EXPORT\n")
+    for k, rec in enumerate(records):
+        if k:
+            stream.write("\n")                  # a blank line starts every game but the first
+        stream.write(_game_text(rec))

@@ -1,0 +1,184 @@
+"""The board state machine driven by table events (ARCHITECTURE §3): states, flag-don't-block, rulings, claims."""
+from __future__ import annotations
+
+import pytest
+
+from table.events import (CallMade, CardPlayed, ClaimMade, ClaimResponded, HandRead, RulingGiven, board_started)
+from table.machine import MACHINE, Table, TableError
+from table.cards import Deal, Seat, sort_cards
+from table.tricks import trick_winner_index
+
+DEAL = "N:QJ3.KQ982.KT63.Q K985.J653.74.K84 AT7.4.AQ85.J7632 642.AT7.J92.AT95"
+# Board 1 of the 1999 World Bridge Championships (corpus); N declares 3D.
+AUCTION = [("N", "1H"), ("E", "Pass"), ("S", "1NT"), ("W", "Pass"), ("N", "2D"), ("E", "Pass"),
+           ("S", "3D"), ("W", "Pass"), ("N", "Pass"), ("E", "Pass")]
+
+
+def calls(table: Table, seq) -> list:
+    out = []
+    for seat, call in seq:
+        out += table.apply(CallMade(Seat(seat), call))
+    return out
+
+
+def legal_play(table: Table, n_cards: int) -> None:
+    """Play ``n_cards`` legal cards: each hand plays its lowest card of the suit led, else its lowest card."""
+    deal = Deal.from_pbn(DEAL)
+    held = {s: set(deal.hands[s]) for s in deal.hands}
+    leader = Seat.E              # declarer N: E leads
+    trick: list[tuple[Seat, str]] = []
+    seat = leader
+    for _ in range(n_cards):
+        hand = sort_cards(held[seat])
+        follow = [c for c in hand if trick and c[0] == trick[0][1][0]]
+        card = (follow or hand)[-1]
+        held[seat].discard(card)
+        table.apply(CardPlayed(seat, card))
+        trick.append((seat, card))
+        if len(trick) == 4:
+            seat = trick[trick_winner_index([c for _, c in trick], "D")][0]
+            trick = []
+        else:
+            seat = seat.lho
+
+
+@pytest.fixture
+def table():
+    t = Table("t1")
+    yield t
+    t.close()
+
+
+def test_states_through_a_whole_board(table):
+    assert table.state == "idle"
+    table.apply(board_started(1, deal=DEAL))
+    assert table.state == "board_ready"
+    calls(table, AUCTION[:1])
+    assert table.state == "auction"
+    calls(table, AUCTION[1:])
+    assert table.state == "opening_lead"
+    assert str(table.contract) == "3D" and table.contract.declarer == "N"
+    legal_play(table, 1)
+    assert table.state == "play"
+
+
+def test_a_legal_board_played_out_completes_with_no_flags(table):
+    table.apply(board_started(1, deal=DEAL))
+    calls(table, AUCTION)
+    legal_play(table, 52)
+    assert table.state == "board_complete" and table.status == "complete"
+    assert len(table.play.winners) == 13
+    assert table.tricks == sum(1 for w in table.play.winners if w.side == "NS")
+    assert table.irregularities == []
+
+
+def test_board_dealer_and_vulnerability_default_from_number(table):
+    table.apply(board_started(23))
+    assert table.board.dealer == "S" and table.board.vulnerable == "All"     # Law 2, digest B1
+
+
+def test_passed_out_board(table):
+    table.apply(board_started(2))
+    calls(table, [("E", "Pass"), ("S", "Pass"), ("W", "Pass"), ("N", "Pass")])
+    assert table.state == "board_complete" and table.status == "passed_out" and table.score_ns == 0
+
+
+def test_insufficient_bid_accepted_by_action_goes_through_awaiting_ruling(table):
+    table.apply(board_started(1, deal=DEAL))
+    flagged = calls(table, [("N", "1H"), ("E", "1D")])
+    assert [i.code for i in flagged] == ["INSUFFICIENT_BID"] and flagged[0].law == "27"
+    assert table.state == "awaiting_ruling"
+    calls(table, [("S", "2C")])                  # LHO calls: accepted (27A)
+    assert table.state == "auction"
+    irr = table.irregularities[0]
+    assert irr.disposition == "accepted_by_action" and irr.disposition_law == "27A"
+
+
+def test_insufficient_bid_refused_by_ruling_then_replaced(table):
+    table.apply(board_started(1, deal=DEAL))
+    calls(table, [("N", "1H"), ("E", "1D")])
+    table.apply(RulingGiven("INSUFFICIENT_BID", "refuse", seat=Seat.S))
+    assert table.state == "awaiting_ruling"           # the offender must still replace it
+    calls(table, [("E", "2C")])                        # not the lowest sufficient diamond bid: 27B2
+    assert table.state == "auction"
+    irr = table.irregularities[0]
+    assert irr.disposition_law == "27B2"
+    assert table.auction.obligations[Seat.W] == "rest_of_auction"
+    assert [lp.restricted for lp in table.auction.lead_penalties] == ["W"]
+
+
+def test_ruling_on_nothing_is_a_clear_error(table):
+    table.apply(board_started(1, deal=DEAL))
+    with pytest.raises(TableError, match="no open REVOKE"):
+        table.apply(RulingGiven("REVOKE", "correct"))
+
+
+def test_event_before_board_is_refused(table):
+    with pytest.raises(TableError, match="before any board"):
+        table.apply(CallMade(Seat.N, "1H"))
+
+
+def test_claim_agreed_ends_the_board_with_the_claimed_total(table):
+    table.apply(board_started(1, deal=DEAL))
+    calls(table, AUCTION)
+    legal_play(table, 8)
+    table.apply(ClaimMade(Seat.N, 11))
+    assert table.state == "claim_pending"
+    table.apply(ClaimResponded(Seat.E, True))
+    assert table.state == "claim_pending"            # both opponents must agree
+    table.apply(ClaimResponded(Seat.W, True))
+    assert table.state == "board_complete" and table.status == "claimed"
+    assert table.tricks == 11 and table.score_ns == 150
+
+
+def test_disputed_claim_waits_for_the_director(table):
+    table.apply(board_started(1, deal=DEAL))
+    calls(table, AUCTION)
+    legal_play(table, 8)
+    table.apply(ClaimMade(Seat.N, 11))
+    flagged = table.apply(ClaimResponded(Seat.E, False))
+    assert [i.code for i in flagged] == ["CLAIM_DISPUTED"] and flagged[0].law == "70"
+    assert table.state == "awaiting_ruling"
+    table.apply(RulingGiven("CLAIM_DISPUTED", "tricks_to_defenders", tricks=10))
+    assert table.state == "board_complete" and table.tricks == 10 and table.score_ns == 130
+
+
+def test_play_after_claim_is_flagged_and_voided(table):
+    table.apply(board_started(1, deal=DEAL))
+    calls(table, AUCTION)
+    legal_play(table, 4)
+    table.apply(ClaimMade(Seat.N, 11))
+    flagged = table.apply(CardPlayed(Seat.S, "C2"))
+    assert [(i.code, i.law) for i in flagged] == [("PLAY_AFTER_CLAIM", "68D")]
+
+
+def test_call_after_final_pass_is_flagged_and_board_goes_on(table):
+    table.apply(board_started(1, deal=DEAL))
+    calls(table, AUCTION)
+    flagged = calls(table, [("W", "4S")])           # a future defender bids after the final pass
+    assert [(i.code, i.law) for i in flagged] == [("CALL_AFTER_FINAL_PASS", "39B")]
+    assert table.state == "opening_lead" and str(table.contract) == "3D"
+
+
+def test_hand_read_checked_against_the_hand_record(table):
+    table.apply(board_started(1, deal=DEAL))
+    deal = Deal.from_pbn(DEAL)
+    assert table.apply(HandRead(Seat.N, tuple(deal.hands[Seat.N]))) == []
+    wrong = tuple(deal.hands[Seat.E])
+    flagged = table.apply(HandRead(Seat.S, wrong))
+    assert [(i.code, i.law) for i in flagged] == [("HAND_RECORD_MISMATCH", "13A1")]
+    flagged = table.apply(HandRead(Seat.W, tuple(deal.hands[Seat.W])[:12]))
+    assert [(i.code, i.law) for i in flagged] == [("INCORRECT_HAND_COUNT", "13")]
+
+
+def test_one_shared_machine_definition():
+    tables = [Table(str(i)) for i in range(50)]
+    try:
+        assert all(t.state == "idle" for t in tables)
+        assert MACHINE.models.count(tables[0]) == 1
+        tables[0].apply(board_started(1))
+        assert tables[0].state == "board_ready" and tables[1].state == "idle"
+    finally:
+        for t in tables:
+            t.close()
+    assert all(t not in MACHINE.models for t in tables)
