@@ -49,6 +49,16 @@ class CallMade:
 
 
 @dataclass(frozen=True, slots=True)
+class ContractRecorded:
+    """The contract as entered when no auction was recorded (a traveller, a hand record with results)."""
+    contract: str                        # "4SX", "3NTXX", or "PASS"
+    declarer: Optional[Seat] = None
+    ts: Optional[str] = None
+    source: Optional[str] = None
+    type: str = field(default="contract", init=False)
+
+
+@dataclass(frozen=True, slots=True)
 class CardPlayed:
     seat: Seat
     card: str
@@ -97,7 +107,7 @@ class RulingGiven:
     type: str = field(default="ruling", init=False)
 
 
-TableEvent = Union[BoardStarted, HandRead, CallMade, CardPlayed, CardExposed, ClaimMade, ClaimResponded, RulingGiven]
+TableEvent = Union[BoardStarted, HandRead, CallMade, ContractRecorded, CardPlayed, CardExposed, ClaimMade, ClaimResponded, RulingGiven]
 
 
 def board_started(board: Optional[int], *, dealer: Optional[str] = None, vulnerable: Optional[str] = None,
@@ -161,6 +171,14 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
         if kind == "call":
             return CallMade(seat=seat(_req(d, "seat")), call=parse_call(str(_req(d, "call"))),
                             alert=bool(d.get("alert", False)), **extra)
+        if kind == "contract":
+            from .scoring import parse_contract
+            text = str(_req(d, "contract"))
+            c = parse_contract(text)
+            decl = d.get("declarer")
+            if c is not None and not decl:
+                raise EventError("a contract needs its declarer")
+            return ContractRecorded(contract=str(c) if c else "PASS", declarer=seat(decl) if c else None, **extra)
         if kind == "card":
             return CardPlayed(seat=seat(_req(d, "seat")), card=parse_card(str(_req(d, "card"))), **extra)
         if kind == "exposed":

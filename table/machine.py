@@ -22,11 +22,12 @@ from .auction import Auction, AuctionRulingError
 from .board import Vulnerability
 from .calls import bid_level, bid_strain
 from .cards import CardError, Deal, Seat, SEATS
-from .events import (BoardStarted, CallMade, CardExposed, CardPlayed, ClaimMade, ClaimResponded, HandRead,
+from .events import (BoardStarted, CallMade, CardExposed, CardPlayed, ClaimMade, ClaimResponded, ContractRecorded,
+                     HandRead,
                      RulingGiven, TableEvent)
 from .irregularity import Irregularity, Option
 from .play import Play, PlayRulingError
-from .scoring import Contract, score_ns
+from .scoring import Contract, parse_contract, score_ns
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +38,9 @@ LIVE = ["board_ready", "auction", "opening_lead", "play", "claim_pending"]
 TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "board_dealt", "source": "*", "dest": "board_ready"},
     {"trigger": "auction_started", "source": "board_ready", "dest": "auction"},
+    {"trigger": "contract_recorded", "source": "board_ready", "dest": "opening_lead"},
     {"trigger": "auction_closed", "source": ["auction", "awaiting_ruling"], "dest": "opening_lead"},
-    {"trigger": "board_passed_out", "source": ["auction", "awaiting_ruling"], "dest": "board_complete"},
+    {"trigger": "board_passed_out", "source": ["board_ready", "auction", "awaiting_ruling"], "dest": "board_complete"},
     {"trigger": "lead_faced", "source": ["opening_lead", "awaiting_ruling"], "dest": "play"},
     {"trigger": "claim_made", "source": ["opening_lead", "play", "awaiting_ruling"], "dest": "claim_pending"},
     {"trigger": "play_ended", "source": ["play", "claim_pending", "awaiting_ruling"], "dest": "board_complete"},
@@ -81,6 +83,8 @@ class Table:
         self.tricks: Optional[int] = None
         self.claimed = False
         self.lead_made = False
+        self.recorded_contract: Optional[Contract] = None
+        self.recorded_passed_out = False
         MACHINE.add_model(self)
 
     def close(self) -> None:
@@ -94,7 +98,10 @@ class Table:
         return self.auction is not None and not self.auction.closed
 
     def _in_opening_lead(self) -> bool:
-        return self.auction is not None and self.auction.closed and not self.lead_made
+        return self._auction_over() and not self.lead_made
+
+    def _auction_over(self) -> bool:
+        return self.recorded_contract is not None or self.auction is not None and self.auction.closed
 
     def _in_claim(self) -> bool:
         return self.claim is not None and self.tricks is None
@@ -111,6 +118,8 @@ class Table:
 
     @property
     def contract(self) -> Optional[Contract]:
+        if self.recorded_contract is not None:
+            return self.recorded_contract
         c = self.auction.contract() if self.auction else None
         if c is None:
             return None
@@ -120,8 +129,12 @@ class Table:
         return Contract(bid_level(bid), bid_strain(bid), risk, str(declarer))
 
     @property
+    def passed_out(self) -> bool:
+        return self.recorded_passed_out or self.auction is not None and self.auction.passed_out
+
+    @property
     def status(self) -> str:
-        if self.auction is not None and self.auction.passed_out:
+        if self.passed_out:
             return "passed_out"
         if self.tricks is not None:
             return "claimed" if self.claimed else "complete"
@@ -190,6 +203,8 @@ class Table:
         self.tricks = None
         self.claimed = False
         self.lead_made = False
+        self.recorded_contract = None
+        self.recorded_passed_out = False
         flagged: list[Irregularity] = []
         if event.deal:
             try:
@@ -240,32 +255,48 @@ class Table:
                 self.auction_closed()
         return flagged
 
+    def _contract(self, event: ContractRecorded) -> list[Irregularity]:
+        """A contract entered without its auction (traveller entry): the board goes straight to the play."""
+        if self.auction is not None and self.auction.calls or self.recorded_contract is not None:
+            raise TableError("the contract is already known from this board's auction")
+        c = parse_contract(event.contract, declarer=str(event.declarer) if event.declarer else None)
+        if c is None:
+            self.recorded_passed_out = True
+            self.board_passed_out()
+        else:
+            if c.declarer is None:
+                raise TableError("a recorded contract needs its declarer")
+            self.recorded_contract = c
+            self.contract_recorded()
+        return []
+
     def _ensure_play(self) -> Optional[Play]:
         if self.play is None:
-            assert self.auction is not None
-            c = self.auction.contract()
-            if c is None:
+            c = self.contract
+            if c is None or c.declarer is None:
                 return None
-            bid, _risk, declarer = c
-            self.play = Play(declarer, bid_strain(bid), self.deal, self.auction.lead_penalties)
+            penalties = self.auction.lead_penalties if self.auction is not None else ()
+            self.play = Play(Seat(c.declarer), c.strain, self.deal, penalties)
         return self.play
 
     def _card(self, event: CardPlayed) -> list[Irregularity]:
-        if self.auction is None or not self.auction.calls:
+        if self.recorded_contract is not None:
+            pass
+        elif self.auction is None or not self.auction.calls:
             if any(i.code == "PLAY_WITHOUT_AUCTION" for i in self.table_irregularities):
                 return []
             return [self._flag("PLAY_WITHOUT_AUCTION", "17", str(event.seat), "auction",
                                f"{event.card} played but no call has been made (the auction precedes the play)",
                                [Option("rule", "director establishes the auction", "director")],
                                disposition="recorded")]
-        if not self.auction.closed:
+        elif not self.auction.closed:
             # Law 24: a card faced during the auction (a premature opening lead)
             irr = self._flag("CARD_EXPOSED_DURING_AUCTION", "24", str(event.seat), "auction",
                              f"{event.card} faced before the auction closed",
                              [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
                                      "partner passes at his next turn (24B)", "director")])
             return [irr]
-        if self.auction.passed_out:
+        if self.passed_out:
             return [self._flag("PLAY_AFTER_PASSED_OUT", "22A", str(event.seat), "play",
                                f"{event.card} played on a passed-out board", disposition="ignored")]
         if self.state == "claim_pending" or self.tricks is not None:
@@ -301,7 +332,7 @@ class Table:
         if self.tricks is not None:
             log.debug("claim after the play ended ignored: %s", event)   # a record's redundant final claim
             return []
-        play = self._ensure_play() if self.auction is not None and self.auction.closed else None
+        play = self._ensure_play() if self._auction_over() else None
         if play is None:
             return [self._flag("CLAIM_OUT_OF_PLAY", "68", str(event.seat), "claim",
                                "a claim before the auction closed", disposition="ignored")]
@@ -375,6 +406,6 @@ class Table:
 
 _HANDLERS: dict[type, Callable[[Table, Any], list[Irregularity]]] = {
     BoardStarted: Table._start, CallMade: Table._call, CardPlayed: Table._card, ClaimMade: Table._claim,
-    ClaimResponded: Table._claim_response, HandRead: Table._hand, CardExposed: Table._exposed,
+    ClaimResponded: Table._claim_response, ContractRecorded: Table._contract, HandRead: Table._hand, CardExposed: Table._exposed,
     RulingGiven: Table._ruling,
 }

@@ -136,15 +136,14 @@ class Play:
         self._hand: dict[Seat, set[str]] = {}
         self._cnt: dict[Seat, dict[str, int]] = {}
         self._known: dict[Seat, bool] = {}
-        self._owner: dict[str, Seat] = {}
+        self._owner: dict[str, Seat] = dict(deal.owner) if deal is not None else {}
+        empty: frozenset[str] = frozenset()
         for seat in SEATS:
-            cards = deal.hands.get(seat, frozenset()) if deal is not None else frozenset()
+            cards = deal.hands.get(seat, empty) if deal is not None else empty
             self._hand[seat] = set(cards)
-            cnt = {x: 0 for x in SUITS}
-            for c in cards:
-                cnt[c[0]] += 1
-                self._owner[c] = seat
-            self._cnt[seat] = cnt
+            suits = "".join([c[0] for c in cards])
+            self._cnt[seat] = {"S": suits.count("S"), "H": suits.count("H"), "D": suits.count("D"),
+                               "C": suits.count("C")}
             self._known[seat] = len(cards) == 13      # revokes are detected at once only from a full hand record
         self._played: set[str] = set()
         self._pcs: dict[Seat, dict[str, str]] = {seat: {} for seat in SEATS}   # card -> "minor" | "major"
@@ -164,8 +163,11 @@ class Play:
         self._retro_done: set[tuple[Seat, str]] = set()
         self._start_flags: list[Irregularity] = []              # choices created when the current trick began
         self._slow = True
-        self._trick_start([])
-        self._update_slow()
+        if self._lps:
+            self._trick_start([])
+            self._update_slow()
+        else:
+            self._slow = not all(self._known.values())
 
     # ------------------------------------------------------------------ public read-only views
     @property
@@ -540,6 +542,10 @@ class Play:
                 self._trick_start(out)
                 if self._replay_last and len(self.winners) == 12:
                     self._replay_forced_last(out)
+        else:
+            for p in self._pending:                  # choices about later leads are moot once play is over
+                if p.irr.open and p.irr.code in ("LEAD_PENALTY_PENDING", "PENALTY_CARD"):
+                    p.irr.dispose("lapsed_end_of_play", p.irr.law)
 
     def _replay_forced_last(self, out: list[Irregularity]) -> None:
         """62D after trick 13 was played: the corrected 12th trick is complete; the 13th is forced."""
@@ -559,9 +565,16 @@ class Play:
         self._start_flags = []
         self._lead_obs = [ob for ob in self._lead_obs if ob.seat == leader and ob.kind == "forbid"]
         for p in self._pending:
-            if p.irr.open and p.irr.code in ("LEAD_PENALTY_PENDING", "PENALTY_CARD") and p.offender != leader:
+            if p.irr.open and p.irr.code == "PENALTY_CARD" and p.offender != leader:
                 p.irr.dispose("lapsed", p.irr.law)
                 p.irr.detail += f"; {p.offender} did not lead that trick"
+            elif p.irr.open and p.irr.code == "LEAD_PENALTY_PENDING" and p.offender != leader:
+                # somebody else's lead stood (e.g. an accepted lead out of turn): the restricted player has not
+                # had his first lead yet, so the Law 26 choice waits for it (flagged again then)
+                p.irr.dispose("deferred", p.irr.law)
+                p.irr.detail += f"; {p.offender} did not lead that trick: the choice waits for his first lead"
+                self._lps.append(p.extra["lp"])
+                self._had_lead.discard(p.offender)
         if not self._is_defender(leader):
             return
         if leader not in self._had_lead:
@@ -718,12 +731,12 @@ class Play:
         if n == 12:
             code, law = "REVOKE_TRICK12", "62D"
             opts = [Option("correct", "62D1: must be corrected, even if established, before the hands are returned; "
-                           "no trick transfer (64B6)", str(seat))]
+                           "no trick transfer (64B6)", str(self.declarer if seat == self.dummy else seat))]
         else:
             code, law = "REVOKE", "61A"
             opts = [Option("correct", "62A: the offender must correct it before it is established: withdraw the card "
                            "(a defender's becomes a major penalty card, 62B1; declarer/dummy: no penalty, 62B2) and play "
-                           "a legal card", str(seat))]
+                           "a legal card", str(self.declarer if seat == self.dummy else seat))]
         opts += [Option("64B4", "no transfer: attention first drawn after the non-offending side called on the next board",
                         "director"),
                  Option("64B5", "no transfer: attention first drawn after the round ended", "director")]
@@ -748,6 +761,7 @@ class Play:
         if self._retracted is not None and self._is_defender(seat):
             # 60B: declarer was required to lead from the correct hand; a defender played first
             self._add_pc(seat, card, major=True)
+            self._establish_by_extra(seat, n - 1)
             self._flag(out, "PLAY_AFTER_IRREGULAR_LEAD", "60B", seat, n, 0, [],
                        f"{seat} played {card} before declarer led from the correct hand ({correct}): "
                        "it becomes a penalty card (60B, 50)", "penalty_card", "60B")
@@ -861,7 +875,8 @@ class Play:
                        "45E2" if code == "FIFTH_CARD_TO_TRICK" else "48A")
 
     def _establish_by_extra(self, seat: Seat, n: int) -> None:
-        """A premature lead is a lead to the following trick: it establishes the side's revokes (63A1)."""
+        """A card not counted in a trick but led to the trick after ``n`` (a premature lead, a card played
+        before declarer's corrected lead) still establishes the side's revokes up to trick ``n`` (63A1)."""
         for rv in list(self._open_revokes):
             if rv.side == _SIDE[seat] and rv.trick <= n:
                 self._establish(rv, "63A1")
@@ -1096,9 +1111,10 @@ class Play:
         idx = self._trick.index((seat, card))
         self._trick.pop(idx)
         self._unplay(seat, card)
-        for rv in list(self._open_revokes):
+        for rv in self._revokes:
             if rv.linked is p.irr:
-                self._open_revokes.remove(rv)
+                if rv in self._open_revokes:
+                    self._open_revokes.remove(rv)
                 rv.irr.dispose("corrected", "52B2")
         p.irr.dispose(f"rectified:{option}", "52B2")
         self._add_pc(seat, card, major=True)               # 52B2: the card illegally played is a major penalty card
@@ -1117,24 +1133,28 @@ class Play:
             raise PlayRulingError(f"{option!r} is not an option for {code}; the options are correct, 64B4, 64B5")
         rv = next((r for r in reversed(self._revokes) if r.irr.code == code and r.kind != "retro" and
                    (r.irr.open or (code == "REVOKE_TRICK12" and r.irr.disposition == "established"))
-                   and (who is None or r.seat == who)), None)
+                   and (who is None or r.seat == who or (r.seat == self.dummy and who == self.declarer))), None)
         if rv is None:
             raise PlayRulingError(f"no {code} that can still be corrected"
                                   + ("" if code == "REVOKE_TRICK12" else
                                      " (63C: once established a revoke stands, except on trick 12, 62D)"))
         if self._insert_at is not None:
             raise PlayRulingError(f"a revoke correction is still waiting for {self._insert_at[0]}'s card")
+        if (rv.seat, rv.card) not in self.tricks[rv.trick - 1]:
+            raise PlayRulingError(f"{rv.card} is no longer in trick {rv.trick}")
         T = rv.trick
         seat = rv.seat
         withdrawn: list[tuple[Seat, str]] = []
         last_complete = len(self.tricks) > T and len(self.tricks[-1]) == 4
+        reopened = len(self.winners) >= T       # the revoke trick was complete: the next trick's start is undone
         for t in self.tricks[T:]:
             withdrawn += t                      # later cards: the non-offending side's (else established), or 62D
         del self.tricks[T:]
         del self.winners[T - 1:]
         for s, c in withdrawn:
             self._unplay(s, c)
-        self._drop_start_flags()
+        if reopened:
+            self._drop_start_flags()
         for other in list(self._open_revokes):          # revokes made with withdrawn cards lapse
             if other is not rv and (other.seat, other.card) in withdrawn:
                 self._open_revokes.remove(other)

@@ -87,7 +87,7 @@ def verdict(record: GameRecord, table: Optional[Table] = None) -> dict[str, Any]
         b = table.board
         assert b is not None
         out["board"], out["dealer"], out["vulnerable"] = b.board, str(b.dealer), str(b.vulnerable)
-        if table.auction is not None and table.auction.passed_out:
+        if table.passed_out:
             out["contract"] = "PASS"
         else:
             c = table.contract

@@ -255,7 +255,7 @@ def test_b19_defender_lead_out_of_turn_accepted_by_next_hand():
     assert p.next_seat == S                                  # rotation goes on from the lead, provisionally
     assert p.card(S, "D2") == []
     assert (f.disposition, f.disposition_law) == ("accepted_by_action", "53A")
-    assert play_cards(p, "W:D5 N:D4") == [] and p.winners[-1] == W   # hmm: W's D5 beats D4, D3, D2
+    assert play_cards(p, "W:D5 N:D4") == [] and p.winners[-1] == W   # D5 is the highest diamond played
 
 
 def test_defender_lead_out_of_turn_refused():
@@ -440,6 +440,59 @@ def test_premature_lead_no_penalty_after_declarer_played_both_hands():
     assert p.penalty_cards(W) == {} and "C2" in p.remaining(W)
 
 
+def test_premature_play_partner_plays_before_choice_goes_to_director():
+    p = _s_on_lead()
+    p.card(S, "S4")
+    p.card(E, "SK")
+    assert p.card(W, "S3") == []
+    f = only(p, "PREMATURE_PLAY")
+    assert (f.disposition, f.disposition_law) == ("referred_to_director", "60C")
+    assert p.tricks[1] == [(S, "S4"), (E, "SK"), (W, "S3")] and p.next_seat == N
+
+
+def test_premature_lead_forfeited_by_nos_play():
+    p = new_nt()
+    play_cards(p, "W:CA N:C5")
+    p.card(W, "C2")
+    assert codes(p.card(S, "C3")) == ["PLAY_OUT_OF_TURN"]   # declarer plays on although E was due
+    f = only(p, "PREMATURE_LEAD")
+    assert (f.disposition, f.disposition_law) == ("accepted_by_action", "60A1")
+    assert p.penalty_cards(W) == {} and "C2" in p.remaining(W)
+
+
+def test_defender_play_out_of_turn_after_partner_played():
+    p = new_nt()
+    p.card(W, "CA")
+    flags = p.card(E, "C4")                                  # dummy (N) was due; W, E's partner, has played
+    f = flags[0]
+    assert codes(flags) == ["PLAY_OUT_OF_TURN"] and (f.law, f.seat) == ("49", "E")
+    assert option_map(f) == {"stands": "director", "penalty_card": "director"}
+    assert p.awaiting is f and p.tricks[0] == [(W, "CA"), (E, "C4")] and p.next_seat == N
+    assert p.card(N, "C5") == []
+    assert (f.disposition, f.disposition_law) == ("accepted_by_action", "60A1")
+    assert p.card(S, "C3") == [] and p.winners == [W]
+
+
+def test_defender_play_out_of_turn_ruled_penalty_card():
+    p = new_nt()
+    p.card(W, "CA")
+    p.card(E, "C4")
+    p.ruling("PLAY_OUT_OF_TURN", "penalty_card")
+    assert p.penalty_cards(E) == {"C4": "major"} and p.tricks[0] == [(W, "CA")]
+    assert play_cards(p, "N:C5") == []
+    assert codes(p.card(E, "C8")) == ["FAILURE_TO_PLAY_PENALTY_CARD", "REVOKE"]   # C4 is due first
+
+
+def test_defender_lead_out_of_turn_accepted_by_statement():
+    p = new_nt()
+    play_cards(p, LEGAL[0])
+    p.card(E, "D3")
+    p.ruling("LEAD_OUT_OF_TURN_DEFENDER", "accept", S)
+    f = only(p, "LEAD_OUT_OF_TURN_DEFENDER")
+    assert (f.disposition, f.disposition_law) == ("rectified:accept", "53A")
+    assert p.awaiting is None and p.next_seat == S and p.penalty_cards(E) == {}
+
+
 # ---------------------------------------------------------------------------------------- extra cards (45E, 58B)
 def test_multiple_cards_played_defender():
     p = new_nt()
@@ -563,6 +616,19 @@ def test_lead_penalty_lead_before_choice_stands():
     assert p.tricks[0] == [(W, "D5")]
 
 
+def test_lead_penalty_waits_when_someone_else_led():
+    lp = LeadPenalty(offender="E", restricted="W", law="26B")
+    p = Play(S, "NT", DEAL, [lp])
+    first = only(p, "LEAD_PENALTY_PENDING")
+    play_cards(p, "E:HA S:H5 W:H4 N:H3")                    # E's opening lead out of turn, accepted (54B1)
+    assert only(p, "OPENING_LEAD_OUT_OF_TURN").disposition == "accepted_by_action"
+    assert first.disposition == "deferred" and p.awaiting is None
+    play_cards(p, "E:H2 S:H9 W:H8 N:H7", "S:D2 W:DK N:D4 E:D3")   # W wins trick 3: his first lead
+    pending = [i for i in p.irregularities if i.code == "LEAD_PENALTY_PENDING"]
+    assert len(pending) == 2 and pending[1].open and pending[1].position == {"trick": 4, "card": 0}
+    assert p.awaiting is pending[1]
+
+
 def test_lead_penalty_of_declaring_side_does_not_apply():
     lp = LeadPenalty(offender="N", restricted="S", law="26B")
     p = Play(S, "NT", DEAL, [lp])
@@ -625,6 +691,17 @@ def test_declarer_revoke_corrected_without_penalty():
     assert only(p, "REVOKE").disposition_law == "62B2"
     assert p.penalty_cards(S) == {} and "H5" in p.remaining(S)
     assert p.card(S, "C3") == [] and p.winners == [N]
+
+
+def test_dummy_revoke_corrected_by_declarer():
+    p = new_nt()
+    flags = play_cards(p, "W:C2 N:D4")
+    assert option_map(flags[0])["correct"] == "S"          # declarer plays dummy's cards
+    with pytest.raises(PlayRulingError):
+        p.ruling("REVOKE", "correct", E)
+    p.ruling("REVOKE", "correct", S)
+    assert flags[0].disposition_law == "62B2" and p.penalty_cards(N) == {} and p.next_seat == N
+    assert p.card(N, "C5") == [] and p.tricks[0] == [(W, "C2"), (N, "C5")]
 
 
 def test_claim_establishes_pending_revoke():
@@ -747,8 +824,8 @@ def test_b24_dummy_revoke_no_transfer():
 
 def test_64b2_second_revoke_same_player_same_suit():
     p = new_nt()
-    play_cards(p, *B22_PREFIX, "S:H5 W:H8 N:H3 E:HA", "E:H2 S:H9 W:H4 N:H7",   # E wins tricks 3 and 4
-               "E:C4" if False else "E:H6 S:HK W:HQ N:HJ")                       # S wins trick 5
+    play_cards(p, *B22_PREFIX, "S:H5 W:H8 N:H3 E:HA", "E:HT S:H9 W:H4 N:H7",   # E wins tricks 3 and 4
+               "E:H6 S:HK W:HQ N:HJ")                                            # S wins trick 5
     flags = play_cards(p, "S:D6 W:D9 N:D8 E:CQ")            # E revokes in diamonds again (holds DJ73)
     assert codes(flags) == ["REVOKE"]
     play_cards(p, "W:S3")                                    # W won trick 6 with D9: establishes
@@ -786,6 +863,16 @@ def test_b25_trick_12_revoke_corrected_after_trick_13():
     assert p.complete and p.winners == LEGAL_WINNERS        # trick 13 is forced and replayed
     assert p.tricks[12] == [(W, "C2"), (N, "S2"), (E, "H2"), (S, "D2")]
     assert p.finish() == 6
+
+
+def test_trick_12_revoke_corrected_at_once():
+    p = new_nt()
+    play_cards(p, *LEGAL[:11], "S:D6 W:C2")
+    p.ruling("REVOKE_TRICK12", "correct", W)
+    assert p.penalty_cards(W) == {"C2": "major"} and p.next_seat == W
+    play_cards(p, "W:DK N:DQ E:DJ", "W:C2 N:S2 E:H2 S:D2")
+    assert p.winners == LEGAL_WINNERS and p.penalty_cards(W) == {}
+    assert [i.code for i in p.irregularities] == ["REVOKE_TRICK12"]
 
 
 def test_finish_is_idempotent_and_64b4_exemption():
@@ -837,6 +924,16 @@ def test_card_after_thirteen_tricks():
     p = new_nt()
     play_cards(p, *LEGAL)
     assert codes(p.card(W, "C2")) == ["CARD_ALREADY_PLAYED"]
+
+
+def test_card_left_after_thirteen_tricks_is_a_defective_trick():
+    p = new_nt()
+    play_cards(p, *LEGAL[:12])
+    assert codes(p.card(W, "CA")) == ["CARD_ALREADY_PLAYED"]   # counted: a recording error in trick 13
+    play_cards(p, "N:S2 E:H2 S:D2")
+    assert p.complete and "C2" in p.remaining(W)
+    flags = p.card(W, "C2")
+    assert codes(flags) == ["DEFECTIVE_TRICK"] and flags[0].law == "67B"
 
 
 def test_play_after_claim_not_counted_and_resume():
@@ -934,6 +1031,43 @@ def test_property_lead_out_of_turn_always_flagged(deal, declarer, strain, data):
         assert flags[0].disposition_law in ("53A", "54B1")
     robot(p)
     assert p.complete and p.declarer_tricks + p.defender_tricks == 13
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deal=st.one_of(st.none(), deals), declarer=seats, strain=strains, data=st.data())
+def test_property_arbitrary_events_never_crash(deal, declarer, strain, data):
+    """Recorded files and devices produce impossible streams: every event is absorbed, nothing raises
+    except a PlayRulingError for a ruling that does not apply, and the trick structure stays sound."""
+    p = Play(declarer, strain, deal)
+    for _ in range(data.draw(st.integers(min_value=10, max_value=90))):
+        action = data.draw(st.integers(min_value=0, max_value=19))
+        if action < 15:
+            seat = p.next_seat if action < 11 else data.draw(seats)
+            rem = sorted(p.remaining(seat))
+            card = data.draw(st.sampled_from(rem)) if rem and action < 13 else data.draw(st.sampled_from(ALL_CARDS))
+            p.card(seat, card)
+        elif action < 18:
+            open_ = p.awaiting or next((i for i in reversed(p.irregularities) if i.code.startswith("REVOKE")), None)
+            if open_ is not None and open_.options:
+                try:
+                    p.ruling(open_.code, data.draw(st.sampled_from([o.code for o in open_.options])))
+                except PlayRulingError:
+                    pass
+        else:
+            seat = data.draw(seats)
+            rem = sorted(p.remaining(seat))
+            if rem:
+                p.expose(seat, [data.draw(st.sampled_from(rem))], data.draw(st.booleans()))
+        for k, t in enumerate(p.tricks):
+            assert len({s for s, _ in t}) == len(t) <= 4
+            if k < len(p.winners):
+                assert len(t) == 4 and p.winners[k] == t[trick_winner_index([c for _, c in t], p.trump)][0]
+        held = [c for s in SEATS for c in p.remaining(s)]
+        assert len(held) == len(set(held))
+    total = p.finish(data.draw(st.one_of(st.none(), st.integers(min_value=0, max_value=13))))
+    assert isinstance(total, int)
+    for i in p.irregularities:
+        assert i.phase == "play" and set(i.position) == {"trick", "card"} and i.to_dict()["code"] == i.code
 
 
 # ---------------------------------------------------------------------------------------- speed (reported, not asserted)

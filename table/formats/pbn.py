@@ -51,13 +51,15 @@ _MTS = ("Event", "Site", "Date", "Board", "West", "North", "East", "South", "Dea
 
 # ------------------------------------------------------------------------------------------ reading
 
-# A tag pair; the value regex is the unrolled form of (?:[^"\\]|\\.)* so it never backtracks.
-_TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"([^"\\]*(?:\\.[^"\\]*)*)"\s*\]')
+# A string token: (?:[^"\\]|\\.)* unrolled, so it never backtracks; no line breaks inside (PBN 3.2).
+_VALUE = r'"([^"\\\n]*(?:\\[^\n][^"\\\n]*)*)"'
+_TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*' + _VALUE + r'\s*\]')
+_EXPORT_TAG_RE = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]')    # the usual case, twice as fast
 _BLANKS_RE = re.compile(r'(\n[ \t]*\n\s*)')         # a blank line (and any that follow) ends a game
-# a tag whose value holds { or ; (kept as it is), a {} comment (maybe unclosed), a ; comment
-_COMMENT_RE = re.compile(r'(\[\s*[A-Za-z0-9_]+\s*"(?:[^"\\\n]|\\.)*[{;](?:[^"\\\n]|\\.)*"\s*\])|\{([^}]*)(\}?)|;([^\n]*)')
+# a tag pair (kept as it is: its value may hold { or ;), a {} comment (maybe unclosed), a ; comment
+_COMMENT_RE = re.compile(r'(\[\s*[A-Za-z0-9_]+\s*' + _VALUE.replace("(", "(?:", 1) + r'\s*\])|\{([^}]*)(\}?)|;([^\n]*)')
 _MARK_RE = re.compile(r'\x01(\d+)\x01')
-_CTRL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x19\x1b-\x1f\x7f]')
+_CTRL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
 _PIECE_RE = re.compile(r'=\d+=|\$\d+|\^.?|[!?]+|[^=$^!?]+|.')
 _NOTE_RE = re.compile(r'\s*(\d+)\s*:')
 _CONTRACT_RE = re.compile(r'\s*\^?\s*([1-7]?)\s*(NT|N|S|H|D|C)', re.I)
@@ -142,7 +144,7 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
     if "{" in text or ";" in text:
         def mark(m: re.Match) -> str:
             if m.group(1):
-                return m.group(1)                # a tag whose value holds { or ;
+                return m.group(1)                # a tag pair
             body = m.group(2) if m.group(3) is not None else m.group(4)
             if m.group(3) == "":
                 late.append((text.count("\n", 0, m.start()) + 1, "a { comment is never closed"))
@@ -164,7 +166,9 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
     line = 1
     for ci in range(0, len(parts), 2):
         chunk = parts[ci]
-        segs = _TAG_RE.split(chunk)       # [data, name, value, data, name, value, data, ...]
+        segs = _EXPORT_TAG_RE.split(chunk)      # [data, name, value, data, name, value, data, ...]
+        if chunk.count("[") * 3 != len(segs) - 1:
+            segs = _TAG_RE.split(chunk)         # some "[" is not an export-format tag: the full syntax
         d0 = segs[0]
         if d0 and not d0.isspace():             # text before the first tag: the previous game goes on
             toks, notes, bad = _data(d0, comments)
@@ -180,12 +184,49 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
             line += nl(chunk) + (parts[ci + 1].count("\n") if ci + 1 < len(parts) else 0)
             continue
         inherit = '"#' in chunk
+        names = segs[1::3]
+        if (len(set(names)) == len(names) and "Note" not in names and "\\" not in chunk and "\t" not in chunk
+                and "\x01" not in chunk):
+            # The usual game: one per chunk, each tag once, nothing to unescape. Build it in bulk.
+            if game is not None:
+                start = line + nl(d0)
+                while late and late[0][0] < start:
+                    game.problems.append(late.pop(0)[1])
+                yield game
+            game = _Raw(line + nl(d0))
+            game.inherit = inherit
+            game.tags = tags = dict(zip(names, segs[2::3]))
+            game.notes += pending
+            pending = []
+            datas = segs[3::3]
+            for k in [k for k, d in enumerate(datas) if d and not d.isspace()]:
+                if "[" in datas[k]:
+                    toks, _notes, bad = _data(datas[k], comments)
+                    at = line + nl("".join(segs[:3 * k + 3]) + datas[k][:datas[k].index("[")])
+                    game.problems.append(f"line {at}: not a tag pair: {bad!r}")
+                else:
+                    toks = datas[k].split()
+                if names[k] == "Auction":
+                    game.auction = toks
+                elif names[k] == "Play":
+                    game.play = toks
+            if "Auction" in tags and game.auction is None:
+                game.auction = []
+            if "Play" in tags and game.play is None:
+                game.play = []
+            section = game.auction if names[-1] == "Auction" else game.play if names[-1] == "Play" else None
+            line += nl(chunk) + (parts[ci + 1].count("\n") if ci + 1 < len(parts) else 0)
+            continue
         it = iter(segs)
         next(it)
         k = 0                                   # tag pairs read in this chunk
         for name, value, data in zip(it, it, it):
             if "\\" in value:
                 value = _unescape(value)
+            if "\t" in value:
+                value = value.replace("\t", " ")   # not allowed in a string token; the writer's choice too
+            if comments and "\x01" in value:
+                value = _MARK_RE.sub(" ", value)    # a broken multi-line tag swallowed a comment
             if k == 0 or (name == "Event" or name == "Board") and name in tags:     # a new game
                 start = line + nl(d0 if k == 0 else "".join(segs[:3 * k + 1]))
                 if game is not None:
@@ -313,7 +354,8 @@ def read_pbn(path_or_stream: Union[str, os.PathLike, IO], source: Optional[str] 
 
 # -- per-token tables, cached: real files use a few hundred distinct tokens
 
-_CALL, _SKIP, _ALERT, _NOTE, _ALLPASS, _END, _BAD, _CONT, _LEAD = range(9)
+# kinds of token pieces; _ITEM is a call in the auction, a card in the play
+_ITEM, _SKIP, _ALERT, _NOTE, _ALLPASS, _END, _BAD, _CONT, _LEAD = range(9)
 _auction_cache: dict[str, tuple] = {}
 _play_cache: dict[str, tuple] = {}
 
@@ -343,7 +385,7 @@ def _auction_token(tok: str) -> tuple:
                 items.append((_CONT, None))
             else:
                 try:
-                    items.append((_CALL, parse_call(u)))
+                    items.append((_ITEM, parse_call(u)))
                 except CallError:
                     items.append((_BAD, p))
     return tuple(items)
@@ -368,7 +410,7 @@ def _play_token(tok: str) -> tuple:
             items.append((_END, None))
         else:
             try:
-                items.append((_CALL, parse_card(p)))
+                items.append((_ITEM, parse_card(p)))
             except CardError:
                 items.append((_BAD, p))
     return tuple(items)
@@ -394,6 +436,7 @@ _PLAIN_CALL.update({f"{lv}{st}": f"{lv}{st}" for lv in range(1, 8) for st in ("C
 _SLOT = dict(_PLAIN_CARD, **{"-": ""})          # "" marks a card not played
 _PLAIN_CALL_EV = [{c: CallMade(seat=s, call=c) for c in set(_PLAIN_CALL.values())} for s in SEATS]
 _ROT = [tuple(SEATS[(i + k) & 3] for k in range(64)) for i in range(4)]    # seats in turn from seat i
+_ORDER = [tuple((i + k) & 3 for k in range(4)) for i in range(4)]           # columns in turn from column i
 
 
 def _call_event(seat: Seat, call: str, alert: bool) -> CallMade:
@@ -448,15 +491,15 @@ def _declarer_tricks(raw: Optional[str], declarer: Optional[Seat]) -> Optional[i
     if not raw:
         return None
     parts = raw.replace("^", " ").split()
-    if len(parts) == 1 and parts[0].isdecimal():
+    if len(parts) == 1 and parts[0].isdecimal() and len(parts[0]) < 4:
         return int(parts[0])
     if declarer is None or len(parts) not in (2, 4):
         return None
     sides = dict(zip(parts[::2], parts[1::2]))
     mine, theirs = sides.get(declarer.side), sides.get("EW" if declarer.side == "NS" else "NS")
-    if mine and mine.isdecimal():
+    if mine and mine.isdecimal() and len(mine) < 4:
         return int(mine)
-    if theirs and theirs.isdecimal() and int(theirs) <= 13:
+    if theirs and theirs.isdecimal() and len(theirs) < 3 and int(theirs) <= 13:
         return 13 - int(theirs)
     return None
 
@@ -586,7 +629,7 @@ def _calls(events: list, tokens: list[str], tag: str, dealer: Seat, notes: dict[
         items = _auction_cache.get(tok) or _cached(_auction_cache, _auction_token, tok)
         done = False
         for kind, val in items:
-            if kind == _CALL:
+            if kind == _ITEM:
                 seats.append(SEATS[i & 3])
                 calls.append(val)
                 i += 1
@@ -626,7 +669,7 @@ def _play_slots(tokens: list[str], lead_at: dict[int, int], problems: list[str])
     slots: list[str] = []
     for tok in tokens:
         for kind, val in _play_cache.get(tok) or _cached(_play_cache, _play_token, tok):
-            if kind == _CALL:
+            if kind == _ITEM:
                 slots.append(val)
             elif kind == _SKIP:
                 slots.append("")
@@ -660,7 +703,7 @@ def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]
         slots = ["" if c == "+" else c for c in slots]
     trump = None if strain == "NT" else strain
     f = _IDX[first]
-    cev = [_CARD_EV[(f + j) & 3] for j in range(8)]   # column -> that seat's card events (j mod 4)
+    cev = [_CARD_EV[(f + j) & 3] for j in range(4)]   # column -> that seat's card events
     lead = 0                                    # the leader's column (columns start at the Play seat)
     tricks = 0
     n = len(slots)
@@ -669,18 +712,19 @@ def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]
         if lead_at and t // 4 in lead_at:
             lead = lead_at[t // 4]
         row = slots[t:t + 4]
+        order = _ORDER[lead]
         if len(row) == 4 and "" not in row:
-            j = lead
-            c0, c1, c2, c3 = row[j], row[(j + 1) & 3], row[(j + 2) & 3], row[(j + 3) & 3]
-            append(cev[j][c0])
-            append(cev[j + 1][c1])
-            append(cev[j + 2][c2])
-            append(cev[j + 3][c3])
+            j0, j1, j2, j3 = order
+            c0, c1, c2, c3 = row[j0], row[j1], row[j2], row[j3]
+            append(cev[j0][c0])
+            append(cev[j1][c1])
+            append(cev[j2][c2])
+            append(cev[j3][c3])
         else:                                   # a trick cut short: its cards up to the first gap
             row += [""] * (4 - len(row))
             k = 0
-            while k < 4 and row[(lead + k) & 3]:
-                append(cev[lead + k][row[(lead + k) & 3]])
+            while k < 4 and row[order[k]]:
+                append(cev[order[k]][row[order[k]]])
                 k += 1
             if sum(1 for c in slots[t:] if c) > k:
                 problems.append(f"play: trick {t // 4 + 1} is incomplete but more cards follow; they are ignored")
@@ -694,7 +738,7 @@ def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]
             if any(slots[t + 4:]):
                 problems.append("play: no contract, so the leader after trick 1 is unknown; the rest is ignored")
             break
-        lead = (lead + trick_winner_index((c0, c1, c2, c3), trump)) & 3
+        lead = order[trick_winner_index((c0, c1, c2, c3), trump)]
     return tricks, cont
 
 
@@ -766,10 +810,11 @@ def _auction_lines(calls: list[CallMade], dealer: Seat) -> tuple[list[str], bool
     return lines, alerted
 
 
-def _play_lines(cards: list[CardPlayed], leader: Seat, trump: Optional[str]) -> list[str]:
-    """One line per trick in seat order from the opening leader; ``^L`` marks a lead out of turn,
-    ``-`` a card not played, ``*`` a play that stops short of 13 tricks. Cards that break rotation
-    inside a trick cannot be written in PBN: they go into a comment."""
+def _play_lines(cards: list[CardPlayed], leader: Seat, trump: Optional[str], going_on: bool) -> list[str]:
+    """One line per trick in seat order from the opening leader; ``^L`` marks a lead out of turn, ``-``
+    a card not played. A play short of 13 tricks ends with ``*``, or, when it is ``going_on`` (no claim
+    ended it), with ``+`` in place of the next card (PBN 3.6), so that a Result is not read as a claim.
+    Cards that break rotation inside a trick cannot be written in PBN: they go into a comment."""
     f = _IDX[leader]
     rows: list[list[str]] = []
     row: list[str] = ["-"] * 4
@@ -787,11 +832,12 @@ def _play_lines(cards: list[CardPlayed], leader: Seat, trump: Optional[str]) -> 
             rows.append(row)
             due = trick[trick_winner_index([t.card for t in trick], trump)].seat
             row, trick = ["-"] * 4, []
-    if trick:
-        rows.append(row)
-    lines = [" ".join(r) for r in rows]
-    if len(rows) < 13 or trick or rest:
-        lines.append("*")
+    if len(rows) == 13 and not rest:
+        return [" ".join(r) for r in rows]
+    if going_on and not rest:
+        row[(_IDX[trick[-1].seat.lho if trick else due] - f) & 3] = "+"
+        return [" ".join(r) for r in rows + [row]]
+    lines = [" ".join(r) for r in rows + ([row] if trick else [])] + ["*"]
     if rest:
         lines.append("{cards played out of rotation, not representable in PBN: "
                      + " ".join(f"{e.seat}:{e.card}" for e in rest) + "}")
@@ -851,11 +897,14 @@ def _game_text(rec: GameRecord) -> str:
         out += lines
         if alerted:
             tag("Note", _ALERT_NOTE)
-    if cards:
-        strain, declarer = _contract_of(calls, rc)
+    strain, declarer = _contract_of(calls, rc)
+    # the reader takes a Result without 13 tricks as an agreed claim: say so when there was none
+    going_on = (declarer is not None and not any(isinstance(e, ClaimMade) for e in events)
+                and _declarer_tricks(rc.result, declarer) is not None)
+    if cards or going_on:
         leader = declarer.lho if declarer else cards[0].seat
         tag("Play", leader.value)
-        out += _play_lines(cards, leader, None if strain in (None, "NT") else strain)
+        out += _play_lines(cards, leader, None if strain in (None, "NT") else strain, going_on)
     return "\n".join(out) + "\n"
 
 
