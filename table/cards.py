@@ -55,6 +55,8 @@ def side_of(seat: str) -> str:
 
 
 def seat(value: str) -> Seat:
+    if not isinstance(value, str):
+        raise CardError(f"not a seat: {value!r}")
     try:
         return Seat(value.strip().upper()[:1])
     except ValueError:

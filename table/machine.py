@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 from transitions import Machine
 
-from .auction import Auction, AuctionRulingError
+from .auction import NEXT_TURN, Auction, AuctionRulingError
 from .board import Vulnerability
 from .calls import bid_level, bid_strain
 from .cards import CardError, Deal, Seat, SEATS
@@ -85,6 +85,7 @@ class Table:
         self.lead_made = False
         self.recorded_contract: Optional[Contract] = None
         self.recorded_passed_out = False
+        self.auction_exposures: list[tuple[Seat, tuple[str, ...]]] = []
         MACHINE.add_model(self)
 
     def close(self) -> None:
@@ -205,6 +206,7 @@ class Table:
         self.lead_made = False
         self.recorded_contract = None
         self.recorded_passed_out = False
+        self.auction_exposures = []
         flagged: list[Irregularity] = []
         if event.deal:
             try:
@@ -277,6 +279,9 @@ class Table:
                 return None
             penalties = self.auction.lead_penalties if self.auction is not None else ()
             self.play = Play(Seat(c.declarer), c.strain, self.deal, penalties)
+            for seat, cards in self.auction_exposures:
+                if seat.side != Seat(c.declarer).side:    # Law 24: a future defender's cards become penalty cards
+                    self.play.expose(seat, cards, deliberate=False)
         return self.play
 
     def _card(self, event: CardPlayed) -> list[Irregularity]:
@@ -291,10 +296,13 @@ class Table:
                                disposition="recorded")]
         elif not self.auction.closed:
             # Law 24: a card faced during the auction (a premature opening lead)
-            irr = self._flag("CARD_EXPOSED_DURING_AUCTION", "24", str(event.seat), "auction",
-                             f"{event.card} faced before the auction closed",
+            irr = self._flag("CARD_EXPOSED_DURING_AUCTION", "24B", str(event.seat), "auction",
+                             f"{event.card} led before the auction closed (premature lead)",
                              [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
-                                     "partner passes at his next turn (24B)", "director")])
+                                     "partner passes at his next turn (24B)", "director")],
+                             disposition="rectified")
+            self.auction_exposures.append((event.seat, (event.card,)))
+            self.auction.obligations.setdefault(event.seat.partner, NEXT_TURN)
             return [irr]
         if self.passed_out:
             return [self._flag("PLAY_AFTER_PASSED_OUT", "22A", str(event.seat), "play",
@@ -316,6 +324,7 @@ class Table:
     def _exposed(self, event: CardExposed) -> list[Irregularity]:
         if self.play is not None and self.play.tricks:
             return self.play.expose(event.seat, event.cards, event.deliberate)
+        self.auction_exposures.append((event.seat, event.cards))
         honors = [c for c in event.cards if c[1] in "AKQJT"]
         law = "24A" if len(event.cards) == 1 and not honors else ("24B" if len(event.cards) == 1 else "24C")
         irr = self._flag("CARD_EXPOSED_DURING_AUCTION", law, str(event.seat), "auction",
@@ -324,7 +333,6 @@ class Table:
                          + ([] if law == "24A" else [Option("partner_passes", "partner passes at his next turn",
                                                              "director")]))
         if law != "24A" and self.auction is not None and not self.auction.closed:
-            from .auction import NEXT_TURN
             self.auction.obligations.setdefault(event.seat.partner, NEXT_TURN)
         return [irr]
 
@@ -338,7 +346,7 @@ class Table:
                                "a claim before the auction closed", disposition="ignored")]
         self.claim = event
         self.claim_responses = {}
-        play.claim_made(event.seat)
+        play.claim_made(event.seat, acquiesced=False)   # the opponents' agreement establishes the rest (63A3)
         if self.state == "opening_lead":
             self.lead_made = True
             self.lead_faced()
@@ -389,10 +397,15 @@ class Table:
             if a is not None and (a.pending is not None and a.pending.kind == event.code
                                   or event.code == "INSUFFICIENT_BID" and event.option == "conventional"):
                 return a.ruling(event.code, event.option)
-            if self.play is not None and any(i.code == event.code and i.open for i in self.play.irregularities):
+            revoke = event.code in ("REVOKE", "REVOKE_TRICK12")   # established revokes still take rulings (62D, 64B4-5)
+            if self.play is not None and (revoke or any(i.code == event.code and i.open
+                                                        for i in self.play.irregularities)):
                 flagged = self.play.ruling(event.code, event.option, event.seat)
-                if self.play.complete and self.play.awaiting is None and self.tricks is None:
-                    self._finish()
+                if self.play.complete and self.play.awaiting is None:
+                    if self.tricks is None:
+                        self._finish()
+                    elif not self.claimed:
+                        self.tricks = self.play.finish()           # a 62D correction or exemption re-scores
                 return flagged
         except (AuctionRulingError, PlayRulingError) as err:
             raise TableError(str(err)) from err

@@ -27,7 +27,17 @@ Law 64 transfers are computed by :meth:`Play.finish`.
 
 Performance: a legal card on the usual path costs one dict look-up for the hand, one for the suit count
 and a list append; every exceptional state (pending choices, penalty cards, open revokes, lead
-restrictions, hands without a record) switches the board to the checked path.
+restrictions, hands without a record, a trick played out of rotation) switches the board to the checked
+path.
+
+Not decided from card events (director input or another module): a face-down lead (41A), designations of
+dummy's cards (45C4b, 45D, 46), retractions after misinformation (47E), dummy's rights (43), illegal revoke
+inquiries (61B, 63B), which of several cards was "visible" (58B: the first read is kept), whether a card
+played by the correct leader just after a lead out of turn by his RHO was a proper lead (53C) rather
+than a play to it (53A is assumed), an omitted play (67: it shows as a trick that never completes and an
+extra card; a card left after 13 tricks is flagged DEFECTIVE_TRICK), the 62C withdrawal of cards played
+after a revoke inside the revoke trick, 62D2, 64B4/64B5 (director's ruling), 64C equity, the claim
+adjudication of Laws 68-71. Dummy's own initiative (57C) is not visible either.
 """
 from __future__ import annotations
 

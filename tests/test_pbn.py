@@ -117,15 +117,17 @@ def test_auction_irregular_marks_fillers_and_all_pass():
 
 def test_lead_out_of_turn_mark():
     # ^L: South led (out of turn; West was to lead), the others follow in rotation after him
-    text = GAME.replace("D8 D2 DA D9", "D8 D2 DA ^L D9").split("[Play")[0] + '[Play "W"]\nD8 D2 DA ^L D9\n*\n'
+    text = GAME.split("[Play")[0] + '[Play "W"]\nD8 D2 DA ^L D9\n*\n'
     (rec,) = read(text)
     assert [(e.seat, e.card) for e in kinds(rec, CardPlayed)] == [(S, "D9"), (W, "D8"), (N, "D2"), (E, "DA")]
+    written, (back,) = roundtrip([rec])
+    assert '[Play "W"]\nD8 D2 DA ^L D9\n*\n' in written and back.events == rec.events
 
 
 def test_claim_from_result_without_play_and_side_results():
     text = ('[Board "9"]\n[Declarer "E"]\n[Contract "3NT"]\n[Result "NS 4"]\n\n'
             '[Board "10"]\n[Contract "Pass"]\n[Declarer ""]\n[Result ""]\n\n'
-            '[Board "11"]\n[Declarer "N"]\n[Contract "2S"]\n[Result "8"]\n[Auction "S"]\nPass 1S Pass 2S\nAP\n'
+            '[Board "11"]\n[Declarer "N"]\n[Contract "2S"]\n[Result "8"]\n[Auction "W"]\nPass 1S Pass 2S\nAP\n'
             '[Play "E"]\nH2 H3 HA H4\n+ - - -\n')
     claimed, passed, partial = read(text)
     assert claimed.events[1:] == [ClaimMade(seat=E, tricks=9), ClaimResponded(seat=S, accept=True),
