@@ -42,12 +42,14 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--jsonl", is_flag=True, help="one JSON object per record on stdout")
-def replay(paths: tuple[str, ...], jsonl: bool) -> None:
+@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="worker processes (files are spread over them; output order is kept)")
+def replay(paths: tuple[str, ...], jsonl: bool, jobs: int) -> None:
     """Replay PBN, LIN or table-event logs through the law engine; one verdict per record."""
     from table.replay import replay_paths
     out = sys.stdout
     counts: dict[str, int] = {}
-    for v in replay_paths(expand(paths)):
+    for v in replay_paths(list(expand(paths)), jobs=jobs):
         counts[v["status"]] = counts.get(v["status"], 0) + 1
         if jsonl:
             out.write(json.dumps(v, ensure_ascii=False) + "\n")

@@ -6,6 +6,7 @@ readable in logs and identical to the event vocabulary. Look-up tables give suit
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import lru_cache
 from typing import Iterable, Mapping
 
 
@@ -103,6 +104,11 @@ class Deal:
 
     @classmethod
     def from_pbn(cls, text: str) -> "Deal":
+        """Read a PBN deal string (cached: a deal is a value, and a session reads each one many times)."""
+        return _deal_from_pbn(text)
+
+    @classmethod
+    def _parse_pbn(cls, text: str) -> "Deal":
         """Read a PBN deal string ``"N:AKQ.xxx.. ..."``; a missing fourth hand is completed (PBN 2.1 allows ``-``)."""
         text = text.strip()
         if len(text) < 2 or text[1] != ":":
@@ -153,6 +159,9 @@ class Deal:
 
     def __repr__(self) -> str:
         return f"Deal({self.to_pbn()!r})"
+
+
+_deal_from_pbn = lru_cache(maxsize=4096)(Deal._parse_pbn)
 
 
 def hand_to_pbn(cards: Iterable[str]) -> str:

@@ -1,6 +1,7 @@
 """Table events: the one vocabulary every source produces and the journal stores (ARCHITECTURE §3).
 
-Each event is a frozen dataclass with a JSON form (``to_dict``/``event_from_dict``); a ``.jsonl``
+Each event is a slotted dataclass (treated as immutable; not frozen because a frozen ``__init__`` costs
+three times as much and a replay builds ~60 events per board) with a JSON form (``to_dict``/``event_from_dict``); a ``.jsonl``
 log holds one object per line.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ class EventError(ValueError):
     """A table event that is malformed (not merely illegal: illegal events are flagged, not refused)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BoardStarted:
     board: Optional[int]                # None when a record carries no board number
     dealer: Seat
@@ -29,7 +30,7 @@ class BoardStarted:
     type: str = field(default="board", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HandRead:
     seat: Seat
     cards: tuple[str, ...]
@@ -38,7 +39,7 @@ class HandRead:
     type: str = field(default="hand", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallMade:
     seat: Seat
     call: str
@@ -48,7 +49,7 @@ class CallMade:
     type: str = field(default="call", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ContractRecorded:
     """The contract as entered when no auction was recorded (a traveller, a hand record with results)."""
     contract: str                        # "4SX", "3NTXX", or "PASS"
@@ -58,7 +59,7 @@ class ContractRecorded:
     type: str = field(default="contract", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardPlayed:
     seat: Seat
     card: str
@@ -67,7 +68,7 @@ class CardPlayed:
     type: str = field(default="card", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardExposed:
     """A card seen face up other than by playing it (Laws 24, 49): reported by a reader or the director."""
     seat: Seat
@@ -78,7 +79,7 @@ class CardExposed:
     type: str = field(default="exposed", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ClaimMade:
     seat: Seat
     tricks: int                          # declarer side's total tricks if accepted
@@ -87,7 +88,7 @@ class ClaimMade:
     type: str = field(default="claim", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ClaimResponded:
     seat: Seat
     accept: bool
@@ -96,7 +97,7 @@ class ClaimResponded:
     type: str = field(default="claim_response", init=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RulingGiven:
     code: str
     option: str

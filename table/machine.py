@@ -249,8 +249,6 @@ class Table:
         was_closed = self.auction.closed
         flagged = self.auction.call(event.seat, event.call, event.alert)
         if not was_closed and self.auction.closed:
-            if self.state == "awaiting_ruling":
-                self.irregularity_settled()
             if self.auction.passed_out:
                 self.board_passed_out()
             else:
@@ -285,6 +283,15 @@ class Table:
         return self.play
 
     def _card(self, event: CardPlayed) -> list[Irregularity]:
+        play = self.play
+        if play is not None and self.tricks is None and self.state != "claim_pending":
+            flagged = play.card(event.seat, event.card)     # the common case: a card in the play
+            if play.complete and play.awaiting is None:
+                self._finish()
+            return flagged
+        return self._first_or_stray_card(event)
+
+    def _first_or_stray_card(self, event: CardPlayed) -> list[Irregularity]:
         if self.recorded_contract is not None:
             pass
         elif self.auction is None or not self.auction.calls:
@@ -310,7 +317,7 @@ class Table:
         if self.state == "claim_pending" or self.tricks is not None:
             return [self._flag("PLAY_AFTER_CLAIM", "68D", str(event.seat), "play",
                                f"{event.card} played after play ceased", disposition="voided")]
-        play = self._ensure_play()
+        play = self.play or self._ensure_play()
         assert play is not None
         first = not self.lead_made
         self.lead_made = True

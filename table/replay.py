@@ -107,19 +107,40 @@ def verdict(record: GameRecord, table: Optional[Table] = None) -> dict[str, Any]
     return out
 
 
-def replay_paths(paths: Iterable[str | Path]) -> Iterator[dict[str, Any]]:
-    """One verdict per record of every file; one Table serves them all (boards are sequential)."""
+def replay_paths(paths: Iterable[str | Path], jobs: int = 1) -> Iterator[dict[str, Any]]:
+    """One verdict per record of every file, in file order. One Table serves a whole run (boards are
+    sequential); with ``jobs > 1`` files are spread over that many worker processes."""
+    if jobs > 1:
+        import multiprocessing
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            for verdicts in pool.imap(_replay_file, [str(p) for p in paths], chunksize=4):
+                yield from verdicts
+        return
     table = Table()
     try:
         for path in paths:
-            try:
-                for record in read_records(path):
-                    yield verdict(record, table)
-            except Exception as err:          # a reader bug must not stop the run; report it as a record
-                log.exception("reading %s failed", path)
-                yield verdict(GameRecord(str(path), -1, error=f"reader failed: {err!r}"), table)
+            yield from _replay_one(path, table)
     finally:
         table.close()
+
+
+_worker_table: Optional[Table] = None
+
+
+def _replay_file(path: str) -> list[dict[str, Any]]:
+    global _worker_table
+    if _worker_table is None:
+        _worker_table = Table()
+    return list(_replay_one(path, _worker_table))
+
+
+def _replay_one(path: str | Path, table: Table) -> Iterator[dict[str, Any]]:
+    try:
+        for record in read_records(path):
+            yield verdict(record, table)
+    except Exception as err:          # a reader bug must not stop the run; report it as a record
+        log.exception("reading %s failed", path)
+        yield verdict(GameRecord(str(path), -1, error=f"reader failed: {err!r}"), table)
 
 
 __all__ = ["read_records", "replay_paths", "verdict", "Recorded"]

@@ -153,14 +153,15 @@ def test_tag_inheritance():
 
 def test_games_comments_and_line_ends():
     text = ('% PBN 2.1\r\n%\r\n[Board "1"]\r\n{a comment with [brackets]\r\n\r\nand a blank line}\r\n'
-            '[Dealer "N"] ; rest of line\r\n[Auction "N"]\r\n1S Pass\r\n\r\nPass Pass\r\n'   # blank line inside
-            '[Board "2"]\r\n[Event "x"]\r\n[Event "y"]\r\n'             # repeated Event: ignored
-            '[Board "3"]\n')                                            # repeated Board: a new game
+            '[Vulnerable "NS"] ; rest of line\r\n[Vulnerable "EW"]\r\n'  # a repeated tag is ignored
+            '[Auction "N"]\r\n1S Pass\r\n\r\nPass Pass\r\n'              # a blank line inside the auction
+            '[Board "2"]\r\n[Event "x"]\r\n[Board "3"]\n[Event "y"]\n')   # no blank line: Board repeats
     one, two, three = read(text)
     assert one.notes == ["a comment with [brackets]\n\nand a blank line", "rest of line"]
+    assert one.events[0].vulnerable.value == "NS"
     assert [e.call for e in kinds(one, CallMade)] == ["1S", "Pass", "Pass", "Pass"]
-    assert two.tags["Event"] == "x" and two.events[0].board == 2
-    assert three.events[0].board == 3 and three.error is None
+    assert (two.events[0].board, two.tags["Event"]) == (2, "x")
+    assert (three.events[0].board, three.tags["Event"]) == (3, "y") and three.error is None
 
 
 def test_malformed_record_is_reported_and_the_next_one_read():

@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 from functools import lru_cache
+from itertools import combinations
 from typing import IO, Iterable, Iterator, Optional, Union
 
 from ..board import parse_vulnerability
@@ -448,9 +449,8 @@ def _call_event(seat: Seat, call: str, alert: bool) -> CallMade:
     return e
 
 
-_RANKS_DOWN = "AKQJT98765432"
 # Every holding written in rank order ("AQT2", "" ...): 2**13 strings, so a suit is checked by one lookup.
-_HOLDINGS = frozenset("".join(r for k, r in enumerate(_RANKS_DOWN) if m >> k & 1) for m in range(1 << 13))
+_HOLDINGS = frozenset("".join(c) for k in range(14) for c in combinations("AKQJT98765432", k))
 
 
 @lru_cache(maxsize=8192)
