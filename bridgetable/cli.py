@@ -60,5 +60,7 @@ def replay(paths: tuple[str, ...], jsonl: bool, jobs: int) -> None:
         click.echo(f"{sum(counts.values())} records: {summary}", err=True)
 
 
+from .sim_cli import register_commands; register_commands(main)  # noqa: E402,E702  (devices, sim)
+
 if __name__ == "__main__":
     main()

@@ -19,11 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .calls import DOUBLE, PASS, REDOUBLE, bid_key, bid_level, bid_strain, is_bid
-from .cards import Seat
+from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
+from .cards import SEATS, Seat
 from .irregularity import Irregularity, LeadPenalty, Option
 
 NEXT_TURN, REST_OF_AUCTION = "next_turn", "rest_of_auction"
+
+# The fast path's view of a call, one dict hit per call: Pass -> 0, X -> -1, XX -> -2, a bid 1C..7NT -> its
+# rank 1..35 (a higher rank is a sufficient bid, Law 18B/C). Bids above seven are absent on purpose: Law 38
+# and every other irregular case go through the checked path.
+_CALL_RANK: dict[str, int] = {PASS: 0, DOUBLE: -1, REDOUBLE: -2,
+                              **{f"{level}{s}": 5 * (level - 1) + i + 1 for level in range(1, 8)
+                                 for i, s in enumerate(STRAINS)}}
+_LHO = {s: s.lho for s in SEATS}       # a dict hit instead of a property call
 
 
 class AuctionRulingError(ValueError):
@@ -73,7 +81,7 @@ class Auction:
                  "lead_penalties", "closed", "passed_out", "_turn", "_watches", "_last_bid", "_risk_entry")
 
     def __init__(self, dealer: Seat) -> None:
-        self.dealer = Seat(dealer)
+        self.dealer = dealer if dealer.__class__ is Seat else Seat(dealer)
         self.calls: list[CallEntry] = []
         self.stood: list[CallEntry] = []
         self.irregularities: list[Irregularity] = []
@@ -125,9 +133,45 @@ class Auction:
 
     # ------------------------------------------------------------------ applying calls
     def call(self, seat: Seat, call: str, alert: bool = False) -> list[Irregularity]:
-        seat = Seat(seat)
-        entry = CallEntry(len(self.calls), seat, call, alert, call)
-        self.calls.append(entry)
+        if seat.__class__ is not Seat:          # Seat(...) costs an enum call; events already carry Seats
+            seat = Seat(seat)
+        calls = self.calls
+        entry = CallEntry(len(calls), seat, call, alert, call)
+        calls.append(entry)
+        # Fast path, the common case: the player whose turn it is makes a legal call while nothing is pending,
+        # no later-call consequence is watched and the player is under no obligation. It does exactly what
+        # _classify + _stand do for such a call (checked in the same order), without their general tests;
+        # anything else falls through to the checked path below.
+        rank = _CALL_RANK.get(call)
+        if (rank is not None and self.pending is None and not self.closed and not self._watches
+                and not self.no_double_now and seat not in self.obligations):
+            stood = self.stood
+            exp = self._turn
+            if exp is None:
+                exp = _LHO[stood[-1].seat] if stood else self.dealer
+            if seat is exp:
+                if rank > 0:                                    # a bid: sufficient over the last bid (27)?
+                    last = self._last_bid
+                    # a last bid above seven (no rank) is left to the checked path
+                    if last is None or rank > _CALL_RANK.get(last.effective, 99):
+                        self._turn = None
+                        stood.append(entry)
+                        self._last_bid = entry
+                        self._risk_entry = None
+                        return []                               # a bid never closes the auction
+                elif rank == 0:                                 # a pass is always legal here
+                    self._turn = None
+                    stood.append(entry)
+                    if len(stood) >= 4 and stood[-2].effective == PASS == stood[-3].effective:
+                        n0 = len(self.irregularities)
+                        self._check_closure()                   # may close, or revert (34) and flag
+                        return self.irregularities[n0:]
+                    return []
+                elif self.can_double(seat) if rank == -1 else self.can_redouble(seat):    # Law 19 (36)
+                    self._turn = None
+                    stood.append(entry)
+                    self._risk_entry = entry
+                    return []
         if self.closed:
             return self._after_final_pass(entry)
         flagged: list[Irregularity] = []

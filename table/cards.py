@@ -129,7 +129,7 @@ class Deal:
                     raise CardError(f"hand {part!r} has {len(suits)} suits, not 4")
                 cards = []
                 for suit, ranks in zip(SUITS, suits):
-                    ranks = ranks.upper().replace("10", "T")       # "10" written out
+                    ranks = ranks.upper().replace("10", "T")       # "10" written out; a lone 1 or 0 is an error
                     for r in ranks:
                         if r not in RANK_VALUE:
                             raise CardError(f"bad rank {r!r} in {part!r}")
@@ -147,7 +147,7 @@ class Deal:
         out = []
         s = Seat(first)
         for _ in range(4):
-            out.append(hand_to_pbn(self.hands[s]))
+            out.append(hand_to_pbn(self.hands[s]) if self.hands[s] else "-")     # "-": hand unknown (PBN 2.1)
             s = s.lho
         return f"{first}:" + " ".join(out)
 

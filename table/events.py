@@ -114,6 +114,8 @@ TableEvent = Union[BoardStarted, HandRead, CallMade, ContractRecorded, CardPlaye
 def board_started(board: Optional[int], *, dealer: Optional[str] = None, vulnerable: Optional[str] = None,
                   deal: Optional[str] = None, **extra: Any) -> BoardStarted:
     """A board event with dealer and vulnerability defaulted from the number (Law 2)."""
+    if board is not None and board < 1:
+        raise EventError("board number must be 1 or more")
     if board is None and not (dealer and vulnerable):
         raise EventError("a board without a number must name its dealer and vulnerability")
     d = seat(dealer) if dealer else dealer_for(board)  # type: ignore[arg-type]

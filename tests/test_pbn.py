@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from table.board import dealer_for, vulnerability_for
 from table.cards import Deal, Seat
-from table.events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded
+from table.events import ContractRecorded, BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded
 from table.formats.pbn import read_pbn, write_pbn
 from table.record import GameRecord, Recorded
 
@@ -130,9 +130,10 @@ def test_claim_from_result_without_play_and_side_results():
             '[Board "11"]\n[Declarer "N"]\n[Contract "2S"]\n[Result "8"]\n[Auction "W"]\nPass 1S Pass 2S\nAP\n'
             '[Play "E"]\nH2 H3 HA H4\n+ - - -\n')
     claimed, passed, partial = read(text)
-    assert claimed.events[1:] == [ClaimMade(seat=E, tricks=9), ClaimResponded(seat=S, accept=True),
-                                  ClaimResponded(seat=N, accept=True)]
-    assert passed.events == [passed.events[0]] and passed.error is None
+    # no auction: the Contract and Declarer tags give the contract as entered
+    assert claimed.events[1:] == [ContractRecorded("3NT", E), ClaimMade(seat=E, tricks=9),
+                                  ClaimResponded(seat=S, accept=True), ClaimResponded(seat=N, accept=True)]
+    assert passed.events[1:] == [ContractRecorded("PASS")] and passed.error is None
     # "+": the play is to be continued, so the Result is partial and no claim is made
     assert len(kinds(partial, CardPlayed)) == 4 and not kinds(partial, ClaimMade)
 

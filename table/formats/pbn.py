@@ -37,7 +37,9 @@ from typing import IO, Iterable, Iterator, Optional, Union
 from ..board import parse_vulnerability
 from ..calls import PASS, CallError, bid_key, is_bid, parse_call
 from ..cards import ALL_CARDS, CardError, Deal, SEATS, Seat, hand_to_pbn, parse_card
-from ..events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, EventError, board_started
+from ..events import (BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, ContractRecorded, EventError,
+                      board_started)
+from ..scoring import parse_contract
 from ..record import GameRecord, Recorded
 from ..tricks import trick_winner_index
 
@@ -486,6 +488,18 @@ def _contract_tag(raw: Optional[str]) -> tuple[bool, Optional[str]]:
     return True, "NT" if strain == "N" else strain
 
 
+def _recorded_contract(raw: Optional[str], declarer: Optional[Seat]) -> Optional[ContractRecorded]:
+    if not raw:
+        return None
+    try:
+        c = parse_contract(raw.replace("^", ""))
+    except ValueError:
+        return None
+    if c is None:
+        return ContractRecorded("PASS")
+    return ContractRecorded(str(c), declarer) if declarer is not None else None
+
+
 def _declarer_tricks(raw: Optional[str], declarer: Optional[Seat]) -> Optional[int]:
     """Declarer's tricks from a Result tag: ``"9"``, ``"^9"``, ``"NS 9"``, ``"EW 4 NS 9"``."""
     if not raw:
@@ -587,6 +601,11 @@ def _record(raw: _Raw, source: str, index: int) -> GameRecord:
         else:
             contracted, strain = _contract_tag(recorded.contract) if not calls else (False, None)
             declarer = _SEAT.get((recorded.declarer or "").lstrip("^").strip()[:1]) if contracted else None
+            if not calls:
+                # no auction recorded: the contract as the file states it (a traveller-style record)
+                entered = _recorded_contract(recorded.contract, declarer)
+                if entered is not None:
+                    events.append(entered)
         tricks, cont = 0, False
         if play is not None:
             tricks, cont = _play(events, play, get("Play", ""), strain if contracted else False, problems)

@@ -1,0 +1,62 @@
+"""Device events the drivers emit beside table events: clear error and status reports, never table state.
+
+A driver's callback receives either a table event (``table.events``: ``CardPlayed``, ``CallMade``,
+``HandRead`` ...) or one of these. They carry ``type = "device"`` and a ``code``, so a consumer routes
+them by ``event.type`` and never applies them to a ``Table``:
+
+=================  =========================================================================================
+code               meaning
+=================  =========================================================================================
+UNKNOWN_TAG        a reader saw a tag no learned deck has (a misread, a stray tag, an unlearned deck)
+WRONG_SEAT         a card read at a seat that was not dealt it (antenna cross-talk or a card on the wrong
+                   reader); the card is not played
+UNBOUND_DEVICE     a device whose serial number the configuration does not map to a seat; its calls/cards
+                   are not used
+BAD_INPUT          a message the driver cannot turn into an event (a call that is not a call, a zone the
+                   device does not have)
+CONNECTED          the handshake completed (identity: serial number, kind, firmware)
+DISCONNECTED       the link went away; the driver reconnects with backoff
+=================  =========================================================================================
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceEvent:
+    code: str
+    device: str                       # the device's serial number (or its URL before the handshake)
+    detail: str
+    seat: Optional[str] = None
+    uid: Optional[str] = None
+    card: Optional[str] = None
+    zone: Optional[str] = None
+    ts: Optional[str] = None
+    type: str = field(default="device", init=False)
+
+    @property
+    def is_error(self) -> bool:
+        return self.code not in ("CONNECTED", "DISCONNECTED")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+def unknown_tag(device: str, uid: str, seat: Optional[str], zone: Optional[str]) -> DeviceEvent:
+    return DeviceEvent("UNKNOWN_TAG", device, f"tag {uid} is not in any learned deck", seat=seat, uid=uid,
+                       zone=zone)
+
+
+def wrong_seat(device: str, seat: str, card: str, owner: str, uid: Optional[str] = None) -> DeviceEvent:
+    return DeviceEvent("WRONG_SEAT", device, f"{card} read at {seat} but it was dealt to {owner}; not played",
+                       seat=seat, card=card, uid=uid)
+
+
+def unbound_device(device: str, what: str) -> DeviceEvent:
+    return DeviceEvent("UNBOUND_DEVICE", device, f"{what} from device {device}, which is bound to no seat")
+
+
+def bad_input(device: str, detail: str, seat: Optional[str] = None) -> DeviceEvent:
+    return DeviceEvent("BAD_INPUT", device, detail, seat=seat)
