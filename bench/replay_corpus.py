@@ -21,11 +21,12 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from table.agreement import analyse  # noqa: E402
 
 
 def corpus_files(corpus: Path, limit: int | None) -> list[Path]:
@@ -108,84 +109,6 @@ def table_memory(files: list[Path], n: int = 500) -> float:
     return size / len(tables)
 
 
-# ---------------------------------------------------------------- agreement with the files
-_NUM = re.compile(r"^[+-]?\d+$")
-
-
-def recorded_tricks(v: dict) -> int | None:
-    """The file's Result as declarer side's tricks ("9", "^9", "NS 9", "EW 4")."""
-    res = (v["recorded"].get("result") or "").replace("^", "").strip()
-    if not res:
-        return None
-    m = re.match(r"^(NS|EW)\s*(\d+)$", res)
-    if m:
-        if v["declarer"] is None:
-            return None
-        n = int(m.group(2))
-        decl_side = "NS" if v["declarer"] in "NS" else "EW"
-        return n if m.group(1) == decl_side else 13 - n
-    return int(res) if _NUM.match(res) and 0 <= int(res) <= 13 else None
-
-
-def recorded_score_ns(v: dict) -> int | None:
-    """The file's Score from North-South's side: "NS 620", "EW -50", or a bare number from declarer's side."""
-    sc = (v["recorded"].get("score") or "").replace(" ", "")
-    m = re.match(r"^(NS|EW)([+-]?\d+)$", sc)
-    if m:
-        n = int(m.group(2))
-        return n if m.group(1) == "NS" else -n
-    if _NUM.match(sc) and v["declarer"]:
-        n = int(sc)
-        return n if v["declarer"] in "NS" else -n
-    return None
-
-
-def analyse(verdict_path: str) -> tuple[dict, list[str]]:
-    c: Counter = Counter()
-    disagreements: list[str] = []
-    irregular: Counter = Counter()
-    with open(verdict_path, encoding="utf-8") as fh:
-        for line in fh:
-            v = json.loads(line)
-            where = f"{Path(v['source']).parent.name}/{Path(v['source']).name}#{v['record']} (board {v['board']})"
-            c["records"] += 1
-            if v["status"] == "error":
-                c["error_records"] += 1
-            for i in v["irregularities"]:
-                irregular[(i["code"], i["law"])] += 1
-            has_auction = v.get("calls", 0) > 0
-            has_deal = v.get("has_deal", False)
-            if not (has_auction and has_deal):
-                continue
-            c["with_deal_and_auction"] += 1
-            if v["contract"] is not None:
-                c["contract"] += 1
-            else:
-                disagreements.append(f"- {where}: no contract — {v['error'] or 'auction did not close'}")
-            rt = recorded_tricks(v)
-            if rt is not None and v["status"] in ("complete", "claimed"):
-                c["result_comparable"] += 1
-                if v["tricks"] == rt:
-                    c["tricks_equal"] += 1
-                else:
-                    reason = ", ".join(sorted({i["code"] for i in v["irregularities"]})) or "no irregularity flagged"
-                    disagreements.append(f"- {where}: tricks {v['tricks']} vs Result {v['recorded']['result']!r} "
-                                         f"({v['contract']} by {v['declarer']}; {reason})")
-            rs = recorded_score_ns(v)
-            if rs is not None:
-                c["score_comparable"] += 1
-                if v["score_ns"] == rs:
-                    c["score_equal"] += 1
-                else:
-                    reason = ", ".join(sorted({i["code"] for i in v["irregularities"]})) or "no irregularity flagged"
-                    disagreements.append(f"- {where}: NS score {v['score_ns']} vs Score {v['recorded']['score']!r} "
-                                         f"({v['contract']} by {v['declarer']}, {v['tricks']} tricks, "
-                                         f"vul {v['vulnerable']}; recorded contract {v['recorded']['contract']!r}; "
-                                         f"{reason})")
-    c["irregularities"] = dict(sorted((f"{k[0]} ({k[1]})", n) for k, n in irregular.items()))
-    return dict(c), disagreements
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=os.environ.get("BRIDGETABLE_CORPUS", str(ROOT.parent / "shared" / "data")))
@@ -224,7 +147,8 @@ def main() -> None:
     ep_rate = max(endplay["boards"] / endplay["seconds"], endplay2["boards"] / endplay2["seconds"])
     our_rate = max(ours["boards"] / ours["seconds"], ours2["boards"] / ours2["seconds"])
     per_table = table_memory(files)
-    stats, disagreements = analyse(tmp)
+    with open(tmp, encoding="utf-8") as fh:
+        stats, disagreements = analyse(json.loads(line) for line in fh)
     os.unlink(tmp)
     ratio = our_rate / ep_rate
     par_rate = par["boards"] / par["seconds"]
@@ -253,6 +177,8 @@ def main() -> None:
         f"{s.get('tricks_equal', 0)} ({pct('tricks_equal', 'result_comparable')}; target ≥ 99.5%)",
         f"- records with a Score: {s.get('score_comparable', 0)}; score equal: {s.get('score_equal', 0)} "
         f"({pct('score_equal', 'score_comparable')}; target ≥ 99%)",
+        f"- of those, records whose result the file gives (a Result, a claim or the whole play), so the engine "
+        f"can score them: {s.get('score_scored', 0)}; score equal: {pct('score_equal', 'score_scored')}",
     ]
     print("\n".join(lines + [""] + agreement))
     print("irregularities flagged:", json.dumps(s["irregularities"], indent=1))

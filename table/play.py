@@ -46,7 +46,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 from .cards import CARD_RANK, CARD_SET, HONORS, SEATS, SUITS, Deal, Seat, parse_card, sort_cards
 from .irregularity import Irregularity, LeadPenalty, Option
-from .tricks import trick_winner_index
+from .tricks import TRICK_POWER, trick_winner_index
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,7 @@ _LHO = {s: s.lho for s in SEATS}
 _PARTNER = {s: s.partner for s in SEATS}
 _SIDE = {s: s.side for s in SEATS}
 STRAINS = ("C", "D", "H", "S", "NT")
+_N, _E, _S, _W = SEATS
 
 # codes whose pending choice is about an irregular lead that sits, provisionally, as the trick's lead
 _LEAD_CODES = ("OPENING_LEAD_OUT_OF_TURN", "LEAD_OUT_OF_TURN_DEFENDER", "LEAD_OUT_OF_TURN_DECLARER",
@@ -126,13 +127,18 @@ def _cards(cards: Iterable[str]) -> str:
 class Play:
     """The play of one board, card by card (see the module docstring)."""
 
+
     def __init__(self, declarer: Seat, strain: str, deal: Optional[Deal] = None,
                  lead_penalties: Sequence[LeadPenalty] = ()) -> None:
-        self.declarer: Seat = Seat(str(declarer).strip().upper()[:1])
-        s = str(strain).strip().upper()
-        s = "NT" if s in ("N", "NT", "SA") else s
-        if s not in STRAINS:
-            raise ValueError(f"not a strain: {strain!r}")
+        # the usual arguments (a Seat, a normalised strain) skip the normalising: it costs more than the rest
+        self.declarer: Seat = declarer if declarer.__class__ is Seat else Seat(str(declarer).strip().upper()[:1])
+        if strain.__class__ is str and strain in STRAINS:
+            s = strain
+        else:
+            s = str(strain).strip().upper()
+            s = "NT" if s in ("N", "NT", "SA") else s
+            if s not in STRAINS:
+                raise ValueError(f"not a strain: {strain!r}")
         self.strain = s
         self.trump: Optional[str] = None if s == "NT" else s
         self.deal = deal
@@ -146,30 +152,38 @@ class Play:
         self._hand: dict[Seat, set[str]] = {}
         self._cnt: dict[Seat, dict[str, int]] = {}
         self._known: dict[Seat, bool] = {}
-        self._owner: dict[str, Seat] = dict(deal.owner) if deal is not None else {}
+        # who holds each card: the deal's own map, copied only when an event contradicts it (_set_owner)
+        self._owner: dict[str, Seat] = deal.owner if deal is not None else {}
+        self._owner_shared = deal is not None
         empty: frozenset[str] = frozenset()
+        hands = deal.hands if deal is not None else {}
         for seat in SEATS:
-            cards = deal.hands.get(seat, empty) if deal is not None else empty
+            cards = hands.get(seat, empty)
             self._hand[seat] = set(cards)
-            suits = "".join([c[0] for c in cards])
+            if CARD_SET.issuperset(cards):
+                # two-character cards: no rank letter is a suit letter, so counting in the joined string
+                # counts suits (three times cheaper than building the list of suit letters)
+                suits = "".join(cards)
+            else:
+                suits = "".join([c[0] for c in cards])
             self._cnt[seat] = {"S": suits.count("S"), "H": suits.count("H"), "D": suits.count("D"),
                                "C": suits.count("C")}
             self._known[seat] = len(cards) == 13      # revokes are detected at once only from a full hand record
         self._played: set[str] = set()
-        self._pcs: dict[Seat, dict[str, str]] = {seat: {} for seat in SEATS}   # card -> "minor" | "major"
+        self._pcs: dict[Seat, dict[str, str]] = {_N: {}, _E: {}, _S: {}, _W: {}}   # card -> "minor" | "major"
         self._pending: list[_Pending] = []
         self._revokes: list[_Revoke] = []
         self._open_revokes: list[_Revoke] = []
         self._lead_obs: list[_Ob] = []
         self._play_obs: list[_Ob] = []
         self._lps: list[LeadPenalty] = [lp for lp in lead_penalties
-                                         if _SIDE[Seat(lp.offender)] != self.declarer.side]
+                                         if _SIDE[Seat(lp.offender)] != self.declarer.side] if lead_penalties else []
         self._had_lead: set[Seat] = set()
         self._insert_at: Optional[tuple[Seat, int]] = None     # revoke correction: replacement's place
         self._replay_last = False                                # 62D after trick 13: replay the forced trick
         self._retracted: Optional[_Pending] = None             # 55B2 retraction: window of Law 60B
         self._claimed: Optional[Seat] = None
-        self._shown_out: dict[Seat, dict[str, tuple[int, int, str]]] = {seat: {} for seat in SEATS}
+        self._shown_out: dict[Seat, dict[str, tuple[int, int, str]]] = {_N: {}, _E: {}, _S: {}, _W: {}}
         self._retro_done: set[tuple[Seat, str]] = set()
         self._start_flags: list[Irregularity] = []              # choices created when the current trick began
         self._slow = True
@@ -232,14 +246,16 @@ class Play:
             hand = self._hand[seat]
             if card in hand:
                 trick = self._trick
+                suit = card[0]
+                cnt = self._cnt[seat]
                 if trick:
                     ls = self._lead_suit
-                    if card[0] != ls and self._cnt[seat][ls]:     # type: ignore[index]
-                        return self._card_slow(seat, card)          # a revoke: the checked path flags it
+                    if suit != ls and cnt[ls]:                  # type: ignore[index]
+                        return self._card_slow(seat, card)      # a revoke: the checked path flags it
                 else:
-                    self._lead_suit = card[0]
+                    self._lead_suit = suit
                 hand.remove(card)
-                self._cnt[seat][card[0]] -= 1
+                cnt[suit] -= 1
                 self._played.add(card)
                 trick.append((seat, card))
                 if len(trick) == 4:
@@ -292,6 +308,12 @@ class Play:
 
     def _held(self, seat: Seat, suit: Optional[str] = None) -> list[str]:
         return [c for c in self._hand[seat] if suit is None or c[0] == suit]
+
+    def _set_owner(self, card: str, seat: Seat) -> None:
+        if self._owner_shared:                    # copy on first write: the deal's own map must not change
+            self._owner = dict(self._owner)
+            self._owner_shared = False
+        self._owner[card] = seat
 
     def _unplay(self, seat: Seat, card: str) -> None:
         """Return a played card (already taken out of its trick) to ``seat``'s hand. A card that is still
@@ -385,7 +407,7 @@ class Play:
                 self._hand[owner].discard(card)
                 self._cnt[owner][card[0]] -= 1
                 self._pcs[owner].pop(card, None)
-                self._owner[card] = seat
+                self._set_owner(card, seat)
                 self._known[seat] = self._known[owner] = False
             elif self._known[seat]:
                 self._flag(out, "HAND_RECORD_MISMATCH", "13A1", seat, n, here,
@@ -395,7 +417,7 @@ class Play:
             if card not in self._hand[seat]:
                 self._hand[seat].add(card)            # he physically held it: bookkeeping follows the event
                 self._cnt[seat][card[0]] += 1
-                self._owner[card] = seat
+                self._set_owner(card, seat)
 
         # ---- acceptance by action and other effects of this card on pending choices
         suppress_oot = self._resolve_pending(seat, card, out)
@@ -538,11 +560,26 @@ class Play:
 
     def _complete_trick(self, out: list[Irregularity]) -> None:
         trick = self._trick
-        cards = [c for _, c in trick]
-        w = trick[trick_winner_index(cards, self.trump)][0]
-        self.winners.append(w)
-        self._play_obs.clear()
-        if len(self.winners) < 13:
+        (s0, c0), (s1, c1), (s2, c2), (s3, c3) = trick
+        try:
+            # trick_winner_index unrolled on the four cards (it runs once a trick on the fast path)
+            power = TRICK_POWER[self.trump][c0[0]]
+            w, best = s0, power[c0]
+            p = power[c1]
+            if p > best:
+                w, best = s1, p
+            p = power[c2]
+            if p > best:
+                w, best = s2, p
+            if power[c3] > best:
+                w = s3
+        except KeyError:                              # a string that is not a card (from a bare Deal)
+            w = trick[trick_winner_index([c0, c1, c2, c3], self.trump)][0]
+        winners = self.winners
+        winners.append(w)
+        if self._play_obs:
+            self._play_obs.clear()
+        if len(winners) < 13:
             self._trick = []
             self.tricks.append(self._trick)
             self._leader = w
@@ -956,7 +993,7 @@ class Play:
                            f"{seat} exposed {c}, which the hand record gives to {owner}")
                 self._hand[owner].discard(c)
                 self._cnt[owner][c[0]] -= 1
-                self._owner[c] = seat
+                self._set_owner(c, seat)
                 self._known[seat] = self._known[owner] = False
             major = deliberate or c[1] in HONORS
             self._add_pc(seat, c, major)
@@ -1227,6 +1264,15 @@ class Play:
         is declarer side's agreed total: the tricks not played are attributed by it. Each established revoke
         is recorded as a ``REVOKE_TRICK_TRANSFER`` (64A1/64A2 with ``tricks_transferred=N`` in the detail,
         or an exemption 64B1..6 with 0). Calling it again recomputes (the previous records are replaced)."""
+        if not self._revokes:
+            # no revoke was ever flagged (every open one is also in _revokes): nothing to transfer and no
+            # earlier transfer record to replace; only a claim's unplayed tricks are attributed
+            self.irregularities = self.irregularities[:]          # a fresh list, as the full path gives
+            winners = self.winners
+            total = winners.count(self.declarer) + winners.count(_PARTNER[self.declarer])
+            if claimed_total is not None:
+                total += min(max(int(claimed_total) - total, 0), 13 - len(winners))
+            return total
         self.irregularities = [i for i in self.irregularities if i.code != "REVOKE_TRICK_TRANSFER"]
         decl = self.declarer.side
         other = "EW" if decl == "NS" else "NS"

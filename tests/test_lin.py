@@ -124,11 +124,14 @@ def test_missing_mc_after_thirteen_tricks():
     assert not of(rec, ClaimMade)
 
 
-def test_extra_fourth_pass_is_dropped_with_a_note():
+def test_extra_fourth_pass_is_kept_for_the_engine_to_flag():
     rec = one(f"qx|o1|md|{MD}|sv|0|{AUCTION}mb|p|pc|sJ|pc|s2|")
-    assert len(of(rec, CallMade)) == 7
-    assert any("extra pass" in n for n in rec.notes)
+    assert len(of(rec, CallMade)) == 8
     assert seats_cards(rec) == [("S", "SJ"), ("W", "S2")]
+    from table.replay import verdict
+    v = verdict(rec)
+    assert [(i["code"], i["law"], i["disposition"]) for i in v["irregularities"]] == \
+        [("CALL_AFTER_FINAL_PASS", "39A", "cancelled")]
     # a bid after the auction closed is kept: the engine, not the reader, decides about it
     rec = one(f"qx|o1|md|{MD}|sv|0|{AUCTION}mb|4N|")
     assert of(rec, CallMade)[-1] == CallMade(seat=Seat.W, call="4NT")
@@ -216,7 +219,7 @@ def test_seats_from_rotation_when_the_deal_is_unknown():
 
 def test_play_that_does_not_fit_the_deal_is_noted():
     rec = one(f"qx|o1|md|{MD}|sv|0|{AUCTION}pc|s2|pc|sJ|")         # W's card led when S is on lead
-    assert seats_cards(rec) == [("W", "S2"), ("S", "SJ")]           # the owner plays it, as the deal says
+    assert seats_cards(rec) == [("S", "S2"), ("W", "SJ")]           # the turn decides; the engine flags 13A1
     assert rec.notes and "does not fit the deal" in rec.notes[0]
 
 
@@ -286,7 +289,10 @@ def test_write_skips_what_lin_cannot_say(caplog):
     assert out.getvalue().count("\n") == 1 and "mc|" not in out.getvalue()
     assert len(caplog.records) == 4                     # hand, rejected claim, ruling, record without board
     back = lin(out.getvalue())[0]
-    assert back.events == [e for e in rec.events if isinstance(e, (BoardStarted, CallMade, CardPlayed))]
+    # LIN cannot say who played a card: W's lead out of turn reads back as the lead of S, whose turn it was
+    expected = [e if not isinstance(e, CardPlayed) else CardPlayed(seat=Seat.S, card=e.card)
+                for e in rec.events if isinstance(e, (BoardStarted, CallMade, CardPlayed))]
+    assert back.events == expected
 
 
 # ------------------------------------------------------------------------------------- fuzzing

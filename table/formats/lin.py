@@ -10,14 +10,13 @@ lists and claims (see ``shared/data/lin-vugraph/SOURCE.md``). A record that cann
 
 Choices made here, because LIN leaves them open:
 
-- Seats: LIN never names who called or played. Calls go in rotation from the dealer; a card belongs to
-  the seat holding it in the deal, or, when the deal does not say, to the seat whose turn it is (opening
-  leader = declarer's LHO, then trick winners).
+- Seats: LIN never names who called or played. Calls go in rotation from the dealer; a card is played
+  by the seat whose turn it is (opening leader = declarer's LHO, then trick winners), as vugraph
+  records cards in the order played; without a contract, by the card's owner in the deal.
 - ``!`` after a call is the alert. An ``an|`` text is an explanation (kept in ``notes``), not an alert:
   commentators annotate unalerted calls too.
-- A pass after the auction has closed (vugraph operators sometimes key a fourth pass) is dropped with a
-  note: it is a recording slip, not a call made at the table. Any other call after the close is kept,
-  so the engine can flag it.
+- Every call is kept, including a call after the auction has closed (vugraph operators sometimes key a
+  fourth pass): the engine flags it (Law 39) rather than the reader hiding it.
 - ``mc|N`` is the number of tricks the declaring side ends with; vugraph writes it only for an agreed
   claim, so it becomes a claim by declarer accepted by both defenders.
 - ``rs|`` lists results in board order, open room then closed room: the entry for board ``b`` in room
@@ -27,9 +26,9 @@ Choices made here, because LIN leaves them open:
 - ``recorded.contract`` is ``"4SX"``-style (``"PASS"`` for a passed-out board), ``recorded.result`` the
   declarer's total tricks as a string (PBN ``Result`` style); the verbatim entry is ``tags["LinResult"]``.
 - The deal is a PBN string with North first, ``-`` for a hand the file does not give.
-- When a card's owner in the deal is not the seat due to play it, the owner still plays it (the deal is
-  the better witness) and a note says where play and deal first part: some real files carry an ``md``
-  that does not belong to the play recorded.
+- When a card's owner in the deal is not the seat due to play it, the seat due still plays it and a
+  note says where play and deal first part: some real files carry an ``md`` that does not belong to the
+  play recorded, and the engine flags each such card against the hand record (Law 13A1).
 """
 from __future__ import annotations
 
@@ -301,10 +300,6 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
         if tag == "mb":
             text = value.strip()
             call = parse_call(text.replace("!", ""))
-            if closed and call == PASS:
-                rec.notes.append("extra pass after the auction closed: not a call, ignored")
-                last_call = None
-                continue
             seat = SEATS[(SEATS.index(start.dealer) + len(calls)) % 4]
             rec.events.append(CallMade(seat=seat, call=call, alert="!" in text))
             calls.append((seat, call))
@@ -328,12 +323,15 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
                 leader = trick[trick_winner_index([c for _, c in trick], trump)][0]
                 trick = []
             due = SEATS[(SEATS.index(leader) + len(trick)) % 4] if leader else None
-            seat = owner.get(card) or due
+            # LIN records cards in the order played: the turn decides the seat; a deal that disagrees is
+            # the engine's to flag (13A1), not a reason to move the card to another seat
+            seat = due or owner.get(card)
             if seat is None:
                 raise LinError(f"pc|{value.strip()}: no deal and no contract, so who played it is unknown")
-            if due and seat != due and not misfit:     # once is enough: later turns follow from it
+            holder = owner.get(card)
+            if due and holder and holder != due and not misfit:     # once is enough
                 misfit = True
-                rec.notes.append(f"play does not fit the deal: {card} belongs to {seat} but {due} is due "
+                rec.notes.append(f"play does not fit the deal: {card} belongs to {holder} but {due} is due "
                                  f"to play (card {sum(isinstance(e, CardPlayed) for e in rec.events) + 1})")
             rec.events.append(CardPlayed(seat=seat, card=card))
             trick.append((seat, card))
