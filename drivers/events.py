@@ -14,14 +14,22 @@ UNBOUND_DEVICE     a device whose serial number the configuration does not map t
                    are not used
 BAD_INPUT          a message the driver cannot turn into an event (a call that is not a call, a zone the
                    device does not have)
-CONNECTED          the handshake completed (identity: serial number, kind, firmware)
-DISCONNECTED       the link went away; the driver reconnects with backoff
+WRONG_DECK         a card of another deck than the board's (a card from another board)
+DEVICE_ERROR       the device reported an error (ERROR message)
+CONNECTED          (info) the handshake completed (identity: serial number, kind, firmware)
+DISCONNECTED       (info) the link went away; the driver reconnects with backoff
+DECK_LEARNED       (info) a tag was learned as a card while a deck is being learned
+UNDO, STOP_CARD,   (info) a bidding box's undo (Law 25A window), stop card, a screen's tray passing: no
+TRAY_PASSED        table event of their own; shown to the director
 =================  =========================================================================================
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
+
+
+INFO_CODES = frozenset({"CONNECTED", "DISCONNECTED", "DECK_LEARNED", "UNDO", "STOP_CARD", "TRAY_PASSED"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +46,7 @@ class DeviceEvent:
 
     @property
     def is_error(self) -> bool:
-        return self.code not in ("CONNECTED", "DISCONNECTED")
+        return self.code not in INFO_CODES
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -47,6 +55,11 @@ class DeviceEvent:
 def unknown_tag(device: str, uid: str, seat: Optional[str], zone: Optional[str]) -> DeviceEvent:
     return DeviceEvent("UNKNOWN_TAG", device, f"tag {uid} is not in any learned deck", seat=seat, uid=uid,
                        zone=zone)
+
+
+def wrong_deck(device: str, seat: Optional[str], card: str, deck: str, expected: str) -> DeviceEvent:
+    return DeviceEvent("WRONG_DECK", device, f"{card} of deck {deck!r} read, but this board is played with "
+                       f"deck {expected!r}; not played", seat=seat, card=card)
 
 
 def wrong_seat(device: str, seat: str, card: str, owner: str, uid: Optional[str] = None) -> DeviceEvent:

@@ -31,15 +31,21 @@ from .constants import (HANDSHAKE_VERSION, MAX_TEXT, MAX_WINDOW, SUPPORTED_VERSI
 from .errors import (HandshakeRefused, LinkLost, MessageError, NoCommonVersion, NotSendable, ProtocolError,
                      QueueFull)
 from .frame import DecodeError, DecodeFailure, Frame, FrameDecoder, encode_frame
-from .messages import Bind, ErrorMessage, Heartbeat, Hello, Message, Nack, Reset, Welcome, decode_message
+from .messages import (MESSAGE_TYPES, Bind, ErrorMessage, Heartbeat, Hello, Message, Nack, Reset, Welcome,
+                       decode_message)
 
 log = logging.getLogger(__name__)
 
 __all__ = ["LinkState", "SessionConfig", "LinkHealth", "Binding", "Refusal", "HostSession", "DeviceSession"]
 
-_HELLO, _WELCOME, _ACK = MessageType.HELLO, MessageType.WELCOME, MessageType.ACK
-_HEARTBEAT, _ERROR, _RESET, _NACK = MessageType.HEARTBEAT, MessageType.ERROR, MessageType.RESET, MessageType.NACK
-_RELIABLE, _RETRANSMIT, _FROM_HOST = FrameFlags.RELIABLE, FrameFlags.RETRANSMIT, FrameFlags.FROM_HOST
+# plain ints on the hot path (enum arithmetic costs microseconds)
+_HELLO, _WELCOME, _ACK = int(MessageType.HELLO), int(MessageType.WELCOME), int(MessageType.ACK)
+_HEARTBEAT, _ERROR = int(MessageType.HEARTBEAT), int(MessageType.ERROR)
+_RESET, _NACK = int(MessageType.RESET), int(MessageType.NACK)
+_RELIABLE, _RETRANSMIT = int(FrameFlags.RELIABLE), int(FrameFlags.RETRANSMIT)
+_FROM_HOST = int(FrameFlags.FROM_HOST)
+_RX_TYPES = {d: frozenset(int(t) for t, cls in MESSAGE_TYPES.items() if cls.DIRECTION & d)
+             for d in (Direction.TO_HOST, Direction.TO_DEVICE)}
 
 
 class LinkState(StrEnum):
@@ -426,7 +432,7 @@ class _Session:
             if reliable:
                 self._nack(frame.seq, err.code)
             return
-        if not msg.DIRECTION & self._RX_DIRECTION or (msg.CONTROL and reliable):
+        if t not in _RX_TYPES[self._RX_DIRECTION] or (reliable and msg.CONTROL):
             h.unexpected += 1
             if reliable:
                 self._nack(frame.seq, ErrorCode.UNEXPECTED_MESSAGE)

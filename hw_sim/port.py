@@ -51,6 +51,8 @@ class DevicePort:
         self.unplugs = 0
         self.bytes_to_host = 0
         self.bytes_from_host = 0
+        if hasattr(device, "clock"):
+            device.clock = clock                       # the device's timestamps follow the wire's clock
         self.set_faults(faults or FaultSpec())
         device.attach(clock.now())
 

@@ -26,9 +26,10 @@ claim) or ``corrected`` (``ruling("REVOKE", "correct")`` followed by the replace
 Law 64 transfers are computed by :meth:`Play.finish`.
 
 Performance: a legal card on the usual path costs one dict look-up for the hand, one for the suit count
-and a list append; every exceptional state (pending choices, penalty cards, open revokes, lead
-restrictions, hands without a record, a trick played out of rotation) switches the board to the checked
-path.
+and a list append, and a complete trick's winner four look-ups in a precomputed table (``TRICK_POWER``);
+every exceptional state (pending choices, penalty cards, open revokes, lead restrictions, hands without a
+record, a trick played out of rotation) switches the board to the checked path; ``finish`` without any
+revoke skips the Law 64 computation.
 
 Not decided from card events (director input or another module): a face-down lead (41A), designations of
 dummy's cards (45C4b, 45D, 46), retractions after misinformation (47E), dummy's rights (43), illegal revoke
@@ -126,7 +127,6 @@ def _cards(cards: Iterable[str]) -> str:
 
 class Play:
     """The play of one board, card by card (see the module docstring)."""
-
 
     def __init__(self, declarer: Seat, strain: str, deal: Optional[Deal] = None,
                  lead_penalties: Sequence[LeadPenalty] = ()) -> None:

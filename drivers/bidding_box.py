@@ -1,0 +1,56 @@
+"""The bidding box / bidding screen driver: CALL_PRESSED -> ``CallMade(seat, call, alert)``.
+
+The seat comes from the handshake (serial number -> seat in the configuration); a box bound to no seat
+produces ``UNBOUND_DEVICE`` for each call, never a table event. UNDO (a withdrawn inadvertent call inside
+the device's window, Law 25A), STOP_CARD and TRAY_PASSED have no table event of their own: they become
+info events for the director. Host -> device: :meth:`show_auction`, :meth:`show_turn`,
+:meth:`refuse_call`, :meth:`set_mode` (Law 80E prevent mode).
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from firmware_host import (CallPressed, DeviceKind, Message, Mode, Phase, RefuseCall, SetMode, ShowAuction,
+                           ShowTurn, StopCard, TrayPassed, Undo)
+from table.cards import Seat
+from table.events import CallMade
+
+from .base import DeviceDriver
+from .events import DeviceEvent
+
+
+class BiddingBoxDriver(DeviceDriver):
+    KINDS = (DeviceKind.BIDDING_BOX, DeviceKind.BIDDING_SCREEN)
+
+    def on_message(self, msg: Message) -> bool:
+        seat = self.seat
+        if isinstance(msg, CallPressed):
+            if seat is None:
+                self.unbound(f"call {msg.call}{' (alerted)' if msg.alert else ''}")
+            else:
+                self._emit(CallMade(Seat(seat), msg.call, msg.alert, source=self.source))
+        elif isinstance(msg, Undo):
+            self._emit(DeviceEvent("UNDO", self.name, f"{seat or 'unbound box'} withdrew {msg.call} (Law 25A)",
+                                   seat=seat))
+        elif isinstance(msg, StopCard):
+            self._emit(DeviceEvent("STOP_CARD", self.name, f"{seat or 'unbound box'} showed the stop card",
+                                   seat=seat))
+        elif isinstance(msg, TrayPassed):
+            self._emit(DeviceEvent("TRAY_PASSED", self.name, f"tray passed {msg.direction.name.lower()}",
+                                   seat=seat))
+        else:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ host -> device
+    def show_auction(self, dealer: str, calls: Sequence[str], alerts: Sequence[bool] = ()) -> None:
+        self.send(ShowAuction(dealer, tuple(calls), tuple(alerts)))
+
+    def show_turn(self, seat: Optional[str], phase: Phase = Phase.AUCTION) -> None:
+        self.send(ShowTurn(seat, phase))
+
+    def refuse_call(self, call: str, code: int, text: str = "") -> None:
+        self.send(RefuseCall(call, code, text))
+
+    def set_mode(self, mode: Mode, undo_window_ms: int = 0) -> None:
+        self.send(SetMode(mode, undo_window_ms))

@@ -1,0 +1,136 @@
+"""The seat card reader driver: RFID reads at one seat -> ``CardPlayed`` / ``HandRead`` table events.
+
+Per read (CARD_READ): debounce (the same tag again in the same zone within ``debounce_window`` seconds of
+device time is the same card lying on the antenna), then resolve the tag through the club's
+:class:`~drivers.decks.DeckRegistry`, then check it against the board:
+
+* an unbound reader (no seat in the configuration) -> ``UNBOUND_DEVICE``;
+* a tag no deck knows -> ``UNKNOWN_TAG``;
+* a card of another deck than the board's (when the board's deck is known) -> ``WRONG_DECK``;
+* a card that was not dealt to this seat (when the board's deal is known) -> ``WRONG_SEAT``;
+* otherwise ``CardPlayed(seat, card)``. The own play zone and dummy's zone both mean "this seat's card
+  was played" (dummy's cards are the dummy seat's cards; declarer plays them into dummy's zone).
+
+Error events never reach the table: its state is untouched. A HAND_READ becomes ``HandRead(seat, cards)``
+when every tag resolves (the table checks the hand against the hand record, Law 13/7); otherwise
+``UNKNOWN_TAG`` per bad tag and a ``BAD_INPUT`` asking for the hand to be read again.
+
+Tell the driver about each board with :meth:`SeatReaderDriver.set_board` (the deal and the deck, either
+may be ``None``). While ``learn(deck_name)`` is active, reads teach a deck instead (``DeckLearner``).
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from firmware_host import CardRead, DeviceKind, HandRead, Message, ReaderStatus, Zone
+from firmware_host.constants import ReaderStatusCode
+from table.cards import Deal, Seat
+from table.events import CardPlayed
+from table.events import HandRead as HandReadEvent
+
+from .base import DeviceDriver
+from .debounce import Debouncer
+from .decks import STANDARD_ORDER, Deck, DeckLearner, DeckRegistry
+from .events import DeviceEvent, bad_input, unknown_tag, wrong_deck, wrong_seat
+
+ZONE_NAMES = {Zone.PLAY: "play", Zone.DUMMY: "dummy", Zone.HAND: "hand"}
+
+
+class SeatReaderDriver(DeviceDriver):
+    KINDS = (DeviceKind.SEAT_READER,)
+
+    def __init__(self, url: str, emit: Any, seats: Any = None, decks: Optional[DeckRegistry] = None, *,
+                 debounce_window: float = 0.5, **kwargs: Any) -> None:
+        super().__init__(url, emit, seats, **kwargs)
+        self.decks = decks if decks is not None else DeckRegistry()
+        self.debouncer = Debouncer(debounce_window)
+        self.deal: Optional[Deal] = None
+        self.deck: Optional[str] = None
+        self.learner: Optional[DeckLearner] = None
+
+    def set_board(self, deal: Optional[Deal] = None, deck: Optional[str] = None) -> None:
+        """The board now on the table: its deal (for the wrong-seat check) and its deck, either unknown."""
+        self.deal = deal
+        self.deck = deck
+        self.debouncer.reset()
+
+    def learn(self, name: str, order: Sequence[str] = STANDARD_ORDER) -> DeckLearner:
+        """From now on, reads teach deck ``name`` (one tag per card, in ``order``) until :meth:`finish_learning`."""
+        self.learner = DeckLearner(self.decks, name, order)
+        self.debouncer.reset()
+        return self.learner
+
+    def finish_learning(self) -> Deck:
+        learner, self.learner = self.learner, None
+        if learner is None:
+            raise RuntimeError("no deck is being learned")
+        return learner.finish()
+
+    # ------------------------------------------------------------------ messages
+    def on_message(self, msg: Message) -> bool:
+        if isinstance(msg, CardRead):
+            self._card(msg)
+        elif isinstance(msg, HandRead):
+            self._hand(msg)
+        elif isinstance(msg, ReaderStatus):
+            if msg.status != ReaderStatusCode.OK:
+                self._emit(DeviceEvent("READER_FAULT", self.name, f"reader status {msg.status.name}",
+                                       seat=self.seat))
+        else:
+            return False
+        return True
+
+    def _card(self, msg: CardRead) -> None:
+        uid = msg.uid.hex().upper()
+        zone = ZONE_NAMES.get(msg.zone, str(msg.zone))
+        if not self.debouncer.accept(msg.zone, uid, msg.ts / 1000.0):
+            return
+        if self.learner is not None:
+            card = self.learner.feed(uid)
+            if card is not None:
+                self._emit(DeviceEvent("DECK_LEARNED", self.name, f"tag {uid} is {card} of deck "
+                                       f"{self.learner.name!r}", uid=uid, card=card, zone=zone))
+            return
+        seat = self.seat
+        if seat is None:
+            self.unbound(f"card read (tag {uid})")
+            return
+        found = self.decks.lookup(uid)
+        if found is None:
+            self._emit(unknown_tag(self.name, uid, seat, zone))
+            return
+        if msg.zone == Zone.HAND:          # a card seen while a hand is lifted: the hand comes as HAND_READ
+            return
+        if self.deck is not None and found.deck != self.deck:
+            self._emit(wrong_deck(self.name, seat, found.card, found.deck, self.deck))
+            return
+        if self.deal is not None:
+            owner = self.deal.owner.get(found.card)
+            if owner is not None and owner != seat:
+                self._emit(wrong_seat(self.name, seat, found.card, str(owner), uid))
+                return
+        self._emit(CardPlayed(Seat(seat), found.card, source=self.source))
+
+    def _hand(self, msg: HandRead) -> None:
+        seat = self.seat
+        if seat is None:
+            self.unbound(f"hand read ({len(msg.uids)} tags)")
+            return
+        cards: list[str] = []
+        bad = 0
+        for raw in msg.uids:
+            uid = raw.hex().upper()
+            found = self.decks.lookup(uid)
+            if found is None:
+                bad += 1
+                self._emit(unknown_tag(self.name, uid, seat, "hand"))
+            elif self.deck is not None and found.deck != self.deck:
+                bad += 1
+                self._emit(wrong_deck(self.name, seat, found.card, found.deck, self.deck))
+            else:
+                cards.append(found.card)
+        if bad:
+            self._emit(bad_input(self.name, f"hand read at {seat} incomplete ({bad} of {len(msg.uids)} tags "
+                                 "unusable); read the hand again", seat))
+            return
+        self._emit(HandReadEvent(Seat(seat), tuple(cards), source=self.source))
