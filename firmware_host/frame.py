@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Callable, Iterable, Optional
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from firmware_host import cobs
 from firmware_host.codes import CALL_CODES, CALL_TO_CODE, CARDS
-from firmware_host.constants import (MAX_ENCODED, MAX_FRAME, MAX_PAYLOAD, OVERHEAD, Capability, DeviceKind,
+from firmware_host.constants import (MAX_ENCODED, MAX_PAYLOAD, Capability, DeviceKind,
                                      ErrorCode, FrameFlags, MessageType, Mode, Phase, ReaderStatusCode,
                                      TrayDirection, Zone)
 from firmware_host.crc import CRC32_CHECK, CRC32_RESIDUE, crc32, crc32_reference
@@ -781,6 +781,35 @@ def test_outage_then_resume_loses_nothing_and_repeats_nothing():
     assert host.health.links_lost >= 1 and dev.health.links_lost >= 1
     assert host.health.resumes >= 1 and dev.health.resumes >= 1
     assert host.state is dev.state is LinkState.READY
+
+
+def test_a_late_duplicate_hello_does_not_disturb_the_running_session():
+    host, dev = new_pair()
+    hello1 = dev.start(0)
+    hello2 = dev.poll(500)                                  # resent: the WELCOME was slow
+    host.receive(hello1, 500)
+    dev.receive(host.poll(500), 501)                        # WELCOME #1: device READY
+    assert dev.receive(host.send(ShowTurn("N"), now_ms=502), 502) == [ShowTurn("N")]
+    assert host.receive(dev.send(StopCard(1), now_ms=503), 503) == [StopCard(1)]   # acks ShowTurn
+    assert host.pending == 0
+    host.receive(hello2, 504)                               # HELLO #2 arrives late (rx_next 0: stale)
+    assert host.state is LinkState.READY and host.health.bad_acks == 0
+    assert dev.receive(host.poll(504), 504) == []            # WELCOME #2 ignored by a READY device
+    assert dev.receive(host.send(ShowTurn("E"), now_ms=505), 505) == [ShowTurn("E")]
+    assert host.receive(dev.send(StopCard(2), now_ms=506), 506) == [StopCard(2)]
+    assert dev.health.duplicates == host.health.duplicates == 0
+
+
+def test_reset_makes_the_device_say_hello_again_and_resume():
+    host, dev = new_pair()
+    connect(host, dev)
+    host.send(ShowTurn("W"), now_ms=1)                      # in flight, never delivered
+    got = dev.receive(host.send(Reset(ErrorCode.NONE, reboot=True), now_ms=2), 2)
+    assert got == [Reset(ErrorCode.NONE, reboot=True)] and dev.state is LinkState.CONNECTING
+    host.receive(dev.poll(2), 2)                            # the HELLO
+    assert host.health.resumes == 1
+    assert dev.receive(host.poll(2), 2) == [ShowTurn("W")]   # WELCOME, then the resend
+    assert dev.state is LinkState.READY
 
 
 def test_device_reboot_starts_a_fresh_session():
