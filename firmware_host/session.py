@@ -197,16 +197,17 @@ class _Session:
         if not msg.DIRECTION & self._TX_DIRECTION:
             raise NotSendable(f"{msg.NAME} does not go {'host → device' if self._IS_HOST else 'device → host'}")
         payload = msg.encode()
+        unreliable = msg.UNRELIABLE or not reliable
+        if not unreliable and self.pending >= self.config.max_queue:
+            raise QueueFull(f"{self.pending} reliable messages already waiting")
         out = self._drain()
-        if msg.UNRELIABLE or not reliable:
+        if unreliable:
             if self.state is not LinkState.READY:
                 self.health.dropped_unreliable += 1
                 return bytes(out)
             ack = 0 if msg.TYPE == _RESET else None
             out += self._emit(msg.TYPE, payload, ack=ack)
             return bytes(out)
-        if self.pending >= self.config.max_queue:
-            raise QueueFull(f"{self.pending} reliable messages already waiting")
         self._queue.append(_Outgoing(msg.TYPE, payload))
         if self.state is LinkState.READY:
             out += self._pump()

@@ -1300,13 +1300,18 @@ class Play:
         delta = 0
         seen: list[_Revoke] = []
         sides_revoked = {rv.side for rv in self._revokes if rv.irr.disposition == "established"}
+        # a revoke is only known from the hand record; once the play contradicts that record (13A1) no
+        # transfer is made automatically: the director decides (64C)
+        contradicted = any(i.code == "HAND_RECORD_MISMATCH" for i in self.irregularities)
         for rv in self._revokes:
             if rv.irr.disposition != "established":
                 continue
             T = rv.trick
             n, law, why = 0, "", ""
             os_tricks = [k for k in range(T, len(sides) + 1) if sides[k - 1] == rv.side and k not in transferred]
-            if rv.exempt:
+            if contradicted:
+                law, why = "64C", "the play contradicts the hand record (13A1): transfer left to the director"
+            elif rv.exempt:
                 law, why = rv.exempt, ("attention first drawn after the non-offending side called on the next board"
                                        if rv.exempt == "64B4" else "attention first drawn after the round ended")
             elif T == 12:
