@@ -193,7 +193,7 @@ def main() -> None:
     if "<!-- corpus-bench:start -->" in text:
         text = re.sub(r"<!-- corpus-bench:start -->.*<!-- corpus-bench:end -->", lambda _m: block, text, flags=re.S)
     else:
-        text += block + "\n"
+        text += "\n## Corpus replay (law engine)\n\n" + block + "\n"
     perf.write_text(text)
     report = ROOT / "docs" / "corpus-report.md"
     irr = "\n".join(f"| {k} | {n} |" for k, n in s["irregularities"].items())
