@@ -182,3 +182,78 @@ def test_one_shared_machine_definition():
         for t in tables:
             t.close()
     assert all(t not in MACHINE.models for t in tables)
+
+
+# ---------------------------------------------------------------- whole boards at random
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from table.cards import ALL_CARDS, SEATS  # noqa: E402
+from table.calls import STRAINS  # noqa: E402
+from table.scoring import score_ns  # noqa: E402
+
+
+def random_board(rng, board_no):
+    """A random deal, a random legal auction that ends in a contract, and a random legal play, as events."""
+    cards = list(ALL_CARDS)
+    rng.shuffle(cards)
+    deal = Deal({s: cards[13 * i:13 * i + 13] for i, s in enumerate(SEATS)})
+    start = board_started(board_no, deal=deal.to_pbn())
+    events, seat, last_bid, passes, doubled = [start], start.dealer, None, 0, ""
+    bids = [f"{lv}{st_}" for lv in range(1, 8) for st_ in STRAINS]
+    while True:
+        legal = ["Pass"] * 3
+        higher = bids[bids.index(last_bid[1]) + 1:] if last_bid else bids
+        legal += higher[:rng.randint(0, 4)]
+        if last_bid and last_bid[0].side != seat.side and not doubled:
+            legal.append("X")
+        if doubled == "X" and last_bid[0].side == seat.side:
+            legal.append("XX")
+        call = rng.choice(legal) if last_bid or len(events) < 4 else rng.choice(higher[:3])
+        events.append(CallMade(seat, call))
+        if call == "Pass":
+            passes += 1
+            if last_bid and passes == 3:
+                break
+        else:
+            passes = 0
+            if call in ("X", "XX"):
+                doubled = call
+            else:
+                last_bid, doubled = (seat, call), ""
+        seat = seat.lho
+    # declarer: first of the side to name the strain
+    strain, side = last_bid[1][1:], last_bid[0].side
+    declarer = next(e.seat for e in events[1:] if e.call[1:] == strain and e.seat.side == side
+                    and e.call[0].isdigit())
+    held = {s: set(deal.hands[s]) for s in SEATS}
+    leader, trump = declarer.lho, (None if strain == "NT" else strain)
+    for _ in range(13):
+        trick, seat = [], leader
+        for _ in range(4):
+            follow = sorted(c for c in held[seat] if trick and c[0] == trick[0][1][0])
+            card = rng.choice(follow or sorted(held[seat]))
+            held[seat].discard(card)
+            trick.append((seat, card))
+            events.append(CardPlayed(seat, card))
+            seat = seat.lho
+        leader = trick[trick_winner_index([c for _, c in trick], trump)][0]
+    return events, declarer, last_bid[1] + doubled
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 32))
+def test_random_legal_boards_complete_with_no_flags_and_consistent_score(seed, board_no):
+    import random
+    events, declarer, contract = random_board(random.Random(seed), board_no)
+    t = Table()
+    try:
+        for e in events:
+            assert t.apply(e) == []
+        assert t.state == "board_complete" and t.status == "complete"
+        assert t.irregularities == []
+        assert len(t.play.winners) == 13
+        assert t.tricks + t.play.defender_tricks == 13
+        assert str(t.contract) == contract and t.contract.declarer == declarer
+        assert t.score_ns == score_ns(t.contract, t.board.vulnerable, t.tricks)
+    finally:
+        t.close()
