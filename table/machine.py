@@ -105,6 +105,8 @@ class Table:
         self.recorded_contract: Optional[Contract] = None
         self.recorded_passed_out = False
         self.auction_exposures: list[tuple[Seat, tuple[str, ...]]] = []
+        self._contract_key: Optional[tuple[str, str, Seat]] = None
+        self._contract_value: Optional[Contract] = None
         MACHINE.add_model(self)
 
     def close(self) -> None:
@@ -146,7 +148,11 @@ class Table:
         bid, risk, declarer = c
         if self.play is not None:
             declarer = self.play.declarer          # Law 54A may have swapped declarer and dummy
-        return Contract(bid_level(bid), bid_strain(bid), risk, str(declarer))
+        key = (bid, risk, declarer)
+        if self._contract_key != key:              # built once per board, read many times
+            self._contract_key = key
+            self._contract_value = Contract(bid_level(bid), bid_strain(bid), risk, str(declarer))
+        return self._contract_value
 
     @property
     def passed_out(self) -> bool:
