@@ -1,0 +1,54 @@
+"""Session results -> CSV: travellers (one row per table result) and rankings (one row per entrant)."""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Optional
+
+from .scoring import award_text
+from .session import Scoring, Session
+
+__all__ = ["travellers_csv", "ranking_csv"]
+
+TRAVELLER_FIELDS = ["section", "board", "table", "round", "ns", "ew", "kind", "contract", "declarer", "tricks",
+                    "lead", "score_ns", "assigned_ns", "assigned_ew", "award_ns", "award_ew", "group",
+                    "ns_value", "ew_value", "ns_percent", "ew_percent", "datum"]
+RANKING_FIELDS = ["section", "field", "place", "entrant", "label", "names", "boards", "total", "top", "score"]
+
+
+def _fmt(v: Optional[float]) -> str:
+    return "" if v is None else f"{v:.2f}"
+
+
+def travellers_csv(session: Session, section: Optional[str] = None) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, TRAVELLER_FIELDS, lineterminator="\n")
+    w.writeheader()
+    for sec in ([session.section(section)] if section else session.sections.values()):
+        for b in session.boards(sec.id):
+            tr = session.traveller(b, sec.id)
+            for r, ls in zip(tr.results, tr.scores):
+                w.writerow({"section": sec.id, "board": b, "table": r.table or "", "round": r.round or "",
+                            "ns": r.ns, "ew": r.ew, "kind": r.kind, "contract": r.contract or "",
+                            "declarer": r.declarer or "", "tricks": "" if r.tricks is None else r.tricks,
+                            "lead": r.lead or "", "score_ns": "" if r.score_ns is None else r.score_ns,
+                            "assigned_ns": r.assigned[0] if r.assigned else "",
+                            "assigned_ew": r.assigned[1] if r.assigned else "",
+                            "award_ns": award_text(r.artificial[0]) if r.artificial else "",
+                            "award_ew": award_text(r.artificial[1]) if r.artificial else "",
+                            "group": r.group or "", "ns_value": _fmt(ls.ns), "ew_value": _fmt(ls.ew),
+                            "ns_percent": _fmt(ls.ns_percent), "ew_percent": _fmt(ls.ew_percent),
+                            "datum": "" if ls.datum is None else ls.datum})
+    return buf.getvalue()
+
+
+def ranking_csv(session: Session, section: Optional[str] = None) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, RANKING_FIELDS, lineterminator="\n")
+    w.writeheader()
+    for sec in ([session.section(section)] if section else session.sections.values()):
+        for rr in session.ranking(sec.id):
+            w.writerow({"section": sec.id, "field": rr.field, "place": rr.place_text, "entrant": rr.entrant,
+                        "label": rr.label, "names": rr.display, "boards": rr.boards, "total": _fmt(rr.total),
+                        "top": _fmt(rr.top) if session.scoring is Scoring.MATCHPOINTS else "", "score": _fmt(rr.score)})
+    return buf.getvalue()

@@ -1,0 +1,86 @@
+"""Session results -> BBO LIN with the results in ``rs|``.
+
+- Teams (two-table matches): one vugraph-style text per match: ``vg|title,segment,I,first,last,team A,0,
+  team B,0|``, then ``rs|`` with every board's open-room and closed-room result in board order (the
+  layout ``table.formats.lin`` reads: entry ``2 * (b - first) + room``), ``pn|`` when the players are
+  known, and one ``qx|o<b>`` / ``qx|c<b>`` record per table (deal and vulnerability).
+- Pairs: one text per board, a traveller: ``vg|`` names the board, ``rs|`` lists the tables' results in
+  the traveller's order, and one ``qx|o<table>`` record per table (LIN has no other place for a pairs
+  traveller; readers that expect two rooms read the first two).
+
+An ``rs`` entry is level, strain (``N`` for notrump), declarer, ``X``/``XX``, then ``=`` or the over/under
+tricks (``4SN=``, ``3NEX-2``); ``PASS`` for a passed-out board; an adjusted score has no LIN form and is
+written as ``ADJ``.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from table.board import vulnerability_for
+from table.scoring import parse_contract
+
+from .errors import ResultsError
+from .session import BoardResult, Scoring, Session
+
+__all__ = ["lin_rs_entry", "lin_results"]
+
+_VUL = {"None": "o", "NS": "n", "EW": "e", "All": "b"}
+
+
+def lin_rs_entry(r: Optional[BoardResult]) -> str:
+    if r is None:
+        return ""
+    if r.kind != "table":
+        return "ADJ"
+    if r.contract == "PASS":
+        return "PASS"
+    c = parse_contract(r.contract or "")
+    if c is None or r.declarer is None or r.tricks is None:
+        return ""
+    diff = r.tricks - (c.level + 6)
+    res = "=" if diff == 0 else f"{diff:+d}"
+    return f"{c.level}{'N' if c.strain == 'NT' else c.strain}{r.declarer}{c.risk}{res}"
+
+
+def _md(session: Session, board: int) -> str:
+    from table.events import board_started
+    from table.formats.lin import _md as lin_md          # the LIN writer's own deal encoding
+    return lin_md(board_started(board, deal=session.deals.get(board)))
+
+
+def _clean(s: str) -> str:
+    return s.replace("|", " ").replace(",", " ")
+
+
+def lin_results(session: Session, section: Optional[str] = None) -> list[str]:
+    """LIN texts (one per match for teams, one per board for pairs), each ending with a newline."""
+    sec = session.section(section)
+    out = []
+    if session.scoring is Scoring.TEAMS_IMPS:
+        for m in session.matches(sec.id):
+            a, b = m["team"], m["opponent"]
+            boards = m["boards"]
+            rs = []
+            recs = []
+            for bd in boards:
+                tr = session.traveller(bd, sec.id)
+                res = {(r.ns, r.ew): r for r in (tr.results if tr else [])}
+                for room, key in (("o", (a, b)), ("c", (b, a))):
+                    rs.append(lin_rs_entry(res.get(key)))
+                    recs.append(f"qx|{room}{bd}|md|{_md(session, bd)}|sv|{_VUL[vulnerability_for(bd).value]}|pg||")
+            names = [_clean(sec.entrant(t).display) for t in (a, b)]
+            head = (f"vg|{_clean(session.name)},Round {m['round']},I,{boards[0]},{boards[-1]},"
+                    f"{names[0]},0,{names[1]},0|\nrs|{','.join(rs)}|\n")
+            out.append(head + "\n".join(recs) + "\n")
+        return out
+    for bd in session.boards(sec.id):
+        tr = session.traveller(bd, sec.id)
+        rs = [lin_rs_entry(r) for r in tr.results]
+        recs = [f"qx|o{r.table or i + 1}|md|{_md(session, bd)}|sv|{_VUL[vulnerability_for(bd).value]}|pg||"
+                for i, r in enumerate(tr.results)]
+        scoring = "P" if session.scoring is Scoring.MATCHPOINTS else "I"
+        out.append(f"vg|{_clean(session.name)},Board {bd},{scoring},{bd},{bd},NS,0,EW,0|\nrs|{','.join(rs)}|\n"
+                   + "\n".join(recs) + "\n")
+    if not out:
+        raise ResultsError("no results to write")
+    return out

@@ -1,0 +1,316 @@
+"""Scoring a board across the field: matchpoints (Law 78A), IMPs (78B: teams, cross-IMPs, Butler),
+total points (78C), adjusted scores (Law 12C, 86, 88) and fouled boards (Law 87).
+
+Everything here is a pure function of the board's result lines (:class:`Line`). A line carries the
+score North-South is judged on and the score East-West is judged on, both from North-South's side:
+they are the same number for a table result, and may differ for a split (non-balancing) assigned
+adjusted score (Law 12C2). An artificial adjusted score (Law 12C1) carries an :class:`Award` per side
+instead of a score, again possibly non-balancing.
+
+Conventions (the laws leave them to regulation, Law 78D; each is a parameter where it varies):
+
+- Matchpoints are in Law 78A units, 2 per result beaten and 1 per tie (top = 2 (n - 1)); percentages
+  are matchpoints / top.
+- Boards with different numbers of results, artificial scores and fouled-board groups are factored
+  with Neuberg's formula ``(mp + 1) * N / n - 1`` (``table.scoring.neuberg``) to ``N`` = the number of
+  result lines on the board (or ``n_max``, e.g. the most times any board was played). A lone result
+  then scores 50 %.
+- A split assigned score: each other line is compared with both of its scores, half weight each.
+- Artificial awards: average plus 60 %, average 50 %, average minus 40 % of the top (Law 12C1); in IMPs
+  +3 / 0 / -3 (Law 86A). Law 88 (average plus is at least the pair's session percentage) is applied by
+  the ranking (:mod:`results.session`), which knows the session percentage.
+- Artificial lines take no part in the other lines' comparisons, except in cross-IMPs with
+  ``artificial_in_field="mirror"``: each other line then counts minus the artificial line's NS IMPs as
+  its comparison with it (OKbridge's convention, seen in the corpus).
+- Butler datum: the mean of the board's scores without the ``trim`` (default 1) highest and ``trim``
+  lowest when there are more than ``2 * trim + 1`` scores (otherwise the plain mean), rounded to the
+  nearest multiple of 10, an exact 5 away from zero (e.g. 933.3 -> 930, 445 -> 450, -445 -> -450).
+- Fouled boards (Law 87): lines carry a ``group`` (the form of the board they played, e.g. a hash of
+  the cards actually held); each group is scored alone, then factored (Neuberg) to the whole board's
+  line count, so every group shares the same top. In IMPs, cross-IMPs and datum are per group.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from enum import StrEnum
+from typing import Hashable, Iterable, Optional, Sequence, Union
+
+from table.scoring import imps, neuberg
+
+from .errors import ResultsError
+
+__all__ = ["Artificial", "Award", "Line", "LineScore", "ARTIFICIAL_PERCENT", "ARTIFICIAL_IMPS",
+           "matchpoint_board", "cross_imps_board", "butler_board", "butler_datum", "round_datum",
+           "team_board_imps", "knockout_average", "wbf_vp", "total_points", "percent_of_field", "parse_award",
+           "award_text"]
+
+
+class Artificial(StrEnum):
+    """Law 12C1 artificial adjusted scores."""
+    PLUS = "A+"          # not at fault: average plus
+    AVERAGE = "A="       # partly at fault (or nobody): average
+    MINUS = "A-"         # directly at fault: average minus
+
+
+#: Percentages of the top for an artificial award in matchpoints (Law 12C1).
+ARTIFICIAL_PERCENT = {Artificial.PLUS: 60.0, Artificial.AVERAGE: 50.0, Artificial.MINUS: 40.0}
+#: IMPs for an artificial award (Law 86A; the 0 for average is implied).
+ARTIFICIAL_IMPS = {Artificial.PLUS: 3.0, Artificial.AVERAGE: 0.0, Artificial.MINUS: -3.0}
+
+#: An artificial award: one of the three, or an explicit value (a percentage in matchpoint scoring,
+#: IMPs in IMP scoring) that the director gives.
+Award = Union[Artificial, float]
+
+
+def parse_award(text: str) -> Award:
+    """``"A+"``, ``"A="``/``"A"``, ``"A-"``, or a number (``"60"``, ``"-3"``)."""
+    t = text.strip().upper()
+    if t in ("A", "A=", "AVE", "AVG"):
+        return Artificial.AVERAGE
+    if t in ("A+", "AVE+", "AVG+"):
+        return Artificial.PLUS
+    if t in ("A-", "AVE-", "AVG-"):
+        return Artificial.MINUS
+    try:
+        return float(t)
+    except ValueError:
+        raise ResultsError(f"not an artificial award: {text!r} (A+, A=, A- or a number)") from None
+
+
+def award_text(award: Award) -> str:
+    if isinstance(award, Artificial):
+        return award.value
+    return _num(award)
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One result line of a board, as scoring sees it (NS's point of view throughout)."""
+    ns_view: Optional[int] = None          # the score NS is judged on; None for an artificial line
+    ew_view: Optional[int] = None          # the score EW is judged on; defaults to ns_view
+    art_ns: Optional[Award] = None         # artificial award for NS (then art_ew too)
+    art_ew: Optional[Award] = None
+    group: Hashable = None                 # fouled-board group (the form of the board played)
+
+    def __post_init__(self) -> None:
+        if self.ew_view is None and self.ns_view is not None:
+            object.__setattr__(self, "ew_view", self.ns_view)
+        if self.artificial:
+            if self.art_ns is None or self.art_ew is None:
+                raise ResultsError("an artificial line needs an award for each side")
+        elif self.ns_view is None:
+            raise ResultsError("a line needs a score or artificial awards")
+
+    @property
+    def artificial(self) -> bool:
+        return self.art_ns is not None or self.art_ew is not None
+
+    @property
+    def split(self) -> bool:
+        return not self.artificial and self.ns_view != self.ew_view
+
+    @classmethod
+    def table(cls, score_ns: int, group: Hashable = None) -> "Line":
+        return cls(score_ns, score_ns, group=group)
+
+
+@dataclass(frozen=True, slots=True)
+class LineScore:
+    """What one line earns: ``ns``/``ew`` in the method's unit (matchpoints or IMPs); ``top`` for
+    matchpoints (``ns / top`` is the percentage), ``None`` for IMPs; ``datum`` for Butler."""
+    ns: float
+    ew: float
+    top: Optional[float] = None
+    datum: Optional[int] = None
+
+    @property
+    def ns_percent(self) -> Optional[float]:
+        return None if not self.top else 100.0 * self.ns / self.top
+
+    @property
+    def ew_percent(self) -> Optional[float]:
+        return None if not self.top else 100.0 * self.ew / self.top
+
+
+def _cmp(a: int, b: int) -> int:
+    return 2 if a > b else 1 if a == b else 0
+
+
+def _groups(lines: Sequence[Line]) -> dict[Hashable, list[int]]:
+    out: dict[Hashable, list[int]] = {}
+    for i, ln in enumerate(lines):
+        if not ln.artificial:
+            out.setdefault(ln.group, []).append(i)
+    return out
+
+
+def matchpoint_board(lines: Sequence[Line], *, n_max: Optional[int] = None, factor: bool = True,
+                     artificial_percent: Optional[dict] = None) -> list[LineScore]:
+    """Matchpoints for every line of one board (Law 78A), in the lines' order.
+
+    With ``factor`` (the default) every group's scores are Neuberg-factored to ``N`` = ``n_max`` or the
+    number of lines on the board, so artificial lines and fouled-board groups leave the others' scale
+    unchanged; without it, each group is scored on its own top and ``N`` is the group size."""
+    if not lines:
+        return []
+    percent = artificial_percent or ARTIFICIAL_PERCENT
+    total = n_max if n_max is not None else len(lines)
+    if total < len(lines):
+        raise ResultsError(f"n_max {n_max} is less than the {len(lines)} lines on the board")
+    out: list[Optional[LineScore]] = [None] * len(lines)
+    for members in _groups(lines).values():
+        n = len(members)
+        big_n = total if factor else n
+        top = 2.0 * (big_n - 1)
+        for i in members:
+            li = lines[i]
+            ns = ew = 0.0
+            for j in members:
+                if j == i:
+                    continue
+                lj = lines[j]
+                ns += (_cmp(li.ns_view, lj.ns_view) + _cmp(li.ns_view, lj.ew_view)) / 2
+                ew += (_cmp(-li.ew_view, -lj.ns_view) + _cmp(-li.ew_view, -lj.ew_view)) / 2
+            if factor and n != big_n:
+                ns, ew = neuberg(ns, n, big_n), neuberg(ew, n, big_n)
+            out[i] = LineScore(ns, ew, top)
+    top_all = 2.0 * (total - 1)
+    for i, ln in enumerate(lines):
+        if ln.artificial:
+            out[i] = LineScore(_artificial_mp_pct(ln.art_ns, top_all, percent),
+                               _artificial_mp_pct(ln.art_ew, top_all, percent), top_all)
+    return out  # type: ignore[return-value]
+
+
+def _artificial_mp_pct(award: Award, top: float, percent: dict) -> float:
+    pct = percent[award] if isinstance(award, Artificial) else float(award)
+    return top * pct / 100.0
+
+
+def percent_of_field(mp: float, n_results: int) -> float:
+    """``100 (mp + 1) / (2 n)``: the limit of Neuberg's percentage as the field it is factored to grows
+    (each result compared with all ``n`` results, itself included as a tie). Large simultaneous
+    events publish this (the 1999 Fifth Friday Tournament in the corpus does); the club percentage
+    is ``mp / top``."""
+    if n_results < 1:
+        raise ResultsError("a percentage needs at least one result")
+    return 100.0 * (mp + 1) / (2 * n_results)
+
+
+def _art_imps(award: Award, table: Optional[dict] = None) -> float:
+    if isinstance(award, Artificial):
+        return (table or ARTIFICIAL_IMPS)[award]
+    return float(award)
+
+
+def cross_imps_board(lines: Sequence[Line], *, average: bool = True, artificial_in_field: str = "exclude",
+                     artificial_imps: Optional[dict] = None) -> list[LineScore]:
+    """Cross-IMPs: each line IMPed against every other line of its group (Law 78B), summed, and
+    divided by the number of comparisons when ``average``. ``artificial_in_field`` is ``"exclude"``
+    (artificial lines are not compared with) or ``"mirror"`` (see the module notes)."""
+    if artificial_in_field not in ("exclude", "mirror"):
+        raise ResultsError("artificial_in_field must be 'exclude' or 'mirror'")
+    out: list[Optional[LineScore]] = [None] * len(lines)
+    arts = [i for i, ln in enumerate(lines) if ln.artificial]
+    for members in _groups(lines).values():
+        others_art = [j for j in arts if lines[j].group in (None, lines[members[0]].group)] \
+            if artificial_in_field == "mirror" else []
+        comparisons = len(members) - 1 + len(others_art)
+        for i in members:
+            li = lines[i]
+            ns = ew = 0.0
+            for j in members:
+                if j == i:
+                    continue
+                lj = lines[j]
+                ns += (imps(li.ns_view - lj.ns_view) + imps(li.ns_view - lj.ew_view)) / 2
+                ew += (imps(lj.ns_view - li.ew_view) + imps(lj.ew_view - li.ew_view)) / 2
+            for j in others_art:
+                ns -= _art_imps(lines[j].art_ns, artificial_imps)
+                ew -= _art_imps(lines[j].art_ew, artificial_imps)
+            if average and comparisons:
+                ns, ew = ns / comparisons, ew / comparisons
+            out[i] = LineScore(ns, ew)
+    for i in arts:
+        out[i] = LineScore(_art_imps(lines[i].art_ns, artificial_imps), _art_imps(lines[i].art_ew, artificial_imps))
+    return out  # type: ignore[return-value]
+
+
+def round_datum(value: float, step: int = 10) -> int:
+    """Round to the nearest multiple of ``step``; an exact half goes away from zero."""
+    q = (Decimal(repr(value)) / step).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    return int(q) * step
+
+
+def butler_datum(scores: Sequence[float], *, trim: int = 1, step: int = 10) -> int:
+    """The Butler datum: the mean without the ``trim`` highest and ``trim`` lowest scores when more than
+    ``2 * trim + 1`` scores are there (else the plain mean), rounded to ``step`` (see :func:`round_datum`)."""
+    if not scores:
+        raise ResultsError("a datum needs at least one score")
+    s = sorted(scores)
+    if trim and len(s) > 2 * trim + 1:
+        s = s[trim:len(s) - trim]
+    return round_datum(sum(s) / len(s), step)
+
+
+def butler_board(lines: Sequence[Line], *, trim: int = 1, step: int = 10,
+                 artificial_imps: Optional[dict] = None) -> list[LineScore]:
+    """Butler IMPs: each line IMPed against its group's datum (:func:`butler_datum`). A split line
+    counts both its scores, half weight each, in the datum."""
+    out: list[Optional[LineScore]] = [None] * len(lines)
+    for members in _groups(lines).values():
+        pool: list[float] = []
+        for i in members:
+            ln = lines[i]
+            pool += [ln.ns_view] * 2 if not ln.split else [ln.ns_view, ln.ew_view]
+        # each line counted twice (once per view) keeps the trimming per line: trim 2 * trim values
+        d = butler_datum(pool, trim=2 * trim, step=step) if trim else butler_datum(pool, trim=0, step=step)
+        for i in members:
+            ln = lines[i]
+            out[i] = LineScore(float(imps(ln.ns_view - d)), float(imps(d - ln.ew_view)), datum=d)
+    for i, ln in enumerate(lines):
+        if ln.artificial:
+            out[i] = LineScore(_art_imps(ln.art_ns, artificial_imps), _art_imps(ln.art_ew, artificial_imps))
+    return out  # type: ignore[return-value]
+
+
+def team_board_imps(open_ns: Optional[int], closed_ns: Optional[int]) -> int:
+    """IMPs on a board of a teams match for the team sitting NS in the open room (Law 78B)."""
+    if open_ns is None or closed_ns is None:
+        raise ResultsError("a teams board needs both rooms' scores")
+    return imps(open_ns - closed_ns)
+
+
+def knockout_average(imps_for_nos: float, imps_for_os: float) -> float:
+    """Law 86B: a non-balancing adjusted score in knockout play: each side's result is computed and
+    the average is given to both (as IMPs for the same team)."""
+    return (imps_for_nos + imps_for_os) / 2
+
+
+def total_points(scores: Iterable[int]) -> int:
+    """Law 78C: total points are the sum of a contestant's scores."""
+    return sum(scores)
+
+
+_TAU = (math.sqrt(5) - 1) / 2
+
+
+def wbf_vp(imp_margin: float, boards: int, *, scale: int = 20) -> tuple[float, float]:
+    """Victory points on the WBF continuous scale (2013): the winner gets
+    ``10 + 10 * (1 - tau ** (3 * m / B)) / (1 - tau ** 3)`` capped at 20, ``tau = (sqrt 5 - 1) / 2``,
+    ``B = 15 * sqrt(boards)`` the blitz margin, two decimals; the loser ``20 - that``. Not in the seed
+    laws: VPs are a sponsoring organization's choice (Law 78D)."""
+    if boards < 1:
+        raise ResultsError("a match has at least one board")
+    blitz = 15 * math.sqrt(boards)
+    m = abs(imp_margin)
+    w = min(20.0, 10 + 10 * (1 - _TAU ** (3 * m / blitz)) / (1 - _TAU ** 3))
+    w = float(Decimal(repr(w)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    w, l = (w, round(20 - w, 2)) if imp_margin >= 0 else (round(20 - w, 2), w)
+    return (w * scale / 20, l * scale / 20)
