@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup bench clean
+.PHONY: run test setup bench clean browsers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,11 +14,23 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# Until the service exists, the main job replays the bundled example through the law engine.
+# The main job: the service with four simulated tables on the SQLite default (bridgetable.db); it prints
+# the director console's URL and token. SIMULATE, HOST and PORT can be overridden: make run PORT=9000
+SIMULATE ?= 4
+HOST     ?= 127.0.0.1
+PORT     ?= 8000
 run: $(STAMP)
-	$(BIN)/bridgetable replay bridgetable/examples/
+	$(BIN)/bridgetable serve --simulate $(SIMULATE) --host $(HOST) --port $(PORT)
 
-test: $(STAMP)
+# The headless-browser test drives Debian's Chromium (Playwright's own download needs a CDN this machine
+# cannot reach). Installed when missing; if it cannot be, tests/test_browser.py skips with the reason.
+CHROMIUM ?= /usr/bin/chromium
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browsers:
+	@test -x $(CHROMIUM) || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; } \
+	  || echo "note: chromium could not be installed; the browser test will skip"
+
+test: $(STAMP) browsers
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

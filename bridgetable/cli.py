@@ -60,7 +60,14 @@ def replay(paths: tuple[str, ...], jsonl: bool, jobs: int) -> None:
         click.echo(f"{sum(counts.values())} records: {summary}", err=True)
 
 
-from .sim_cli import register_commands; register_commands(main)  # noqa: E402,E702  (devices, sim)
+# subcommands of the other layers, registered here so `bridgetable --help` lists them all
+from .sim_cli import register_commands  # noqa: E402
+from .serve_cli import serve as _serve  # noqa: E402
+from .deal_cli import deal as _deal  # noqa: E402
+
+register_commands(main)          # devices, sim
+main.add_command(_serve)
+main.add_command(_deal)
 
 if __name__ == "__main__":
     main()

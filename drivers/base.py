@@ -104,8 +104,9 @@ class DeviceDriver:
         return Binding(self.seats.seat_of(hello.serial), self.seats.table)
 
     # ------------------------------------------------------------------ I/O
-    def _ms(self, now: float) -> int:
-        return int(now * 1000)
+    @staticmethod
+    def _ms(now: float) -> int:
+        return int(now * 1000 + 1e-6)          # the session's millisecond clock (robust to float error)
 
     def pump(self, timeout: float = 0.05) -> int:
         """One I/O step; returns the number of application messages handled."""
@@ -118,8 +119,8 @@ class DeviceDriver:
                 return 0
         wait = timeout
         deadline = self.session.next_deadline()
-        if deadline is not None:
-            wait = max(0.0, min(wait, deadline / 1000.0 - now))
+        if deadline is not None:               # in milliseconds, the session's own resolution
+            wait = max(0.0, min(wait, (deadline - self._ms(now)) / 1000.0))
         link = self.link
         assert link is not None
         try:

@@ -149,9 +149,13 @@ class DeckLearner:
         return len(self.uids) >= len(self.order)
 
     def feed(self, uid: str | bytes) -> Optional[str]:
-        """Take one read; returns the card this tag was learned as, or ``None`` for a repeat."""
+        """Take one read; returns the card this tag was learned as, or ``None`` for a repeat (or a tag of
+        another learned deck: a stray card from the previous deck still on the antenna)."""
         u = normalize_uid(uid)
         if u in self.uids or self.done:
+            return None
+        known = self.registry.lookup(u)
+        if known is not None and known.deck != self.name:
             return None
         self.uids.append(u)
         return self.order[len(self.uids) - 1]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import zlib
+from collections import deque
 from typing import Any, Callable, Iterable, Optional
 
 from firmware_host import (Capability, CallPressed, CardRead, DeviceKind, DeviceSession, HandRead, Message,
@@ -40,7 +41,7 @@ DUP_DELAY_MS = 40
 
 
 def _ms(now: float) -> int:
-    return int(now * 1000)
+    return int(now * 1000 + 1e-6)
 
 
 class SimDevice:
@@ -141,10 +142,15 @@ class SeatReader(SimDevice):
     KIND = DeviceKind.SEAT_READER
     CAPABILITIES = Capability.DUMMY_ZONE | Capability.HAND_READ
 
+    def __init__(self, serial: str, **kwargs: Any) -> None:
+        super().__init__(serial, **kwargs)
+        self.placed: deque[tuple[Zone, str]] = deque(maxlen=1000)   # (zone, uid) of recent placements
+
     def place_card(self, uid: str | bytes, zone: Zone | int = Zone.PLAY) -> None:
         raw = bytes.fromhex(uid) if isinstance(uid, str) else bytes(uid)
         ts = self.now_ms()
         zone = Zone(zone)
+        self.placed.append((zone, raw.hex().upper()))
         if self.faults.misread and self._rng.random() < self.faults.misread:
             bad = misread_uid(raw.hex(), self._rng)
             self.send(CardRead(zone, bytes.fromhex(bad), ts))

@@ -48,6 +48,7 @@ class DevicePort:
         self.plugged = True
         self.generation = 0                              # +1 at each unplug: stale USB handles die
         self._replug_at: Optional[float] = None
+        self._due_at: Optional[float] = None             # when the device's timers next need a poll
         self.unplugs = 0
         self.bytes_to_host = 0
         self.bytes_from_host = 0
@@ -55,6 +56,7 @@ class DevicePort:
             device.clock = clock                       # the device's timestamps follow the wire's clock
         self.set_faults(faults or FaultSpec())
         device.attach(clock.now())
+        self._due_at = device.next_deadline()
 
     # ------------------------------------------------------------------ configuration
     def set_faults(self, faults: FaultSpec) -> None:
@@ -109,6 +111,11 @@ class DevicePort:
                 raise Unplugged(self.name)
             return len(self._ready)
 
+    @property
+    def has_output(self) -> bool:
+        """Bytes are waiting for the host (no lock, no timers: a hint for schedulers)."""
+        return bool(self._ready)
+
     def read_wait(self, size: int, timeout: Optional[float]) -> bytes:
         """Up to ``size`` bytes, waiting at most ``timeout`` seconds of the port's clock for the first one.
         A virtual clock is advanced instead of waited on."""
@@ -149,7 +156,7 @@ class DevicePort:
     def next_wakeup(self) -> Optional[float]:
         with self.lock:
             times = [t for t in (self._replug_at, self._delayed[0][0] if self._delayed else None,
-                                 self.device.next_deadline() if self.plugged else None) if t is not None]
+                                 self._due_at if self.plugged else None) if t is not None]
             return min(times) if times else None
 
     def _tick(self) -> None:
@@ -158,13 +165,16 @@ class DevicePort:
             if self._replug_at is not None and now >= self._replug_at:
                 self.replug()
             return
-        self._pump()
+        if (self._due_at is not None and now >= self._due_at) or (self._delayed and self._delayed[0][0] <= now):
+            self._pump()
 
     def _pump(self) -> None:
+        """Run the device (timers, script) and queue its output; remember when it wants running next."""
         if not self.plugged:
             return
         now = self.clock.now()
         out = self.device.poll(now)
+        self._due_at = self.device.next_deadline()
         changed = False
         if out:
             out = self._up.apply(out)

@@ -54,6 +54,7 @@ import logging
 import queue
 import random
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -86,9 +87,11 @@ log = logging.getLogger(__name__)
 TRANSPORTS = ("inproc", "pty", "tcp", "usb")
 DEFAULT_DECKS = 4
 
-# Host timings for simulated tables: the defaults of the protocol, with a quicker HELLO on the device
-# side so a reconnect after an unplug does not wait half a second for the next HELLO.
-HOST_CONFIG = SessionConfig()
+# Host timings for simulated tables (the host's choice, sent to each device in WELCOME): a loopback wire
+# answers in well under a millisecond, so retransmit after 40 ms; a link with 5 % of its bytes corrupted
+# loses most 30-byte frames, so allow 60 retries (2.4 s) and 20 s of silence (heartbeats are lost too) before declaring the link lost (each
+# loss costs a re-handshake, itself slow on such a link). Devices keep the protocol's defaults.
+HOST_CONFIG = SessionConfig(retransmit_ms=40, max_retries=60, link_timeout_ms=20000)
 DEVICE_CONFIG = SessionConfig(hello_interval_ms=100)
 
 _tables = itertools.count(1)
@@ -218,6 +221,10 @@ class SimulatedTable:
                 d.start(0.05)
 
     @property
+    def _pairs(self) -> list[tuple[DevicePort, DeviceDriver]]:
+        return list(self.readers.values()) + list(self.boxes.values())  # type: ignore[arg-type]
+
+    @property
     def drivers(self) -> list[DeviceDriver]:
         return [d for _, d in self.readers.values()] + [d for _, d in self.boxes.values()]
 
@@ -230,12 +237,25 @@ class SimulatedTable:
         """Inproc: give every driver a turn, then let the active one wait (advancing the virtual clock)."""
         if not self.virtual:
             return
-        for d in self.drivers:
-            d.pump(0)
+        now = self.clock.now()
+        for port, d in self._pairs:
+            if d is not active and self._due(port, d, now):
+                d.pump(0)
         if active is not None:
             active.pump(0.25)
         else:
             self.clock.advance(0.01)
+
+    @staticmethod
+    def _due(port: DevicePort, d: DeviceDriver, now: float) -> bool:
+        """Would pumping this driver do anything now? (the port has bytes, a timer is due, a reconnect)"""
+        if d.link is None:
+            return True
+        wake = port.next_wakeup()
+        if port.has_output or (wake is not None and wake <= now):
+            return True
+        deadline = d.session.next_deadline()
+        return deadline is not None and deadline <= d._ms(now)
 
     def _next(self, active: Optional[DeviceDriver], deadline: float) -> Any:
         """The next event from any driver, or None at the deadline."""
@@ -281,11 +301,12 @@ class SimulatedTable:
 
     # ------------------------------------------------------------------ decks
     def learn_decks(self, n: int) -> None:
-        """Teach the club's decks through seat reader N, tag by tag in the standard order (on a clean link:
-        a misread while learning would teach a wrong tag)."""
+        """Teach the club's decks through seat reader N, tag by tag in the standard order. The reader's own
+        faults (misread, dup) are off while learning — a club learns a deck carefully, and a misread would
+        teach a wrong tag; the wire faults stay on."""
         port, drv = self.readers[Seat.N]
         saved = port.faults
-        port.set_faults(replace(saved, misread=0.0))
+        port.set_faults(replace(saved, misread=0.0, dup=0.0))
         try:
             self.wait_connected()
             for k in range(n):
@@ -424,6 +445,13 @@ class SimulatedTable:
                 return
             mismatches.append(f"expected {want}, got {got}")
 
+    def set_faults(self, faults: FaultSpec | str | None, seed: Optional[int] = None) -> None:
+        """New faults (or a new seed) for every device from now on: many seeded runs on one table."""
+        spec = faults if isinstance(faults, FaultSpec) else FaultSpec.parse(faults)
+        self.faults = replace(spec, seed=seed) if seed is not None else spec
+        for p in self.ports:
+            p.set_faults(self.faults)
+
     # ------------------------------------------------------------------ lifecycle
     def health(self) -> list[dict[str, Any]]:
         return [d.health() for d in self.drivers]
@@ -433,7 +461,13 @@ class SimulatedTable:
             return
         self._closed = True
         for d in self.drivers:
-            d.close()
+            d.stop()
+        # pyserial's socket:// close sleeps 0.3 s: close the links side by side
+        closers = [threading.Thread(target=d.close) for d in self.drivers]
+        for t in closers:
+            t.start()
+        for t in closers:
+            t.join()
         for ep in self._endpoints:
             ep.close()
         if self.transport == "inproc":

@@ -601,6 +601,10 @@ class Auction:
             self.pending = p                 # still open: the offender's next call is the replacement
             p.where = "refused"
             self._turn = offender
+            # the LHO has chosen: what is left is the offender's replacement (a call event, not a ruling)
+            p.irr.options = [o for o in p.irr.options if o.code not in ("accept", "refuse")] + [
+                Option("replace", "refused by LHO: the offender substitutes a sufficient bid or pass (27B)",
+                       str(offender))]
             return []
         p.irr.dispose("cancelled", p.irr.law)
         self._turn = p.turn_of

@@ -186,3 +186,252 @@ def test_repeated_reads_within_the_window_are_one_event():
     assert d.accept("N/play", "T2", 12.1)
     assert d.accept("N/play", "T1", 12.2)                    # another tag in between ends the run
     assert d.repeats == 3
+
+
+# ---------------------------------------------------------------------------------------------- drivers
+import queue  # noqa: E402
+
+from drivers.bidding_box import BiddingBoxDriver  # noqa: E402
+from drivers.config import SeatMap  # noqa: E402
+from drivers.discovery import discover  # noqa: E402
+from drivers.events import DeviceEvent  # noqa: E402
+from drivers.seat_reader import SeatReaderDriver  # noqa: E402
+from firmware_host import RefuseCall, Zone  # noqa: E402
+from hw_sim.devices import BiddingBox, SeatReader  # noqa: E402
+from hw_sim.tags import deck_uids  # noqa: E402
+from table.cards import Deal  # noqa: E402
+from table.events import CallMade, CardPlayed  # noqa: E402
+from table.events import HandRead as HandReadEvent  # noqa: E402
+
+DEAL = "N:AKQJ.T98.765.432 T987.AKQ.432.765 6543.J76.AKQ.JT9 2.5432.JT98.AKQ8"
+
+
+class Rig:
+    """A simulated device published on a transport, and its driver pumping on a thread."""
+
+    def __init__(self, transport: str, device, driver_cls, seats: dict, tmp_path, **driver_kw):
+        self.port = DevicePort(device)
+        self.events: "queue.Queue" = queue.Queue()
+        self.endpoint = None
+        if transport == "pty":
+            self.endpoint = serve_pty(self.port, tmp_path)
+            url = self.endpoint.url
+        elif transport == "tcp":
+            self.endpoint = serve_tcp(self.port)
+            url = self.endpoint.url
+        elif transport == "usb":
+            backend = SimUsbBackend()
+            dev = backend.add(self.port)
+            register_usb_backend("rig", lambda: backend)
+            url = backend.url_of(dev, "rig")
+        else:
+            from hw_sim import registry
+            url = registry.register(self.port, f"rig-{id(self)}")
+        self.driver = driver_cls(url, self.events.put, SeatMap(seats), backoff=(0.02, 0.2), **driver_kw)
+        self.driver.start(0.02)
+
+    def next(self, kind=None, timeout: float = 5.0):
+        """The next event (of ``kind``: "table" or a DeviceEvent code)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                ev = self.events.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if kind is None or (kind == "table" and not isinstance(ev, DeviceEvent)) or \
+                    (isinstance(ev, DeviceEvent) and ev.code == kind):
+                return ev
+        raise AssertionError(f"no {kind or 'event'} within {timeout} s")
+
+    def close(self):
+        self.driver.close()
+        if self.endpoint is not None:
+            self.endpoint.close()
+
+
+def club() -> tuple[DeckRegistry, dict[str, str]]:
+    reg = DeckRegistry()
+    uids = deck_uids("red")
+    reg.learn("red", [uids[c] for c in STANDARD_ORDER])
+    return reg, uids
+
+
+@pytest.mark.parametrize("transport", ["pty", "tcp", "usb", "sim"])
+def test_seat_reader_driver_over_each_transport(transport, tmp_path):
+    decks, uids = club()
+    rig = Rig(transport, SeatReader("SR-0001"), SeatReaderDriver, {"SR-0001": "N"}, tmp_path, decks=decks)
+    try:
+        hello = rig.next("CONNECTED")
+        assert hello.device == "SR-0001" and hello.seat == "N"      # identity from the handshake
+        assert rig.port.device.seat == "N"                          # the device was told its seat
+        rig.driver.set_board(Deal.from_pbn(DEAL), "red")
+        rig.port.act(lambda d: d.place_card(uids["SA"], Zone.PLAY))
+        assert rig.next("table") == CardPlayed("N", "SA", source="seat-reader:SR-0001")
+        rig.port.act(lambda d: d.place_card(uids["SK"], Zone.DUMMY))
+        assert rig.next("table").card == "SK"
+        hand = ["SQ", "SJ", "HT", "H9", "H8", "D7", "D6", "D5", "C4", "C3", "C2", "SA", "SK"]
+        rig.port.act(lambda d: d.pick_up_hand([uids[c] for c in hand]))
+        ev = rig.next("table")
+        assert isinstance(ev, HandReadEvent) and ev.seat == "N" and list(ev.cards) == hand
+        h = rig.driver.health()
+        assert h["connected"] and h["serial"] == "SR-0001" and h["seat"] == "N" and h["events"] == 3
+        assert h["last_seen"] is not None and h["crc_errors"] == 0
+    finally:
+        rig.close()
+
+
+@pytest.mark.parametrize("transport", ["pty", "tcp", "usb"])
+def test_bidding_box_driver_and_host_messages(transport, tmp_path):
+    rig = Rig(transport, BiddingBox("BB-0001"), BiddingBoxDriver, {"BB-0001": "E"}, tmp_path)
+    try:
+        rig.next("CONNECTED")
+        rig.port.act(lambda d: d.press("1NT", alert=True))
+        assert rig.next("table") == CallMade("E", "1NT", True, source="bidding-box:BB-0001")
+        rig.port.act(lambda d: d.undo("1NT"))
+        assert rig.next("UNDO").seat == "E"
+        rig.port.act(lambda d: d.stop_card())
+        assert rig.next("STOP_CARD")
+        rig.driver.refuse_call("1C", 0x0301, "insufficient")
+        end = time.monotonic() + 5
+        while not any(isinstance(m, RefuseCall) for m in rig.port.device.shown):
+            assert time.monotonic() < end
+            time.sleep(0.01)
+    finally:
+        rig.close()
+
+
+@pytest.mark.parametrize("transport", ["pty", "tcp", "usb", "sim"])
+def test_driver_reconnects_after_unplug_and_loses_nothing(transport, tmp_path):
+    rig = Rig(transport, BiddingBox("BB-0002"), BiddingBoxDriver, {"BB-0002": "S"}, tmp_path)
+    try:
+        rig.next("CONNECTED")
+        rig.port.unplug(0.3)
+        rig.port.act(lambda d: d.press("2H"))              # pressed while the cable is out
+        rig.port.act(lambda d: d.press("Pass"))
+        assert rig.next("table", timeout=10).call == "2H"
+        assert rig.next("table", timeout=10).call == "Pass"
+        h = rig.driver.health()
+        assert h["resumes"] >= 1 and h["duplicates"] >= 0
+        assert rig.events.empty() or all(isinstance(e, DeviceEvent) for e in list(rig.events.queue))
+    finally:
+        rig.close()
+
+
+def test_unknown_tag_wrong_seat_wrong_deck_are_error_events(tmp_path):
+    decks, uids = club()
+    blue = deck_uids("blue")
+    decks.learn("blue", [blue[c] for c in STANDARD_ORDER])
+    rig = Rig("sim", SeatReader("SR-0003"), SeatReaderDriver, {"SR-0003": "E"}, tmp_path, decks=decks)
+    try:
+        rig.next("CONNECTED")
+        rig.driver.set_board(Deal.from_pbn(DEAL), "red")
+        rig.port.act(lambda d: d.place_card("E0040000DEADBEEF"))
+        ev = rig.next("UNKNOWN_TAG")
+        assert ev.uid == "E0040000DEADBEEF" and ev.seat == "E" and "not in any learned deck" in ev.detail
+        rig.port.act(lambda d: d.place_card(uids["SA"]))          # North's card on East's reader
+        ev = rig.next("WRONG_SEAT")
+        assert ev.card == "SA" and "dealt to N" in ev.detail
+        rig.port.act(lambda d: d.place_card(blue["HA"]))          # East's card, but of the other deck
+        assert rig.next("WRONG_DECK").card == "HA"
+        rig.port.act(lambda d: d.place_card(uids["HA"]))
+        assert rig.next("table") == CardPlayed("E", "HA", source="seat-reader:SR-0003")
+        rig.port.act(lambda d: d.pick_up_hand([uids["HK"], "E00400000000BEEF"]))
+        assert rig.next("UNKNOWN_TAG")
+        assert "read the hand again" in rig.next("BAD_INPUT").detail
+        assert rig.driver.health()["errors"] == 5
+    finally:
+        rig.close()
+
+
+def test_unbound_box_and_reader_give_error_events(tmp_path):
+    rig = Rig("sim", BiddingBox("BB-STRAY"), BiddingBoxDriver, {"BB-0001": "N"}, tmp_path)
+    try:
+        assert rig.next("CONNECTED").seat is None
+        rig.port.act(lambda d: d.press("1S"))
+        ev = rig.next("UNBOUND_DEVICE")
+        assert ev.device == "BB-STRAY" and "1S" in ev.detail and ev.is_error
+        assert rig.events.empty()
+    finally:
+        rig.close()
+    decks, uids = club()
+    rig = Rig("sim", SeatReader("SR-STRAY"), SeatReaderDriver, {}, tmp_path, decks=decks)
+    try:
+        rig.next("CONNECTED")
+        rig.port.act(lambda d: d.place_card(uids["SA"]))
+        assert "card read" in rig.next("UNBOUND_DEVICE").detail
+        assert rig.events.empty()
+    finally:
+        rig.close()
+
+
+def test_a_device_of_the_wrong_kind_is_refused(tmp_path):
+    rig = Rig("sim", SeatReader("SR-0009"), BiddingBoxDriver, {"SR-0009": "N"}, tmp_path)
+    try:
+        end = time.monotonic() + 5
+        while rig.port.device.session.state != "refused":
+            assert time.monotonic() < end
+            time.sleep(0.01)
+        assert "expects a bidding-box" in str(rig.port.device.session.last_error)
+        assert not rig.driver.connected
+    finally:
+        rig.close()
+
+
+def test_debounce_and_duplicate_reads_over_the_wire(tmp_path):
+    decks, uids = club()
+    port_faults = "dup=1,misread=1,seed=5"
+    rig = Rig("sim", SeatReader("SR-0004"), SeatReaderDriver, {"SR-0004": "W"}, tmp_path, decks=decks)
+    try:
+        rig.next("CONNECTED")
+        from hw_sim.faults import FaultSpec
+        rig.port.set_faults(FaultSpec.parse(port_faults))
+        for c in ("CA", "CK", "CQ"):
+            rig.port.act(lambda d, c=c: d.place_card(uids[c]))
+        cards = [rig.next("table").card for _ in range(3)]
+        assert cards == ["CA", "CK", "CQ"]
+        time.sleep(0.2)
+        assert all(isinstance(e, DeviceEvent) and e.code == "UNKNOWN_TAG" for e in list(rig.events.queue))
+        assert rig.driver.debouncer.repeats == 3
+    finally:
+        rig.close()
+
+
+def test_learning_a_deck_through_a_reader(tmp_path):
+    reg = DeckRegistry()
+    uids = deck_uids("green")
+    rig = Rig("sim", SeatReader("SR-0005"), SeatReaderDriver, {"SR-0005": "N"}, tmp_path, decks=reg)
+    try:
+        rig.next("CONNECTED")
+        learner = rig.driver.learn("green")
+        for c in STANDARD_ORDER:
+            rig.port.act(lambda d, c=c: d.place_card(uids[c]))
+            rig.port.act(lambda d, c=c: d.place_card(uids[c]))     # read twice: learned once
+        for _ in range(52):
+            rig.next("DECK_LEARNED")
+        assert learner.done
+        rig.driver.finish_learning()
+        assert reg.lookup(uids["D7"]).card == "D7"
+    finally:
+        rig.close()
+
+
+def test_discovery_is_tolerant(monkeypatch):
+    found = discover()
+    assert set(found) == {"serial", "usb", "notes"}
+    backend = SimUsbBackend()
+    backend.add(DevicePort(LoopbackDevice("disc")), serial_number="SR-77")
+    found = discover(usb_backend=backend)
+    assert found["usb"][0]["vid_pid"] == "1209:B710" and found["usb"][0]["serial_number"] == "SR-77"
+    assert found["usb"][0]["url"] == "usb://1209:b710/SR-77"
+
+
+def test_devices_command_runs_without_hardware():
+    from click.testing import CliRunner
+
+    from bridgetable.cli import main
+    r = CliRunner().invoke(main, ["devices", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert isinstance(data["serial"], list) and isinstance(data["usb"], list)
+    r = CliRunner().invoke(main, ["devices"])
+    assert r.exit_code == 0 and "serial ports" in r.output

@@ -1,0 +1,57 @@
+"""``bridgetable serve``: the service under uvicorn, on SQLite by default, with simulated tables on request."""
+from __future__ import annotations
+
+import logging
+from typing import Any, Optional
+
+import click
+
+
+@click.command("serve")
+@click.option("--config", "config", type=click.Path(exists=True, dir_okay=False), help="TOML or JSON configuration")
+@click.option("--simulate", type=click.IntRange(0, 1000), default=None, help="number of simulated tables")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--db", "database", default=None, help="SQLite journal (default: the configuration's, else bridgetable.db)")
+@click.option("--pace", type=float, default=None, help="mean seconds between actions at a simulated table")
+@click.option("--irregularity-rate", type=click.FloatRange(0, 1), default=None,
+              help="share of simulated boards with a seeded irregularity")
+@click.option("--ruling-wait", type=float, default=None, help="seconds simulated players wait for a ruling")
+@click.option("--seed", type=int, default=None, help="deals and seeded irregularities")
+@click.option("--spectator-delay", type=float, default=None, help="seconds of delay for spectators")
+@click.option("--log-level", default="info", show_default=True,
+              type=click.Choice(["critical", "error", "warning", "info", "debug"]))
+def serve(config: Optional[str], simulate: Optional[int], host: str, port: int, database: Optional[str],
+          pace: Optional[float], irregularity_rate: Optional[float], ruling_wait: Optional[float],
+          seed: Optional[int], spectator_delay: Optional[float], log_level: str) -> None:
+    """Run the service: REST/WebSocket API, director console, live pages (docs at /docs)."""
+    import uvicorn
+
+    from service import create_app, load_settings
+    from service.settings import ConfigError
+
+    try:
+        settings = load_settings(config, database=database)
+    except ConfigError as err:
+        raise click.ClickException(str(err)) from None
+    sim = settings.simulation.model_copy(update={k: v for k, v in {
+        "tables": simulate, "pace_s": pace, "irregularity_rate": irregularity_rate, "ruling_wait_s": ruling_wait,
+        "seed": seed}.items() if v is not None})
+    settings = settings.model_copy(update={"simulation": sim})
+    if spectator_delay is not None:
+        spec = settings.regulation.spectators.model_copy(update={"delay_s": spectator_delay})
+        settings = settings.model_copy(update={"regulation": settings.regulation.model_copy(update={"spectators": spec})})
+    shown = "localhost" if host in ("0.0.0.0", "::", "127.0.0.1") else host
+
+    def ready(info: dict[str, Any]) -> None:
+        base = f"http://{shown}:{port}"
+        click.echo(f"bridgetable service: {len(info['tables'])} tables, journal {info['database']} "
+                   f"({info['journal_rows']} rows replayed)")
+        click.echo(f"  director console: {base}/console?token={info['director_token']}")
+        click.echo(f"  director token:   {info['director_token']}")
+        click.echo(f"  spectators:       {base}/spectate")
+        click.echo(f"  API docs:         {base}/docs")
+
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("transitions").setLevel(max(logging.WARNING, logging.getLogger().level))   # a line per event
+    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level=log_level)

@@ -1,0 +1,202 @@
+"""The REST API under /api: tables, events, irregularities, rulings, boards, adjustments, results."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query
+from fastapi.responses import JSONResponse
+
+from table.events import EventError
+
+from .club import Rejected
+from .deps import director, service, viewer
+from .lawtext import statement
+from .runtime import TableRuntime
+from .schemas import AdjustmentIn, EventIn, RulingIn
+from .visibility import Viewer, summary, turn_of, visible_state
+
+if TYPE_CHECKING:
+    from .app import Service
+
+router = APIRouter(prefix="/api")
+TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
+BoardNo = Path(..., ge=1, le=9999)
+
+
+def _table(svc: "Service", table_id: str, v: Viewer) -> TableRuntime:
+    """The runtime ``v`` looks at: spectators see the delayed copy; a seat only its own table."""
+    rt = svc.club.table(table_id)
+    if v.role == "seat" and v.table != table_id:
+        raise Rejected(403, f"this seat token belongs to table {v.table}")
+    return svc.club.feeds[table_id].replica if v.role == "spectator" else rt
+
+
+def rejected_response(err: Rejected) -> JSONResponse:
+    return JSONResponse({"detail": str(err), **err.extra}, status_code=err.status)
+
+
+@router.get("/health", summary="liveness and counts")
+async def health(svc: "Service" = Depends(service)) -> dict[str, Any]:
+    return {"status": "ok", "tables": len(svc.club.tables), "events": svc.club.events_acknowledged,
+            "subscribers": svc.hub.count(), "journal": svc.settings.database}
+
+
+@router.get("/whoami", summary="the role a token stands for")
+async def whoami(v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    return {"role": v.role, "table": v.table, "seat": v.seat}
+
+
+@router.get("/tables", summary="every table at a glance")
+async def tables(svc: "Service" = Depends(service), v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
+    out = []
+    for tid in sorted(svc.club.tables, key=lambda s: (len(s), s)):
+        rt = svc.club.tables[tid] if v.role != "spectator" else svc.club.feeds[tid].replica
+        out.append(summary(rt, v))
+    return out
+
+
+@router.get("/tables/{table_id}", summary="the table as the caller may see it")
+async def table_state(table_id: str = TableId, svc: "Service" = Depends(service),
+                      v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    rt = _table(svc, table_id, v)
+    async with svc.club.lock(table_id):
+        return visible_state(rt, v)
+
+
+@router.get("/tables/{table_id}/events", summary="the table's journal: who, what, when (director)")
+async def table_events(table_id: str = TableId, board: Optional[int] = Query(None, ge=1, le=9999),
+                       after: int = Query(0, ge=0), svc: "Service" = Depends(service),
+                       v: Viewer = Depends(director)) -> list[dict[str, Any]]:
+    rt = svc.club.table(table_id)
+    recs = [rt.boards[board]] if board is not None and board in rt.boards else ([] if board else rt.boards.values())
+    rows = sorted((r for rec in recs for r in rec.rows if r.seq > after), key=lambda r: r.seq)
+    return [r.to_dict() for r in rows]
+
+
+@router.post("/tables/{table_id}/events", summary="post a table event",
+             responses={401: {"description": "no valid token"}, 403: {"description": "not this caller's to post"},
+                        409: {"description": "the event cannot apply (TableError), or prevent mode refused it"},
+                        422: {"description": "malformed event (EventError)"}})
+async def post_event(body: EventIn, table_id: str = TableId, svc: "Service" = Depends(service),
+                     v: Viewer = Depends(viewer)) -> Any:
+    return await _submit(svc, table_id, body.model_dump(exclude_none=True), v)
+
+
+@router.post("/tables/{table_id}/rulings", summary="choose a rectification (director, or the entitled player)",
+             responses={403: {"description": "the choice is not this caller's"},
+                        409: {"description": "nothing open to rule on, or not an option"}})
+async def post_ruling(body: RulingIn, table_id: str = TableId, svc: "Service" = Depends(service),
+                      v: Viewer = Depends(viewer)) -> Any:
+    return await _submit(svc, table_id, {"type": "ruling", **body.model_dump(exclude_none=True)}, v)
+
+
+async def _submit(svc: "Service", table_id: str, data: dict[str, Any], v: Viewer) -> Any:
+    if v.role == "spectator":
+        raise HTTPException(401, "posting needs a director or seat token", headers={"WWW-Authenticate": "Bearer"})
+    actor = "director" if v.role == "director" else f"seat:{v.table}:{v.seat}"
+    device = None if v.role == "director" else ("box" if data.get("type") == "call" else
+                                                 "reader" if data.get("type") == "card" else None)
+    try:
+        row, flagged = await svc.club.submit(table_id, data, actor, viewer=v, device=device)
+    except EventError as err:
+        return JSONResponse({"detail": str(err)}, status_code=422)
+    rt = svc.club.table(table_id)
+    return {"table": table_id, "seq": row.seq, "at": row.at, "phase": rt.table.state, "turn": turn_of(rt.table),
+            "flagged": svc.club.flagged_for(rt, v, flagged)}
+
+
+@router.get("/tables/{table_id}/irregularities", summary="the current board's irregularities as the caller may see them")
+async def irregularities(table_id: str = TableId, svc: "Service" = Depends(service),
+                         v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
+    rt = _table(svc, table_id, v)
+    async with svc.club.lock(table_id):
+        return visible_state(rt, v)["irregularities"]
+
+
+def _may_see_board(rt: TableRuntime, number: int, v: Viewer) -> bool:
+    if v.role == "director":
+        return True
+    rec = rt.boards.get(number)
+    if rec is None:
+        return False
+    done = rec is not rt.current or rt.table.state == "board_complete"
+    return done and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
+
+
+@router.get("/tables/{table_id}/boards", summary="boards played at the table")
+async def boards(table_id: str = TableId, svc: "Service" = Depends(service),
+                 v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
+    rt = svc.club.table(table_id)
+    if v.role == "seat" and v.table != table_id:
+        raise Rejected(403, f"this seat token belongs to table {v.table}")
+    out = []
+    for n, rec in sorted(rt.boards.items()):
+        entry: dict[str, Any] = {"board": n, "dealer": rec.dealer, "vulnerable": rec.vulnerable,
+                                 "current": rec is rt.current, "started": rec.started_at}
+        if _may_see_board(rt, n, v):
+            entry["result"] = rt.result(n)
+            entry["adjustment"] = rec.adjustment
+        out.append(entry)
+    return out
+
+
+@router.get("/tables/{table_id}/boards/{number}", summary="a board's full record")
+async def board(table_id: str = TableId, number: int = BoardNo, svc: "Service" = Depends(service),
+                v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    rt = svc.club.table(table_id)
+    rec = rt.boards.get(number)
+    if rec is None:
+        raise Rejected(404, f"table {table_id} has not played board {number}")
+    if not _may_see_board(rt, number, v):
+        raise Rejected(401 if v.role == "spectator" else 403, "this board's record is not released to you")
+    current = rec is rt.current
+    irrs = ([dict(i.to_dict(), open=i.open, law_text=statement(i.law)) for i in rt.table.irregularities] if current
+            else [dict(i, law_text=statement(i.get("law"))) for i in rec.irregularities])
+    out: dict[str, Any] = {"table": table_id, "board": number, "dealer": rec.dealer, "vulnerable": rec.vulnerable,
+                           "deal": rec.deal, "result": rt.result(number), "adjustment": rec.adjustment,
+                           "irregularities": irrs}
+    if v.role == "director":
+        out["journal"] = [r.to_dict() for r in rec.rows]
+    else:
+        out["events"] = [r.body for r in rec.rows if r.kind == "event"]
+    return out
+
+
+@router.post("/tables/{table_id}/boards/{number}/adjustment", summary="Law 12 adjusted score (director)")
+async def adjust(body: AdjustmentIn, table_id: str = TableId, number: int = BoardNo,
+                 svc: "Service" = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    row = await svc.club.adjust(table_id, number, body.model_dump(exclude_none=True))
+    return {"seq": row.seq, "adjustment": row.body}
+
+
+@router.get("/tables/{table_id}/tokens", summary="seat tokens and seat-page links (director)")
+async def tokens(table_id: str = TableId, svc: "Service" = Depends(service),
+                 v: Viewer = Depends(director)) -> dict[str, Any]:
+    svc.club.table(table_id)
+    out = {}
+    for seat in "NESW":
+        tok = svc.tokens.seat_token(table_id, seat)
+        out[seat] = {"token": tok, "page": f"/seat?token={tok}"}
+    return out
+
+
+@router.get("/results", summary="results per board (released boards; the director sees all)")
+async def results(svc: "Service" = Depends(service), v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
+    return svc.club.results(v)
+
+
+@router.post("/boards/{number}/release", summary="release a board's results and hands (director)")
+async def release(number: int = BoardNo, svc: "Service" = Depends(service),
+                  v: Viewer = Depends(director)) -> dict[str, Any]:
+    row = await svc.club.release(number)
+    return {"board": number, "seq": row.seq}
+
+
+@router.get("/devices", summary="device health per table (director)")
+async def devices(svc: "Service" = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    return {tid: [d.health() for d in rt.devices] for tid, rt in svc.club.tables.items() if rt.devices}
+
+
+@router.get("/laws/{law}", summary="a short statement of a law (seed numbering)")
+async def law(law: str = Path(..., max_length=10)) -> dict[str, Any]:
+    return {"law": law, "text": statement(law)}

@@ -1,0 +1,112 @@
+"""``create_app(settings)``: the FastAPI application. Its lifespan opens the journal, rebuilds every table
+from it, opens the configured devices, starts the simulated tables, and undoes all of that at shutdown."""
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable, Optional
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from . import api, pages, ws
+from .auth import AuthError, Tokens
+from .club import Club, Rejected
+from .devices import DeviceManager
+from .hub import Hub
+from .journal import Journal
+from .pages import STATIC
+from .settings import Settings
+from .simulate import SimulatedClub
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Service:
+    settings: Settings
+    journal: Journal
+    tokens: Tokens
+    hub: Hub
+    club: Club
+    devices: Optional[DeviceManager] = None
+    simulation: Optional[SimulatedClub] = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def _tokens(settings: Settings, journal: Journal) -> Tokens:
+    director = settings.director_token or journal.meta("director_token")
+    if director is None:
+        director = Tokens.generate()
+        journal.set_meta("director_token", director)
+    secret = settings.secret or journal.meta("secret")
+    if secret is None:
+        secret = Tokens.generate()
+        journal.set_meta("secret", secret)
+    return Tokens(director, secret)
+
+
+def simulated_ids(settings: Settings) -> list[str]:
+    taken = {t.id for t in settings.tables}
+    out: list[str] = []
+    i = 1
+    while len(out) < settings.simulation.tables:
+        if str(i) not in taken:
+            out.append(str(i))
+        i += 1
+    return out
+
+
+def create_app(settings: Optional[Settings] = None,
+               on_ready: Optional[Callable[[dict[str, Any]], None]] = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        journal = Journal(settings.database, settings.synchronous)
+        hub = Hub()
+        club = Club(settings, journal, hub)
+        rows = club.load()
+        svc = Service(settings, journal, _tokens(settings, journal), hub, club)
+        journal.start()
+        club.start()
+        app.state.service = svc
+        svc.devices = DeviceManager(club, settings)
+        n_devices = svc.devices.start()
+        if settings.simulation.tables:
+            svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings))
+            svc.simulation.start()
+        svc.info = {"director_token": svc.tokens.director_token, "database": settings.database,
+                    "journal_rows": rows, "tables": sorted(club.tables), "devices": n_devices}
+        log.info("service ready: %d tables, %d journal rows replayed, %d devices", len(club.tables), rows, n_devices)
+        if on_ready is not None:
+            on_ready(svc.info)
+        try:
+            yield
+        finally:
+            if svc.simulation is not None:
+                await svc.simulation.stop()
+            if svc.devices is not None:
+                await svc.devices.stop()
+            journal.close()
+            club.close()
+
+    app = FastAPI(title="bridgetable", version="0.1.0", lifespan=lifespan,
+                  description="Electronic bridge tables: the law engine's tables, the journal, the director "
+                              "console and live views. Tokens: `Authorization: Bearer <token>` or `?token=`.")
+
+    @app.exception_handler(Rejected)
+    async def _rejected(request: Request, err: Rejected) -> JSONResponse:
+        return JSONResponse({"detail": str(err), **err.extra}, status_code=err.status)
+
+    @app.exception_handler(AuthError)
+    async def _auth(request: Request, err: AuthError) -> JSONResponse:
+        return JSONResponse({"detail": str(err)}, status_code=err.status)
+
+    app.include_router(api.router)
+    app.include_router(ws.router)
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app

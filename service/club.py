@@ -1,0 +1,249 @@
+"""The club: every table's runtime, the journal, and the one path an event takes to be acknowledged.
+
+``submit`` (for the REST API, the device drivers and the simulated players alike):
+
+1. parse the event (``EventError`` -> the caller answers 4xx; nothing changed);
+2. under the table's lock: check who may post it, try it on the live engine (``TableError`` -> 409, the
+   table is rebuilt from its journal so nothing of the event remains); a device in prevent mode refuses an
+   event that would flag a preventable irregularity (409, nothing changes);
+3. append it to the journal and wait until it is durable (a journal failure -> 503, the table rebuilt);
+4. only then: record it in the table's board history, feed the spectators' delayed copy, publish the new
+   views, alert the director to each flagged irregularity — and return the acknowledgement.
+
+The work after step 1 runs shielded from the caller's cancellation (a client that hangs up mid-request
+cannot leave the engine ahead of the journal).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Callable, Optional
+
+from table.events import TableEvent, event_from_dict, to_dict
+from table.irregularity import Irregularity
+from table.machine import TableError
+
+from .hub import Hub
+from .journal import CLUB, Journal, JournalError, Row, utcnow
+from .lawtext import statement
+from .permissions import authorize
+from .results import AdjustmentError, adjustment, board_results, per_table_released, released_numbers
+from .runtime import TableRuntime
+from .settings import Settings
+from .spectators import SpectatorFeed
+from .visibility import Viewer, visible_irregularities
+
+log = logging.getLogger(__name__)
+
+PREVENTABLE = {
+    "box": frozenset({"INSUFFICIENT_BID", "BID_OUT_OF_ROTATION", "PASS_OUT_OF_ROTATION", "DOUBLE_OUT_OF_ROTATION",
+                      "REDOUBLE_OUT_OF_ROTATION", "INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE",
+                      "CALL_IN_VIOLATION_OF_PASS_OBLIGATION", "BID_ABOVE_SEVEN", "CALL_AFTER_FINAL_PASS",
+                      "CHANGE_OF_CALL"}),
+    "reader": frozenset({"OPENING_LEAD_OUT_OF_TURN", "LEAD_OUT_OF_TURN_DEFENDER", "LEAD_OUT_OF_TURN_DECLARER",
+                         "LEAD_FROM_WRONG_HAND", "PLAY_OUT_OF_TURN", "PREMATURE_PLAY", "PREMATURE_LEAD", "REVOKE",
+                         "REVOKE_TRICK12", "FAILURE_TO_PLAY_PENALTY_CARD", "CARD_ALREADY_PLAYED"}),
+}
+
+
+class Rejected(Exception):
+    """An event or request the club refuses; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.extra = extra
+
+
+Listener = Callable[[TableRuntime, Row, Optional[TableEvent]], None]
+
+
+class Club:
+    def __init__(self, settings: Settings, journal: Journal, hub: Hub) -> None:
+        self.settings = settings
+        self.regulation = settings.regulation
+        self.journal = journal
+        self.hub = hub
+        self.tables: dict[str, TableRuntime] = {}
+        self.feeds: dict[str, SpectatorFeed] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self.director_released: set[int] = set()
+        self.club_seq = 0
+        self.listeners: list[Listener] = []
+        self._configs = {t.id: t for t in settings.tables}
+        self.events_acknowledged = 0
+
+    # ------------------------------------------------------------------ tables
+    def add_table(self, table_id: str) -> TableRuntime:
+        rt = self.tables.get(table_id)
+        if rt is None:
+            rt = self.tables[table_id] = TableRuntime(table_id, self.regulation)
+            self.feeds[table_id] = SpectatorFeed(table_id, self.regulation, self._spectators_changed)
+            self._locks[table_id] = asyncio.Lock()
+        return rt
+
+    def table(self, table_id: str) -> TableRuntime:
+        rt = self.tables.get(table_id)
+        if rt is None:
+            raise Rejected(404, f"no table {table_id!r}")
+        return rt
+
+    def lock(self, table_id: str) -> asyncio.Lock:
+        self.table(table_id)
+        return self._locks[table_id]
+
+    def load(self) -> int:
+        """Rebuild every table by replaying its journal (start-up); returns the number of rows read."""
+        n = 0
+        for t in self.settings.tables:
+            self.add_table(t.id)
+        for row in self.journal.rows():
+            n += 1
+            if row.table_id == CLUB:
+                self.club_seq = row.seq
+                if row.kind == "release":
+                    self.director_released.add(int(row.body["board"]))
+                continue
+            self.add_table(row.table_id).apply_row(row)
+            self.feeds[row.table_id].push(row, notify=False)
+        self._refresh_released(publish=False)
+        return n
+
+    def start(self) -> None:
+        for feed in self.feeds.values():
+            feed.start()
+
+    def close(self) -> None:
+        for feed in self.feeds.values():
+            feed.close()
+        for rt in self.tables.values():
+            rt.close()
+
+    # ------------------------------------------------------------------ events
+    def parse(self, data: Any) -> TableEvent:
+        return data if hasattr(data, "type") and not isinstance(data, dict) else event_from_dict(data)
+
+    async def submit(self, table_id: str, data: Any, actor: str, viewer: Optional[Viewer] = None,
+                     device: Optional[str] = None) -> tuple[Row, list[Irregularity]]:
+        """Apply, journal, publish; returns the journal row and the irregularities the event flagged."""
+        rt = self.table(table_id)
+        event = self.parse(data)               # EventError: malformed, nothing changes
+        return await asyncio.shield(self._submit(rt, event, actor, viewer, device))
+
+    async def _submit(self, rt: TableRuntime, event: TableEvent, actor: str, viewer: Optional[Viewer],
+                      device: Optional[str]) -> tuple[Row, list[Irregularity]]:
+        async with self._locks[rt.id]:
+            if viewer is not None:
+                event = authorize(rt, viewer, event)
+            try:
+                flagged = rt.try_event(event)
+            except TableError as err:
+                raise Rejected(409, str(err)) from err
+            except Exception as err:                    # an engine bug: the table was rebuilt
+                log.exception("table %s: the engine failed on %s", rt.id, event)
+                raise Rejected(409, f"the law engine could not apply this event ({type(err).__name__}: {err})") from err
+            if device is not None and flagged and self.mode(rt.id, device, getattr(event, "seat", None)) == "prevent":
+                blocked = sorted({i.code for i in flagged if i.code in PREVENTABLE.get(device, ())})
+                if blocked:
+                    rt.rebuild()
+                    raise Rejected(409, f"refused in prevent mode (Law 80E regulation): {', '.join(blocked)}",
+                                   prevented=blocked)
+            row = Row(rt.id, rt.seq + 1, utcnow(), actor, "event", to_dict(event))
+            try:
+                await self.journal.append(row)
+            except JournalError as err:
+                rt.rebuild()
+                raise Rejected(503, str(err)) from err
+            rt.commit(row, event)
+            self.events_acknowledged += 1
+            self._after_commit(rt, row, event, flagged)
+            return row, flagged
+
+    def mode(self, table_id: str, device: str, seat: Any) -> str:
+        cfg = self._configs.get(table_id)
+        if cfg is not None and seat is not None:
+            sd = cfg.seats.get(str(seat))  # type: ignore[call-overload]
+            own = (sd.box_mode if device == "box" else sd.reader_mode) if sd is not None else None
+            if own:
+                return own
+        return self.regulation.modes.bidding_box if device == "box" else self.regulation.modes.seat_reader
+
+    def _after_commit(self, rt: TableRuntime, row: Row, event: Optional[TableEvent],
+                      flagged: list[Irregularity]) -> None:
+        self.feeds[rt.id].push(row)
+        if row.kind != "event" or row.body.get("type") == "board" or rt.table.state == "board_complete":
+            self._refresh_released()
+        self.hub.publish_state(rt, ("director", "seat"))
+        board = rt.board_number
+        for irr in flagged:
+            d = irr.to_dict()
+            d["law_text"] = statement(irr.law)
+            d["open"] = irr.open
+            self.hub.publish(rt.id, {"type": "flagged", "table": rt.id, "board": board, "seq": row.seq,
+                                     "irregularity": d}, roles=("director",))
+        for listener in self.listeners:
+            try:
+                listener(rt, row, event)
+            except Exception:
+                log.exception("listener failed on %s#%s", rt.id, row.seq)
+
+    def _spectators_changed(self, replica: TableRuntime) -> None:
+        self.hub.publish_state(replica, ("spectator",))
+
+    # ------------------------------------------------------------------ results, adjustments, release
+    def _refresh_released(self, publish: bool = True) -> None:
+        policy = self.regulation.results_release
+        club = released_numbers(policy, list(self.tables.values()), self.director_released)
+        for rt in self.tables.values():
+            new = per_table_released(policy, rt, club)
+            if new != rt.released:
+                rt.released = new
+                replica = self.feeds[rt.id].replica
+                replica.released = new
+                if publish:
+                    self._spectators_changed(replica)
+
+    async def adjust(self, table_id: str, number: int, body: dict[str, Any], actor: str = "director") -> Row:
+        rt = self.table(table_id)
+        async with self._locks[table_id]:
+            rec = rt.boards.get(number)
+            if rec is None:
+                raise Rejected(404, f"table {table_id} has not played board {number}")
+            try:
+                adj = adjustment(body, rec.vulnerable)
+            except AdjustmentError as err:
+                raise Rejected(422, str(err)) from err
+            row = Row(table_id, rt.seq + 1, utcnow(), actor, "adjustment", {"board": number, **adj})
+            await asyncio.shield(self._write(row))
+            rt.commit(row)
+            self._after_commit(rt, row, None, [])
+            return row
+
+    async def release(self, number: int, actor: str = "director") -> Row:
+        row = Row(CLUB, self.club_seq + 1, utcnow(), actor, "release", {"board": number})
+        await asyncio.shield(self._write(row))
+        self.club_seq = row.seq
+        self.director_released.add(number)
+        self._refresh_released()
+        return row
+
+    async def _write(self, row: Row) -> None:
+        try:
+            await self.journal.append(row)
+        except JournalError as err:
+            raise Rejected(503, str(err)) from err
+
+    def results(self, viewer: Viewer) -> list[dict[str, Any]]:
+        numbers = sorted({n for rt in self.tables.values() for n in rt.boards})
+        out = []
+        for n in numbers:
+            tables = [rt for rt in self.tables.values()
+                      if viewer.role == "director" or n in rt.released]
+            entries = board_results(n, tables)
+            if entries:
+                out.append({"board": n, "released": all(n in rt.released for rt in tables),
+                            "results": entries})
+        return out
+
+    def flagged_for(self, rt: TableRuntime, viewer: Viewer, flagged: list[Irregularity]) -> list[dict[str, Any]]:
+        return visible_irregularities(rt, viewer, flagged)

@@ -1,0 +1,105 @@
+"""Live delivery: WebSocket subscribers and what each is sent.
+
+Each subscriber has a viewer (director, seat, spectator) and a set of tables (or all). A message is a full
+snapshot of what that viewer may see of a table (``visible_state``), so a slow client loses nothing by
+skipping stale ones: a subscriber keeps only the newest snapshot per table (plus a bounded list of
+one-off messages such as irregularity alerts) and its WebSocket task sends whatever is waiting. A snapshot
+is computed and serialised once per (table, viewer kind) and shared by every subscriber of that kind.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from typing import Any, Iterable, Optional
+
+from .runtime import TableRuntime
+from .visibility import Viewer, visible_state
+
+log = logging.getLogger(__name__)
+
+ALL = "*"
+MAX_EXTRA = 500
+
+
+class Subscriber:
+    def __init__(self, viewer: Viewer, table: Optional[str]) -> None:
+        self.viewer = viewer
+        self.table = table                     # None: every table
+        self._latest: dict[str, str] = {}
+        self._extra: deque[str] = deque()
+        self._wake = asyncio.Event()
+        self.dropped = 0
+
+    def offer_state(self, table_id: str, text: str) -> None:
+        self._latest[table_id] = text
+        self._wake.set()
+
+    def offer(self, text: str) -> None:
+        if len(self._extra) >= MAX_EXTRA:
+            self._extra.popleft()
+            self.dropped += 1
+        self._extra.append(text)
+        self._wake.set()
+
+    async def next_batch(self) -> list[str]:
+        await self._wake.wait()
+        self._wake.clear()
+        out = list(self._latest.values()) + list(self._extra)
+        self._latest.clear()
+        self._extra.clear()
+        return out
+
+
+class Hub:
+    def __init__(self) -> None:
+        self._subs: dict[str, set[Subscriber]] = {}
+        self.messages_sent = 0
+
+    def subscribe(self, viewer: Viewer, table: Optional[str]) -> Subscriber:
+        sub = Subscriber(viewer, table)
+        self._subs.setdefault(table or ALL, set()).add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        self._subs.get(sub.table or ALL, set()).discard(sub)
+
+    def count(self) -> int:
+        return sum(len(s) for s in self._subs.values())
+
+    def _targets(self, table_id: str, roles: Iterable[str]) -> list[Subscriber]:
+        roles = set(roles)
+        out = []
+        for key in (table_id, ALL):
+            for sub in self._subs.get(key, ()):
+                v = sub.viewer
+                if v.role in roles and (v.role != "seat" or v.table == table_id):
+                    out.append(sub)
+        return out
+
+    @staticmethod
+    def state_message(rt: TableRuntime, viewer: Viewer) -> str:
+        return json.dumps({"type": "state", "table": rt.id, "sent": time.time(), "state": visible_state(rt, viewer)},
+                          separators=(",", ":"))
+
+    def publish_state(self, rt: TableRuntime, roles: Iterable[str] = ("director", "seat")) -> None:
+        cache: dict[str, str] = {}
+        for sub in self._targets(rt.id, roles):
+            key = sub.viewer.key
+            text = cache.get(key)
+            if text is None:
+                try:
+                    text = cache[key] = self.state_message(rt, sub.viewer)
+                except Exception:                       # a view bug must not stop the others' delivery
+                    log.exception("view of table %s for %s failed", rt.id, key)
+                    continue
+            sub.offer_state(rt.id, text)
+            self.messages_sent += 1
+
+    def publish(self, table_id: str, message: dict[str, Any], roles: Iterable[str] = ("director",)) -> None:
+        text = json.dumps(message, separators=(",", ":"), default=str)
+        for sub in self._targets(table_id, roles):
+            sub.offer(text)
+            self.messages_sent += 1

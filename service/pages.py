@@ -1,0 +1,34 @@
+"""The web pages: plain HTML and JavaScript files in ``static/`` (no build step)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse
+
+STATIC = Path(__file__).parent / "static"
+router = APIRouter(include_in_schema=False)
+
+
+def _page(name: str) -> FileResponse:
+    return FileResponse(STATIC / name, media_type="text/html", headers={"Cache-Control": "no-store"})
+
+
+@router.get("/")
+async def index() -> FileResponse:
+    return _page("index.html")
+
+
+@router.get("/console")
+async def console() -> FileResponse:
+    return _page("console.html")
+
+
+@router.get("/seat")
+async def seat() -> FileResponse:
+    return _page("seat.html")
+
+
+@router.get("/spectate")
+async def spectate() -> FileResponse:
+    return _page("spectate.html")

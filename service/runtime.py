@@ -1,0 +1,161 @@
+"""One table as the service holds it: the law engine's ``Table`` plus the boards it has played.
+
+``TableRuntime`` applies journal rows (at start-up, and after each acknowledged event) and tries new events
+on the live ``Table``. When an event cannot apply (``TableError``), the engine fails, a device in prevent
+mode refuses the event, or the journal cannot store it, the table is rebuilt from the rows of its current
+board: the engine resets at each board event, so those rows are the whole state, and nothing of the
+refused event remains.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from table.events import BoardStarted, RulingGiven, TableEvent, event_from_dict
+from table.irregularity import Irregularity
+from table.machine import Table, TableError
+
+from .journal import Row
+from .settings import Regulation
+
+log = logging.getLogger(__name__)
+
+
+def summarize(table: Table) -> dict[str, Any]:
+    """The result of the board on ``table`` as it stands."""
+    c = table.contract
+    return {"contract": "PASS" if table.passed_out else (str(c) if c else None),
+            "declarer": (c.declarer if c else None), "tricks": table.tricks, "score_ns": table.score_ns,
+            "status": table.status, "complete": table.state == "board_complete"}
+
+
+@dataclass
+class BoardRecord:
+    number: int
+    deal: Optional[str]
+    dealer: str
+    vulnerable: str
+    rows: list[Row] = field(default_factory=list)
+    result: Optional[dict[str, Any]] = None          # frozen when the next board starts
+    adjustment: Optional[dict[str, Any]] = None       # Law 12
+    irregularities: list[dict[str, Any]] = field(default_factory=list)
+    started_at: str = ""
+
+
+class TableRuntime:
+    def __init__(self, table_id: str, regulation: Regulation) -> None:
+        self.id = table_id
+        self.regulation = regulation
+        self.table = Table(name=table_id)
+        self.seq = 0
+        self.current: Optional[BoardRecord] = None
+        self.boards: dict[int, BoardRecord] = {}
+        self.updated_at: Optional[str] = None
+        self.released: set[int] = set()                # board numbers whose results are public
+        self.devices: list[Any] = []                   # drivers at this table (health for the director)
+        self.replay_errors: list[str] = []
+        # irregularities already ruled on that stay open while the table complies (a refused insufficient bid
+        # waits for the replacement call, 27B; a cancelled bid out of rotation for RHO's call, 31A): they
+        # no longer wait for a choice. Object ids of the live engine's irregularities; reset with the engine.
+        self.ruled: set[int] = set()
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def board_number(self) -> Optional[int]:
+        return self.current.number if self.current else None
+
+    def result(self, number: int) -> Optional[dict[str, Any]]:
+        rec = self.boards.get(number)
+        if rec is None:
+            return None
+        if rec is self.current:
+            return summarize(self.table)
+        return rec.result
+
+    def awaits_choice(self, irr: Irregularity) -> bool:
+        """An open irregularity whose rectification nobody has chosen yet."""
+        return irr.open and bool(irr.options) and id(irr) not in self.ruled
+
+    # ------------------------------------------------------------------ applying
+    def _apply(self, event: TableEvent) -> list[Irregularity]:
+        if isinstance(event, BoardStarted):
+            self.ruled.clear()
+        target = None
+        if isinstance(event, RulingGiven):
+            target = next((i for i in reversed(self.table.irregularities) if i.code == event.code and i.open), None)
+            if target is not None and id(target) in self.ruled and event.code not in ("REVOKE", "REVOKE_TRICK12"):
+                raise TableError(f"{event.code} has already been ruled on; the table now complies with that ruling")
+        flagged = self.table.apply(event)
+        if target is not None and target.open:
+            self.ruled.add(id(target))
+        return flagged
+
+    def try_event(self, event: TableEvent) -> list[Irregularity]:
+        """Apply a new event to the live table. On any failure the table is rebuilt and the error re-raised."""
+        if isinstance(event, BoardStarted) and self.current is not None:
+            self._freeze_current()
+        try:
+            return self._apply(event)
+        except Exception:
+            self.rebuild()
+            raise
+
+    def commit(self, row: Row, event: Optional[TableEvent] = None) -> None:
+        """Record a row that is now in the journal (its event already applied by ``try_event``)."""
+        self.seq = row.seq
+        self.updated_at = row.at
+        if row.kind == "event":
+            if row.body.get("type") == "board":
+                b = event if isinstance(event, BoardStarted) else None
+                self.current = BoardRecord(int(row.body["board"]), row.body.get("deal"),
+                                           str(b.dealer) if b else str(row.body.get("dealer") or ""),
+                                           str(b.vulnerable) if b else str(row.body.get("vulnerable") or ""),
+                                           started_at=row.at)
+                self.boards[self.current.number] = self.current
+            if self.current is not None:
+                self.current.rows.append(row)
+        elif row.kind == "adjustment":
+            rec = self.boards.get(int(row.body["board"]))
+            if rec is not None:
+                rec.adjustment = None if row.body.get("kind") == "cancel" else row.body
+                rec.rows.append(row)
+
+    def apply_row(self, row: Row) -> None:
+        """Replay one journal row (start-up, or a delayed spectator copy); an engine refusal is logged."""
+        event = None
+        if row.kind == "event":
+            try:
+                event = event_from_dict(row.body)
+                if isinstance(event, BoardStarted) and self.current is not None:
+                    self._freeze_current()
+                self._apply(event)
+            except Exception as err:        # a row the engine of today refuses: keep it in the record
+                msg = f"{self.id}#{row.seq}: {err}"
+                self.replay_errors.append(msg)
+                log.warning("replay: %s", msg)
+        self.commit(row, event)
+
+    def _freeze_current(self) -> None:
+        rec = self.current
+        assert rec is not None
+        rec.result = summarize(self.table)
+        rec.irregularities = [i.to_dict() for i in self.table.irregularities]
+
+    def rebuild(self) -> None:
+        """A fresh engine fed the current board's journal rows."""
+        self.table.close()
+        self.table = Table(name=self.id)
+        self.ruled.clear()
+        if self.current is None:
+            return
+        for row in self.current.rows:
+            if row.kind != "event":
+                continue
+            try:
+                self._apply(event_from_dict(row.body))
+            except (TableError, Exception) as err:     # as apply_row: keep going
+                log.warning("rebuild %s#%s: %s", self.id, row.seq, err)
+
+    def close(self) -> None:
+        self.table.close()

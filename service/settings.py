@@ -1,0 +1,138 @@
+"""The service configuration: pydantic models read from a TOML or JSON file (or built in code).
+
+A file names the tables, each seat's device URLs, the regulation (Law 80E: law edition, flag or prevent
+mode per device, screens, who may choose a rectification, result release, what spectators see), the
+director's token and the SQLite path. Everything has a default, so ``Settings()`` is a working club with
+no tables (``--simulate N`` adds simulated ones).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+Mode = Literal["flag", "prevent"]
+EDITIONS = ("wbf1997-cba1999",)          # the seed; "wbf2017" is planned as a second profile
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be read or does not describe a club."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DeviceModes(_Strict):
+    """Law 80E per device kind: ``flag`` records an irregular call or card and flags it; ``prevent`` refuses
+    the irregularities the device can refuse (an insufficient bid, a call or lead out of turn, a revoke)."""
+    bidding_box: Mode = "flag"
+    seat_reader: Mode = "flag"
+
+
+class SpectatorPolicy(_Strict):
+    delay_s: float = Field(10.0, ge=0, le=3600, description="seconds between an event and its showing to spectators")
+    hands: Literal["never", "released", "delayed"] = Field(
+        "released", description="hands of a board in play: never; once its result is released; or whenever the "
+        "spectator view is delayed (delay_s > 0)")
+
+
+class Regulation(_Strict):
+    law_edition: str = "wbf1997-cba1999"
+    screens: bool = False
+    player_rulings: bool = True            # a player entitled to a choice may make it from his seat (Law 10C2)
+    results_release: Literal["immediate", "all_tables", "director"] = "all_tables"
+    modes: DeviceModes = DeviceModes()
+    spectators: SpectatorPolicy = SpectatorPolicy()
+
+    @field_validator("law_edition")
+    @classmethod
+    def _edition(cls, v: str) -> str:
+        if v not in EDITIONS:
+            raise ValueError(f"law edition {v!r} is not available (available: {', '.join(EDITIONS)})")
+        return v
+
+
+class SeatDevices(_Strict):
+    """The devices at one seat: a URL each (``socket://``, a device path, ``sim://``, ``usb://``); the serial
+    number is optional (identity comes from the handshake; without one, whatever answers on the URL is
+    bound to this seat); a mode overrides the regulation's for this device."""
+    reader: Optional[str] = None
+    reader_serial: Optional[str] = None
+    reader_mode: Optional[Mode] = None
+    box: Optional[str] = None
+    box_serial: Optional[str] = None
+    box_mode: Optional[Mode] = None
+
+
+class TableConfig(_Strict):
+    id: str
+    seats: dict[Literal["N", "E", "S", "W"], SeatDevices] = {}
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id(cls, v: Any) -> str:
+        v = str(v)
+        if not TABLE_ID.match(v):
+            raise ValueError("a table id is 1-32 letters, digits, '-' or '_'")
+        return v
+
+
+class SimulationConfig(_Strict):
+    tables: int = Field(0, ge=0, le=1000)
+    pace_s: float = Field(1.5, ge=0, description="mean seconds between two actions at a simulated table")
+    irregularity_rate: float = Field(0.35, ge=0, le=1, description="chance that a board gets a seeded irregularity")
+    ruling_wait_s: float = Field(20.0, ge=0, description="how long robots wait for a ruling before playing on")
+    seed: int = 1
+    boards: int = Field(0, ge=0, description="boards per table, 0 for endless")
+
+
+class Settings(_Strict):
+    database: str = "bridgetable.db"
+    synchronous: Literal["FULL", "NORMAL"] = "FULL"
+    director_token: Optional[str] = Field(None, min_length=8)
+    secret: Optional[str] = Field(None, min_length=16, description="signs seat tokens; kept in the database if absent")
+    regulation: Regulation = Regulation()
+    tables: list[TableConfig] = []
+    simulation: SimulationConfig = SimulationConfig()
+    public_url: Optional[str] = None
+
+    @field_validator("tables")
+    @classmethod
+    def _unique(cls, v: list[TableConfig]) -> list[TableConfig]:
+        ids = [t.id for t in v]
+        if len(set(ids)) != len(ids):
+            raise ValueError("table ids must be unique")
+        return v
+
+
+def load_settings(path: Optional[str | Path] = None, **overrides: Any) -> Settings:
+    """Settings from a ``.toml`` or ``.json`` file (none: defaults), then ``BRIDGETABLE_DB`` and
+    ``BRIDGETABLE_DIRECTOR_TOKEN`` from the environment, then keyword overrides."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+            data = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
+        except (OSError, ValueError) as err:
+            raise ConfigError(f"cannot read configuration {p}: {err}") from err
+        if not isinstance(data, dict):
+            raise ConfigError(f"{p}: the configuration is an object")
+    if os.environ.get("BRIDGETABLE_DB"):
+        data["database"] = os.environ["BRIDGETABLE_DB"]
+    if os.environ.get("BRIDGETABLE_DIRECTOR_TOKEN"):
+        data["director_token"] = os.environ["BRIDGETABLE_DIRECTOR_TOKEN"]
+    for k, v in overrides.items():
+        if v is not None:
+            data[k] = v
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(f"invalid configuration: {err}") from err

@@ -1,0 +1,115 @@
+"""A simulated club: tables whose players are robots (``service.robot``), fed into the service at a
+human-watchable pace through the same ``Club.submit`` path as devices and the API.
+
+Each simulated table deals board after board from ``dealing.deal_for`` (the same deal on the same board
+number at every table), with a seeded irregularity on a share of the boards (an insufficient bid, an
+opening lead out of turn, a revoke). When an irregularity waits for a choice, the robots wait up to
+``ruling_wait_s`` for the director (or an entitled player) and then play on, which accepts it by action
+where the laws allow (27A, 53A ...). A simulated table keeps no state of its own: after a restart it
+continues from its replayed journal.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from typing import Optional
+
+from .club import Club, Rejected
+from .dealing import deal_for
+from .robot import FAULTS, next_event
+from .settings import SimulationConfig
+
+log = logging.getLogger(__name__)
+
+FAULT_CODES = {"insufficient_bid": "INSUFFICIENT_BID", "lead_out_of_turn": "OPENING_LEAD_OUT_OF_TURN",
+               "revoke": "REVOKE"}
+MAX_EVENTS_PER_BOARD = 250
+
+
+def fault_for(cfg: SimulationConfig, table_id: str, board: int) -> Optional[str]:
+    rng = random.Random(f"fault:{cfg.seed}:{table_id}:{board}")
+    return rng.choice(FAULTS) if rng.random() < cfg.irregularity_rate else None
+
+
+class SimulatedClub:
+    def __init__(self, club: Club, cfg: SimulationConfig, table_ids: list[str]) -> None:
+        self.club = club
+        self.cfg = cfg
+        self.table_ids = table_ids
+        self._tasks: list[asyncio.Task[None]] = []
+        self.actions = 0
+
+    def start(self) -> None:
+        for tid in self.table_ids:
+            self.club.add_table(tid)
+            self._tasks.append(asyncio.create_task(self._run(tid), name=f"sim-{tid}"))
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+
+    async def _pause(self, rng: random.Random, factor: float = 1.0) -> None:
+        await asyncio.sleep(self.cfg.pace_s * factor * rng.uniform(0.5, 1.5))
+
+    async def _run(self, tid: str) -> None:
+        try:
+            await self._loop(tid)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("simulated table %s stopped", tid)
+
+    async def _loop(self, tid: str) -> None:
+        cfg = self.cfg
+        rng = random.Random(f"sim:{cfg.seed}:{tid}:{time.time()}")
+        waiting_since: Optional[float] = None
+        refused = 0
+        suppressed: Optional[int] = None           # a board whose seeded fault the regulation prevented
+        while True:
+            rt = self.club.table(tid)
+            t = rt.table
+            number = rt.board_number or 0
+            if t.board is None or t.state == "board_complete" or len(rt.current.rows if rt.current else ()) > \
+                    MAX_EVENTS_PER_BOARD or refused > 5:
+                nxt = number + 1
+                if cfg.boards and nxt > cfg.boards:
+                    return
+                await self._pause(rng, 2.0 if t.board is not None else 0.2)
+                deal = deal_for(cfg.seed, nxt)
+                await self.club.submit(tid, {"type": "board", "board": nxt, "deal": deal.to_pbn()}, "dealer:sim")
+                refused = 0
+                waiting_since = None
+                continue
+            if any(rt.awaits_choice(i) for i in t.irregularities):
+                now = time.monotonic()
+                waiting_since = waiting_since or now
+                if now - waiting_since < cfg.ruling_wait_s:
+                    await asyncio.sleep(min(0.25, cfg.ruling_wait_s))
+                    continue
+            else:
+                waiting_since = None
+            fault = fault_for(cfg, tid, number)
+            if fault and (suppressed == number or any(i.code == FAULT_CODES[fault] for i in t.irregularities)):
+                fault = None
+            step = next_event(t, rng, fault)
+            if step is None:
+                refused += 1
+                await self._pause(rng)
+                continue
+            event, seeded = step
+            device = "box" if event["type"] == "call" else "reader" if event["type"] == "card" else None
+            try:
+                await self.club.submit(tid, event, f"robot:{event.get('seat', '')}", device=device)
+                self.actions += 1
+                refused = 0
+            except Rejected as err:
+                if err.extra.get("prevented"):
+                    suppressed = number
+                else:
+                    refused += 1
+                    log.info("table %s: robot's %s refused: %s", tid, event, err)
+            await self._pause(rng)

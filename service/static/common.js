@@ -1,0 +1,71 @@
+// Shared helpers for the console, seat and spectator pages (plain JS, no build step).
+const SUITS = ["S", "H", "D", "C"], SYM = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663", NT: "NT"};
+const SEATS = ["N", "E", "S", "W"];
+function esc(s) { return String(s ?? "").replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c])); }
+function rank(r) { return r === "T" ? "10" : r; }
+function cardHtml(c, playable) {
+  return `<span class="card suit-${c[0]}${playable ? " play" : ""}" data-card="${c}">${SYM[c[0]]}${rank(c[1])}</span>`;
+}
+function handHtml(cards, playable) {
+  if (!cards) return "";
+  return SUITS.map(s => `<div class="suit-${s}">${SYM[s]} ` +
+    cards.filter(c => c[0] === s).map(c =>
+      `<span class="card${playable && playable(c) ? " play" : ""}" data-card="${c}">${rank(c[1])}</span>`).join(" ") +
+    "</div>").join("");
+}
+function callHtml(call) {
+  const m = /^([1-7])(C|D|H|S|NT)$/.exec(call);
+  return m ? `${m[1]}<span class="suit-${m[2]}">${SYM[m[2]]}</span>` : esc(call);
+}
+function contractHtml(c) {
+  if (!c) return "-";
+  const m = /^([1-7])(C|D|H|S|NT)(X{0,2})$/.exec(c);
+  return m ? `${m[1]}<span class="suit-${m[2]}">${SYM[m[2]]}</span>${m[3]}` : esc(c);
+}
+function auctionHtml(a) {
+  if (!a) return '<p class="muted">The auction is no longer shown (Law 41C): only the contract.</p>';
+  const order = ["W", "N", "E", "S"];
+  let cells = [];
+  for (let i = 0; i < order.indexOf(a.dealer); i++) cells.push("<td></td>");
+  let cancelled = {};                       // seat -> struck-through calls shown before the call that stands
+  for (const c of a.calls) {
+    if (!c.stands) { cancelled[c.seat] = (cancelled[c.seat] || "") + `<span class="cancelled">${callHtml(c.call)}</span> `; continue; }
+    const cls = c.alert ? "alerted" : "";
+    cells.push(`<td class="${cls}" title="${esc(c.seat)}${c.alert ? " (alerted)" : ""}">${cancelled[c.seat] || ""}${callHtml(c.call)}</td>`);
+    delete cancelled[c.seat];
+  }
+  for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
+  let rows = [];
+  for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
+  return `<table class="auction"><tr>${order.map(s => `<th>${s}</th>`).join("")}</tr>${rows.join("")}</table>`;
+}
+function trickHtml(t) {
+  if (!t) return "";
+  return `<div>trick ${t.number}: ` + t.cards.map(c => `${c.seat} ${cardHtml(c.card)}`).join(", ") +
+    (t.winner ? ` &rarr; ${t.winner}` : "") + "</div>";
+}
+function tokenFromUrl() {
+  const p = new URLSearchParams(location.search);
+  const t = p.get("token");
+  if (t) { sessionStorage.setItem("bt-token", t); }
+  return t || sessionStorage.getItem("bt-token") || "";
+}
+async function api(path, opts = {}, token = "") {
+  const headers = {"Content-Type": "application/json"};
+  if (token) headers["Authorization"] = "Bearer " + token;
+  const r = await fetch(path, {...opts, headers});
+  let body = null;
+  try { body = await r.json(); } catch (e) { body = null; }
+  if (!r.ok) throw new Error((body && body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : r.statusText) + ` (${r.status})`);
+  return body;
+}
+function stream(path, onMessage, onStatus) {
+  let delay = 500;
+  function open() {
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + path);
+    ws.onopen = () => { delay = 500; onStatus && onStatus("live"); };
+    ws.onmessage = ev => onMessage(JSON.parse(ev.data));
+    ws.onclose = () => { onStatus && onStatus("reconnecting"); setTimeout(open, delay); delay = Math.min(delay * 2, 8000); };
+  }
+  open();
+}

@@ -1,0 +1,99 @@
+"""Run the real service in a child process on a free loopback port (tests, benchmarks).
+
+``ServerProcess(config, db)`` starts ``bridgetable serve`` with a JSON configuration, waits until
+``/api/health`` answers, and can be stopped politely (SIGTERM) or killed (SIGKILL) and started again on
+the same journal and port.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import httpx
+
+DIRECTOR_TOKEN = "director-test-token"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    def __init__(self, workdir: Path, config: Optional[dict[str, Any]] = None, simulate: int = 0,
+                 extra_args: tuple[str, ...] = (), port: Optional[int] = None) -> None:
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        cfg = {"director_token": DIRECTOR_TOKEN, "database": str(self.workdir / "journal.db")}
+        cfg.update(config or {})
+        self.config = cfg
+        self.config_path = self.workdir / "config.json"
+        self.config_path.write_text(json.dumps(cfg))
+        self.simulate = simulate
+        self.extra_args = extra_args
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.ws_base = f"ws://127.0.0.1:{self.port}"
+        self.proc: Optional[subprocess.Popen[bytes]] = None
+        self.log_path = self.workdir / "server.log"
+        self.token = cfg["director_token"]
+
+    @property
+    def database(self) -> str:
+        return str(self.config["database"])
+
+    def start(self, timeout: float = 30.0) -> "ServerProcess":
+        cmd = [sys.executable, "-c", "from bridgetable.cli import main; main()", "serve",
+               "--config", str(self.config_path), "--port", str(self.port), "--log-level", "warning"]
+        if self.simulate:
+            cmd += ["--simulate", str(self.simulate)]
+        cmd += list(self.extra_args)
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited ({self.proc.returncode}):\n{self.log_path.read_text()[-3000:]}")
+            try:
+                if httpx.get(self.base + "/api/health", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"server did not start:\n{self.log_path.read_text()[-3000:]}")
+
+    def stop(self, timeout: float = 15.0) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+        self.proc = None
+
+    def client(self, token: Optional[str] = None, **kw: Any) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 10.0), **kw)
+
+    def __enter__(self) -> "ServerProcess":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

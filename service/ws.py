@@ -1,0 +1,86 @@
+"""WebSocket streams: ``/ws/tables/{id}`` (one table) and ``/ws/club`` (every table), each message a JSON
+object. ``{"type": "state", "table": ..., "state": visible_state(...)}`` on connect and after every change;
+the director also receives ``{"type": "flagged", ...}`` the moment an irregularity is flagged and
+``{"type": "device", ...}`` for device reports. The token (``?token=``) decides the view: the director's
+(everything), a seat's (its own table, filtered), none (spectator: the delayed copy, filtered)."""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Optional
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse
+
+from .auth import AuthError
+from .hub import Hub, Subscriber
+
+if TYPE_CHECKING:
+    from .app import Service
+
+log = logging.getLogger(__name__)
+router = APIRouter()
+
+
+async def _deny(ws: WebSocket, status: int, detail: str) -> None:
+    try:
+        await ws.send_denial_response(JSONResponse({"detail": detail}, status_code=status))
+    except RuntimeError:                      # the server cannot answer the handshake with HTTP: close instead
+        await ws.close(code=4000 + status, reason=detail[:120])
+
+
+async def _pump(ws: WebSocket, svc: "Service", sub: Subscriber) -> None:
+    async def sender() -> None:
+        while True:
+            for text in await sub.next_batch():
+                await ws.send_text(text)
+
+    task = asyncio.create_task(sender())
+    try:
+        while True:
+            await ws.receive_text()           # clients may send pings; the stream goes one way
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        task.cancel()
+        svc.hub.unsubscribe(sub)
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_stream(ws: WebSocket, table_id: str, token: Optional[str] = None) -> None:
+    svc: "Service" = ws.app.state.service
+    try:
+        viewer = svc.tokens.viewer(token)
+    except AuthError as err:
+        await _deny(ws, err.status, str(err))
+        return
+    if table_id not in svc.club.tables:
+        await _deny(ws, 404, f"no table {table_id!r}")
+        return
+    if viewer.role == "seat" and viewer.table != table_id:
+        await _deny(ws, 403, f"this seat token belongs to table {viewer.table}")
+        return
+    await ws.accept()
+    sub = svc.hub.subscribe(viewer, table_id)
+    rt = svc.club.feeds[table_id].replica if viewer.role == "spectator" else svc.club.tables[table_id]
+    sub.offer_state(table_id, Hub.state_message(rt, viewer))
+    await _pump(ws, svc, sub)
+
+
+@router.websocket("/ws/club")
+async def club_stream(ws: WebSocket, token: Optional[str] = None) -> None:
+    svc: "Service" = ws.app.state.service
+    try:
+        viewer = svc.tokens.viewer(token)
+    except AuthError as err:
+        await _deny(ws, err.status, str(err))
+        return
+    if viewer.role == "seat":
+        await _deny(ws, 403, "a seat token follows its own table: /ws/tables/{id}")
+        return
+    await ws.accept()
+    sub = svc.hub.subscribe(viewer, None)
+    for tid in list(svc.club.tables):
+        rt = svc.club.feeds[tid].replica if viewer.role == "spectator" else svc.club.tables[tid]
+        sub.offer_state(tid, Hub.state_message(rt, viewer))
+    await _pump(ws, svc, sub)

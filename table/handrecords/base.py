@@ -1,0 +1,156 @@
+"""What every hand-record format shares: the board model, the error, and the card/owner codecs.
+
+A hand record is the deal of each board of a set, as a dealing machine or a hand-record sheet needs it:
+board number, the four hands, dealer and vulnerability. Formats differ in how they number boards
+(explicitly, or by position from 1), whether they carry dealer and vulnerability (most derive them from
+the number, Law 2), and how they spell the 52 cards; each format module converts between its bytes
+and a list of :class:`HandRecordBoard`.
+
+Cards are indexed 0..51 in the order S, H, D, C and A, K, ... 2 within a suit (``table.cards.ALL_CARDS``):
+the order of the wire protocol (§9.3) and of most dealing-machine formats.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+from ..board import Vulnerability, dealer_for, vulnerability_for
+from ..cards import ALL_CARDS, CardError, Deal, RANKS, SEATS, SUITS, Seat
+from ..events import BoardStarted
+
+CARD_INDEX = {c: i for i, c in enumerate(ALL_CARDS)}
+
+
+class HandRecordError(ValueError):
+    """A hand-record file (or a set of boards) that cannot be read or written; the message names the
+    file, the board when known, and what is wrong."""
+
+    def __init__(self, source: str, what: str, board: Optional[int] = None) -> None:
+        self.source = source
+        self.board = board
+        self.what = what
+        where = f"{source}, board {board}" if board is not None else source
+        super().__init__(f"{where}: {what}")
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecordBoard:
+    """One board of a hand record. Dealer and vulnerability default from the number (Law 2)."""
+    board: int
+    deal: Deal
+    dealer: Seat
+    vulnerable: Vulnerability
+
+    @classmethod
+    def of(cls, board: int, deal: Deal, dealer: Optional[str] = None,
+           vulnerable: Optional[Vulnerability] = None) -> "HandRecordBoard":
+        return cls(board, deal, Seat(dealer) if dealer else dealer_for(board),
+                   vulnerable if vulnerable is not None else vulnerability_for(board))
+
+    @property
+    def standard_markings(self) -> bool:
+        """Whether dealer and vulnerability are the ones Law 2 gives this number."""
+        return self.dealer == dealer_for(self.board) and self.vulnerable == vulnerability_for(self.board)
+
+    def hands(self) -> dict[str, tuple[str, ...]]:
+        """``{"N": ("SA", ...), ...}``: the form ``DealBoard.from_hands`` takes."""
+        return {str(s): tuple(c for c in ALL_CARDS if c in self.deal.hands[s]) for s in SEATS}
+
+    def to_event(self) -> BoardStarted:
+        return BoardStarted(self.board, self.dealer, self.vulnerable, deal=self.deal.to_pbn())
+
+    def __repr__(self) -> str:
+        return f"HandRecordBoard({self.board}, {self.deal.to_pbn()!r}, {self.dealer}, {self.vulnerable})"
+
+
+# ------------------------------------------------------------------------------------------ codecs
+
+def deal_from_owners(owners: Sequence[Seat], source: str, board: Optional[int]) -> Deal:
+    """A deal from the owner of each card, in ``ALL_CARDS`` order (52 entries)."""
+    hands: dict[Seat, list[str]] = {s: [] for s in SEATS}
+    for card, seat in zip(ALL_CARDS, owners):
+        hands[seat].append(card)
+    return make_deal(hands, source, board)
+
+
+def owners_of(deal: Deal) -> list[Seat]:
+    return [deal.owner[c] for c in ALL_CARDS]
+
+
+def make_deal(hands: dict[Seat, Iterable[str]], source: str, board: Optional[int]) -> Deal:
+    """``Deal`` with its complaint (a card twice, a hand of 12) turned into a ``HandRecordError``."""
+    try:
+        return Deal(hands)
+    except CardError as err:
+        raise HandRecordError(source, f"not a valid deal: {err}", board) from None
+
+
+def hand_from_suits(suits: Sequence[str], source: str, board: Optional[int]) -> list[str]:
+    """Cards of one hand from its four rank strings in S, H, D, C order (``"AK2"``, ``"T9"``, ``""``)."""
+    if len(suits) != 4:
+        raise HandRecordError(source, f"a hand has {len(suits)} suits, not 4", board)
+    cards = []
+    for suit, ranks in zip(SUITS, suits):
+        for r in ranks.upper().replace("10", "T"):
+            if r not in RANKS:
+                raise HandRecordError(source, f"{r!r} is not a card rank (in {ranks!r})", board)
+            cards.append(suit + r)
+    return cards
+
+
+def suits_of(deal: Deal, seat: Seat) -> list[str]:
+    """Rank strings of one hand in S, H, D, C order, highest first."""
+    held = deal.hands[seat]
+    return ["".join(r for r in RANKS if s + r in held) for s in SUITS]
+
+
+def standard(board: int, deal: Deal) -> HandRecordBoard:
+    return HandRecordBoard.of(board, deal)
+
+
+# ------------------------------------------------------------------------------------------ set rules
+
+def check_set(boards: Sequence[HandRecordBoard], source: str) -> list[HandRecordBoard]:
+    """Boards in number order; the same number twice is allowed only with the same deal (a LIN file
+    lists each board once per room), otherwise it is an error."""
+    seen: dict[int, HandRecordBoard] = {}
+    for b in boards:
+        other = seen.get(b.board)
+        if other is None:
+            seen[b.board] = b
+        elif other != b:
+            raise HandRecordError(source, "appears twice with different deals (or markings)", b.board)
+    return [seen[n] for n in sorted(seen)]
+
+
+def require_positional(boards: Sequence[HandRecordBoard], fmt: str, source: str, *, first: Optional[int] = 1,
+                       limit: Optional[int] = None, markings: bool = True, consecutive: bool = True) -> None:
+    """Refuse what a format cannot carry rather than write a file that reads back differently:
+    boards numbered by position (consecutive, from ``first`` when given), a highest board number
+    ``limit``, and dealer/vulnerability that only Law 2 markings can express."""
+    if not boards:
+        raise HandRecordError(source, f"no boards to write ({fmt} cannot hold an empty set)")
+    numbers = [b.board for b in boards]
+    start = numbers[0] if first is None else first
+    if consecutive and numbers != list(range(start, start + len(numbers))):
+        want = f"consecutive from board {first}" if first is not None else "consecutive"
+        raise HandRecordError(source, f"{fmt} numbers boards by position, so they must be {want}; this set "
+                              f"has boards {_ranges(numbers)} (write PBN or CSV instead)")
+    if limit is not None and numbers[-1] > limit:
+        raise HandRecordError(source, f"{fmt} holds boards up to {limit} only", numbers[-1])
+    if markings:
+        for b in boards:
+            if not b.standard_markings:
+                raise HandRecordError(source, f"dealer {b.dealer} / vulnerability {b.vulnerable} differ from the "
+                                      f"board number's (Law 2) and {fmt} cannot record them (write PBN or CSV)",
+                                      b.board)
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    out: list[str] = []
+    for n in numbers:
+        if out and out[-1].split("-")[-1] == str(n - 1):
+            out[-1] = f"{out[-1].split('-')[0]}-{n}"
+        else:
+            out.append(str(n))
+    return ", ".join(out)

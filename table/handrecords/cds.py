@@ -1,0 +1,34 @@
+"""CDS: numbered two-bits-per-card boards (``.cds``).
+
+Layout: 14 bytes per board, no header: the board number (one byte, 1..255), then the 13-byte body of
+RZD (``rzd.decode_body``) with every owner stored plus one: 1 N, 2 E, 3 S, 0 W.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from . import rzd
+from .base import HandRecordBoard, HandRecordError, check_set, require_positional, standard
+
+NAME = "CDS"
+SUFFIXES = (".cds",)
+RECORD = 14
+
+
+def read(data: bytes, source: str) -> list[HandRecordBoard]:
+    if not data:
+        raise HandRecordError(source, "no boards in the file")
+    if len(data) % RECORD:
+        raise HandRecordError(source, f"truncated: {len(data)} bytes is not a whole number of {RECORD}-byte boards")
+    boards = []
+    for k in range(0, len(data), RECORD):
+        n = data[k]
+        if n == 0:
+            raise HandRecordError(source, f"record {k // RECORD + 1} has board number 0")
+        boards.append(standard(n, rzd.decode_body(data[k + 1:k + RECORD], source, n, offset=1)))
+    return check_set(boards, source)
+
+
+def write(boards: Sequence[HandRecordBoard], source: str) -> bytes:
+    require_positional(boards, NAME, source, limit=255, consecutive=False)
+    return b"".join(bytes([b.board]) + rzd.encode_body(b.deal, offset=1) for b in boards)

@@ -1,0 +1,48 @@
+"""LIN hand records (``.lin``): the ``md`` (deal) and ``sv`` (vulnerability) of each board.
+
+Reading and writing go through ``table.formats.lin``. A vugraph file lists each board once per room;
+both copies must carry the same deal.
+"""
+from __future__ import annotations
+
+import io
+from typing import Sequence
+
+from ..cards import CardError, Deal
+from ..events import BoardStarted
+from ..formats.lin import read_lin, write_lin
+from ..record import GameRecord
+from .base import HandRecordBoard, HandRecordError, check_set
+
+NAME = "LIN"
+SUFFIXES = (".lin",)
+
+
+def read(data: bytes, source: str) -> list[HandRecordBoard]:
+    boards = []
+    try:
+        records = list(read_lin(io.BytesIO(data), source=source))
+    except ValueError as err:                       # LinError: the file as a whole is unusable
+        raise HandRecordError(source, str(err)) from None
+    for rec in records:
+        start = next((e for e in rec.events if isinstance(e, BoardStarted)), None)
+        number = start.board if start is not None else None
+        if start is None or number is None:
+            raise HandRecordError(source, f"record {rec.index + 1} has no board number"
+                                  + (f" ({rec.error})" if rec.error else ""))
+        try:
+            deal = Deal.from_pbn(start.deal) if start.deal else None
+        except CardError as err:
+            raise HandRecordError(source, f"unusable deal: {err}", number) from None
+        if deal is None or any(len(h) != 13 for h in deal.hands.values()):
+            raise HandRecordError(source, "the md tag does not give a complete deal", number)
+        boards.append(HandRecordBoard(number, deal, start.dealer, start.vulnerable))
+    if not boards:
+        raise HandRecordError(source, "no boards in the file")
+    return check_set(boards, source)
+
+
+def write(boards: Sequence[HandRecordBoard], source: str) -> bytes:
+    out = io.StringIO()
+    write_lin((GameRecord(source, k, [b.to_event()]) for k, b in enumerate(boards)), out)
+    return out.getvalue().encode("utf-8")
