@@ -245,6 +245,10 @@ class DeviceDriver:
         self._thread.start()
         return self._thread
 
+    def request_stop(self) -> None:
+        """Ask the thread to stop without waiting (stop many drivers at once, then ``stop()`` each)."""
+        self._stop.set()
+
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():

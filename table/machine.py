@@ -28,6 +28,7 @@ from .events import (BoardStarted, CallMade, CardExposed, CardPlayed, ClaimMade,
 from .irregularity import Irregularity, Option
 from .play import Play, PlayRulingError
 from .scoring import Contract, parse_contract, score_ns
+from .verify import check_count, check_hands
 
 log = logging.getLogger(__name__)
 
@@ -243,22 +244,27 @@ class Table:
         return flagged
 
     def _hand(self, event: HandRead) -> list[Irregularity]:
-        """Law 13 and 7: the hand taken from the pocket must be 13 cards and the hand record's."""
+        """Laws 7, 13: the hand taken from the pocket must be 13 cards and the hand record's (table.verify)."""
         self.hands_read[event.seat] = event.cards
-        flagged = []
-        if len(event.cards) != 13 or len(set(event.cards)) != len(event.cards):
-            flagged.append(self._flag("INCORRECT_HAND_COUNT", "13", str(event.seat), "board",
-                                      f"{event.seat} holds {len(set(event.cards))} cards",
-                                      [Option("correct", "correct from the hand record (13A1)", "director")]))
-        elif self.deal is not None and frozenset(event.cards) != self.deal.hands[event.seat]:
-            flagged.append(self._flag("HAND_RECORD_MISMATCH", "13A1", str(event.seat), "board",
-                                      f"{event.seat}'s hand differs from the hand record",
-                                      [Option("correct", "correct from the hand record (13A1)", "director")]))
-        elif self.deal is None and len(self.hands_read) == 4:
-            try:
-                self.deal = Deal({s: self.hands_read[s] for s in SEATS})
-            except CardError as err:
-                flagged.append(self._flag("DEFECTIVE_PACK", "1", None, "board", str(err)))
+        number = self.board.board if self.board else None
+        calls_made = self.auction is not None and bool(self.auction.calls)
+        miscount = check_count(event, number, self.deal, calls_made=calls_made)
+        if miscount is not None:
+            flagged = [miscount]
+        elif self.deal is not None:
+            flagged = check_hands({event.seat: event.cards}, self.deal, number)
+            if len(self.hands_read) == 4:       # a turned board shows only once every hand is read
+                whole = check_hands(self.hands_read, self.deal, number)
+                flagged += [i for i in whole if i.seat is None]
+        else:
+            flagged = []
+            if len(self.hands_read) == 4:
+                try:
+                    self.deal = Deal({s: self.hands_read[s] for s in SEATS})
+                except CardError as err:
+                    flagged.append(self._flag("DEFECTIVE_PACK", "1", None, "board", str(err)))
+                    return flagged
+        self.table_irregularities += [i for i in flagged if i not in self.table_irregularities]
         return flagged
 
     def _call(self, event: CallMade) -> list[Irregularity]:

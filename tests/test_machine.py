@@ -164,8 +164,11 @@ def test_hand_read_checked_against_the_hand_record(table):
     table.apply(board_started(1, deal=DEAL))
     deal = Deal.from_pbn(DEAL)
     assert table.apply(HandRead(Seat.N, tuple(deal.hands[Seat.N]))) == []
-    wrong = tuple(deal.hands[Seat.E])
-    flagged = table.apply(HandRead(Seat.S, wrong))
+    flagged = table.apply(HandRead(Seat.S, tuple(deal.hands[Seat.E])))      # S took East's hand
+    assert [(i.code, i.law) for i in flagged] == [("HAND_FROM_WRONG_POCKET", "7B1")]
+    east = sorted(deal.hands[Seat.E])
+    swapped = tuple(east[1:]) + (sorted(deal.hands[Seat.S])[0],)            # one card of South's in East's hand
+    flagged = table.apply(HandRead(Seat.E, swapped))
     assert [(i.code, i.law) for i in flagged] == [("HAND_RECORD_MISMATCH", "13A1")]
     flagged = table.apply(HandRead(Seat.W, tuple(deal.hands[Seat.W])[:12]))
     assert [(i.code, i.law) for i in flagged] == [("INCORRECT_HAND_COUNT", "13")]

@@ -108,9 +108,9 @@ def test_decks_are_learned_over_the_wire_and_dummy_plays_into_its_zone(handmade)
 def test_cli_sim_replay_prints_what_replay_prints(handmade):
     runner = CliRunner()
     ref = runner.invoke(main, ["replay", "--jsonl", str(handmade), str(EXAMPLES)])
-    for transport in ("inproc", "tcp"):
-        sim = runner.invoke(main, ["sim", "replay", "--jsonl", "--transport", transport, "--faults",
-                                   "corrupt=0.02,dup=1,misread=0.2", "--seed", "3", str(handmade), str(EXAMPLES)])
+    for transport, faults in (("inproc", "corrupt=0.02,drop=0.02,dup=1,misread=0.2,unplug=1"), ("tcp", "dup=1,misread=0.2")):
+        sim = runner.invoke(main, ["sim", "replay", "--jsonl", "--transport", transport, "--faults", faults,
+                                   "--seed", "3", str(handmade), str(EXAMPLES)])
         assert sim.exit_code == 0, sim.output
         assert sim.stdout == ref.stdout
     bad = runner.invoke(main, ["sim", "replay", "--faults", "explode=1", str(handmade)])
@@ -178,12 +178,16 @@ def test_misreads_and_errors_never_touch_the_table(handmade):
 
 # ---------------------------------------------------------------------------------------------- corpus
 def corpus_files(corpus: Path, want: int) -> list[Path]:
-    files, n = [], 0
-    for f in sorted((corpus / "lin-vugraph").glob("*.lin")) + sorted((corpus / "pbn-corpus").rglob("*.pbn"))[:40]:
-        files.append(f)
-        n += sum(1 for _ in read_records(f))
-        if n >= want:
-            break
+    """Files holding at least ``want`` records: half BBO vugraph LIN, half PBN spread over the collection."""
+    files: list[Path] = []
+    for group, share in ((sorted((corpus / "lin-vugraph").glob("*.lin")), want // 2),
+                         (sorted((corpus / "pbn-corpus").rglob("*.pbn"))[::40], want - want // 2)):
+        n = 0
+        for f in group:
+            files.append(f)
+            n += sum(1 for _ in read_records(f))
+            if n >= share:
+                break
     return files
 
 

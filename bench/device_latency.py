@@ -1,0 +1,278 @@
+"""Device latency: 100 simulated tables feeding one process over TCP sockets (or ptys).
+
+    python bench/device_latency.py [--tables 100] [--transport tcp|pty] [--pace 0.2] [--no-write]
+
+Two processes, as in a club: a child process runs the simulated devices (4 seat readers + 4 bidding boxes
+per table, all served by hw_sim's one reactor thread) and plays one board per table: the 4 hand pickups,
+the auction and the first 40 cards of a hand-made board, one device action per table every ``--pace``
+seconds (tables staggered). This process runs what the service runs per device: a driver on a thread of
+its own (``DeviceDriver.start``) reading ``socket://`` (or the pty path), the sans-I/O ``HostSession``, and
+one consumer thread that applies every table event to that table's :class:`table.machine.Table`.
+
+Latency is measured from the moment the device side has handed the **last byte of the frame** to the
+kernel (``send``/``write`` returned, stamped in the device process) to the moment ``Table.apply`` has
+returned in this process (both ``time.monotonic``, one clock for all processes on Linux). CPU per event is
+this process's CPU time (every driver thread, the consumer, the tables) during the board divided by the
+events applied; the idle cost (heartbeats of all the devices, threads waking) is measured separately
+before the board starts and reported beside it.
+
+Writes the figures into docs/PERFORMANCE.md between ``<!-- devices:start -->`` and ``<!-- devices:end -->``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import platform
+import queue
+import re
+import resource
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+SEATS = "NESW"
+
+
+def board_script() -> list[dict[str, Any]]:
+    """The device actions of the hand-made board of tests/test_sim_replay.py (hands, calls, 40 cards)."""
+    from test_sim_replay import handmade_events
+    return [e for e in handmade_events() if e["type"] in ("hand", "call", "card")]
+
+
+# ---------------------------------------------------------------------------------------------- device side
+def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir: str) -> None:
+    import hw_sim  # noqa: F401
+    from firmware_host import Zone
+    from hw_sim.devices import BiddingBox, SeatReader
+    from hw_sim.port import DevicePort
+    from hw_sim.pty import PtyEndpoint
+    from hw_sim.tags import deck_uids
+    from hw_sim.tcp import TcpEndpoint
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (20000, 20000))
+    stamps: dict[tuple[int, int], float] = {}
+
+    def stamping(cls: type) -> type:
+        class Stamped(cls):  # type: ignore[misc, valid-type]
+            awaiting: Any = None
+
+            def _flush(self) -> None:              # reactor thread: stamp when the frame's last byte is out
+                super()._flush()
+                key = self.awaiting
+                if key is not None and not self._pending:
+                    stamps[key] = time.monotonic()
+                    self.awaiting = None
+        return Stamped
+
+    Ep = stamping(TcpEndpoint if transport == "tcp" else PtyEndpoint)
+    devices: dict[tuple[int, str, str], tuple[DevicePort, Any]] = {}
+    listing = []
+    for t in range(tables):
+        for s in SEATS:
+            for kind, cls in (("reader", SeatReader), ("box", BiddingBox)):
+                serial = f"{'SR' if kind == 'reader' else 'BB'}-{t}-{s}"
+                port = DevicePort(cls(serial), name=serial)
+                ep = Ep(port) if transport == "tcp" else Ep(port, link_dir, serial)
+                devices[(t, s, kind)] = (port, ep)
+                listing.append((t, s, kind, serial, ep.url))
+    conn.send(listing)
+    script = board_script()
+    uids = deck_uids("deck-2")                     # board 3 plays with deck-2 of the simulated club
+    start = conn.recv()                            # the host says go (a monotonic time to start at)
+    actions = []
+    for t in range(tables):
+        for i, ev in enumerate(script):
+            actions.append((start + i * pace + (t / tables) * pace, t, i, ev))
+    actions.sort(key=lambda a: a[0])
+    for at, t, i, ev in actions:
+        delay = at - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        kind = "box" if ev["type"] == "call" else "reader"
+        port, ep = devices[(t, ev["seat"], kind)]
+        ep.awaiting = (t, i)
+        if ev["type"] == "call":
+            port.act(lambda d, e=ev: d.press(e["call"], bool(e.get("alert"))))
+        elif ev["type"] == "hand":
+            port.act(lambda d, e=ev: d.pick_up_hand([uids[c] for c in e["cards"]]))
+        else:
+            zone = Zone.DUMMY if ev["seat"] == "S" else Zone.PLAY         # South is dummy in this board
+            port.act(lambda d, e=ev, z=zone: d.place_card(uids[e["card"]], z))
+    time.sleep(1.0)
+    conn.send(stamps)
+    conn.recv()                                    # the host has closed its links
+    for port, ep in devices.values():
+        ep.close()
+
+
+# ---------------------------------------------------------------------------------------------- host side
+def run(tables: int, transport: str, pace: float) -> dict[str, Any]:
+    import tempfile
+
+    from drivers.bidding_box import BiddingBoxDriver
+    from drivers.config import SeatMap
+    from drivers.seat_reader import SeatReaderDriver
+    from hw_sim.table_sim import club_decks
+    from table.cards import Deal
+    from table.events import board_started
+    from table.machine import Table
+    from test_sim_replay import DEAL
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (20000, 20000))
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe()
+    link_dir = tempfile.mkdtemp(prefix="bench-devices-")
+    proc = ctx.Process(target=device_process, args=(child, tables, transport, pace, link_dir), daemon=True)
+    proc.start()
+    listing = parent.recv()
+    script = board_script()
+    decks = club_decks()
+    deal = Deal.from_pbn(DEAL)
+    applied: dict[tuple[int, int], float] = {}
+    counts = [0] * tables
+    mismatched = 0
+    tables_ = [Table(f"T{t}") for t in range(tables)]
+    for tb in tables_:
+        tb.apply(board_started(3, deal=DEAL))
+    inbox: "queue.Queue[tuple[int, Any]]" = queue.Queue()
+    device_events: list[Any] = []
+
+    def consume() -> None:
+        nonlocal mismatched
+        while True:
+            t, ev = inbox.get()
+            if t < 0:
+                return
+            if getattr(ev, "type", None) == "device":
+                device_events.append(ev)
+                continue
+            tables_[t].apply(ev)
+            now = time.monotonic()
+            i = counts[t]
+            counts[t] += 1
+            want = script[i] if i < len(script) else None
+            got = (ev.type, str(ev.seat), getattr(ev, "card", None) or getattr(ev, "call", None))
+            if want is None or got != (want["type"], want["seat"], want.get("card") or want.get("call")):
+                if want is None or want["type"] != "hand" or ev.type != "hand":
+                    mismatched += 1
+            applied[(t, i)] = now
+
+    consumer = threading.Thread(target=consume, name="consumer", daemon=True)
+    consumer.start()
+    seats = SeatMap({serial: s for (_, s, _, serial, _) in listing})
+    drivers = []
+    for t, s, kind, serial, url in listing:
+        emit = (lambda ev, t=t: inbox.put((t, ev)))
+        if kind == "reader":
+            d: Any = SeatReaderDriver(url, emit, seats, decks)
+            d.set_board(deal, "deck-2")
+        else:
+            d = BiddingBoxDriver(url, emit, seats)
+        drivers.append(d)
+    cpu0 = time.process_time()
+    for d in drivers:
+        d.start(poll=0.5)
+    deadline = time.monotonic() + 120
+    while not all(d.connected for d in drivers):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"only {sum(d.connected for d in drivers)} of {len(drivers)} devices connected")
+        time.sleep(0.1)
+    connect_s = time.monotonic() - (deadline - 120)
+    # idle cost: every device heartbeating, every driver thread waiting
+    idle_t0, idle_c0 = time.monotonic(), time.process_time()
+    time.sleep(5.0)
+    idle_cpu = (time.process_time() - idle_c0) / (time.monotonic() - idle_t0)
+    start = time.monotonic() + 0.5
+    parent.send(start)
+    c0 = time.process_time()
+    stamps = parent.recv()
+    board_s = time.monotonic() - start
+    board_cpu = time.process_time() - c0
+    events = sum(counts)
+    for d in drivers:
+        d.request_stop()
+    for d in drivers:
+        d.close()
+    parent.send("done")
+    proc.join(timeout=30)
+    inbox.put((-1, None))
+    consumer.join()
+    lat = sorted((applied[k] - stamps[k]) * 1000 for k in applied if k in stamps)
+    q = statistics.quantiles(lat, n=100) if len(lat) >= 100 else [float("nan")] * 99
+    health = [d.health() for d in drivers]
+    return {
+        "tables": tables, "devices": len(drivers), "transport": transport, "pace": pace,
+        "events": events, "expected": tables * len(script), "mismatched": mismatched, "measured": len(lat),
+        "board_s": board_s, "rate": events / board_s, "connect_s": connect_s,
+        "p50_ms": q[49], "p90_ms": q[89], "p99_ms": q[98], "max_ms": lat[-1] if lat else float("nan"),
+        "mean_ms": statistics.fmean(lat) if lat else float("nan"),
+        "board_cpu_s": board_cpu, "idle_cpu": idle_cpu,
+        "cpu_per_event_us": board_cpu / max(1, events) * 1e6,
+        "cpu_per_event_net_us": max(0.0, board_cpu - idle_cpu * board_s) / max(1, events) * 1e6,
+        "retransmits": sum(h["retransmits"] for h in health), "crc_errors": sum(h["crc_errors"] for h in health),
+        "device_errors": sum(1 for e in device_events if e.is_error),
+        "cpus": os.cpu_count(), "python": platform.python_version(), "setup_cpu_s": c0 - cpu0,
+    }
+
+
+def markdown(r: dict[str, Any], cmd: str) -> str:
+    return f"""## Devices: frame to table latency
+
+Measured {time.strftime('%Y-%m-%d')} on this machine ({r['cpus']} cores, Python {r['python']}), `{cmd}`
+(how: the script's docstring). Devices in a child process ({r['devices']} simulated devices: 4 seat readers
+and 4 bidding boxes at each of {r['tables']} tables, served by hw_sim's one reactor thread over
+**{r['transport']}**); this process runs one driver thread per device (as the service does), the
+sans-I/O `HostSession`, and one consumer thread applying events to {r['tables']} `Table`s.
+Each table plays a board (4 hand pickups, 8 calls, 40 cards) at one device action per
+{r['pace']:g} s per table, tables staggered.
+
+- events applied: **{r['events']:,}** of {r['expected']:,} ({r['mismatched']} out of order) in {r['board_s']:.1f} s,
+  **{r['rate']:.0f} events/s**; {r['retransmits']} retransmissions, {r['crc_errors']} CRC errors
+- last byte of the frame written by the device → event applied in the `Table`:
+  **p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms** (p90 {r['p90_ms']:.2f} ms, mean {r['mean_ms']:.2f} ms,
+  max {r['max_ms']:.1f} ms; {r['measured']:,} events)
+- host CPU: **{r['cpu_per_event_us']:.0f} µs per event** all included ({r['board_cpu_s']:.2f} s over the board);
+  {r['cpu_per_event_net_us']:.0f} µs per event above the idle cost; idle (heartbeats of {r['devices']} devices,
+  driver threads waiting) {r['idle_cpu'] * 100:.1f} % of one core
+- all {r['devices']} devices connected (handshakes) in {r['connect_s']:.1f} s
+"""
+
+
+def write_doc(text: str) -> None:
+    path = ROOT / "docs" / "PERFORMANCE.md"
+    body = path.read_text(encoding="utf-8") if path.exists() else "# Performance\n"
+    block = f"<!-- devices:start -->\n{text}<!-- devices:end -->"
+    if "<!-- devices:start -->" in body:
+        body = re.sub(r"<!-- devices:start -->.*?<!-- devices:end -->", lambda _: block, body, flags=re.S)
+    else:
+        body = body.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(body, encoding="utf-8")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", type=int, default=100)
+    ap.add_argument("--transport", choices=["tcp", "pty"], default="tcp")
+    ap.add_argument("--pace", type=float, default=0.2, help="seconds between one table's device actions")
+    ap.add_argument("--no-write", action="store_true", help="print only; leave docs/PERFORMANCE.md alone")
+    args = ap.parse_args()
+    r = run(args.tables, args.transport, args.pace)
+    print(json.dumps(r, indent=1))
+    cmd = f"python bench/device_latency.py --tables {args.tables} --transport {args.transport} --pace {args.pace:g}"
+    text = markdown(r, cmd)
+    print(text)
+    if not args.no_write:
+        write_doc(text)
+
+
+if __name__ == "__main__":
+    main()
