@@ -5,9 +5,10 @@
 Two processes, as in a club: a child process runs the simulated devices (4 seat readers + 4 bidding boxes
 per table, all served by hw_sim's one reactor thread) and plays one board per table: the 4 hand pickups,
 the auction and the first 40 cards of a hand-made board, one device action per table every ``--pace``
-seconds (tables staggered). This process runs what the service runs per device: a driver on a thread of
-its own (``DeviceDriver.start``) reading ``socket://`` (or the pty path), the sans-I/O ``HostSession``, and
-one consumer thread that applies every table event to that table's :class:`table.machine.Table`.
+seconds (tables staggered). This process runs the drivers — all of them on one :class:`drivers.pool.DriverPool`
+thread (or, with ``--threads``, each on a thread of its own as ``DeviceDriver.start`` does) — reading
+``socket://`` (or the pty paths) through the sans-I/O ``HostSession``, and one consumer thread that applies
+every table event to that table's :class:`table.machine.Table`.
 
 Latency is measured from the moment the device side has handed the **last byte of the frame** to the
 kernel (``send``/``write`` returned, stamped in the device process) to the moment ``Table.apply`` has
@@ -115,7 +116,7 @@ def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir
 
 
 # ---------------------------------------------------------------------------------------------- host side
-def run(tables: int, transport: str, pace: float) -> dict[str, Any]:
+def run(tables: int, transport: str, pace: float, threads: bool = False) -> dict[str, Any]:
     import tempfile
 
     from drivers.bidding_box import BiddingBoxDriver
@@ -178,9 +179,14 @@ def run(tables: int, transport: str, pace: float) -> dict[str, Any]:
         else:
             d = BiddingBoxDriver(url, emit, seats)
         drivers.append(d)
+    from drivers.pool import DriverPool
+    pool = DriverPool(drivers)
     cpu0 = time.process_time()
-    for d in drivers:
-        d.start(poll=0.5)
+    if threads:
+        for d in drivers:
+            d.start(poll=0.5)
+    else:
+        pool.start()
     deadline = time.monotonic() + 120
     while not all(d.connected for d in drivers):
         if time.monotonic() > deadline:
@@ -198,10 +204,13 @@ def run(tables: int, transport: str, pace: float) -> dict[str, Any]:
     board_s = time.monotonic() - start
     board_cpu = time.process_time() - c0
     events = sum(counts)
-    for d in drivers:
-        d.request_stop()
-    for d in drivers:
-        d.close()
+    if threads:
+        for d in drivers:
+            d.request_stop()
+        for d in drivers:
+            d.close()
+    else:
+        pool.close()
     parent.send("done")
     proc.join(timeout=30)
     inbox.put((-1, None))
@@ -220,30 +229,37 @@ def run(tables: int, transport: str, pace: float) -> dict[str, Any]:
         "cpu_per_event_net_us": max(0.0, board_cpu - idle_cpu * board_s) / max(1, events) * 1e6,
         "retransmits": sum(h["retransmits"] for h in health), "crc_errors": sum(h["crc_errors"] for h in health),
         "device_errors": sum(1 for e in device_events if e.is_error),
+        "mode": "a thread per driver" if threads else "one DriverPool thread for all drivers",
         "cpus": os.cpu_count(), "python": platform.python_version(), "setup_cpu_s": c0 - cpu0,
     }
 
 
-def markdown(r: dict[str, Any], cmd: str) -> str:
+def markdown(runs: list[dict[str, Any]], cmd: str) -> str:
+    r0 = runs[0]
+    rows = "\n".join(
+        f"| {r['transport']}, {r['mode']} | {r['events']:,} / {r['expected']:,} | {r['rate']:.0f}/s | "
+        f"**{r['p50_ms']:.2f} ms** | **{r['p99_ms']:.2f} ms** | {r['max_ms']:.1f} ms | "
+        f"**{r['cpu_per_event_us']:.0f} µs** | {r['cpu_per_event_net_us']:.0f} µs | {r['idle_cpu'] * 100:.1f} % |"
+        for r in runs)
     return f"""## Devices: frame to table latency
 
-Measured {time.strftime('%Y-%m-%d')} on this machine ({r['cpus']} cores, Python {r['python']}), `{cmd}`
-(how: the script's docstring). Devices in a child process ({r['devices']} simulated devices: 4 seat readers
-and 4 bidding boxes at each of {r['tables']} tables, served by hw_sim's one reactor thread over
-**{r['transport']}**); this process runs one driver thread per device (as the service does), the
-sans-I/O `HostSession`, and one consumer thread applying events to {r['tables']} `Table`s.
-Each table plays a board (4 hand pickups, 8 calls, 40 cards) at one device action per
-{r['pace']:g} s per table, tables staggered.
+Measured {time.strftime('%Y-%m-%d')} on this machine ({r0['cpus']} cores, shared with the device process, Python
+{r0['python']}), `{cmd}` (how: the script's docstring). {r0['tables']} simulated tables, {r0['devices']} simulated
+devices (4 seat readers and 4 bidding boxes per table) in a child process, served by hw_sim's one reactor
+thread; this process runs the drivers, their sans-I/O `HostSession`s and one consumer thread applying
+the events to {r0['tables']} `Table`s. Each table plays a board (4 hand pickups, 8 calls, 40 cards), one device
+action per {r0['pace']:g} s per table, tables staggered. Latency: the device process has written the
+frame's last byte → `Table.apply` has returned here. CPU: this process, all threads, during the board,
+per event applied (and above the idle cost: heartbeats of every device, waiting).
 
-- events applied: **{r['events']:,}** of {r['expected']:,} ({r['mismatched']} out of order) in {r['board_s']:.1f} s,
-  **{r['rate']:.0f} events/s**; {r['retransmits']} retransmissions, {r['crc_errors']} CRC errors
-- last byte of the frame written by the device → event applied in the `Table`:
-  **p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms** (p90 {r['p90_ms']:.2f} ms, mean {r['mean_ms']:.2f} ms,
-  max {r['max_ms']:.1f} ms; {r['measured']:,} events)
-- host CPU: **{r['cpu_per_event_us']:.0f} µs per event** all included ({r['board_cpu_s']:.2f} s over the board);
-  {r['cpu_per_event_net_us']:.0f} µs per event above the idle cost; idle (heartbeats of {r['devices']} devices,
-  driver threads waiting) {r['idle_cpu'] * 100:.1f} % of one core
-- all {r['devices']} devices connected (handshakes) in {r['connect_s']:.1f} s
+| transport, drivers | events applied | rate | p50 | p99 | max | CPU per event | above idle | idle CPU |
+|---|---|---|---|---|---|---|---|---|
+{rows}
+
+Events out of their table's order: {sum(r['mismatched'] for r in runs)}; retransmissions (clean wire):
+{sum(r['retransmits'] for r in runs)}; all devices connected (handshakes) in {max(r['connect_s'] for r in runs):.1f} s
+at most. `drivers.pool.DriverPool` runs every driver of the process on one thread (a selector over the
+links' descriptors and a heap of session timers); `DeviceDriver.start()` gives each driver a thread.
 """
 
 
@@ -261,14 +277,22 @@ def write_doc(text: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=100)
-    ap.add_argument("--transport", choices=["tcp", "pty"], default="tcp")
+    ap.add_argument("--transport", default="tcp,pty", help="tcp, pty or both (comma-separated)")
     ap.add_argument("--pace", type=float, default=0.2, help="seconds between one table's device actions")
+    ap.add_argument("--threads", action="store_true", help="also run with a thread per driver "
+                    "(DeviceDriver.start) instead of one DriverPool (tcp)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/PERFORMANCE.md alone")
     args = ap.parse_args()
-    r = run(args.tables, args.transport, args.pace)
-    print(json.dumps(r, indent=1))
-    cmd = f"python bench/device_latency.py --tables {args.tables} --transport {args.transport} --pace {args.pace:g}"
-    text = markdown(r, cmd)
+    runs = []
+    for transport in [t.strip() for t in args.transport.split(",") if t.strip()]:
+        runs.append(run(args.tables, transport, args.pace))
+        print(json.dumps(runs[-1], indent=1), flush=True)
+    if args.threads:
+        runs.append(run(args.tables, "tcp", args.pace, threads=True))
+        print(json.dumps(runs[-1], indent=1), flush=True)
+    cmd = (f"python bench/device_latency.py --tables {args.tables} --transport {args.transport} --pace {args.pace:g}"
+           + (" --threads" if args.threads else ""))
+    text = markdown(runs, cmd)
     print(text)
     if not args.no_write:
         write_doc(text)

@@ -8,7 +8,6 @@ import json
 import signal
 import sys
 import threading
-import time
 from typing import Any, Optional
 
 import click

@@ -27,7 +27,7 @@ from firmware_host import Binding, DeviceKind, ErrorMessage, HostSession, LinkSt
 from firmware_host.constants import ErrorCode
 
 from .config import SeatMap
-from .errors import LinkClosed, LinkError
+from .errors import LinkError
 from .events import DeviceEvent, unbound_device
 from .link import Link, open_link
 
@@ -151,6 +151,18 @@ class DeviceDriver:
         except LinkError as err:
             self._lost(err)
             return False
+
+    def fileno(self) -> Optional[int]:
+        """The open link's file descriptor (for a pool's selector), or None."""
+        link = self.link
+        return link.fileno() if link is not None else None
+
+    def next_due(self) -> Optional[float]:
+        """When (``clock`` seconds) this driver must be pumped again even if its link stays silent."""
+        if self.link is None:
+            return self._retry_at
+        deadline = self.session.next_deadline()
+        return deadline / 1000.0 if deadline is not None else None
 
     def send(self, msg: Message, reliable: bool = True) -> None:
         """Send a host -> device message (queued by the session while the device is away)."""

@@ -8,7 +8,7 @@ info events for the director. Host -> device: :meth:`show_auction`, :meth:`show_
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
 
 from firmware_host import (CallPressed, DeviceKind, Message, Mode, Phase, RefuseCall, SetMode, ShowAuction,
                            ShowTurn, StopCard, TrayPassed, Undo)

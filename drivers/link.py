@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import re
+import select
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Optional
 from urllib.parse import parse_qs, urlsplit
@@ -61,6 +63,10 @@ class Link(ABC):
     @abstractmethod
     def closed(self) -> bool: ...
 
+    def fileno(self) -> Optional[int]:
+        """A file descriptor that turns readable when bytes arrive, or None (USB, in-process links)."""
+        return None
+
     @property
     def identity(self) -> dict[str, Any]:
         """What the transport knows about the device (at least ``transport`` and ``url``)."""
@@ -77,12 +83,21 @@ class Link(ABC):
 
 
 class SerialLink(Link):
-    """A link over a pyserial object (anything ``serial.serial_for_url`` returns)."""
+    """A link over a pyserial object (anything ``serial.serial_for_url`` returns).
+
+    For a local port (``serial.serialposix``: a tty, a pty) pyserial opens and configures the port
+    (termios, raw mode, baud rate) and the link then reads and writes its non-blocking descriptor itself,
+    waiting with ``poll()``: pyserial's read/write wait with ``select()``, which cannot take descriptors
+    above 1023 — and a host with hundreds of ports has those. Every other kind goes through pyserial.
+    """
 
     def __init__(self, ser: Any, url: Optional[str] = None) -> None:
         self._ser = ser
         self.url = url or str(ser.port)
         self._timeout: Optional[float] = ser.timeout
+        # pyserial's socket:// in_waiting is 1 when readable, not a byte count
+        self._exact_in_waiting = type(ser).__module__ != "serial.urlhandler.protocol_socket"
+        self._posix = type(ser).__module__ == "serial.serialposix" and isinstance(getattr(ser, "fd", None), int)
 
     @classmethod
     def open(cls, url: str, baudrate: int = DEFAULT_BAUDRATE, write_timeout: float = 2.0) -> "SerialLink":
@@ -99,8 +114,36 @@ class SerialLink(Link):
         return self._ser
 
     @property
+    def identity(self) -> dict[str, Any]:
+        """The URL, and for a local USB-serial port what the OS says of its adapter (VID/PID, serial)."""
+        out = super().identity
+        if "://" not in self.url:
+            out["transport"] = "serial"
+            try:
+                from serial.tools import list_ports
+                real = os.path.realpath(self.url)
+                for p in list_ports.comports():
+                    if os.path.realpath(p.device) == real:
+                        out.update(vid=p.vid, pid=p.pid, serial_number=p.serial_number, description=p.description)
+                        break
+            except Exception:                      # identity is a courtesy; the handshake is the truth
+                pass
+        return out
+
+    def fileno(self) -> Optional[int]:
+        try:
+            return int(self._ser.fileno())
+        except Exception:                      # sim://, loop://: no descriptor
+            return None
+
+    @property
     def closed(self) -> bool:
         return not self._ser.is_open
+
+    def _set_timeout(self, timeout: Optional[float]) -> None:
+        if timeout != self._timeout:             # setting a pyserial timeout reconfigures the port: only on change
+            self._ser.timeout = timeout
+            self._timeout = timeout
 
     def read(self, max_bytes: int = 4096, timeout: Optional[float] = 0.05) -> bytes:
         import serial
@@ -108,20 +151,64 @@ class SerialLink(Link):
         if not ser.is_open:
             raise LinkClosed(f"{self.url} is closed")
         try:
-            if timeout != self._timeout:         # setting a pyserial timeout reconfigures the port: only on change
-                ser.timeout = timeout
-                self._timeout = timeout
-            waiting = ser.in_waiting
-            data = ser.read(min(max_bytes, waiting) if waiting else 1)
-            if data and len(data) < max_bytes:
+            if self._posix:
+                return self._read_fd(ser.fd, max_bytes, timeout)
+            if timeout == 0:                     # whatever is there, at once (a pool's readable descriptor)
+                self._set_timeout(0)
+                return bytes(ser.read(max_bytes))
+            self._set_timeout(timeout)
+            data = ser.read(1)                   # wait for the first byte
+            if not data or max_bytes <= 1:
+                return bytes(data)
+            if self._exact_in_waiting:
                 waiting = ser.in_waiting
                 if waiting:
-                    data += ser.read(min(waiting, max_bytes - len(data)))
-            return bytes(data)
+                    data += ser.read(min(waiting, max_bytes - 1))
+                return bytes(data)
+            self._set_timeout(0)                 # socket://: in_waiting only says "something": read it all
+            return bytes(data + ser.read(max_bytes - 1))
         except serial.SerialTimeoutException as err:
             raise LinkError(f"{self.url}: {err}") from err
         except (serial.SerialException, OSError) as err:
             raise LinkClosed(f"{self.url}: {err}") from err
+
+    def _read_fd(self, fd: int, max_bytes: int, timeout: Optional[float]) -> bytes:
+        """A posix port read straight from its non-blocking descriptor, waiting with poll(): pyserial's
+        own read and write call select(), which fails for descriptors above 1023, and a host serving
+        hundreds of ports has those. pyserial still opens and configures the port (termios)."""
+        try:
+            data = os.read(fd, max_bytes)
+        except BlockingIOError:
+            data = b""
+        if data:
+            return data
+        if timeout == 0:
+            if _hung_up(fd):                     # a raw tty reads 0 bytes for "nothing yet"; poll tells
+                raise LinkClosed(f"{self.url}: device disconnected")
+            return b""
+        p = select.poll()
+        p.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        if not p.poll(None if timeout is None else max(1, int(timeout * 1000))):
+            return b""
+        try:
+            data = os.read(fd, max_bytes)
+        except BlockingIOError:
+            return b""
+        if not data:
+            raise LinkClosed(f"{self.url}: device disconnected")
+        return data
+
+    def _write_fd(self, fd: int, data: bytes) -> None:
+        view = memoryview(data)
+        wait_ms = int((self._ser.write_timeout or 2.0) * 1000)
+        while view:
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                p = select.poll()
+                p.register(fd, select.POLLOUT | select.POLLHUP | select.POLLERR)
+                if not p.poll(wait_ms):
+                    raise LinkError(f"{self.url}: write timed out") from None
 
     def write(self, data: bytes) -> None:
         import serial
@@ -129,6 +216,9 @@ class SerialLink(Link):
         if not ser.is_open:
             raise LinkClosed(f"{self.url} is closed")
         try:
+            if self._posix:
+                self._write_fd(ser.fd, data)
+                return
             ser.write(data)
         except serial.SerialTimeoutException as err:
             raise LinkError(f"{self.url}: write timed out") from err
@@ -136,10 +226,28 @@ class SerialLink(Link):
             raise LinkClosed(f"{self.url}: {err}") from err
 
     def close(self) -> None:
+        ser = self._ser
         try:
-            self._ser.close()
+            sock = getattr(ser, "_socket", None)
+            if sock is not None and self.url.lower().startswith("socket://"):
+                # pyserial's socket close sleeps 0.3 s "for quick reconnects": close the socket ourselves
+                ser._socket = None
+                ser.is_open = False
+                try:
+                    sock.shutdown(2)
+                finally:
+                    sock.close()
+                return
+            ser.close()
         except Exception:                       # closing a dead port must not raise
             log.debug("closing %s failed", self.url, exc_info=True)
+
+
+def _hung_up(fd: int) -> bool:
+    """Is a descriptor that just read 0 bytes at its end (readable or hung up), rather than merely idle?"""
+    p = select.poll()
+    p.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    return bool(p.poll(0))
 
 
 _USB_URL = re.compile(r"^usb://([0-9a-fA-F]{1,4}):([0-9a-fA-F]{1,4})(?:/([^?]*))?(?:\?.*)?$")

@@ -107,7 +107,7 @@ class PtyEndpoint:
                     pass
         if mask & selectors.EVENT_WRITE:
             self._flush()
-        self.service()
+        self.reactor.mark_local(self)         # serviced (and its timers rescheduled) in this loop turn
 
     def _flush(self) -> None:
         if self._master is None:

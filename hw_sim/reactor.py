@@ -7,6 +7,8 @@ Hundreds of simulated devices cost one thread.
 """
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import os
 import selectors
@@ -33,6 +35,9 @@ class Reactor:
         self._sel.register(self._wake_r, selectors.EVENT_READ, self._drain_wake)
         self._endpoints: set[Any] = set()
         self._dirty: set[Any] = set()
+        self._timers: list[tuple[float, int, Any]] = []       # (when, tie, endpoint): device timers
+        self._scheduled: dict[Any, float] = {}
+        self._tie = itertools.count()
         self._lock = threading.Lock()
         self._calls: list[Callable[[], None]] = []
         self._running = True
@@ -114,29 +119,29 @@ class Reactor:
         except BlockingIOError:
             pass
 
+    def _schedule(self, ep: Any) -> None:
+        """Remember when ``ep`` next needs servicing (its device's timers); stale entries are skipped."""
+        t = ep.next_wakeup()
+        if t is None:
+            self._scheduled.pop(ep, None)
+            return
+        if self._scheduled.get(ep) != t:
+            self._scheduled[ep] = t
+            heapq.heappush(self._timers, (t, next(self._tie), ep))
+
     def _run(self) -> None:
-        next_scan = 0.0
         while self._running:
-            timeout = MAX_SLEEP
             now = time.monotonic()
+            due: list[Any] = []
+            timers = self._timers
+            while timers and timers[0][0] <= now:
+                t, _, ep = heapq.heappop(timers)
+                if self._scheduled.get(ep) == t:
+                    del self._scheduled[ep]
+                    due.append(ep)
+            timeout = MAX_SLEEP if not timers else max(0.0, min(MAX_SLEEP, timers[0][0] - now))
             with self._lock:
-                endpoints = list(self._endpoints)
-            if now >= next_scan:
-                # timers: devices' heartbeats, retransmits, replug, slow-link delays
-                soonest = now + MAX_SLEEP
-                for ep in endpoints:
-                    t = ep.next_wakeup()
-                    if t is not None:
-                        if t <= now:
-                            self.mark_local(ep)
-                        else:
-                            soonest = min(soonest, t)
-                timeout = max(0.0, soonest - now)
-                next_scan = soonest if soonest > now else now
-            else:
-                timeout = max(0.0, next_scan - now)
-            with self._lock:
-                pending = bool(self._dirty or self._calls)
+                pending = bool(self._dirty or self._calls or due)
             for key, mask in self._sel.select(0 if pending else timeout):
                 try:
                     key.data(mask)
@@ -146,17 +151,20 @@ class Reactor:
                 calls, self._calls = self._calls, []
                 dirty, self._dirty = self._dirty, set()
                 self._woken = False
+                live = self._endpoints
             for fn in calls:
                 try:
                     fn()
                 except Exception:
                     log.exception("hw_sim reactor call failed")
+            dirty.update(due)
             for ep in dirty:
+                if ep not in live:
+                    self._scheduled.pop(ep, None)
+                    continue
                 try:
                     ep.service()
-                    t = ep.next_wakeup()           # servicing may have armed a timer (a retransmit)
-                    if t is not None:
-                        next_scan = min(next_scan, t)
+                    self._schedule(ep)          # servicing may have armed a timer (a retransmit)
                 except Exception:
                     log.exception("hw_sim endpoint %r failed", ep)
 

@@ -46,16 +46,17 @@ same function ``bridgetable replay`` uses — so a faithful run prints the very 
 
 Not modelled: the dealing machine (boards and deals come by the console), players' timing, several tables
 sharing a device, a device that reboots (loses its session) instead of being unplugged.
+
+This is the one module of ``hw_sim`` that imports ``drivers``: it is the harness that joins the simulated
+devices to the real host side, as the service does with real devices.
 """
 from __future__ import annotations
 
 import itertools
 import logging
 import queue
-import random
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
@@ -72,7 +73,7 @@ from drivers.bidding_box import BiddingBoxDriver
 from drivers.config import SeatMap
 from drivers.decks import STANDARD_ORDER, DeckRegistry
 from drivers.events import DeviceEvent
-from drivers.link import open_link, register_usb_backend
+from drivers.link import register_usb_backend
 from drivers.seat_reader import SeatReaderDriver
 
 from . import registry

@@ -98,7 +98,7 @@ class TcpEndpoint:
                     pass
         if mask & selectors.EVENT_WRITE:
             self._flush()
-        self.service()
+        self.reactor.mark_local(self)         # serviced (and its timers rescheduled) in this loop turn
 
     def _flush(self) -> None:
         c = self._client

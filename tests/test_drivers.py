@@ -69,14 +69,14 @@ def test_link_round_trip_and_unplug(transport):
     link.close()
     link.close()                                # idempotent
     deadline = time.monotonic() + 3
-    while True:
+    while True:                  # a TCP connect succeeds while the device is away; the server then drops it
         try:
             link = open_link(url)
+            assert echo(link, b"back") == b"back"
             break
         except LinkError:
             assert time.monotonic() < deadline, "device did not come back"
             time.sleep(0.05)
-    assert echo(link, b"back") == b"back"
     link.close()
 
 
@@ -190,6 +190,7 @@ def test_repeated_reads_within_the_window_are_one_event():
 
 # ---------------------------------------------------------------------------------------------- drivers
 import queue  # noqa: E402
+import threading  # noqa: E402
 
 from drivers.bidding_box import BiddingBoxDriver  # noqa: E402
 from drivers.config import SeatMap  # noqa: E402
@@ -263,7 +264,10 @@ def test_seat_reader_driver_over_each_transport(transport, tmp_path):
     try:
         hello = rig.next("CONNECTED")
         assert hello.device == "SR-0001" and hello.seat == "N"      # identity from the handshake
-        assert rig.port.device.seat == "N"                          # the device was told its seat
+        end = time.monotonic() + 5
+        while rig.port.device.seat != "N":                         # the device is told its seat (WELCOME)
+            assert time.monotonic() < end
+            time.sleep(0.01)
         rig.driver.set_board(Deal.from_pbn(DEAL), "red")
         rig.port.act(lambda d: d.place_card(uids["SA"], Zone.PLAY))
         assert rig.next("table") == CardPlayed("N", "SA", source="seat-reader:SR-0001")
@@ -435,3 +439,52 @@ def test_devices_command_runs_without_hardware():
     assert isinstance(data["serial"], list) and isinstance(data["usb"], list)
     r = CliRunner().invoke(main, ["devices"])
     assert r.exit_code == 0 and "serial ports" in r.output
+
+
+def test_a_pool_pumps_many_drivers_on_one_thread(tmp_path):
+    from drivers.pool import DriverPool
+    events: "queue.Queue" = queue.Queue()
+    ports, endpoints, drivers = [], [], []
+    seats = SeatMap({f"BB-P{i}": "NESW"[i % 4] for i in range(12)})
+    backend = SimUsbBackend()
+    register_usb_backend("pool", lambda: backend)
+    for i in range(12):
+        port = DevicePort(BiddingBox(f"BB-P{i}"))
+        if i % 3 == 0:
+            ep = serve_tcp(port)
+            url = ep.url
+            endpoints.append(ep)
+        elif i % 3 == 1:
+            ep = serve_pty(port, tmp_path)
+            url = ep.url
+            endpoints.append(ep)
+        else:
+            url = backend.url_of(backend.add(port), "pool")        # no descriptor: pumped every tick
+        ports.append(port)
+        drivers.append(BiddingBoxDriver(url, events.put, seats, backoff=(0.02, 0.2)))
+    pool = DriverPool(drivers, tick=0.01)
+    pool.start()
+    try:
+        end = time.monotonic() + 10
+        while not all(d.connected for d in drivers):
+            assert time.monotonic() < end
+            time.sleep(0.02)
+        ports[0].unplug(0.2)                                   # one device goes away and comes back
+        for i, port in enumerate(ports):
+            port.act(lambda d, i=i: d.press(f"{1 + i % 7}C"))
+        got = {}
+        end = time.monotonic() + 10
+        while len(got) < 12:
+            assert time.monotonic() < end
+            try:
+                ev = events.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if isinstance(ev, CallMade):
+                got[ev.source] = ev.call
+        assert got == {f"bidding-box:BB-P{i}": f"{1 + i % 7}C" for i in range(12)}
+        assert threading.active_count() < 12
+    finally:
+        pool.close()
+        for ep in endpoints:
+            ep.close()

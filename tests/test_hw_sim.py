@@ -200,3 +200,42 @@ def test_simulated_pyusb_backend_runs_the_real_usb_core():
     assert err.value.errno == 19
     port.replug()
     assert usb.core.find(idVendor=0x1209, backend=backend) is not None
+
+
+@pytest.mark.parametrize("transport", ["tcp", "pty"])
+def test_sim_devices_command_serves_a_separate_process(transport, tmp_path):
+    """``bridgetable sim devices`` in its own process; a driver here connects to a URL it printed."""
+    import json
+    import queue
+    import subprocess
+    import sys
+
+    from drivers.bidding_box import BiddingBoxDriver
+    from drivers.config import SeatMap
+    from table.events import CallMade
+
+    script = tmp_path / "steps.jsonl"
+    script.write_text('{"device": "BB-1-E", "after": 0.3, "action": "press", "call": "2D", "alert": true}\n')
+    cmd = [sys.executable, "-m", "bridgetable.cli", "sim", "devices", "--transport", transport, "--kinds", "box",
+           "--link-dir", str(tmp_path), "--script", str(script), "--duration", "20", "--json",
+           "--decks-out", str(tmp_path / "decks.json")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        listing = json.loads(proc.stdout.readline())
+        assert len(listing["devices"]) == 4 and (tmp_path / "decks.json").exists()
+        url = next(d["url"] for d in listing["devices"] if d["serial"] == "BB-1-E")
+        events: "queue.Queue" = queue.Queue()
+        drv = BiddingBoxDriver(url, events.put, SeatMap({"BB-1-E": "E"}))
+        drv.start(0.02)
+        try:
+            end = time.monotonic() + 15
+            while True:
+                ev = events.get(timeout=max(0.01, end - time.monotonic()))
+                if isinstance(ev, CallMade):
+                    break
+            assert (ev.seat, ev.call, ev.alert) == ("E", "2D", True)
+        finally:
+            drv.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -160,6 +160,7 @@ def test_misreads_and_errors_never_touch_the_table(handmade):
     want = json.dumps(verdict(record))
     with SimulatedTable("inproc", "misread=0.5,seed=1", decks=club_decks()) as sim:
         original = sim._route
+        unbound: list[str] = []
 
         def meddle(ev, deal, last_read, deck):
             routed = original(ev, deal, last_read, deck)
@@ -167,12 +168,24 @@ def test_misreads_and_errors_never_touch_the_table(handmade):
                 port = sim.readers[ev.seat][0]
                 wrong = next(c for c, s in deal.owner.items() if s != ev.seat)
                 port.act(lambda d: d.place_card(deck[wrong], Zone.PLAY))
+                port.act(lambda d: d.place_card("E0040000DEADBEEF", Zone.PLAY))      # a stray tag
+                box_port, box = sim.boxes[ev.seat]                     # a box that is nobody's
+                serial = box.serial
+                unbound.append(serial)
+                sim.seat_map.bind(serial, None)
+                errors = box.errors_emitted
+                box_port.act(lambda d: d.press("7NT"))
+                while box.errors_emitted == errors:
+                    sim._step(box)
+                sim.seat_map.bind(serial, str(ev.seat))
             return routed
         sim._route = meddle
         r = sim.play(record)
     assert json.dumps(r.verdict) == want and r.faithful
     codes = [e.code for e in r.device_events if e.is_error]
-    assert "WRONG_SEAT" in codes and codes.count("UNKNOWN_TAG") >= 10
+    assert "WRONG_SEAT" in codes and "UNBOUND_DEVICE" in codes and codes.count("UNKNOWN_TAG") >= 10
+    assert [e.detail for e in r.device_events if e.code == "UNBOUND_DEVICE"] == [
+        f"call 7NT from device {serial}, which is bound to no seat" for serial in unbound]
     assert all(isinstance(e, DeviceEvent) for e in r.device_events)
 
 
