@@ -70,9 +70,11 @@ class DeviceManager:
         def emit(event: Any) -> None:             # on the driver's thread
             loop.call_soon_threadsafe(q.put_nowait, (event, kind, holder.get("driver")))
 
-        cls = SeatReaderDriver if kind == "reader" else BiddingBoxDriver
         try:
-            drv = cls(url, emit, _seat_map(seat, serial, table_id))
+            if kind == "reader":
+                drv = SeatReaderDriver(url, emit, _seat_map(seat, serial, table_id), decks=self._decks())
+            else:
+                drv = BiddingBoxDriver(url, emit, _seat_map(seat, serial, table_id))
         except Exception as err:
             log.error("table %s seat %s: cannot create the %s driver for %s: %s", table_id, seat, kind, url, err)
             return
@@ -80,6 +82,14 @@ class DeviceManager:
         self.drivers.setdefault(table_id, []).append((kind, drv))
         self.club.add_table(table_id).devices.append(drv)
         drv.start()
+
+    def _decks(self) -> Any:
+        """The club's deck registry, loaded once from ``settings.decks`` (tag UID -> card)."""
+        if getattr(self, "_registry", None) is None:
+            from drivers.decks import DeckRegistry
+            self._registry = (DeckRegistry.load(self.settings.decks) if self.settings.decks
+                              else DeckRegistry())
+        return self._registry
 
     async def _consume(self, table_id: str, q: "asyncio.Queue[tuple[Any, str, Any]]") -> None:
         while True:

@@ -102,6 +102,8 @@ class Settings(_Strict):
     tables: list[TableConfig] = []
     simulation: SimulationConfig = SimulationConfig()
     public_url: Optional[str] = None
+    decks: Optional[str] = Field(None, description="the club's learned decks (JSON written by drivers.decks); "
+                                                   "without it every tag a seat reader sees is unknown")
 
     @field_validator("tables")
     @classmethod
