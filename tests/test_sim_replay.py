@@ -215,10 +215,30 @@ def test_corpus_records_through_the_devices(corpus):
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("transport", ["pty", "tcp", "usb"])
-def test_corpus_over_real_transports(corpus, transport):
-    files = sorted((corpus / "lin-vugraph").glob("*.lin"))[:2]
+@pytest.mark.parametrize("transport", ["pty", "usb"])
+def test_two_hundred_corpus_records_over_pty_and_pyusb(corpus, transport):
+    """At least 200 real records (irregular ones included) through ptys (real termios) and through the
+    real pyusb stack over the simulated backend: the same verdicts as `bridgetable replay`."""
+    irregular = [corpus / "pbn-corpus" / p for p in (
+        "1996-10th_World_Bridge_Team_Olympiad/F3.PBN",                 # an insufficient bid
+        "1996-10th_World_Bridge_Team_Olympiad/ROUND01.PBN",            # a revoke
+        "1997-11th_Cap_Gemini_World_Top_Tournament/ROUND13.PBN",       # inadmissible double, pass out of turn
+        "1997-European_Team_Championship/O1o10606.pbn")] + [           # an opening lead out of turn
+        corpus / "lin-vugraph" / "192_19240.lin"]                      # a call after the final pass
+    files = corpus_files(corpus, 200) + irregular
+    ref = reference(files)
+    assert len(ref) >= 200
+    codes = {i["code"] for v in ref for i in json.loads(v)["irregularities"]}
+    assert {"INSUFFICIENT_BID", "REVOKE", "INADMISSIBLE_DOUBLE", "OPENING_LEAD_OUT_OF_TURN",
+            "CALL_AFTER_FINAL_PASS"} <= codes
     got, _ = simulated(files, transport, decks=club_decks())
+    assert got == ref
+
+
+@pytest.mark.corpus
+def test_corpus_over_tcp(corpus):
+    files = sorted((corpus / "lin-vugraph").glob("*.lin"))[:2]
+    got, _ = simulated(files, "tcp", decks=club_decks())
     assert got == reference(files)
 
 
