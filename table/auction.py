@@ -16,7 +16,7 @@ pass are cancelled (39); LHO calling over one removes its Law 26 lead penalty (3
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
