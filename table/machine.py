@@ -323,25 +323,24 @@ class Table:
         return self._first_or_stray_card(event)
 
     def _first_or_stray_card(self, event: CardPlayed) -> list[Irregularity]:
-        if self.recorded_contract is not None:
-            pass
-        elif self.auction is None or not self.auction.calls:
-            if any(i.code == "PLAY_WITHOUT_AUCTION" for i in self.table_irregularities):
-                return []
-            return [self._flag("PLAY_WITHOUT_AUCTION", "17", str(event.seat), "auction",
-                               f"{event.card} played but no call has been made (the auction precedes the play)",
-                               [Option("rule", "director establishes the auction", "director")],
-                               disposition="recorded")]
-        elif not self.auction.closed:
-            # Law 24: a card faced during the auction (a premature opening lead)
-            irr = self._flag("CARD_EXPOSED_DURING_AUCTION", "24B", str(event.seat), "auction",
-                             f"{event.card} led before the auction closed (premature lead)",
-                             [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
-                                     "partner passes at his next turn (24B)", "director")],
-                             disposition="rectified")
-            self.auction_exposures.append((event.seat, (event.card,)))
-            self.auction.obligations.setdefault(event.seat.partner, NEXT_TURN)
-            return [irr]
+        if self.recorded_contract is None:               # an auction must have closed before any card
+            if self.auction is None or not self.auction.calls:
+                if any(i.code == "PLAY_WITHOUT_AUCTION" for i in self.table_irregularities):
+                    return []
+                return [self._flag("PLAY_WITHOUT_AUCTION", "17", str(event.seat), "auction",
+                                   f"{event.card} played but no call has been made (the auction precedes the play)",
+                                   [Option("rule", "director establishes the auction", "director")],
+                                   disposition="recorded")]
+            if not self.auction.closed:
+                # Law 24: a card faced during the auction (a premature opening lead)
+                irr = self._flag("CARD_EXPOSED_DURING_AUCTION", "24B", str(event.seat), "auction",
+                                 f"{event.card} led before the auction closed (premature lead)",
+                                 [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
+                                         "partner passes at his next turn (24B)", "director")],
+                                 disposition="rectified")
+                self.auction_exposures.append((event.seat, (event.card,)))
+                self.auction.obligations.setdefault(event.seat.partner, NEXT_TURN)
+                return [irr]
         if self.passed_out:
             return [self._flag("PLAY_AFTER_PASSED_OUT", "22A", str(event.seat), "play",
                                f"{event.card} played on a passed-out board", disposition="ignored")]

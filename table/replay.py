@@ -1,6 +1,7 @@
 """Replay game records through a ``Table`` and produce one verdict per record (ARCHITECTURE §4)."""
 from __future__ import annotations
 
+import io
 import logging
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
@@ -37,10 +38,8 @@ def read_event_log(path: Path, source: str) -> Iterator[GameRecord]:
         return
     record: Optional[GameRecord] = None
     index = 0
-    import io
-    stream = io.StringIO(text)
     try:
-        for event in read_jsonl(stream):
+        for event in read_jsonl(io.StringIO(text)):
             if event.type == "board":
                 if record is not None:
                     yield record
