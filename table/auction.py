@@ -78,7 +78,8 @@ def _related_suits(call: str) -> frozenset[str]:
 
 class Auction:
     __slots__ = ("dealer", "calls", "stood", "irregularities", "pending", "obligations", "no_double_now",
-                 "lead_penalties", "closed", "passed_out", "_turn", "_watches", "_last_bid", "_risk_entry")
+                 "lead_penalties", "closed", "passed_out", "_turn", "_watches", "_last_bid", "_risk_entry",
+                 "_contract_memo")
 
     def __init__(self, dealer: Seat) -> None:
         self.dealer = dealer if dealer.__class__ is Seat else Seat(dealer)
@@ -95,6 +96,7 @@ class Auction:
         self._watches: list[_Watch] = []
         self._last_bid: Optional[CallEntry] = None
         self._risk_entry: Optional[CallEntry] = None   # the X/XX in effect over the last bid
+        self._contract_memo: Optional[tuple] = None     # (last bid, risk, calls standing, contract)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -108,12 +110,17 @@ class Auction:
         if not self.closed or self._last_bid is None:
             return None
         last = self._last_bid
+        memo = self._contract_memo                  # read several times a board; changes only with the calls
+        if memo is not None and memo[0] is last and memo[1] is self._risk_entry and memo[2] == len(self.stood):
+            return memo[3]
         strain, side = bid_strain(last.effective), last.seat.side
         declarer = next(e.seat for e in self.stood
                         if e.effective and is_bid(e.effective) and e.seat.side == side
                         and bid_strain(e.effective) == strain)
         risk = self._risk_entry.effective if self._risk_entry else ""
-        return last.effective, risk, declarer
+        value = (last.effective, risk, declarer)
+        self._contract_memo = (last, self._risk_entry, len(self.stood), value)
+        return value
 
     def can_double(self, seat: Seat) -> bool:
         """Law 19A1: only the last bid, made by an opponent, with only passes since."""

@@ -18,6 +18,7 @@ import logging
 from typing import Any, Callable, Optional
 
 from transitions import Machine
+from transitions.core import Event, EventData, MachineError, State, Transition
 
 from .auction import NEXT_TURN, Auction, AuctionRulingError
 from .calls import bid_level, bid_strain
@@ -57,10 +58,67 @@ TRANSITIONS: list[dict[str, Any]] = [
 ]
 
 
+class _LeanState(State):
+    """This machine declares no enter/exit callbacks, so entering or leaving a state does nothing; the
+    library's versions still log twice each, a third of a trigger's cost."""
+
+    def enter(self, event_data: EventData) -> None:
+        pass
+
+    def exit(self, event_data: EventData) -> None:
+        pass
+
+
+class _LeanTransition(Transition):
+    """Conditions, then the state change: no prepare/before/after callbacks exist here to run or log."""
+
+    def execute(self, event_data: EventData) -> bool:
+        model = event_data.model
+        for cond in self.conditions:             # conditions name Table methods taking no argument
+            if getattr(model, cond.func)() != cond.target:
+                return False
+        event_data.machine.set_state(self.dest, model)
+        return True
+
+
+class _LeanEvent(Event):
+    """A synchronous trigger with no machine-level callbacks: the library's partial, queue hand-off and
+    finalize chain (and their logging) are skipped; invalid triggers still raise ``MachineError``."""
+
+    def trigger(self, model: Any, *args: Any, **kwargs: Any) -> bool:
+        machine = self.machine
+        state = model.state
+        candidates = self.transitions.get(state)
+        if candidates is None:
+            raise MachineError(f"Can't trigger event {self.name} from state {state}!")
+        event_data = EventData(machine.states[state], self, machine, model, args, kwargs)
+        for transition in candidates:
+            event_data.transition = transition
+            if transition.execute(event_data):
+                return True
+        return False
+
+
 class _LeanMachine(Machine):
     """A machine that binds nothing onto its models. By default ``add_model`` sets a trigger, a
     ``may_<trigger>`` and an ``is_<state>`` partial on every model (about 9 KB per table here); ``Table``
-    instead declares each trigger once on the class (``_fire``), so a table carries only its state."""
+    instead declares each trigger once on the class (``_fire``), so a table carries only its state.
+    States, transitions and events are the lean subclasses above (the library's documented extension
+    points), valid because this machine is synchronous and declares no callbacks: checked at build."""
+
+    state_cls = _LeanState
+    transition_cls = _LeanTransition
+    event_cls = _LeanEvent
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        hooks = (self.prepare_event, self.before_state_change, self.after_state_change, self.finalize_event,
+                 self.on_exception, self.on_final)
+        callbacks = [t for ts in self.events.values() for tl in ts.transitions.values() for t in tl
+                     if t.prepare or t.before or t.after]
+        states_cb = [s for s in self.states.values() if s.on_enter or s.on_exit]
+        if self.has_queue or any(hooks) or callbacks or states_cb:
+            raise TypeError("_LeanMachine runs no callbacks and no queue: declare none")
 
     def _checked_assignment(self, model: Any, name: str, func: Any) -> None:
         pass

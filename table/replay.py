@@ -1,8 +1,10 @@
 """Replay game records through a ``Table`` and produce one verdict per record (ARCHITECTURE §4)."""
 from __future__ import annotations
 
+import gc
 import io
 import logging
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
@@ -106,21 +108,41 @@ def verdict(record: GameRecord, table: Optional[Table] = None) -> dict[str, Any]
     return out
 
 
+@contextmanager
+def _batch_gc(threshold: int = 10_000) -> Iterator[None]:
+    """A replay allocates millions of short-lived objects that reference counting frees at once; the
+    cyclic collector's default young-generation threshold (700) makes it rescan them ~70 times a second
+    for nothing. A larger threshold cuts the replay's CPU time by ~8% (bench/replay_corpus.py); memory stays
+    flat because the engine makes no cycles per record. The previous thresholds come back afterwards."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(threshold, old[0]), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def replay_paths(paths: Iterable[str | Path], jobs: int = 1) -> Iterator[dict[str, Any]]:
     """One verdict per record of every file, in file order. One Table serves a whole run (boards are
     sequential); with ``jobs > 1`` files are spread over that many worker processes."""
     if jobs > 1:
         import multiprocessing
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        with multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init) as pool:
             for verdicts in pool.imap(_replay_file, [str(p) for p in paths], chunksize=4):
                 yield from verdicts
         return
     table = Table()
     try:
-        for path in paths:
-            yield from _replay_one(path, table)
+        with _batch_gc():
+            for path in paths:
+                yield from _replay_one(path, table)
     finally:
         table.close()
+
+
+def _worker_init() -> None:
+    old = gc.get_threshold()
+    gc.set_threshold(max(10_000, old[0]), *old[1:])
 
 
 _worker_table: Optional[Table] = None
