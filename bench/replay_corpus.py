@@ -39,7 +39,7 @@ def phase_ours(files: list[Path], out_path: str) -> dict:
     t0 = time.perf_counter()
     boards = 0
     with open(out_path, "w", encoding="utf-8") as out:
-        for v in replay_paths(files):
+        for v in replay_paths(files, complete=True):     # the report's run: unfinished plays completed DD
             boards += v["board"] is not None or v["contract"] is not None
             out.write(json.dumps(v) + "\n")
     dt = time.perf_counter() - t0
@@ -179,6 +179,13 @@ def main() -> None:
         f"({pct('score_equal', 'score_comparable')}; target ≥ 99%)",
         f"- of those, records whose result the file gives (a Result, a claim or the whole play), so the engine "
         f"can score them: {s.get('score_scored', 0)}; score equal: {pct('score_equal', 'score_scored')}",
+        f"- records whose play stops with no claim and no Result, completed double dummy from the last recorded "
+        f"card (an inference, `replay --complete-dd`; table/completion.py): {s.get('completion_records', 0)}; "
+        f"the completion's score equals the file's Score: {s.get('completion_equal', 0)}",
+        f"- score equal counting those completions: {s.get('score_equal', 0) + s.get('completion_equal', 0)} of "
+        f"{s.get('score_comparable', 0)} ("
+        + (f"{100 * (s.get('score_equal', 0) + s.get('completion_equal', 0)) / s['score_comparable']:.2f}%"
+           if s.get("score_comparable") else "n/a") + ")",
     ]
     print("\n".join(lines + [""] + agreement))
     print("irregularities flagged:", json.dumps(s["irregularities"], indent=1))

@@ -30,7 +30,9 @@ def _human(v: dict) -> str:
     score = "" if v["score_ns"] is None else f", NS {v['score_ns']:+d}"
     irr = "".join(f"\n    ! {i['code']} (Law {i['law']}) seat {i['seat']}: {i.get('detail', '')}"
                   f" [{i['disposition'] or 'open'}]" for i in v["irregularities"])
-    return f"{where} board {v['board']}: {contract}{by}{tricks}{score} [{v['status']}]{irr}"
+    dd = v.get("completion")
+    inferred = (f" (double-dummy completion: {dd['tricks']} tricks, NS {dd['score_ns']:+d})" if dd else "")
+    return f"{where} board {v['board']}: {contract}{by}{tricks}{score} [{v['status']}]{inferred}{irr}"
 
 
 @click.group()
@@ -44,12 +46,15 @@ def main() -> None:
 @click.option("--jsonl", is_flag=True, help="one JSON object per record on stdout")
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 64),
               help="worker processes (files are spread over them; output order is kept)")
-def replay(paths: tuple[str, ...], jsonl: bool, jobs: int) -> None:
+@click.option("--complete-dd", is_flag=True,
+              help="a play that stops with no claim and no result also gets a double-dummy 'completion' "
+                   "(an inference, kept apart from the verdict's tricks and score)")
+def replay(paths: tuple[str, ...], jsonl: bool, jobs: int, complete_dd: bool) -> None:
     """Replay PBN, LIN or table-event logs through the law engine; one verdict per record."""
     from table.replay import replay_paths
     out = sys.stdout
     counts: dict[str, int] = {}
-    for v in replay_paths(list(expand(paths)), jobs=jobs):
+    for v in replay_paths(list(expand(paths)), jobs=jobs, complete=complete_dd):
         counts[v["status"]] = counts.get(v["status"], 0) + 1
         if jsonl:
             out.write(json.dumps(v, ensure_ascii=False) + "\n")

@@ -77,12 +77,19 @@ def analyse(verdicts: Iterable[dict]) -> tuple[dict, list[str]]:
             c["score_comparable"] += 1
             if v["score_ns"] is not None:        # ... of which the record lets the engine score
                 c["score_scored"] += 1
+            dd = v.get("completion") if v["score_ns"] is None else None
+            if dd is not None:                   # an unfinished play, completed double dummy on request
+                c["completion_records"] += 1
+                c["completion_equal"] += dd["score_ns"] == rs
             if v["score_ns"] == rs:
                 c["score_equal"] += 1
             else:
+                inferred = "" if dd is None else (
+                    f"; double-dummy completion: {dd['tricks']} tricks, NS {dd['score_ns']}, "
+                    + ("agrees" if dd["score_ns"] == rs else "differs"))
                 disagreements.append(f"- {where}: NS score {v['score_ns']} vs Score {v['recorded']['score']!r} "
                                      f"({v['contract']} by {v['declarer']}, {v['tricks']} tricks, "
-                                     f"vul {v['vulnerable']}; {score_reason(v, rs)})")
+                                     f"vul {v['vulnerable']}; {score_reason(v, rs)}{inferred})")
         if not (v.get("calls", 0) > 0 and v.get("has_deal", False)):
             continue
         c["with_deal_and_auction"] += 1

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
 from .events import EventError, TableEvent, read_jsonl
+from .completion import completion
 from .machine import Table, TableError
 from .record import GameRecord, Recorded
 
@@ -71,8 +72,9 @@ def replay_events(table: Table, events: Iterable[TableEvent]) -> Optional[str]:
     return None
 
 
-def verdict(record: GameRecord, table: Optional[Table] = None) -> dict[str, Any]:
-    """The engine's verdict on one record, beside what the file itself claims."""
+def verdict(record: GameRecord, table: Optional[Table] = None, complete: bool = False) -> dict[str, Any]:
+    """The engine's verdict on one record, beside what the file itself claims. ``complete``: a play that
+    stops with no claim and no result also gets a double-dummy ``completion`` (table/completion.py)."""
     own = table is None
     table = table or Table()
     error = record.error
@@ -102,6 +104,8 @@ def verdict(record: GameRecord, table: Optional[Table] = None) -> dict[str, Any]
         out["state"] = table.state
         out["has_deal"] = table.deal is not None
         out["calls"] = len(table.auction.calls) if table.auction else 0
+        if complete and table.tricks is None and table.play is not None:
+            out["completion"] = completion(table)
     finally:
         if own:
             table.close()
@@ -122,20 +126,21 @@ def _batch_gc(threshold: int = 10_000) -> Iterator[None]:
         gc.set_threshold(*old)
 
 
-def replay_paths(paths: Iterable[str | Path], jobs: int = 1) -> Iterator[dict[str, Any]]:
+def replay_paths(paths: Iterable[str | Path], jobs: int = 1, complete: bool = False) -> Iterator[dict[str, Any]]:
     """One verdict per record of every file, in file order. One Table serves a whole run (boards are
     sequential); with ``jobs > 1`` files are spread over that many worker processes."""
     if jobs > 1:
         import multiprocessing
         with multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init) as pool:
-            for verdicts in pool.imap(_replay_file, [str(p) for p in paths], chunksize=4):
+            work = [(str(p), complete) for p in paths]
+            for verdicts in pool.imap(_replay_file, work, chunksize=4):
                 yield from verdicts
         return
     table = Table()
     try:
         with _batch_gc():
             for path in paths:
-                yield from _replay_one(path, table)
+                yield from _replay_one(path, table, complete)
     finally:
         table.close()
 
@@ -148,17 +153,17 @@ def _worker_init() -> None:
 _worker_table: Optional[Table] = None
 
 
-def _replay_file(path: str) -> list[dict[str, Any]]:
+def _replay_file(work: tuple[str, bool]) -> list[dict[str, Any]]:
     global _worker_table
     if _worker_table is None:
         _worker_table = Table()
-    return list(_replay_one(path, _worker_table))
+    return list(_replay_one(work[0], _worker_table, work[1]))
 
 
-def _replay_one(path: str | Path, table: Table) -> Iterator[dict[str, Any]]:
+def _replay_one(path: str | Path, table: Table, complete: bool = False) -> Iterator[dict[str, Any]]:
     try:
         for record in read_records(path):
-            yield verdict(record, table)
+            yield verdict(record, table, complete)
     except Exception as err:          # a reader bug must not stop the run; report it as a record
         log.exception("reading %s failed", path)
         yield verdict(GameRecord(str(path), -1, error=f"reader failed: {err!r}"), table)
