@@ -98,6 +98,9 @@ class SerialLink(Link):
         # pyserial's socket:// in_waiting is 1 when readable, not a byte count
         self._exact_in_waiting = type(ser).__module__ != "serial.urlhandler.protocol_socket"
         self._posix = type(ser).__module__ == "serial.serialposix" and isinstance(getattr(ser, "fd", None), int)
+        # socket:// (pyserial opened and connected it, non-blocking): read and write the socket directly,
+        # for the same select() limit and because pyserial's read costs a select() call per read
+        self._tcp = not self._exact_in_waiting and getattr(ser, "_socket", None) is not None
 
     @classmethod
     def open(cls, url: str, baudrate: int = DEFAULT_BAUDRATE, write_timeout: float = 2.0) -> "SerialLink":
@@ -153,6 +156,8 @@ class SerialLink(Link):
         try:
             if self._posix:
                 return self._read_fd(ser.fd, max_bytes, timeout)
+            if self._tcp:
+                return self._read_sock(ser._socket, max_bytes, timeout)
             if timeout == 0:                     # whatever is there, at once (a pool's readable descriptor)
                 self._set_timeout(0)
                 return bytes(ser.read(max_bytes))
@@ -198,6 +203,40 @@ class SerialLink(Link):
             raise LinkClosed(f"{self.url}: device disconnected")
         return data
 
+    def _read_sock(self, sock: Any, max_bytes: int, timeout: Optional[float]) -> bytes:
+        if sock is None:
+            raise LinkClosed(f"{self.url} is closed")
+        for attempt in (0, 1):
+            try:
+                data = sock.recv(max_bytes)
+            except BlockingIOError:
+                data = None
+            if data is not None:
+                if not data:                       # an orderly shutdown by the peer
+                    raise LinkClosed(f"{self.url}: connection closed by the device")
+                return data
+            if attempt or timeout == 0:
+                return b""
+            p = select.poll()
+            p.register(sock.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+            if not p.poll(None if timeout is None else max(1, int(timeout * 1000))):
+                return b""
+        return b""
+
+    def _write_sock(self, sock: Any, data: bytes) -> None:
+        if sock is None:
+            raise LinkClosed(f"{self.url} is closed")
+        view = memoryview(data)
+        wait_ms = int((self._ser.write_timeout or 2.0) * 1000)
+        while view:
+            try:
+                view = view[sock.send(view):]
+            except BlockingIOError:
+                p = select.poll()
+                p.register(sock.fileno(), select.POLLOUT | select.POLLHUP | select.POLLERR)
+                if not p.poll(wait_ms):
+                    raise LinkError(f"{self.url}: write timed out") from None
+
     def _write_fd(self, fd: int, data: bytes) -> None:
         view = memoryview(data)
         wait_ms = int((self._ser.write_timeout or 2.0) * 1000)
@@ -218,6 +257,9 @@ class SerialLink(Link):
         try:
             if self._posix:
                 self._write_fd(ser.fd, data)
+                return
+            if self._tcp:
+                self._write_sock(ser._socket, data)
                 return
             ser.write(data)
         except serial.SerialTimeoutException as err:

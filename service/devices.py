@@ -1,7 +1,8 @@
 """The devices configured at each seat: drivers opened from their URLs, their events fed to the club.
 
 For every seat of every configured table, a ``SeatReaderDriver`` for ``reader`` and a ``BiddingBoxDriver``
-for ``box`` are created on their URL and pumped on a thread of their own (``DeviceDriver.start``). Identity
+for ``box`` are created on their URL; one ``drivers.pool.DriverPool`` thread pumps them all (a club's
+eight hundred devices on eight hundred threads cost more in wake-ups than the work: docs/PERFORMANCE.md). Identity
 comes from the handshake: with ``reader_serial``/``box_serial`` configured only that device is bound to the
 seat; without, whatever answers on the URL is. Table events go through ``Club.submit`` (actor
 ``device:<serial>``; a bidding box in prevent mode gets REFUSE_CALL for a refused call); device events
@@ -42,6 +43,7 @@ class DeviceManager:
         self.drivers: dict[str, list[tuple[str, Any]]] = {}        # table -> [(kind, driver)]
         self._queues: dict[str, asyncio.Queue[tuple[Any, str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self.pool: Optional[Any] = None
 
     def start(self) -> int:
         loop = asyncio.get_running_loop()
@@ -54,6 +56,8 @@ class DeviceManager:
                         n += 1
         if n:
             self.club.listeners.append(self._on_commit)
+            if self.pool is not None:
+                self.pool.start()
         return n
 
     def _open(self, loop: asyncio.AbstractEventLoop, table_id: str, seat: str, kind: str, url: str,
@@ -81,7 +85,10 @@ class DeviceManager:
         holder["driver"] = drv
         self.drivers.setdefault(table_id, []).append((kind, drv))
         self.club.add_table(table_id).devices.append(drv)
-        drv.start()
+        if self.pool is None:
+            from drivers.pool import DriverPool
+            self.pool = DriverPool()
+        self.pool.add(drv)
 
     def _decks(self) -> Any:
         """The club's deck registry, loaded once from ``settings.decks`` (tag UID -> card)."""
@@ -129,6 +136,8 @@ class DeviceManager:
         for t in self._tasks:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.pool is not None:
+            await asyncio.to_thread(self.pool.stop)
         for drivers in self.drivers.values():
             for _, drv in drivers:
                 try:
