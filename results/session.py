@@ -371,7 +371,7 @@ class Session:
         return total, top
 
     def matches(self, section: Optional[str] = None) -> list[dict]:
-        """Teams: one dict per match (teams, boards scored, IMPs each, VPs when ``vp``)."""
+        """Teams: one dict per match (teams, boards scored, the IMPs each team won, VPs when ``vp``)."""
         sec = self.section(section)
         mv = sec.movement
         out = []
@@ -382,8 +382,10 @@ class Session:
                 continue
             seen.add(key)
             a, b = s.ns, s.ew
-            ia = sum(sec.board_scores.get(a, {}).get(bd, (0.0,))[0] for bd in s.boards)
-            ib = sum(sec.board_scores.get(b, {}).get(bd, (0.0,))[0] for bd in s.boards)
+            # a board's team IMPs are signed (+10 to the winner, -10 to the loser): a match shows the IMPs
+            # each team won (10-0), so the margin counts the board once
+            ia = sum(max(0.0, sec.board_scores.get(a, {}).get(bd, (0.0,))[0]) for bd in s.boards)
+            ib = sum(max(0.0, sec.board_scores.get(b, {}).get(bd, (0.0,))[0]) for bd in s.boards)
             done = sum(1 for bd in s.boards if bd in sec.board_scores.get(a, {}))
             m = {"round": s.round, "team": a, "opponent": b, "boards": list(s.boards), "boards_scored": done,
                  "imps": ia, "opponent_imps": ib}

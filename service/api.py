@@ -149,6 +149,9 @@ async def board(table_id: str = TableId, number: int = BoardNo, svc: "Service" =
         raise Rejected(404, f"table {table_id} has not played board {number}")
     if not _may_see_board(rt, number, v):
         raise Rejected(401 if v.role == "spectator" else 403, "this board's record is not released to you")
+    if v.role == "seat" and v.table != table_id and svc.club.event is not None \
+            and number in svc.club.event.still_to_play(v.table):          # Laws 16B, 90B4: the table-specific rule
+        raise Rejected(403, f"table {v.table} still has to play board {number}")
     current = rec is rt.current
     irrs = ([dict(i.to_dict(), open=i.open, law_text=statement(i.law)) for i in rt.table.irregularities] if current
             else [dict(i, law_text=statement(i.get("law"))) for i in rec.irregularities])
@@ -200,3 +203,19 @@ async def devices(svc: "Service" = Depends(service), v: Viewer = Depends(directo
 @router.get("/laws/{law}", summary="a short statement of a law (seed numbering)")
 async def law(law: str = Path(..., max_length=10)) -> dict[str, Any]:
     return {"law": law, "text": statement(law)}
+
+
+# ---------------------------------------------------------------------------------------------- live upload
+@router.get("/uploads", summary="live-upload targets: queued, delivered, failed, last error (director)")
+async def uploads(svc: "Service" = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    if svc.uploads is None:
+        return {"source": None, "messages": 0, "targets": []}
+    return await svc.uploads.stats()
+
+
+@router.post("/uploads/{target}/retry", summary="queue a target's failed uploads again (director)")
+async def uploads_retry(target: str = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$"), svc: "Service" = Depends(service),
+                        v: Viewer = Depends(director)) -> dict[str, Any]:
+    if svc.uploads is None or target not in svc.uploads.targets:
+        raise Rejected(404, f"no upload target {target!r}")
+    return {"target": target, "requeued": await svc.uploads.retry_failed(target)}

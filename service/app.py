@@ -12,11 +12,13 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from . import api, pages, ws
+from . import event as live_event
 from .auth import AuthError, Tokens
 from .club import Club, Rejected
 from .devices import DeviceManager
 from .hub import Hub
 from .journal import Journal
+from .outbox import Outbox
 from .pages import STATIC
 from .settings import Settings
 from .simulate import SimulatedClub
@@ -33,6 +35,8 @@ class Service:
     club: Club
     devices: Optional[DeviceManager] = None
     simulation: Optional[SimulatedClub] = None
+    uploads: Optional[Outbox] = None               # the live-upload outbox, when targets are configured
+    event: Optional[live_event.LiveEvent] = None   # the event scored live on /results (service/event.py)
     info: dict[str, Any] = field(default_factory=dict)
 
 
@@ -70,13 +74,21 @@ def create_app(settings: Optional[Settings] = None,
         club = Club(settings, journal, hub)
         rows = club.load()
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
+        event_cfg = settings.event or live_event.default_event_config(simulated_ids(settings))
+        if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
+            svc.event = live_event.LiveEvent(event_cfg, club)
+            svc.event.attach(journal.rows(live_event.CLUB))
         journal.start()
         club.start()
         app.state.service = svc
+        if settings.uploads:                        # before devices and robots: it must see every new row
+            svc.uploads = Outbox(club, settings.database, settings.uploads)
+            await svc.uploads.start()
         svc.devices = DeviceManager(club, settings)
         n_devices = svc.devices.start()
         if settings.simulation.tables:
-            svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings))
+            svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings),
+                                           next_board=svc.event.next_board if svc.event is not None else None)
             svc.simulation.start()
         svc.info = {"director_token": svc.tokens.director_token, "database": settings.database,
                     "journal_rows": rows, "tables": sorted(club.tables), "devices": n_devices}
@@ -90,6 +102,8 @@ def create_app(settings: Optional[Settings] = None,
                 await svc.simulation.stop()
             if svc.devices is not None:
                 await svc.devices.stop()
+            if svc.uploads is not None:
+                await svc.uploads.stop()
             journal.close()
             club.close()
 
@@ -106,6 +120,7 @@ def create_app(settings: Optional[Settings] = None,
         return JSONResponse({"detail": str(err)}, status_code=err.status)
 
     app.include_router(api.router)
+    app.include_router(live_event.router)
     app.include_router(ws.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

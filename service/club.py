@@ -70,6 +70,7 @@ class Club:
         self.director_released: set[int] = set()
         self.club_seq = 0
         self.listeners: list[Listener] = []
+        self.event: Any = None        # service.event.LiveEvent: the movement-aware release rule and seat filter
         self._configs = {t.id: t for t in settings.tables}
         self.events_acknowledged = 0
 
@@ -193,7 +194,8 @@ class Club:
     # ------------------------------------------------------------------ results, adjustments, release
     def _refresh_released(self, publish: bool = True) -> None:
         policy = self.regulation.results_release
-        club = released_numbers(policy, list(self.tables.values()), self.director_released)
+        rule = self.event.released if self.event is not None else released_numbers
+        club = rule(policy, list(self.tables.values()), self.director_released)
         for rt in self.tables.values():
             new = per_table_released(policy, rt, club)
             if new != rt.released:
@@ -235,6 +237,9 @@ class Club:
 
     def results(self, viewer: Viewer) -> list[dict[str, Any]]:
         numbers = sorted({n for rt in self.tables.values() for n in rt.boards})
+        if self.event is not None and viewer.role == "seat":      # never a board the seat's table has to play
+            hide = self.event.still_to_play(viewer.table)
+            numbers = [n for n in numbers if n not in hide]
         out = []
         for n in numbers:
             tables = [rt for rt in self.tables.values()

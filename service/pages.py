@@ -32,3 +32,9 @@ async def seat() -> FileResponse:
 @router.get("/spectate")
 async def spectate() -> FileResponse:
     return _page("spectate.html")
+
+
+@router.get("/results")
+async def results_page() -> FileResponse:
+    """Live results: travellers and rankings (``?token=`` a seat token for that table's view)."""
+    return _page("results.html")

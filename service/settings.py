@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 Mode = Literal["flag", "prevent"]
@@ -93,6 +93,92 @@ class SimulationConfig(_Strict):
     boards: int = Field(0, ge=0, description="boards per table, 0 for endless")
 
 
+class MovementConfig(_Strict):
+    """The event's movement (``service/event.py``, ``docs/results.md``): a builder of ``results.movement``
+    (``kind`` mitchell / howell / teams / round_robin with its numbers) or a table-of-rounds ``file``."""
+    kind: Optional[Literal["mitchell", "howell", "teams", "round_robin"]] = None
+    file: Optional[str] = Field(None, description="a table of rounds read with results.Movement.from_text")
+    tables: Optional[int] = Field(None, ge=2, le=500, description="mitchell: tables")
+    pairs: Optional[int] = Field(None, ge=3, le=500, description="howell: pairs")
+    teams: Optional[int] = Field(None, ge=2, le=200, description="round_robin: teams")
+    boards: Optional[int] = Field(None, ge=1, le=999, description="teams: the match's boards")
+    rounds: Optional[int] = Field(None, ge=1, description="mitchell: fewer rounds than the movement allows")
+    boards_per_round: int = Field(2, ge=1, le=99)
+    even: Literal["skip", "relay"] = "skip"
+    arrow_switch: list[int] = []
+    one_winner: bool = Field(False, description="mitchell: arrow-switch the last quarter of the rounds")
+    absent: list[int] = []
+    first_board: int = Field(1, ge=1)
+    name: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _one(self) -> "MovementConfig":
+        if (self.kind is None) == (self.file is None):
+            raise ValueError("a movement is a kind (mitchell, howell, teams, round_robin) or a file, not both")
+        return self
+
+
+class EventSectionConfig(_Strict):
+    id: str = Field("A", pattern=r"^[A-Za-z0-9_-]{1,8}$")
+    movement: MovementConfig
+    tables: dict[str, int] = Field({}, description="service table id -> movement table number (default: "
+                                                   "'<id>1' is table 1 ...)")
+    entrants: dict[int, list[str] | str] = Field({}, description="entrant number -> player names, or a team name")
+
+
+class EventConfig(_Strict):
+    """The event the service scores and shows on /results (``service/event.py``). One section (``movement``,
+    ``tables``, ``entrants`` here; table ``"1"`` is movement table 1 by default) or ``sections``."""
+    name: str = "Club session"
+    scoring: Literal["MP", "XIMP", "BUTLER", "TP", "IMP"] = "MP"
+    movement: Optional[MovementConfig] = None
+    tables: dict[str, int] = {}
+    entrants: dict[int, list[str] | str] = {}
+    sections: list[EventSectionConfig] = []
+    date: Optional[str] = None
+    site: Optional[str] = None
+    vp: bool = Field(False, description="teams: rank by WBF victory points")
+
+    @model_validator(mode="after")
+    def _checked(self) -> "EventConfig":
+        if (self.movement is None) == (not self.sections):
+            raise ValueError("an event has a movement (one section) or sections, not both")
+        if self.sections and (self.tables or self.entrants):
+            raise ValueError("with sections, tables and entrants go in each section")
+        from .event import build_session          # the movements are built (and checked) now
+        build_session(self)
+        return self
+
+
+class UploadTarget(_Strict):
+    """One live-upload target (``service/outbox.py``, ``docs/upload.md``): a signed JSON webhook, or a BBO-style
+    LIN feed POSTed to a URL or written as ``<table>-<board>.lin`` files into a directory."""
+    name: str = Field(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
+    kind: Literal["webhook", "lin"]
+    url: Optional[str] = Field(None, pattern=r"^https?://", description="where to POST")
+    directory: Optional[str] = Field(None, description="lin only: write files here instead of POSTing")
+    secret: Optional[str] = Field(None, min_length=16, description="HMAC-SHA256 key of the signature header")
+    timeout_s: float = Field(10.0, gt=0, le=300)
+    max_attempts: int = Field(0, ge=0, description="give up after this many failed attempts; 0 = never")
+    backoff_base_s: float = Field(1.0, gt=0, le=3600)
+    backoff_cap_s: float = Field(300.0, gt=0, le=86400)
+    max_in_flight: int = Field(4, ge=1, le=64)
+    only_released: Optional[bool] = Field(None, description="hold a board until its result is released "
+                                          "(Laws 16B, 90B4); default true for lin, false for webhook")
+
+    @model_validator(mode="after")
+    def _complete(self) -> "UploadTarget":
+        if self.kind == "webhook" and (not self.url or not self.secret):
+            raise ValueError(f"upload {self.name!r}: a webhook needs a url and a secret (it signs every payload)")
+        if self.kind == "webhook" and self.directory:
+            raise ValueError(f"upload {self.name!r}: a webhook POSTs to its url; directory is for lin feeds")
+        if self.kind == "lin" and bool(self.url) == bool(self.directory):
+            raise ValueError(f"upload {self.name!r}: a lin feed needs either a url or a directory")
+        if self.only_released is None:
+            self.only_released = self.kind == "lin"
+        return self
+
+
 class Settings(_Strict):
     database: str = "bridgetable.db"
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
@@ -102,8 +188,10 @@ class Settings(_Strict):
     tables: list[TableConfig] = []
     simulation: SimulationConfig = SimulationConfig()
     public_url: Optional[str] = None
+    event: Optional[EventConfig] = Field(None, description="the event scored live on /results (docs/results.md)")
     decks: Optional[str] = Field(None, description="the club's learned decks (JSON written by drivers.decks); "
                                                    "without it every tag a seat reader sees is unknown")
+    uploads: list[UploadTarget] = Field([], description="live-upload targets (docs/upload.md)")
 
     @field_validator("tables")
     @classmethod
@@ -111,6 +199,14 @@ class Settings(_Strict):
         ids = [t.id for t in v]
         if len(set(ids)) != len(ids):
             raise ValueError("table ids must be unique")
+        return v
+
+    @field_validator("uploads")
+    @classmethod
+    def _unique_uploads(cls, v: list[UploadTarget]) -> list[UploadTarget]:
+        names = [u.name for u in v]
+        if len(set(names)) != len(names):
+            raise ValueError("upload target names must be unique")
         return v
 
 

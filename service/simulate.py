@@ -6,7 +6,9 @@ number at every table), with a seeded irregularity on a share of the boards (an 
 opening lead out of turn, a revoke). When an irregularity waits for a choice, the robots wait up to
 ``ruling_wait_s`` for the director (or an entitled player) and then play on, which accepts it by action
 where the laws allow (27A, 53A ...). A simulated table keeps no state of its own: after a restart it
-continues from its replayed journal.
+continues from its replayed journal. When the service runs an event (``service/event.py``; ``--simulate N``
+makes a Mitchell for the simulated tables when none is configured), each table plays its movement's
+boards round by round (``next_board``), then carries on past the event's boards.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import asyncio
 import logging
 import random
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 from .club import Club, Rejected
 from .dealing import deal_for
@@ -34,8 +36,11 @@ def fault_for(cfg: SimulationConfig, table_id: str, board: int) -> Optional[str]
 
 
 class SimulatedClub:
-    def __init__(self, club: Club, cfg: SimulationConfig, table_ids: list[str]) -> None:
+    def __init__(self, club: Club, cfg: SimulationConfig, table_ids: list[str],
+                 next_board: Optional[Callable[[str, int], int]] = None) -> None:
         self.club = club
+        # the board after the one a table is on: the event's movement order (service/event.py), else n + 1
+        self.next_board = next_board
         self.cfg = cfg
         self.table_ids = table_ids
         self._tasks: list[asyncio.Task[None]] = []
@@ -75,8 +80,8 @@ class SimulatedClub:
             number = rt.board_number or 0
             if t.board is None or t.state == "board_complete" or len(rt.current.rows if rt.current else ()) > \
                     MAX_EVENTS_PER_BOARD or refused > 5:
-                nxt = number + 1
-                if cfg.boards and nxt > cfg.boards:
+                nxt = self.next_board(tid, number) if self.next_board else number + 1
+                if cfg.boards and (len(rt.boards) >= cfg.boards if self.next_board else nxt > cfg.boards):
                     return
                 await self._pause(rng, 2.0 if t.board is not None else 0.2)
                 deal = deal_for(cfg.seed, nxt)

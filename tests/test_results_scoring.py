@@ -191,7 +191,8 @@ def test_teams_match_session():
     s.add_result(BoardResult.played(3, 2, 1, "1NT", "N", 8, group="b"))   # fouled: rooms differ -> 0
     m = s.matches()[0]
     assert m["boards_scored"] == 3
-    assert m["imps"] == 7 + 3 + 0 and m["opponent_imps"] == -7 - 3 + 0
+    assert m["imps"] == 7 + 3 + 0 and m["opponent_imps"] == 0          # IMPs won by each team
+    assert m["vp"] == wbf_vp(10, 4)[0]                                  # the margin counts each board once
     ranking = s.ranking()
     assert ranking[0].display == "Lions" and ranking[0].score == m["vp"] > 10
     ko = Session("ko", "IMP", mv, knockout=True)

@@ -139,6 +139,36 @@ async function loadResults() {
 }
 document.getElementById("refresh-results").onclick = loadResults;
 
+// Live upload (docs/upload.md): per target what is queued, delivered, failed, and the last error.
+function ago(t) { return t ? `${Math.max(0, Math.round(Date.now() / 1000 - t))} s ago` : "never"; }
+async function loadUploads() {
+  const el = document.getElementById("uploads");
+  try {
+    const res = await api("/api/uploads", {}, TOKEN);
+    if (!res.targets.length) { el.textContent = "No upload target configured."; return; }
+    const failing = res.targets.filter(t => t.failed).length;
+    document.getElementById("uploads-summary").textContent = failing ? `(${failing} with failures)` : "";
+    el.classList.remove("muted");
+    el.innerHTML = `<table class="uploads"><tr><th>target</th><th>pending</th><th>held</th><th>sending</th><th>delivered</th>
+      <th>failed</th><th>oldest pending</th><th>last success</th><th>last error</th><th></th></tr>` +
+      res.targets.map(t => `<tr class="${t.failed ? "upl-failed" : t.pending ? "upl-pending" : ""}" data-target="${esc(t.name)}">
+        <td><b>${esc(t.name)}</b> <span class="muted">${esc(t.kind)} ${esc(t.destination || "")}${t.only_released ? " (released boards)" : ""}</span></td>
+        <td>${t.pending}</td><td title="waiting for the board's release">${t.held}</td><td>${t.in_flight}</td>
+        <td>${t.delivered}</td><td>${t.failed}</td>
+        <td>${t.oldest_pending_age_s == null ? "-" : t.oldest_pending_age_s + " s"}</td><td>${ago(t.last_success_at)}</td>
+        <td class="muted">${t.last_error ? esc(t.last_error) + " (" + ago(t.last_error_at) + ")" : "-"}</td>
+        <td>${t.failed ? `<button class="upl-retry" data-target="${esc(t.name)}">retry failed</button>` : ""}</td></tr>`).join("") + "</table>";
+    el.querySelectorAll("button.upl-retry").forEach(b => b.onclick = async () => {
+      b.disabled = true;
+      try {
+        const r = await api(`/api/uploads/${encodeURIComponent(b.dataset.target)}/retry`, {method: "POST"}, TOKEN);
+        feed(`Uploads ${r.target}: ${r.requeued} failed message(s) queued again`);
+        loadUploads();
+      } catch (e) { toast(`Retry refused: ${e.message}`); b.disabled = false; }
+    });
+  } catch (e) { el.textContent = e.message; }
+}
+
 let detailTimer = null;
 function onMessage(m) {
   if (m.type === "state") {
@@ -162,6 +192,7 @@ async function start() {
   } catch (e) { showLogin(e.message); return; }
   stream("/ws/club?token=" + encodeURIComponent(TOKEN), onMessage, st => document.getElementById("status").textContent = st);
   loadResults(); setInterval(loadResults, 15000);
+  loadUploads(); setInterval(loadUploads, 3000);
   setInterval(() => document.getElementById("clock").textContent = new Date().toLocaleTimeString(), 1000);
 }
 start();

@@ -1,0 +1,518 @@
+"""The event as the service runs it: the session (pairs or teams, sections, movements), the round each table
+is in, and the results fed to ``results.Session`` as the tables complete their boards.
+
+``LiveEvent(config, club)`` builds a :class:`results.Session` from the ``[event]`` configuration
+(``service/settings.py``: a Mitchell, a Howell, a teams match or round robin, or a table of rounds read
+with ``Movement.from_text``), maps the service's table ids to movement tables (table ``"1"`` is movement
+table 1 unless ``tables`` says otherwise), and follows the club through ``Club.listeners``:
+
+* a table that completes a board (or gets a Law 12 adjustment on it, or has one cancelled) enters or
+  replaces that table's :class:`results.BoardResult`; the pairs come from the movement (table + round +
+  board -> NS and EW entrants);
+* a ``board`` event checks the board against the table's current round (``expected_boards``): a board of
+  its next round moves the table on to that round; any other board is flagged to the director as a
+  possible wrong board (Law 15, a ``flagged`` message with code ``WRONG_BOARD``) and is *not* refused —
+  what to do is the director's call. The director can also set the round (``POST /api/event/round``,
+  journalled, so it survives a restart);
+* the club's release rule: under ``results_release = "all_tables"`` a board is released only when every
+  table the movement schedules to play it has completed it (``service/public_results.py``), not just the
+  tables that happen to have started it.
+
+Nothing here is stored of its own: after a restart the event is rebuilt from the tables the journal
+rebuilt (and the journalled round changes). ``GET /api/public/results`` serves the live-results page.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Optional
+
+from fastapi import APIRouter, Body, Depends, Query
+
+from results import (BoardResult, Entrant, Movement, ResultsError, Section, Session, howell, mitchell,
+                     one_winner_rounds, round_robin_teams, teams_match)
+from results.scoring import Artificial
+from table.events import TableEvent
+
+from .club import Club, Rejected
+from .deps import director, service, viewer
+from .journal import CLUB, Row, utcnow
+from .public_results import (UNITS, public_boards, results_payload, schedule_of, session_subset, still_to_play,
+                             visible_boards)
+from .results import released_numbers
+from .runtime import TableRuntime
+from .settings import TABLE_ID, EventConfig, MovementConfig
+from .visibility import Viewer
+
+if TYPE_CHECKING:
+    from .app import Service
+
+log = logging.getLogger(__name__)
+
+LAW15 = ("Law 15: a board not designated for this round. If no player has played it before, the director "
+         "normally lets the score stand and may have the pairs play the right board later; a board a player has "
+         "already played is not scored again (adjusted score).")
+MAX_ALERTS = 200
+ARTIFICIAL_BY_PERCENT = {60.0: Artificial.PLUS, 50.0: Artificial.AVERAGE, 40.0: Artificial.MINUS}
+
+
+# ---------------------------------------------------------------------------------------------- configuration
+def build_movement(cfg: MovementConfig) -> Movement:
+    """The movement a configuration describes (``MovementError``/``ValueError`` when it cannot be built)."""
+    if cfg.file is not None:
+        try:
+            text = Path(cfg.file).read_text(encoding="utf-8")
+        except OSError as err:
+            raise ValueError(f"cannot read the movement file {cfg.file}: {err}") from None
+        return Movement.from_text(text, name=cfg.name)
+    bpr = cfg.boards_per_round
+    if cfg.kind == "mitchell":
+        if cfg.tables is None:
+            raise ValueError("a mitchell movement needs tables")
+        switch = list(cfg.arrow_switch)
+        if cfg.one_winner:
+            rounds = cfg.rounds or (cfg.tables if cfg.tables % 2 or cfg.even == "relay" else cfg.tables - 1)
+            switch += one_winner_rounds(rounds)
+        return mitchell(cfg.tables, cfg.rounds, bpr, even=cfg.even, arrow_switch=switch, absent=cfg.absent,
+                        first_board=cfg.first_board, name=cfg.name)
+    if cfg.kind == "howell":
+        if cfg.pairs is None:
+            raise ValueError("a howell movement needs pairs")
+        return howell(cfg.pairs, bpr, first_board=cfg.first_board, name=cfg.name)
+    if cfg.kind == "teams":
+        if cfg.boards is None:
+            raise ValueError("a teams match needs boards")
+        return teams_match(range(cfg.first_board, cfg.first_board + cfg.boards), 1, 2,
+                           boards_per_round=bpr if bpr < cfg.boards else None, name=cfg.name)
+    if cfg.teams is None:
+        raise ValueError("a round_robin movement needs teams")
+    return round_robin_teams(cfg.teams, bpr, first_board=cfg.first_board, name=cfg.name)
+
+
+@dataclass
+class SectionPlan:
+    id: str
+    movement: Movement
+    tables: dict[str, int]           # service table id -> movement table
+
+
+def _entrant(number: int, v: Any, teams: bool) -> Entrant:
+    if isinstance(v, str):
+        return Entrant(number, team_name=v) if teams else Entrant(number, (v,))
+    return Entrant(number, tuple(str(x) for x in v))
+
+
+def build_session(cfg: EventConfig) -> tuple[Session, list[SectionPlan]]:
+    """The ``results.Session`` of an event configuration and each section's table map (checked)."""
+    if cfg.movement is not None:
+        specs = [("A", cfg.movement, cfg.tables, cfg.entrants, False)]
+    else:
+        specs = [(s.id, s.movement, s.tables, s.entrants, True) for s in cfg.sections]
+    plans: list[SectionPlan] = []
+    sections: list[Section] = []
+    seen: set[str] = set()
+    teams = cfg.scoring == "IMP"
+    for sid, mcfg, tables, entrants, prefixed in specs:
+        if sid in {p.id for p in plans}:
+            raise ValueError(f"section {sid!r} is given twice")
+        mv = build_movement(mcfg)
+        table_map = dict(tables) or {(f"{sid}{t}" if prefixed else str(t)): t for t in mv.tables}
+        for tid, mt in table_map.items():
+            if not TABLE_ID.match(tid):
+                raise ValueError(f"section {sid}: {tid!r} is not a table id")
+            if mt not in mv.tables:
+                raise ValueError(f"section {sid}: table {tid!r} -> {mt}, but the movement has tables "
+                                 f"{mv.tables[0]}..{mv.tables[-1]}")
+            if tid in seen:
+                raise ValueError(f"table {tid!r} is in two sections")
+            seen.add(tid)
+        if len(set(table_map.values())) != len(table_map):
+            raise ValueError(f"section {sid}: two service tables are mapped to the same movement table")
+        sec = Section(sid, mv)
+        for n, v in entrants.items():
+            if n not in mv.entrants:
+                raise ValueError(f"section {sid}: entrant {n} is not in the movement")
+            sec.entrants[n] = _entrant(n, v, teams)
+        plans.append(SectionPlan(sid, mv, table_map))
+        sections.append(sec)
+    session = Session(cfg.name, cfg.scoring, sections, date=cfg.date, site=cfg.site, vp=cfg.vp)
+    return session, plans
+
+
+def default_event_config(table_ids: list[str]) -> Optional[EventConfig]:
+    """The event ``--simulate N`` runs when none is configured: a Mitchell over the simulated tables
+    (relay and bye stand for an even number, so every table plays every round), two boards a round."""
+    if len(table_ids) < 2:
+        return None
+    return EventConfig(name=f"Simulated pairs, {len(table_ids)} tables", scoring="MP",
+                       movement=MovementConfig(kind="mitchell", tables=len(table_ids), boards_per_round=2,
+                                               even="relay"),
+                       tables={tid: i + 1 for i, tid in enumerate(table_ids)})
+
+
+def _expected(mv: Movement, table: int, rnd: int) -> tuple[int, ...]:
+    try:
+        return mv.expected_boards(table, rnd)
+    except ResultsError:
+        return ()
+
+
+def _done(rt: TableRuntime, n: int) -> bool:
+    rec = rt.boards.get(n)
+    return rec is not None and (rec is not rt.current or rt.table.state == "board_complete")
+
+
+# ---------------------------------------------------------------------------------------------- the live event
+class LiveEvent:
+    def __init__(self, cfg: EventConfig, club: Club) -> None:
+        self.cfg = cfg
+        self.club = club
+        self.session, self.plans = build_session(cfg)
+        self.where: dict[str, tuple[SectionPlan, int]] = {tid: (p, mt) for p in self.plans for tid, mt in p.tables.items()}
+        self.table_ids = {(p.id, mt): tid for p in self.plans for tid, mt in p.tables.items()}
+        self.schedule = schedule_of((p.id, p.movement, p.tables) for p in self.plans)
+        self.rounds: dict[str, int] = {tid: p.movement.rounds[0] for tid, (p, _mt) in self.where.items()}
+        self.entered: dict[tuple[str, int], BoardResult] = {}
+        self.alerts: deque[dict[str, Any]] = deque(maxlen=MAX_ALERTS)
+        self.revision = 0
+        self._public: frozenset[int] = frozenset()
+        self._views: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._subset: Optional[tuple[tuple[int, frozenset[int]], Session]] = None
+        self._last_board = max(self.schedule) if self.schedule else 0
+        self.session.subscribe(lambda _update: self._bump())
+        for tid in self.where:
+            club.add_table(tid)
+
+    # ------------------------------------------------------------------ start-up and following the club
+    def attach(self, club_rows: Iterable[Row] = ()) -> None:
+        """Rebuild from the tables the journal rebuilt (and the journalled round changes), then follow the
+        club: its listener, its release rule, the seat filter of its results."""
+        steps: list[tuple[str, int, Any]] = []
+        for tid in self.where:
+            for rec in self.club.tables[tid].boards.values():
+                steps.append((rec.started_at, 0, (tid, rec.number, rec.rows[0].seq if rec.rows else 0)))
+        for row in club_rows:
+            if row.table_id == CLUB and row.kind == "round":
+                steps.append((row.at, 1, row.body))
+        for _at, kind, data in sorted(steps, key=lambda s: (s[0], s[1])):
+            if kind == 0:
+                self._board_started(*data, publish=False)
+            else:
+                self._apply_round(data)
+        for tid in self.where:
+            rt = self.club.tables[tid]
+            for n in list(rt.boards):
+                self._sync(rt, n)
+        self.club.listeners.append(self.on_row)
+        self.club.event = self
+        self.club._refresh_released(publish=False)
+
+    def on_row(self, rt: TableRuntime, row: Row, event: Optional[TableEvent]) -> None:
+        """``Club.listeners``: called after every acknowledged row."""
+        typ = row.body.get("type") if row.kind == "event" else None
+        if rt.id not in self.where:
+            if typ == "board" or rt.table.state == "board_complete":
+                self._bump()                     # a table outside the event holds its boards back too
+            return
+        if row.kind == "adjustment":
+            self._sync(rt, int(row.body["board"]))
+            self._bump()
+        elif typ == "board":
+            self._board_started(rt.id, int(row.body["board"]), row.seq, publish=True)
+            for n in list(rt.boards):
+                self._sync(rt, n)
+            self._bump()
+        elif row.kind == "event" and rt.table.state == "board_complete" and rt.current is not None:
+            self._sync(rt, rt.current.number)
+            self._bump()
+
+    def _bump(self) -> None:
+        self.revision += 1
+
+    # ------------------------------------------------------------------ rounds and the wrong-board check
+    def expected_boards(self, table_id: str) -> tuple[int, ...]:
+        """The boards ``table_id`` should play in its current round (empty: not in the event, or a sit-out)."""
+        if table_id not in self.where:
+            return ()
+        plan, mt = self.where[table_id]
+        return _expected(plan.movement, mt, self.rounds[table_id])
+
+    def _next_round(self, table_id: str) -> Optional[int]:
+        plan, mt = self.where[table_id]
+        cur = self.rounds[table_id]
+        return next((r for r in plan.movement.rounds if r > cur and _expected(plan.movement, mt, r)), None)
+
+    def _scheduled_at(self, table_id: str) -> set[int]:
+        return {b for b, ts in self.schedule.items() if table_id in ts}
+
+    def _board_started(self, table_id: str, number: int, seq: int, publish: bool) -> None:
+        if number in self.expected_boards(table_id):
+            return
+        nxt = self._next_round(table_id)
+        plan, mt = self.where[table_id]
+        if nxt is not None and number in _expected(plan.movement, mt, nxt):
+            self.rounds[table_id] = nxt              # the table has moved on to its next round
+            return
+        rt = self.club.tables[table_id]
+        mine = self._scheduled_at(table_id)
+        if number not in mine and all(_done(rt, b) for b in mine):
+            log.info("table %s: board %d after the table's last round (outside the event)", table_id, number)
+            return
+        self._alert(table_id, number, seq, publish)
+
+    def _alert(self, table_id: str, number: int, seq: int, publish: bool) -> None:
+        rnd, exp = self.rounds[table_id], self.expected_boards(table_id)
+        nxt = self._next_round(table_id)
+        detail = (f"board {number} is not one of table {table_id}'s boards in round {rnd} "
+                  f"({', '.join(map(str, exp)) or 'none: a sit-out'})")
+        if nxt is not None:
+            plan, mt = self.where[table_id]
+            detail += f" nor of round {nxt} ({', '.join(map(str, _expected(plan.movement, mt, nxt)))})"
+        irr = {"code": "WRONG_BOARD", "law": "15", "seat": None, "phase": "board", "detail": detail,
+               "disposition": None, "open": True, "law_text": LAW15}
+        msg = {"type": "flagged", "table": table_id, "board": number, "seq": seq, "source": "event",
+               "round": rnd, "expected": list(exp), "irregularity": irr}
+        self.alerts.append(msg)
+        self._bump()
+        log.warning("table %s: %s", table_id, detail)
+        if publish:
+            self.club.hub.publish(table_id, msg, roles=("director",))
+
+    def _apply_round(self, body: dict[str, Any]) -> None:
+        for tid in body.get("tables") or list(self.where):
+            if tid in self.where and int(body["round"]) in self.where[tid][0].movement.rounds:
+                self.rounds[tid] = int(body["round"])
+
+    async def set_round(self, rnd: int, tables: Optional[list[str]] = None, actor: str = "director") -> Row:
+        """The director puts tables (default: all) in round ``rnd``; journalled."""
+        ids = list(tables) if tables else list(self.where)
+        for tid in ids:
+            if tid not in self.where:
+                raise Rejected(404, f"table {tid!r} is not in the event")
+            rounds = self.where[tid][0].movement.rounds
+            if rnd not in rounds:
+                raise Rejected(422, f"table {tid}'s movement has rounds {rounds[0]}..{rounds[-1]}")
+        row = Row(CLUB, self.club.club_seq + 1, utcnow(), actor, "round", {"round": rnd, "tables": ids})
+        self.club.club_seq = row.seq
+        await asyncio.shield(self.club._write(row))
+        self._apply_round(row.body)
+        self._bump()
+        return row
+
+    # ------------------------------------------------------------------ results into the session
+    def _award(self, pct: Any) -> Any:
+        v = float(pct)
+        if v in ARTIFICIAL_BY_PERCENT:
+            return ARTIFICIAL_BY_PERCENT[v]
+        return v if self.session.scoring.value == "MP" else round((v - 50.0) * 0.3, 2)   # 60 % ~ +3 IMPs
+
+    def _result(self, rt: TableRuntime, n: int) -> Optional[BoardResult]:
+        rec = rt.boards.get(n)
+        if rec is None:
+            return None
+        plan, mt = self.where[rt.id]
+        sittings = [s for s in plan.movement.sittings if s.table == mt and n in s.boards and not s.sit_out]
+        if not sittings:
+            return None                                   # not this table's board: flagged at its start
+        s = next((x for x in sittings if x.round == self.rounds[rt.id]), sittings[0])
+        base: dict[str, Any] = {"board": n, "ns": s.ns, "ew": s.ew, "table": mt, "round": s.round}
+        adj = rec.adjustment
+        try:
+            if adj and adj.get("kind") == "artificial":
+                return BoardResult(**base, artificial=(self._award(adj["ns"]), self._award(adj["ew"])))
+            if adj and adj.get("kind") == "assigned":
+                score = int(adj["score_ns"])
+                return BoardResult(**base, contract=adj.get("contract"), declarer=adj.get("declarer"),
+                                   tricks=adj.get("tricks"), assigned=(score, score))
+            res = rt.result(n) or {}
+            if not _done(rt, n) or res.get("score_ns") is None:
+                return None
+            return BoardResult(**base, contract=res.get("contract"), declarer=res.get("declarer"),
+                               tricks=res.get("tricks"), score_ns=int(res["score_ns"]))
+        except (ResultsError, TypeError, ValueError) as err:
+            log.warning("table %s board %d: no result for the session: %s", rt.id, n, err)
+            return None
+
+    def _sync(self, rt: TableRuntime, n: int) -> None:
+        key = (rt.id, n)
+        new, old = self._result(rt, n), self.entered.get(key)
+        if new == old:
+            return
+        sid = self.where[rt.id][0].id
+        try:
+            if old is not None and (new is None or new.key != old.key):
+                self.session.remove_result(old.board, old.ns, old.ew, sid)
+                self.entered.pop(key, None)
+            if new is not None:
+                self.session.add_result(new, sid)
+                self.entered[key] = new
+        except ResultsError as err:
+            log.warning("table %s board %d: the session refused the result: %s", rt.id, n, err)
+
+    # ------------------------------------------------------------------ who may see what
+    def _state(self) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
+        completed: dict[str, set[int]] = {}
+        started: dict[str, set[int]] = {}
+        for tid, rt in self.club.tables.items():
+            started[tid] = set(rt.boards)
+            completed[tid] = {n for n in rt.boards if _done(rt, n)}
+        return completed, started
+
+    def public(self) -> set[int]:
+        """Boards everyone may see (see ``service/public_results.py``)."""
+        completed, started = self._state()
+        policy = "director" if self.club.regulation.results_release == "director" else "all_tables"
+        return public_boards(self.schedule, completed, started, self.club.director_released, policy)
+
+    def still_to_play(self, table_id: Optional[str]) -> set[int]:
+        if table_id is None:
+            return set()
+        completed, started = self._state()
+        return still_to_play(table_id, self.schedule, completed, started)
+
+    def released(self, policy: str, tables: list[TableRuntime], director_released: set[int]) -> set[int]:
+        """The club's release rule (``Club._refresh_released``): ``all_tables`` counts every table the movement
+        schedules to play a board, not only those that have started it; the other policies are unchanged."""
+        pub = frozenset(self.public())
+        if pub != self._public:
+            self._public = pub
+            self._bump()
+        if policy != "all_tables":
+            return released_numbers(policy, tables, director_released)
+        return set(pub)
+
+    # ------------------------------------------------------------------ the page's data
+    def summary(self) -> dict[str, Any]:
+        s = self.session
+        unit = "VPs" if s.vp and s.scoring.value == "IMP" else UNITS.get(s.scoring.value, "")
+        return {"name": s.name, "scoring": s.scoring.value, "kind": s.kind, "unit": unit, "date": s.date,
+                "policy": self.club.regulation.results_release,
+                "sections": [{"id": p.id, "movement": p.movement.name, "kind": p.movement.kind,
+                              "rounds": len(p.movement.rounds), "boards": len(p.movement.boards),
+                              "tables": dict(p.tables)} for p in self.plans]}
+
+    def progress(self, completed: dict[str, set[int]]) -> list[dict[str, Any]]:
+        out = []
+        for tid, (plan, mt) in sorted(self.where.items(), key=lambda kv: (kv[1][0].id, kv[1][1])):
+            exp = self.expected_boards(tid)
+            done = completed.get(tid, set())
+            rt = self.club.tables[tid]
+            out.append({"table": tid, "section": plan.id, "movement_table": mt, "round": self.rounds[tid],
+                        "rounds": len(plan.movement.rounds), "boards": list(exp),
+                        "done": [b for b in exp if b in done], "board": rt.board_number,
+                        "finished": self._scheduled_at(tid) <= done})
+        return out
+
+    def view(self, v: Viewer) -> dict[str, Any]:
+        """The live-results data for ``v``: the public's, a seat's table's, or the director's (everything)."""
+        key = "director" if v.role == "director" else f"table:{v.table}" if v.role == "seat" else "public"
+        cached = self._views.get(key)
+        if cached is not None and cached[0] == self.revision:
+            return cached[1]
+        completed, started = self._state()
+        reasons: dict[int, str] = {}
+        if v.role == "director":
+            visible = set(self.schedule) | {b for (_t, b) in self.entered}
+        else:
+            table = v.table if v.role == "seat" else None
+            visible = visible_boards(table, self.public(), self.schedule, completed, started)
+            if table is not None:
+                reasons = {b: "your_table" for b in still_to_play(table, self.schedule, completed, started)}
+        out = results_payload(self.session, visible, schedule=self.schedule, completed=completed, started=started,
+                              table_ids=self.table_ids, reasons=reasons, scored=self._scored(visible))
+        out.update({"event": self.summary(), "view": "director" if v.role == "director" else
+                    "table" if v.role == "seat" else "public", "table": v.table if v.role == "seat" else None,
+                    "revision": self.revision, "progress": self.progress(completed)})
+        if v.role == "director":
+            out["alerts"] = list(self.alerts)
+        self._views[key] = (self.revision, out)
+        return out
+
+    def _scored(self, visible: set[int]) -> Session:
+        """The session restricted to ``visible`` (shared by every view with the same boards, per revision)."""
+        with_results = {b for (_t, b) in self.entered}
+        if with_results <= visible:
+            return self.session
+        key = (self.session.revision, frozenset(visible & with_results))
+        if self._subset is None or self._subset[0] != key:
+            self._subset = (key, session_subset(self.session, key[1]))
+        return self._subset[1]
+
+    def next_board(self, table_id: str, number: int) -> int:
+        """For the simulated tables: the board after ``number`` at ``table_id`` in the movement's order (round
+        by round); after the table's last board, on past the event's boards."""
+        if table_id not in self.where:
+            return number + 1
+        plan, mt = self.where[table_id]
+        order: list[int] = []
+        for r in plan.movement.rounds:
+            order += [b for b in _expected(plan.movement, mt, r) if b not in order]
+        if number == 0 and order:
+            return order[0]
+        if number in order and order.index(number) + 1 < len(order):
+            return order[order.index(number) + 1]
+        return max(number, self._last_board) + 1
+
+
+# ---------------------------------------------------------------------------------------------- the API
+router = APIRouter(prefix="/api")
+
+
+def _fallback(svc: "Service", v: Viewer) -> dict[str, Any]:
+    """No event configured: the released boards as before (``Club.results``), without pairs or rankings."""
+    club = svc.club
+    boards = []
+    for b in club.results(v):
+        rows = [{"section": "", "table": e["table"], "contract": e["contract"], "declarer": e["declarer"],
+                 "tricks": e["tricks"], "score_ns": e["score_ns"], "ns_percent": e["ns_percent"],
+                 "ew_percent": e["ew_percent"], "adjusted": (e["adjustment"] or {}).get("kind")} for e in b["results"]]
+        boards.append({"board": b["board"], "visible": True, "travellers": [{"section": "", "rows": rows}]})
+    revision = club.club_seq + sum(rt.seq for rt in club.tables.values())
+    return {"event": None, "view": v.role if v.role != "seat" else "table", "table": v.table,
+            "revision": revision, "boards": boards, "rankings": [], "progress": []}
+
+
+@router.get("/public/results", summary="live results: released travellers and the ranking from them",
+            description="No token: the public view (boards every scheduled table has completed, or the director "
+                        "released). A seat token: that table's view (never a board the table still has to play). "
+                        "The director's token: everything. `since=<revision>` answers `{unchanged: true}` when "
+                        "nothing changed.")
+async def public_results(since: Optional[int] = Query(None, ge=0), svc: "Service" = Depends(service),
+                         v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    ev: Optional[LiveEvent] = getattr(svc, "event", None)
+    if ev is None:
+        out = _fallback(svc, v)
+        return {"revision": since, "unchanged": True} if since == out["revision"] else out
+    if since is not None and since == ev.revision:
+        return {"revision": since, "unchanged": True}
+    return ev.view(v)
+
+
+@router.get("/event", summary="the event: movement, rounds per table (director: wrong-board alerts)")
+async def event_info(svc: "Service" = Depends(service), v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    ev: Optional[LiveEvent] = getattr(svc, "event", None)
+    if ev is None:
+        return {"event": None}
+    completed, _started = ev._state()
+    out: dict[str, Any] = {"event": ev.summary(), "revision": ev.revision, "progress": ev.progress(completed)}
+    if v.role == "director":
+        out["alerts"] = list(ev.alerts)
+    return out
+
+
+@router.post("/event/round", summary="put tables in a round (director)")
+async def event_round(body: dict[str, Any] = Body(..., examples=[{"round": 2, "tables": ["1", "2"]}]),
+                      svc: "Service" = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    ev: Optional[LiveEvent] = getattr(svc, "event", None)
+    if ev is None:
+        raise Rejected(404, "no event is configured")
+    rnd, tables = body.get("round"), body.get("tables")
+    if isinstance(rnd, bool) or not isinstance(rnd, int):
+        raise Rejected(422, "round is an integer")
+    if tables is not None and (not isinstance(tables, list) or not all(isinstance(t, str) for t in tables)):
+        raise Rejected(422, "tables is a list of table ids")
+    row = await ev.set_round(rnd, tables)
+    return {"seq": row.seq, "rounds": {t: ev.rounds[t] for t in row.body["tables"]}}
