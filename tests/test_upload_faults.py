@@ -229,6 +229,7 @@ def run_session(tmp: Path, tables: int, boards: int, schedule: str, every_s: flo
     figures.update({
         "results": len(expected), "versions_sent": len(messages), "adjustments": adjustments + (adjustments > 0),
         "requests_received": c["requests"], "attempts_recorded_by_service": attempts,
+        "requests_cut_off_by_the_service_kill": c.get("incomplete", 0),
         "duplicates_received_and_deduplicated": c.get("duplicates", 0), "stale_versions": c.get("stale_versions", 0),
         "faults_answered": faults, "receiver_refusals": outages.refusals, "receiver_away": outages.away,
         "receiver_starts": rp.starts, "wall_s": round(time.monotonic() - t0, 1)})

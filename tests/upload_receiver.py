@@ -17,6 +17,9 @@ on across restarts), e.g. ``ok:40,500:5,timeout:2,drop:2,429:2``:
 - ``drop``: apply, then close the connection without an answer;
 - ``400``: answer 400 (a permanent refusal).
 
+A request whose body ends before its ``Content-Length`` (the sender was killed while sending) is counted as
+``incomplete`` and not answered: it is not a signature failure.
+
 Refusing connections and going away for a while are the harness's part: ``ReceiverProcess.kill()`` then
 ``start()`` again on the same port and file.
 
