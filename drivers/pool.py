@@ -20,9 +20,18 @@ import threading
 import time
 from typing import Iterable, Optional
 
+from firmware_host import SessionConfig
+
 from .base import DeviceDriver
 
 log = logging.getLogger(__name__)
+
+# Session timings for drivers that share a pool (sent to each device in WELCOME). With the protocol's
+# default 1 s heartbeats both ways, 800 idle devices make 1,600 frames a second, three times the frames of
+# a club's play; 2.5 s heartbeats halve the idle CPU on both sides and shorten the queue an event can wait
+# in behind them (bench/device_latency.py: p99 and CPU per event, docs/PERFORMANCE.md). An unplugged serial,
+# USB or TCP device is still seen at once (the read fails); only a silently hung device now takes 8 s.
+POOL_SESSION = SessionConfig(heartbeat_ms=2500, link_timeout_ms=8000)
 
 
 class DriverPool:

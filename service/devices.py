@@ -74,11 +74,13 @@ class DeviceManager:
         def emit(event: Any) -> None:             # on the driver's thread
             loop.call_soon_threadsafe(q.put_nowait, (event, kind, holder.get("driver")))
 
+        from drivers.pool import POOL_SESSION
         try:
             if kind == "reader":
-                drv = SeatReaderDriver(url, emit, _seat_map(seat, serial, table_id), decks=self._decks())
+                drv = SeatReaderDriver(url, emit, _seat_map(seat, serial, table_id), decks=self._decks(),
+                                       config=POOL_SESSION)
             else:
-                drv = BiddingBoxDriver(url, emit, _seat_map(seat, serial, table_id))
+                drv = BiddingBoxDriver(url, emit, _seat_map(seat, serial, table_id), config=POOL_SESSION)
         except Exception as err:
             log.error("table %s seat %s: cannot create the %s driver for %s: %s", table_id, seat, kind, url, err)
             return
