@@ -145,11 +145,20 @@ def test_usebio_validates_against_the_dtd(name):
             assert doc.findtext(".//EVENT/DATE") == "06/05/2024"
 
 
-@pytest.mark.skipif(not os.environ.get("BRIDGETABLE_USEBIO_DTD"), reason="the EBU's usebio_v1_2.dtd is not supplied "
-                    "(set BRIDGETABLE_USEBIO_DTD to its path)")
+def _ebu_dtd() -> Path | None:
+    """The EBU's USEBIO 1.2 DTD: BRIDGETABLE_USEBIO_DTD, or usebio_v1_2.dtd dropped into the shared folder."""
+    if os.environ.get("BRIDGETABLE_USEBIO_DTD"):
+        return Path(os.environ["BRIDGETABLE_USEBIO_DTD"])
+    shared = Path(__file__).resolve().parents[2] / "shared"
+    corpus = Path(os.environ["BRIDGETABLE_CORPUS"]) if os.environ.get("BRIDGETABLE_CORPUS") else shared / "data"
+    return next((p for p in (shared / "usebio_v1_2.dtd", corpus / "usebio_v1_2.dtd") if p.is_file()), None)
+
+
+@pytest.mark.skipif(_ebu_dtd() is None, reason="the EBU's usebio_v1_2.dtd is not supplied (set "
+                    "BRIDGETABLE_USEBIO_DTD to its path, or put it in shared/ or shared/data/)")
 @pytest.mark.parametrize("name", SESSIONS)
 def test_usebio_validates_against_the_ebu_dtd(name):
-    _validate(usebio_xml(SESSIONS[name](), club_name="Test BC"), Path(os.environ["BRIDGETABLE_USEBIO_DTD"]))
+    _validate(usebio_xml(SESSIONS[name](), club_name="Test BC"), _ebu_dtd())
 
 
 def test_lin_results():
