@@ -70,6 +70,43 @@ def phase_endplay(files: list[Path]) -> dict:
             "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
 
 
+def phase_interleaved(files: list[Path], chunk: int = 25) -> dict:
+    """Both readers in one process, alternating every ``chunk`` files (endplay first on even chunks, ours
+    first on odd ones): on this shared VM the CPU's speed drifts by 20-30 % from one minute to the next, so
+    two phases run one after the other can compare different machines. Interleaved, both see the same."""
+    from endplay.parsers import pbn
+    from table.replay import replay_paths
+    ours_s = ep_s = 0.0
+    ours_n = ep_n = 0
+
+    def run_endplay(part: list[Path]) -> tuple[float, int]:
+        n = 0
+        t0 = time.perf_counter()
+        for f in part:
+            try:
+                with open(f, encoding="latin-1") as fh:
+                    n += len(pbn.load(fh))
+            except Exception:
+                pass
+        return time.perf_counter() - t0, n
+
+    def run_ours(part: list[Path]) -> tuple[float, int]:
+        t0 = time.perf_counter()
+        n = sum(1 for v in replay_paths(part) if v["board"] is not None or v["contract"] is not None)
+        return time.perf_counter() - t0, n
+
+    for i in range(0, len(files), chunk):
+        part = files[i:i + chunk]
+        order = (run_endplay, run_ours) if (i // chunk) % 2 == 0 else (run_ours, run_endplay)
+        for fn in order:
+            dt, n = fn(part)
+            if fn is run_ours:
+                ours_s, ours_n = ours_s + dt, ours_n + n
+            else:
+                ep_s, ep_n = ep_s + dt, ep_n + n
+    return {"ours_boards": ours_n, "ours_seconds": ours_s, "endplay_boards": ep_n, "endplay_seconds": ep_s}
+
+
 def table_memory(files: list[Path], n: int = 500) -> float:
     """Bytes per live Table holding a board in mid-play (tracemalloc, after a warm-up)."""
     from table.machine import Table
@@ -113,7 +150,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=os.environ.get("BRIDGETABLE_CORPUS", str(ROOT.parent / "shared" / "data")))
     ap.add_argument("--limit", type=int)
-    ap.add_argument("--phase", choices=["ours", "ours-nowrite", "ours-2jobs", "endplay"])
+    ap.add_argument("--phase", choices=["ours", "ours-nowrite", "ours-2jobs", "endplay", "interleaved"])
     ap.add_argument("--out")
     ap.add_argument("--no-write", action="store_true", help="do not update the docs")
     args = ap.parse_args()
@@ -129,6 +166,9 @@ def main() -> None:
         return
     if args.phase == "endplay":
         print(json.dumps(phase_endplay(files)))
+        return
+    if args.phase == "interleaved":
+        print(json.dumps(phase_interleaved(files)))
         return
 
     def child(*extra: str) -> dict:

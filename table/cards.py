@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Optional
 
 
 class Seat(StrEnum):
@@ -44,6 +44,7 @@ HONORS = frozenset("AKQJT")          # Law 50B: an honor is A K Q J 10
 RANK_VALUE = {r: 14 - i for i, r in enumerate(RANKS)}   # A=14 ... 2=2
 ALL_CARDS: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS)
 CARD_SET = frozenset(ALL_CARDS)
+_RANK_CHARS = frozenset(RANKS)
 CARD_RANK = {c: RANK_VALUE[c[1]] for c in ALL_CARDS}
 
 
@@ -81,21 +82,28 @@ def sort_cards(cards: Iterable[str]) -> list[str]:
 class Deal:
     """The four original hands of a board: an immutable map seat -> 13 cards."""
 
-    __slots__ = ("hands", "owner")
+    __slots__ = ("hands", "owner", "_suit_counts")
 
     def __init__(self, hands: Mapping[str, Iterable[str]], *, complete: bool = True) -> None:
         self.hands: dict[Seat, frozenset[str]] = {}
-        for s in SEATS:
-            listed = list(hands.get(s, ()))
-            self.hands[s] = frozenset(listed)
-            if len(self.hands[s]) != len(listed):
-                raise CardError(f"{s}'s hand lists a card twice")
         owner: dict[str, Seat] = {}
-        for s, cards in self.hands.items():
-            for c in cards:
-                if c in owner:
-                    raise CardError(f"card {c} is in both {owner[c]} and {s}")
-                owner[c] = s
+        listed: dict[Seat, list[str]] = {}
+        held = 0
+        for s in SEATS:
+            cards_listed = listed[s] = list(hands.get(s, ()))
+            cards = self.hands[s] = frozenset(cards_listed)
+            if len(cards) != len(cards_listed):
+                raise CardError(f"{s}'s hand lists a card twice")
+            owner.update(dict.fromkeys(cards, s))
+            held += len(cards)
+        if len(owner) != held:                    # a card in two hands: name the first, in the order given
+            seen: dict[str, Seat] = {}
+            for s in SEATS:
+                for c in listed[s]:
+                    if c in seen:
+                        raise CardError(f"card {c} is in both {seen[c]} and {s}")
+                    seen[c] = s
+        self._suit_counts: Optional[dict[Seat, dict[str, int]]] = None
         if complete:
             for s, cards in self.hands.items():
                 if len(cards) != 13:
@@ -129,11 +137,13 @@ class Deal:
                     raise CardError(f"hand {part!r} has {len(suits)} suits, not 4")
                 cards = []
                 for suit, ranks in zip(SUITS, suits):
-                    ranks = ranks.upper().replace("10", "T")       # "10" written out; a lone 1 or 0 is an error
-                    for r in ranks:
-                        if r not in RANK_VALUE:
-                            raise CardError(f"bad rank {r!r} in {part!r}")
-                        cards.append(suit + r)
+                    ranks = ranks.upper()
+                    if "10" in ranks:
+                        ranks = ranks.replace("10", "T")      # "10" written out; a lone 1 or 0 is an error
+                    if not _RANK_CHARS.issuperset(ranks):
+                        bad = next(r for r in ranks if r not in _RANK_CHARS)
+                        raise CardError(f"bad rank {bad!r} in {part!r}")
+                    cards += [suit + r for r in ranks]
                 if len(set(cards)) != len(cards):
                     raise CardError(f"hand {part!r} lists a card twice")
                 hands[s] = cards
@@ -142,6 +152,17 @@ class Deal:
             used = {c for cs in hands.values() for c in cs}
             hands[unknown[0]] = [c for c in ALL_CARDS if c not in used]
         return cls(hands, complete=not unknown or len(unknown) == 1)
+
+    def suit_counts(self) -> dict[Seat, dict[str, int]]:
+        """{seat: {suit: cards held}} of the original hands (computed once; callers copy before changing)."""
+        counts = self._suit_counts
+        if counts is None:
+            counts = self._suit_counts = {}
+            for s, cards in self.hands.items():
+                suits = "".join([c[0] for c in cards])
+                counts[s] = {"S": suits.count("S"), "H": suits.count("H"), "D": suits.count("D"),
+                             "C": suits.count("C")}
+        return counts
 
     def to_pbn(self, first: str = "N") -> str:
         out = []

@@ -157,17 +157,12 @@ class Play:
         self._owner_shared = deal is not None
         empty: frozenset[str] = frozenset()
         hands = deal.hands if deal is not None else {}
+        counts = deal.suit_counts() if deal is not None else {}
         for seat in SEATS:
             cards = hands.get(seat, empty)
             self._hand[seat] = set(cards)
-            if CARD_SET.issuperset(cards):
-                # two-character cards: no rank letter is a suit letter, so counting in the joined string
-                # counts suits (three times cheaper than building the list of suit letters)
-                suits = "".join(cards)
-            else:
-                suits = "".join([c[0] for c in cards])
-            self._cnt[seat] = {"S": suits.count("S"), "H": suits.count("H"), "D": suits.count("D"),
-                               "C": suits.count("C")}
+            held = counts.get(seat)
+            self._cnt[seat] = held.copy() if held is not None else {"S": 0, "H": 0, "D": 0, "C": 0}
             self._known[seat] = len(cards) == 13      # revokes are detected at once only from a full hand record
         self._played: set[str] = set()
         self._pcs: dict[Seat, dict[str, str]] = {_N: {}, _E: {}, _S: {}, _W: {}}   # card -> "minor" | "major"
