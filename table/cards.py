@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from functools import lru_cache
-from typing import Iterable, Mapping, Optional
+from typing import AbstractSet, Iterable, Mapping, Optional, Sequence
 
 
 class Seat(StrEnum):
@@ -87,10 +87,13 @@ class Deal:
     def __init__(self, hands: Mapping[str, Iterable[str]], *, complete: bool = True) -> None:
         self.hands: dict[Seat, frozenset[str]] = {}
         owner: dict[str, Seat] = {}
-        listed: dict[Seat, list[str]] = {}
+        listed: dict[Seat, Sequence[str] | AbstractSet[str]] = {}
         held = 0
         for s in SEATS:
-            cards_listed = listed[s] = list(hands.get(s, ()))
+            cards_listed = hands.get(s, ())
+            if not isinstance(cards_listed, (tuple, list, frozenset, set)):
+                cards_listed = list(cards_listed)
+            listed[s] = cards_listed
             cards = self.hands[s] = frozenset(cards_listed)
             if len(cards) != len(cards_listed):
                 raise CardError(f"{s}'s hand lists a card twice")
@@ -125,7 +128,8 @@ class Deal:
         parts = text[2:].split()
         if len(parts) != 4:
             raise CardError(f"deal has {len(parts)} hands, not 4: {text!r}")
-        hands: dict[str, list[str]] = {}
+        hands: dict[str, Sequence[str]] = {}
+        written: dict[Seat, str] = {}
         unknown: list[Seat] = []
         s = first
         for part in parts:
@@ -135,23 +139,20 @@ class Deal:
                 suits = part.split(".")
                 if len(suits) != 4:
                     raise CardError(f"hand {part!r} has {len(suits)} suits, not 4")
-                cards = []
-                for suit, ranks in zip(SUITS, suits):
-                    ranks = ranks.upper()
-                    if "10" in ranks:
-                        ranks = ranks.replace("10", "T")      # "10" written out; a lone 1 or 0 is an error
-                    if not _RANK_CHARS.issuperset(ranks):
-                        bad = next(r for r in ranks if r not in _RANK_CHARS)
-                        raise CardError(f"bad rank {bad!r} in {part!r}")
-                    cards += [suit + r for r in ranks]
-                if len(set(cards)) != len(cards):
-                    raise CardError(f"hand {part!r} lists a card twice")
-                hands[s] = cards
+                hands[s] = (_holding(0, suits[0], part) + _holding(1, suits[1], part)
+                            + _holding(2, suits[2], part) + _holding(3, suits[3], part))
+                written[s] = part
             s = s.lho
         if len(unknown) == 1:
             used = {c for cs in hands.values() for c in cs}
             hands[unknown[0]] = [c for c in ALL_CARDS if c not in used]
-        return cls(hands, complete=not unknown or len(unknown) == 1)
+        try:
+            return cls(hands, complete=not unknown or len(unknown) == 1)
+        except CardError:
+            for s, part in written.items():      # name the hand as written when it lists a card twice
+                if len(set(hands[s])) != len(hands[s]):
+                    raise CardError(f"hand {part!r} lists a card twice") from None
+            raise
 
     def suit_counts(self) -> dict[Seat, dict[str, int]]:
         """{seat: {suit: cards held}} of the original hands (computed once; callers copy before changing)."""
@@ -183,6 +184,27 @@ class Deal:
 
 
 _deal_from_pbn = lru_cache(maxsize=4096)(Deal._parse_pbn)
+
+# One suit's holding as written -> its cards, per suit: a deal is four hands of four holdings, and there are
+# only 8,192 holdings in rank order, so parsing a deal becomes sixteen look-ups (a tenth of the per-rank loop).
+_HOLDING_CARDS: tuple[dict[str, tuple[str, ...]], ...] = ({}, {}, {}, {})
+
+
+def _holding(k: int, ranks: str, part: str) -> tuple[str, ...]:
+    cache = _HOLDING_CARDS[k]
+    cards = cache.get(ranks)
+    if cards is None:
+        norm = ranks.upper()
+        if "10" in norm:
+            norm = norm.replace("10", "T")          # "10" written out; a lone 1 or 0 is an error
+        if not _RANK_CHARS.issuperset(norm):
+            bad = next(r for r in norm if r not in _RANK_CHARS)
+            raise CardError(f"bad rank {bad!r} in {part!r}")
+        suit = SUITS[k]
+        cards = tuple([suit + r for r in norm])
+        if len(cache) < 20_000:                     # any spelling beyond the 8,192 rank-order ones is rare
+            cache[ranks] = cards
+    return cards
 
 
 def hand_to_pbn(cards: Iterable[str]) -> str:
