@@ -484,13 +484,13 @@ class Table:
             return [self._flag("CLAIM_RESPONSE_WITHOUT_CLAIM", "68", str(event.seat), "claim",
                                "a response with no claim pending", disposition="ignored")]
         self.claim_responses[event.seat] = event.accept
-        opponents = [s for s in SEATS if s.side != self.claim.seat.side]
         if not event.accept:
             return [self._flag("CLAIM_DISPUTED", "70", str(event.seat), "claim",
                                f"{event.seat} disputes the claim of {self.claim.tricks} tricks",
                                [Option("rule", "director rules the claim (Law 70): doubtful points against the "
                                        "claimer", "director")])]
-        if all(self.claim_responses.get(s) for s in opponents):
+        claimer = self.claim.seat
+        if self.claim_responses.get(claimer.lho) and self.claim_responses.get(claimer.rho):   # both opponents
             self._finish(claimed=True)
         return []
 

@@ -731,17 +731,14 @@ def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]
     for t in range(0, n, 4):
         if lead_at and t // 4 in lead_at:
             lead = lead_at[t // 4]
-        row = slots[t:t + 4]
         order = _ORDER[lead]
-        if len(row) == 4 and "" not in row:
+        row = slots[t:t + 4] if t + 4 > n else (slots[t], slots[t + 1], slots[t + 2], slots[t + 3])
+        if len(row) == 4 and row[0] and row[1] and row[2] and row[3]:
             j0, j1, j2, j3 = order
             c0, c1, c2, c3 = row[j0], row[j1], row[j2], row[j3]
-            append(cev[j0][c0])
-            append(cev[j1][c1])
-            append(cev[j2][c2])
-            append(cev[j3][c3])
+            events += (cev[j0][c0], cev[j1][c1], cev[j2][c2], cev[j3][c3])
         else:                                   # a trick cut short: its cards up to the first gap
-            row += [""] * (4 - len(row))
+            row = list(row) + [""] * (4 - len(row))
             k = 0
             while k < 4 and row[order[k]]:
                 append(cev[order[k]][row[order[k]]])
