@@ -118,7 +118,7 @@ def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir
 
 # ---------------------------------------------------------------------------------------------- host side
 def run(tables: int, transport: str, pace: float, threads: bool = False,
-        heartbeat_ms: int | None = None) -> dict[str, Any]:
+        heartbeat_ms: int | None = None, inline: bool = False) -> dict[str, Any]:
     import tempfile
 
     from drivers.bidding_box import BiddingBoxDriver
@@ -150,24 +150,27 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     device_events: list[Any] = []
 
     def consume() -> None:
-        nonlocal mismatched
         while True:
             t, ev = inbox.get()
             if t < 0:
                 return
-            if getattr(ev, "type", None) == "device":
-                device_events.append(ev)
-                continue
-            tables_[t].apply(ev)
-            now = time.monotonic()
-            i = counts[t]
-            counts[t] += 1
-            want = script[i] if i < len(script) else None
-            got = (ev.type, str(ev.seat), getattr(ev, "card", None) or getattr(ev, "call", None))
-            if want is None or got != (want["type"], want["seat"], want.get("card") or want.get("call")):
-                if want is None or want["type"] != "hand" or ev.type != "hand":
-                    mismatched += 1
-            applied[(t, i)] = now
+            take(t, ev)
+
+    def take(t: int, ev: Any) -> None:
+        nonlocal mismatched
+        if getattr(ev, "type", None) == "device":
+            device_events.append(ev)
+            return
+        tables_[t].apply(ev)
+        now = time.monotonic()
+        i = counts[t]
+        counts[t] += 1
+        want = script[i] if i < len(script) else None
+        got = (ev.type, str(ev.seat), getattr(ev, "card", None) or getattr(ev, "call", None))
+        if want is None or got != (want["type"], want["seat"], want.get("card") or want.get("call")):
+            if want is None or want["type"] != "hand" or ev.type != "hand":
+                mismatched += 1
+        applied[(t, i)] = now
 
     consumer = threading.Thread(target=consume, name="consumer", daemon=True)
     consumer.start()
@@ -179,7 +182,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     config = POOL_SESSION if heartbeat_ms is None else SessionConfig(
         heartbeat_ms=heartbeat_ms, link_timeout_ms=max(3500, int(heartbeat_ms * 3.5)))
     for t, s, kind, serial, url in listing:
-        emit = (lambda ev, t=t: inbox.put((t, ev)))
+        emit = (lambda ev, t=t: take(t, ev)) if inline else (lambda ev, t=t: inbox.put((t, ev)))
         if kind == "reader":
             d: Any = SeatReaderDriver(url, emit, seats, decks, config=config)
             d.set_board(deal, "deck-2")
@@ -223,6 +226,12 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     inbox.put((-1, None))
     consumer.join()
     lat = sorted((applied[k] - stamps[k]) * 1000 for k in applied if k in stamps)
+    by_type: dict[str, list[float]] = {}
+    for k in applied:
+        if k in stamps:
+            by_type.setdefault(script[k[1]]["type"], []).append((applied[k] - stamps[k]) * 1000)
+    p99_by_type = {t: round(statistics.quantiles(v, n=100)[98], 2) if len(v) >= 100 else round(max(v), 2)
+                   for t, v in sorted(by_type.items())}
     q = statistics.quantiles(lat, n=100) if len(lat) >= 100 else [float("nan")] * 99
     health = [d.health() for d in drivers]
     return {
@@ -230,13 +239,15 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         "events": events, "expected": tables * len(script), "mismatched": mismatched, "measured": len(lat),
         "board_s": board_s, "rate": events / board_s, "connect_s": connect_s,
         "p50_ms": q[49], "p90_ms": q[89], "p99_ms": q[98], "max_ms": lat[-1] if lat else float("nan"),
+        "p99_ms_by_event": p99_by_type,
         "mean_ms": statistics.fmean(lat) if lat else float("nan"),
         "board_cpu_s": board_cpu, "idle_cpu": idle_cpu,
         "cpu_per_event_us": board_cpu / max(1, events) * 1e6,
         "cpu_per_event_net_us": max(0.0, board_cpu - idle_cpu * board_s) / max(1, events) * 1e6,
         "retransmits": sum(h["retransmits"] for h in health), "crc_errors": sum(h["crc_errors"] for h in health),
         "device_errors": sum(1 for e in device_events if e.is_error),
-        "mode": "a thread per driver" if threads else "one DriverPool thread for all drivers",
+        "mode": "a thread per driver" if threads else ("one DriverPool thread for all drivers, applying inline"
+                                                       if inline else "one DriverPool thread for all drivers"),
         "heartbeat_ms": config.heartbeat_ms,
         "cpus": os.cpu_count(), "python": platform.python_version(), "setup_cpu_s": c0 - cpu0,
     }
@@ -309,6 +320,8 @@ def main() -> None:
                     help="'pool' (drivers.pool.POOL_SESSION, what the service uses), a number of ms, or a comma "
                          "list to compare (1000 is the protocol's default)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each configuration (interleaved)")
+    ap.add_argument("--inline", action="store_true", help="apply each event on the drivers' pool thread "
+                    "instead of handing it to a consumer thread (the service hands it to its event loop)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/PERFORMANCE.md alone")
     args = ap.parse_args()
     beats = [None if h.strip() == "pool" else int(h) for h in args.heartbeat_ms.split(",") if h.strip()]
@@ -316,13 +329,14 @@ def main() -> None:
     for _ in range(args.repeat):
         for transport in [t.strip() for t in args.transport.split(",") if t.strip()]:
             for hb in beats:
-                runs.append(run(args.tables, transport, args.pace, heartbeat_ms=hb))
+                runs.append(run(args.tables, transport, args.pace, heartbeat_ms=hb, inline=args.inline))
                 print(json.dumps(runs[-1], indent=1), flush=True)
     if args.threads:
         runs.append(run(args.tables, "tcp", args.pace, threads=True))
         print(json.dumps(runs[-1], indent=1), flush=True)
     cmd = (f"python bench/device_latency.py --tables {args.tables} --transport {args.transport} --pace {args.pace:g}"
-           f" --heartbeat-ms {args.heartbeat_ms} --repeat {args.repeat}" + (" --threads" if args.threads else ""))
+           f" --heartbeat-ms {args.heartbeat_ms} --repeat {args.repeat}" + (" --threads" if args.threads else "")
+           + (" --inline" if args.inline else ""))
     text = markdown(runs, cmd)
     print(text)
     if not args.no_write:
