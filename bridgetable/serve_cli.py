@@ -50,6 +50,7 @@ def serve(config: Optional[str], simulate: Optional[int], host: str, port: int, 
         click.echo(f"  director console: {base}/console?token={info['director_token']}")
         click.echo(f"  director token:   {info['director_token']}")
         click.echo(f"  spectators:       {base}/spectate")
+        click.echo(f"  live results:     {base}/results")
         click.echo(f"  API docs:         {base}/docs")
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
