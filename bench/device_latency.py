@@ -248,7 +248,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         "device_errors": sum(1 for e in device_events if e.is_error),
         "mode": "a thread per driver" if threads else ("one DriverPool thread for all drivers, applying inline"
                                                        if inline else "one DriverPool thread for all drivers"),
-        "heartbeat_ms": config.heartbeat_ms,
+        "heartbeat_ms": config.heartbeat_ms, "ack_delay_ms": config.ack_delay_ms,
         "cpus": os.cpu_count(), "python": platform.python_version(), "setup_cpu_s": c0 - cpu0,
     }
 
@@ -256,7 +256,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
 def markdown(runs: list[dict[str, Any]], cmd: str) -> str:
     r0 = runs[0]
     rows = "\n".join(
-        f"| {r['transport']}, {r['mode']}, heartbeat {r['heartbeat_ms'] / 1000:g} s | {r['events']:,} / {r['expected']:,} | {r['rate']:.0f}/s | "
+        f"| {r['transport']}, {r['mode']}, heartbeat {r['heartbeat_ms'] / 1000:g} s, ACK delay ≤ {r['ack_delay_ms']} ms | {r['events']:,} / {r['expected']:,} | {r['rate']:.0f}/s | "
         f"**{r['p50_ms']:.2f} ms** | **{r['p99_ms']:.2f} ms** | {r['max_ms']:.1f} ms | "
         f"**{r['cpu_per_event_us']:.0f} µs** | {r['cpu_per_event_net_us']:.0f} µs | {r['idle_cpu'] * 100:.1f} % |"
         for r in runs)
@@ -271,7 +271,7 @@ action per {r0['pace']:g} s per table, tables staggered. Latency: the device pro
 frame's last byte → `Table.apply` has returned here. CPU: this process, all threads, during the board,
 per event applied (and above the idle cost: heartbeats of every device, waiting).
 
-| transport, drivers, heartbeat | events applied | rate | p50 | p99 | max | CPU per event | above idle | idle CPU |
+| transport, drivers, session timings | events applied | rate | p50 | p99 | max | CPU per event | above idle | idle CPU |
 |---|---|---|---|---|---|---|---|---|
 {rows}
 
@@ -288,11 +288,11 @@ def summary(runs: list[dict[str, Any]]) -> str:
     """p99 over the repeated runs of each configuration: this is a shared 2-core VM, one run is not enough."""
     groups: dict[tuple[str, str, int], list[float]] = {}
     for r in runs:
-        groups.setdefault((r["transport"], r["mode"], r["heartbeat_ms"]), []).append(r["p99_ms"])
+        groups.setdefault((r["transport"], r["mode"], r["heartbeat_ms"], r["ack_delay_ms"]), []).append(r["p99_ms"])
     lines = []
-    for (transport, mode, hb), p99s in groups.items():
+    for (transport, mode, hb, ack), p99s in groups.items():
         under = sum(p < 5.0 for p in p99s)
-        lines.append(f"- {transport}, {mode}, heartbeat {hb / 1000:g} s: p99 over {len(p99s)} runs: median "
+        lines.append(f"- {transport}, {mode}, heartbeat {hb / 1000:g} s, ACK delay ≤ {ack} ms: p99 over {len(p99s)} runs: median "
                      f"**{statistics.median(p99s):.2f} ms**, best {min(p99s):.2f} ms, worst {max(p99s):.2f} ms; "
                      f"under 5 ms in {under} of {len(p99s)} runs")
     return "\n".join(lines)
