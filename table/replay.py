@@ -125,12 +125,17 @@ def _batch_gc(threshold: int = 10_000) -> Iterator[None]:
     cyclic collector's default young-generation threshold (700) makes it rescan them ~70 times a second
     for nothing. A larger threshold cuts the replay's CPU time by ~8% (bench/replay_corpus.py); memory stays
     flat because the engine makes no cycles per record. The previous thresholds come back afterwards."""
-    old = gc.get_threshold()
-    gc.set_threshold(max(threshold, old[0]), *old[1:])
+    old = _raise_gc_threshold(threshold)
     try:
         yield
     finally:
         gc.set_threshold(*old)
+
+
+def _raise_gc_threshold(threshold: int = 10_000) -> tuple[int, ...]:
+    old = gc.get_threshold()
+    gc.set_threshold(max(threshold, old[0]), *old[1:])
+    return old
 
 
 def replay_paths(paths: Iterable[str | Path], jobs: int = 1, complete: bool = False) -> Iterator[dict[str, Any]]:
@@ -153,8 +158,7 @@ def replay_paths(paths: Iterable[str | Path], jobs: int = 1, complete: bool = Fa
 
 
 def _worker_init() -> None:
-    old = gc.get_threshold()
-    gc.set_threshold(max(10_000, old[0]), *old[1:])
+    _raise_gc_threshold()             # a worker process only replays: no need to put it back
 
 
 _worker_table: Optional[Table] = None

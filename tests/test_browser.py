@@ -3,32 +3,24 @@ simulated table appears, the director clicks a rectification, the table plays on
 tests/artifacts/console.png (the folder ignores itself in git)."""
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
 import pytest
 
+from headless import ARTIFACTS, launch, playwright_or_skip
 from service.testing import ServerProcess
 
-CHROMIUM = os.environ.get("BRIDGETABLE_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-ARTIFACTS = Path(__file__).parent / "artifacts"
 PREFERRED = ("refuse", "correct", "accept", "spread")
 
 
 @pytest.mark.slow
 def test_director_console_rules_an_irregularity(tmp_path: Path) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: `make browsers` installs Debian's chromium (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / ".gitignore").write_text("*\n")
+    sync_api = playwright_or_skip()
     srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=2,
                         extra_args=("--pace", "0.04", "--irregularity-rate", "1", "--ruling-wait", "600"))
     with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             page.goto(f"{srv.base}/console?token={srv.token}")
@@ -67,14 +59,12 @@ def test_director_console_rules_an_irregularity(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_seat_and_spectator_pages_render(tmp_path: Path) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: `make browsers` installs Debian's chromium (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = playwright_or_skip()
     srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=1,
                         extra_args=("--pace", "0.05", "--irregularity-rate", "0"))
     with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
         token = api.get("/api/tables/1/tokens").json()["S"]["token"]
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        browser = launch(pw)
         try:
             page = browser.new_page()
             errors: list[str] = []

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any, Iterator, Optional
@@ -24,13 +23,10 @@ from service.event import CLUB, LiveEvent, build_movement
 from service.hub import Hub
 from service.journal import Journal
 from service.settings import ConfigError, MovementConfig, load_settings
+from headless import ARTIFACTS, launch, playwright_or_skip
 from service.testing import ServerProcess
 from service.visibility import DIRECTOR, SPECTATOR
 
-CHROMIUM = os.environ.get("BRIDGETABLE_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-ARTIFACTS = Path(__file__).parent / "artifacts"
 
 # Mitchell, 3 tables, 2 boards a round. Round 1: T1 boards 1-2, T2 3-4, T3 5-6; round 2: T1 3-4, T2 5-6,
 # T3 1-2; round 3: T1 5-6, T2 1-2, T3 3-4. Board 1 is played at T1 (round 1), T3 (round 2), T2 (round 3).
@@ -428,11 +424,7 @@ def test_wrong_board_rounds_and_restart(server: ServerProcess, clients: dict[str
 # ---------------------------------------------------------------------------------------------- the browser
 @pytest.mark.slow
 def test_results_page_in_a_headless_browser(tmp_path: Path) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: `make browsers` installs Debian's chromium (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / ".gitignore").write_text("*\n")
+    sync_api = playwright_or_skip()
     srv = ServerProcess(tmp_path, CONFIG)
     with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
         seat2 = d.get("/api/tables/2/tokens").json()["N"]["token"]
@@ -452,7 +444,7 @@ def test_results_page_in_a_headless_browser(tmp_path: Path) -> None:
         play(d, "2", 1, "4S", "N", 10)
         play(d, "3", 3, "2H", "E", 9)
         play(d, "3", 4, "3C", "S", 10)
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        browser = launch(pw)
         try:
             errors: list[str] = []
             pages = {}

@@ -3,28 +3,20 @@ the panel shows the failure and its error, the director clicks "retry failed" on
 the panel shows it delivered. Screenshot: tests/artifacts/console-uploads.png."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from headless import ARTIFACTS, launch, playwright_or_skip
 from service.testing import ServerProcess, free_port
 from upload_receiver import ReceiverProcess
 
-CHROMIUM = os.environ.get("BRIDGETABLE_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-ARTIFACTS = Path(__file__).parent / "artifacts"
 SECRET = "webhook-secret-for-tests"
 
 
 @pytest.mark.slow
 def test_console_shows_a_failed_upload_and_retries_it(tmp_path: Path) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: `make browsers` installs Debian's chromium")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / ".gitignore").write_text("*\n")
+    sync_api = playwright_or_skip()
     rp = ReceiverProcess(tmp_path / "receiver", SECRET, free_port(), schedule="400").start()
     cfg = {"tables": [{"id": "A"}],
            "uploads": [{"name": "scorer", "kind": "webhook", "url": rp.url + "/results", "secret": SECRET,
@@ -37,7 +29,7 @@ def test_console_shows_a_failed_upload_and_retries_it(tmp_path: Path) -> None:
                          {"type": "claim_response", "seat": "E", "accept": True},
                          {"type": "claim_response", "seat": "W", "accept": True}):
                 assert api.post("/api/tables/A/events", json=body).status_code == 200
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            browser = launch(pw)
             try:
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 page.goto(f"{srv.base}/console?token={srv.token}")

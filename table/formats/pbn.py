@@ -41,7 +41,7 @@ from ..events import (BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimRespon
                       board_started)
 from ..scoring import parse_contract
 from ..record import GameRecord, Recorded
-from ..tricks import TRICK_POWER, trick_winner_index
+from ..tricks import trick_winner_index
 
 __all__ = ["read_pbn", "write_pbn"]
 
@@ -721,7 +721,6 @@ def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]
         cont = "+" in slots
         slots = ["" if c == "+" else c for c in slots]
     trump = None if strain == "NT" else strain
-    by_lead = TRICK_POWER.get(trump)
     f = _IDX[first]
     cev = [_CARD_EV[(f + j) & 3] for j in range(4)]   # column -> that seat's card events
     lead = 0                                    # the leader's column (columns start at the Play seat)
@@ -755,21 +754,7 @@ def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]
             if any(slots[t + 4:]):
                 problems.append("play: no contract, so the leader after trick 1 is unknown; the rest is ignored")
             break
-        # trick_winner_index unrolled (once a trick, for every record read)
-        try:
-            power = by_lead[c0[0]]                # type: ignore[index]
-            w, best = 0, power[c0]
-            p = power[c1]
-            if p > best:
-                w, best = 1, p
-            p = power[c2]
-            if p > best:
-                w, best = 2, p
-            if power[c3] > best:
-                w = 3
-        except (KeyError, TypeError):             # not a card (cannot happen from the slot tables); the general path
-            w = trick_winner_index((c0, c1, c2, c3), trump)
-        lead = order[w]
+        lead = order[trick_winner_index((c0, c1, c2, c3), trump)]
     return tricks, cont
 
 
