@@ -265,7 +265,9 @@ def test_simulated_tables_follow_the_movement(tmp_path: Path) -> None:
         for t in ("1", "2", "3"):
             played = [r["body"]["board"] for r in d.get(f"/api/tables/{t}/events").json() if r["body"].get("type") == "board"]
             expected = {"1": [1, 2, 3, 4, 5, 6], "2": [3, 4, 5, 6, 1, 2], "3": [5, 6, 1, 2, 3, 4]}[t]
-            assert played == expected[:len(played)], (t, played)
+            # the movement's boards round by round; a fast robot may go on past the event (boards beyond it)
+            assert played[:len(expected)] == expected[:len(played)], (t, played)
+            assert all(b > 6 for b in played[len(expected):]), (t, played)
 
 
 # ---------------------------------------------------------------------------------------------- over HTTP
