@@ -37,6 +37,7 @@ SEATS: tuple[Seat, ...] = (Seat.N, Seat.E, Seat.S, Seat.W)
 _LHO = {s: SEATS[(i + 1) % 4] for i, s in enumerate(SEATS)}
 _RHO = {s: SEATS[(i + 3) % 4] for i, s in enumerate(SEATS)}
 _PARD = {s: SEATS[(i + 2) % 4] for i, s in enumerate(SEATS)}
+_SEAT_LETTER = {**{str(s): s for s in SEATS}, **{str(s).lower(): s for s in SEATS}}
 
 SUITS = "SHDC"                       # ranking order, highest first (Law 1)
 RANKS = "AKQJT98765432"              # highest first
@@ -82,12 +83,12 @@ def sort_cards(cards: Iterable[str]) -> list[str]:
 class Deal:
     """The four original hands of a board: an immutable map seat -> 13 cards."""
 
-    __slots__ = ("hands", "owner", "_suit_counts")
+    __slots__ = ("hands", "_owner", "_suit_counts")
 
     def __init__(self, hands: Mapping[str, Iterable[str]], *, complete: bool = True) -> None:
         self.hands: dict[Seat, frozenset[str]] = {}
-        owner: dict[str, Seat] = {}
         listed: dict[Seat, Sequence[str] | AbstractSet[str]] = {}
+        every: set[str] = set()
         held = 0
         for s in SEATS:
             cards_listed = hands.get(s, ())
@@ -97,9 +98,9 @@ class Deal:
             cards = self.hands[s] = frozenset(cards_listed)
             if len(cards) != len(cards_listed):
                 raise CardError(f"{s}'s hand lists a card twice")
-            owner.update(dict.fromkeys(cards, s))
+            every |= cards
             held += len(cards)
-        if len(owner) != held:                    # a card in two hands: name the first, in the order given
+        if len(every) != held:                    # a card in two hands: name the first, in the order given
             seen: dict[str, Seat] = {}
             for s in SEATS:
                 for c in listed[s]:
@@ -111,7 +112,16 @@ class Deal:
             for s, cards in self.hands.items():
                 if len(cards) != 13:
                     raise CardError(f"{s} holds {len(cards)} cards, not 13")
-        self.owner = owner
+        self._owner: Optional[dict[str, Seat]] = None
+
+    @property
+    def owner(self) -> dict[str, Seat]:
+        """{card: seat} (built on first use: a replay's play reads it only when a card is not where the deal
+        says; shared, never to be changed)."""
+        owner = self._owner
+        if owner is None:
+            owner = self._owner = {c: s for s, cards in self.hands.items() for c in cards}
+        return owner
 
     @classmethod
     def from_pbn(cls, text: str) -> "Deal":
@@ -124,14 +134,16 @@ class Deal:
         text = text.strip()
         if len(text) < 2 or text[1] != ":":
             raise CardError(f"deal lacks a first-seat prefix: {text!r}")
-        first = seat(text[0])
+        first = _SEAT_LETTER.get(text[0]) or seat(text[0])
         parts = text[2:].split()
         if len(parts) != 4:
             raise CardError(f"deal has {len(parts)} hands, not 4: {text!r}")
         hands: dict[str, Sequence[str]] = {}
         written: dict[Seat, str] = {}
+        counts: dict[Seat, dict[str, int]] = {}
         unknown: list[Seat] = []
         s = first
+        hs, hh, hd, hc = _HOLDING_CARDS
         for part in parts:
             if part == "-":
                 unknown.append(s)
@@ -139,15 +151,22 @@ class Deal:
                 suits = part.split(".")
                 if len(suits) != 4:
                     raise CardError(f"hand {part!r} has {len(suits)} suits, not 4")
-                hands[s] = (_holding(0, suits[0], part) + _holding(1, suits[1], part)
-                            + _holding(2, suits[2], part) + _holding(3, suits[3], part))
+                a, b, c, d = suits
+                # the cache's look-ups inline (a void's () is falsy and takes the call: still right)
+                sp, he, di, cl = (hs.get(a) or _holding(0, a, part), hh.get(b) or _holding(1, b, part),
+                                  hd.get(c) or _holding(2, c, part), hc.get(d) or _holding(3, d, part))
+                hands[s] = sp + he + di + cl
+                counts[s] = {"S": len(sp), "H": len(he), "D": len(di), "C": len(cl)}
                 written[s] = part
-            s = s.lho
+            s = _LHO[s]
         if len(unknown) == 1:
             used = {c for cs in hands.values() for c in cs}
             hands[unknown[0]] = [c for c in ALL_CARDS if c not in used]
         try:
-            return cls(hands, complete=not unknown or len(unknown) == 1)
+            deal = cls(hands, complete=not unknown or len(unknown) == 1)
+            if not unknown:
+                deal._suit_counts = counts          # the holdings' lengths (the checks passed: no card twice)
+            return deal
         except CardError:
             for s, part in written.items():      # name the hand as written when it lists a card twice
                 if len(set(hands[s])) != len(hands[s]):

@@ -15,7 +15,7 @@ States a director recognises::
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from transitions import Machine
 from transitions.core import Event, EventData, MachineError, State, Transition
@@ -264,6 +264,30 @@ class Table:
                 for irr in flagged:
                     self.on_irregularity(irr)
         return flagged
+
+    def apply_all(self, events: Sequence[TableEvent]) -> None:
+        """Apply a whole record's events in order, exactly as ``apply`` one by one would (a replay's path).
+        Runs of legal cards in the play go through ``Play.run_cards`` in one loop. An exception names the
+        event that raised it in a note."""
+        apply = self.apply
+        n = len(events)
+        i = 0
+        try:
+            while i < n:
+                e = events[i]
+                if e.__class__ is CardPlayed and self.state == "play":
+                    play = self.play
+                    j = play.run_cards(events, i, CardPlayed)        # type: ignore[union-attr]
+                    if j > i:
+                        if len(play.winners) == 13 and play.awaiting is None:   # type: ignore[union-attr]
+                            self._finish()
+                        i = j
+                        continue
+                apply(e)
+                i += 1
+        except Exception as err:
+            err.add_note(f"event {i}: {events[i]!r}")
+            raise
 
     def _apply(self, event: TableEvent) -> list[Irregularity]:
         handler = _HANDLERS.get(event.__class__)

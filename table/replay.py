@@ -62,15 +62,12 @@ def read_event_log(path: Path, source: str) -> Iterator[GameRecord]:
 
 def replay_events(table: Table, events: Iterable[TableEvent]) -> Optional[str]:
     """Apply events; returns an error message if an event could not be applied (the table keeps its state)."""
-    apply = table.apply
-    event = None
     try:
-        for event in events:
-            apply(event)
+        table.apply_all(events if isinstance(events, (list, tuple)) else list(events))
     except TableError as err:
         return str(err)
     except Exception as err:            # an engine bug: report it on this record, keep the run going
-        log.exception("engine failed on %s", event)
+        log.exception("engine failed (%s)", "; ".join(getattr(err, "__notes__", ())))
         return f"engine error: {err!r}"
     return None
 

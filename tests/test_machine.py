@@ -263,10 +263,18 @@ def test_random_legal_boards_complete_with_no_flags_and_consistent_score(seed, b
 
 
 # ---------------------------------------------------------------- the fast paths of Table.apply
+def _table_state(t: Table) -> tuple:
+    return (t.state, t.tricks, t.score_ns, [i.to_dict() for i in t.irregularities],
+            [list(tr) for tr in t.play.tricks] if t.play else None)
+
+
 def _same_course(events) -> None:
     """Every event through ``apply`` (fast paths for the common card and call) and through ``_apply`` (the
-    general handler dispatch) leaves two tables in the same state, with the same flags, after every event."""
-    fast, slow = Table("fast"), Table("slow")
+    general handler dispatch) leaves two tables in the same state, with the same flags, after every event;
+    ``apply_all`` (a replay's batch path) over the whole list ends in that state too, or raises the first
+    error the event-by-event run met."""
+    fast, slow, batch = Table("fast"), Table("slow"), Table("batch")
+    first_error = None
     try:
         for e in events:
             try:
@@ -275,13 +283,21 @@ def _same_course(events) -> None:
                 with pytest.raises(TableError):
                     slow._apply(e)
                 assert str(err)
+                first_error = first_error or str(err)
                 continue
             assert got == [i.code for i in slow._apply(e)]
-            assert (fast.state, fast.tricks, fast.score_ns, [i.to_dict() for i in fast.irregularities]) == \
-                (slow.state, slow.tricks, slow.score_ns, [i.to_dict() for i in slow.irregularities])
+            assert _table_state(fast) == _table_state(slow)
+        if first_error is None:
+            batch.apply_all(events)
+            assert _table_state(batch) == _table_state(fast)
+        else:
+            with pytest.raises(TableError) as raised:
+                batch.apply_all(events)
+            assert str(raised.value) == first_error
     finally:
         fast.close()
         slow.close()
+        batch.close()
 
 
 @settings(max_examples=60, deadline=None)
