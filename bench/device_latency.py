@@ -18,6 +18,10 @@ this process's CPU time (every driver thread, the consumer, the tables) during t
 events applied; the idle cost (heartbeats of all the devices, threads waking) is measured separately
 before the board starts and reported beside it.
 
+Beside it, in the same run, a **baseline**: the device process sends an 8-byte time stamp per device action
+over TCP to a third process that only reads them, so the platform's own wake-up latency under the same load
+is measured with no protocol, driver or table on the path (this is a shared VM whose stalls come and go).
+
 Writes the figures into docs/PERFORMANCE.md between ``<!-- devices:start -->`` and ``<!-- devices:end -->``.
 """
 from __future__ import annotations
@@ -51,7 +55,34 @@ def board_script() -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------------------- device side
-def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir: str) -> None:
+def baseline_process(conn: Any) -> None:
+    """The platform's own wake-up latency, for comparison: a process that only reads 8-byte monotonic stamps
+    from a TCP socket (one per device action, sent by the device process beside the action) and records how
+    late each arrives. No protocol, no driver, no table: what is left is the kernel, the scheduler and the VM
+    under the same load as the measured path."""
+    import socket
+    import struct
+    srv = socket.create_server(("127.0.0.1", 0))
+    conn.send(srv.getsockname()[1])
+    sock, _ = srv.accept()
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    late: list[tuple[float, float]] = []
+    buf = b""
+    while True:
+        data = sock.recv(4096)
+        now = time.monotonic()
+        if not data:
+            break
+        buf += data
+        while len(buf) >= 8:
+            (sent,) = struct.unpack("d", buf[:8])
+            buf = buf[8:]
+            late.append((sent, (now - sent) * 1000))
+    conn.send(late)
+
+
+def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir: str,
+                   baseline_port: int = 0) -> None:
     import hw_sim  # noqa: F401
     from firmware_host import Zone
     from hw_sim.devices import BiddingBox, SeatReader
@@ -90,6 +121,11 @@ def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir
     script = board_script()
     uids = deck_uids("deck-2")                     # board 3 plays with deck-2 of the simulated club
     start = conn.recv()                            # the host says go (a monotonic time to start at)
+    import socket
+    import struct
+    beacon = socket.create_connection(("127.0.0.1", baseline_port)) if baseline_port else None
+    if beacon is not None:
+        beacon.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     actions = []
     for t in range(tables):
         for i, ev in enumerate(script):
@@ -109,6 +145,10 @@ def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir
         else:
             zone = Zone.DUMMY if ev["seat"] == "S" else Zone.PLAY         # South is dummy in this board
             port.act(lambda d, e=ev, z=zone: d.place_card(uids[e["card"]], z))
+        if beacon is not None:
+            beacon.sendall(struct.pack("d", time.monotonic()))
+    if beacon is not None:
+        beacon.close()
     time.sleep(1.0)
     conn.send(stamps)
     conn.recv()                                    # the host has closed its links
@@ -118,7 +158,8 @@ def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir
 
 # ---------------------------------------------------------------------------------------------- host side
 def run(tables: int, transport: str, pace: float, threads: bool = False,
-        heartbeat_ms: int | None = None, inline: bool = False) -> dict[str, Any]:
+        heartbeat_ms: int | None = None, inline: bool = False, switch_ms: float | None = None) -> dict[str, Any]:
+    import gc
     import tempfile
 
     from drivers.bidding_box import BiddingBoxDriver
@@ -134,7 +175,12 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe()
     link_dir = tempfile.mkdtemp(prefix="bench-devices-")
-    proc = ctx.Process(target=device_process, args=(child, tables, transport, pace, link_dir), daemon=True)
+    base_parent, base_child = ctx.Pipe()
+    base = ctx.Process(target=baseline_process, args=(base_child,), daemon=True)
+    base.start()
+    baseline_port = base_parent.recv()
+    proc = ctx.Process(target=device_process, args=(child, tables, transport, pace, link_dir, baseline_port),
+                       daemon=True)
     proc.start()
     listing = parent.recv()
     script = board_script()
@@ -191,6 +237,9 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         drivers.append(d)
     from drivers.pool import DriverPool
     pool = DriverPool(drivers)
+    old_switch = sys.getswitchinterval()
+    if switch_ms is not None:
+        sys.setswitchinterval(switch_ms / 1000)
     cpu0 = time.process_time()
     if threads:
         for d in drivers:
@@ -207,10 +256,23 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     idle_t0, idle_c0 = time.monotonic(), time.process_time()
     time.sleep(5.0)
     idle_cpu = (time.process_time() - idle_c0) / (time.monotonic() - idle_t0)
+    gc.collect()
+    gc.freeze()                    # as the service does once it is up (service/app.py)
+    pauses: list[tuple[int, float]] = []          # (generation, ms) of every collection during the board
+    gc_t0 = [0.0]
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            gc_t0[0] = time.perf_counter()
+        else:
+            pauses.append((info["generation"], (time.perf_counter() - gc_t0[0]) * 1000))
+    gc.callbacks.append(on_gc)
     start = time.monotonic() + 0.5
     parent.send(start)
     c0 = time.process_time()
     stamps = parent.recv()
+    gc.callbacks.remove(on_gc)
+    gc.unfreeze()
     board_s = time.monotonic() - start
     board_cpu = time.process_time() - c0
     events = sum(counts)
@@ -221,8 +283,12 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
             d.close()
     else:
         pool.close()
+    sys.setswitchinterval(old_switch)
     parent.send("done")
     proc.join(timeout=30)
+    baseline = sorted(ms for _, ms in base_parent.recv())
+    base.join(timeout=10)
+    bq = statistics.quantiles(baseline, n=100) if len(baseline) >= 100 else [float("nan")] * 99
     inbox.put((-1, None))
     consumer.join()
     lat = sorted((applied[k] - stamps[k]) * 1000 for k in applied if k in stamps)
@@ -242,6 +308,10 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         "p99_ms_by_event": p99_by_type,
         "mean_ms": statistics.fmean(lat) if lat else float("nan"),
         "board_cpu_s": board_cpu, "idle_cpu": idle_cpu,
+        "gc_collections": [sum(1 for g, _ in pauses if g == k) for k in range(3)],
+        "gc_max_pause_ms": [round(max([ms for g, ms in pauses if g == k], default=0.0), 2) for k in range(3)],
+        "baseline_p50_ms": bq[49], "baseline_p99_ms": bq[98], "baseline_max_ms": baseline[-1] if baseline else float("nan"),
+        "over_5ms": sum(x > 5.0 for x in lat), "baseline_over_5ms": sum(x > 5.0 for x in baseline),
         "cpu_per_event_us": board_cpu / max(1, events) * 1e6,
         "cpu_per_event_net_us": max(0.0, board_cpu - idle_cpu * board_s) / max(1, events) * 1e6,
         "retransmits": sum(h["retransmits"] for h in health), "crc_errors": sum(h["crc_errors"] for h in health),
@@ -249,6 +319,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         "mode": "a thread per driver" if threads else ("one DriverPool thread for all drivers, applying inline"
                                                        if inline else "one DriverPool thread for all drivers"),
         "heartbeat_ms": config.heartbeat_ms, "ack_delay_ms": config.ack_delay_ms,
+        "switch_ms": (switch_ms if switch_ms is not None else old_switch * 1000),
         "cpus": os.cpu_count(), "python": platform.python_version(), "setup_cpu_s": c0 - cpu0,
     }
 
@@ -257,7 +328,8 @@ def markdown(runs: list[dict[str, Any]], cmd: str) -> str:
     r0 = runs[0]
     rows = "\n".join(
         f"| {r['transport']}, {r['mode']}, heartbeat {r['heartbeat_ms'] / 1000:g} s, ACK delay ≤ {r['ack_delay_ms']} ms | {r['events']:,} / {r['expected']:,} | {r['rate']:.0f}/s | "
-        f"**{r['p50_ms']:.2f} ms** | **{r['p99_ms']:.2f} ms** | {r['max_ms']:.1f} ms | "
+        f"**{r['p50_ms']:.2f} ms** | **{r['p99_ms']:.2f} ms** | {r['max_ms']:.1f} ms | {r['over_5ms']} | "
+        f"{r['baseline_p50_ms']:.2f} / {r['baseline_p99_ms']:.2f} / {r['baseline_max_ms']:.1f} ms | {r['baseline_over_5ms']} | "
         f"**{r['cpu_per_event_us']:.0f} µs** | {r['cpu_per_event_net_us']:.0f} µs | {r['idle_cpu'] * 100:.1f} % |"
         for r in runs)
     return f"""## Devices: frame to table latency
@@ -269,14 +341,20 @@ thread; this process runs the drivers, their sans-I/O `HostSession`s and one con
 the events to {r0['tables']} `Table`s. Each table plays a board (4 hand pickups, 8 calls, 40 cards), one device
 action per {r0['pace']:g} s per table, tables staggered. Latency: the device process has written the
 frame's last byte → `Table.apply` has returned here. CPU: this process, all threads, during the board,
-per event applied (and above the idle cost: heartbeats of every device, waiting).
+per event applied (and above the idle cost: heartbeats of every device, waiting). Baseline, in the same run:
+the device process also sends an 8-byte time stamp per device action over TCP to a third process that
+does nothing but read them; how late they arrive is this VM's own wake-up latency under the same load,
+with no protocol, driver or table on the path.
 
-| transport, drivers, session timings | events applied | rate | p50 | p99 | max | CPU per event | above idle | idle CPU |
-|---|---|---|---|---|---|---|---|---|
+| transport, drivers, session timings | events applied | rate | p50 | p99 | max | > 5 ms | baseline p50 / p99 / max | baseline > 5 ms | CPU per event | above idle | idle CPU |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 {rows}
 
 {summary(runs)}
 
+Host garbage collections during the boards, over all runs: {sum(r['gc_collections'][0] for r in runs)} young,
+{sum(r['gc_collections'][1] for r in runs)} middle, {sum(r['gc_collections'][2] for r in runs)} full; the longest pause
+{max(max(r['gc_max_pause_ms']) for r in runs):.2f} ms.
 Events out of their table's order: {sum(r['mismatched'] for r in runs)}; retransmissions (clean wire):
 {sum(r['retransmits'] for r in runs)}; all devices connected (handshakes) in {max(r['connect_s'] for r in runs):.1f} s
 at most. `drivers.pool.DriverPool` runs every driver of the process on one thread (a selector over the
@@ -288,13 +366,17 @@ def summary(runs: list[dict[str, Any]]) -> str:
     """p99 over the repeated runs of each configuration: this is a shared 2-core VM, one run is not enough."""
     groups: dict[tuple[str, str, int], list[float]] = {}
     for r in runs:
-        groups.setdefault((r["transport"], r["mode"], r["heartbeat_ms"], r["ack_delay_ms"]), []).append(r["p99_ms"])
+        groups.setdefault((r["transport"], r["mode"], r["heartbeat_ms"], r["ack_delay_ms"]), []).append(r)
     lines = []
-    for (transport, mode, hb, ack), p99s in groups.items():
+    for (transport, mode, hb, ack), rs in groups.items():
+        p99s = [r["p99_ms"] for r in rs]
+        base = [r["baseline_p99_ms"] for r in rs]
         under = sum(p < 5.0 for p in p99s)
         lines.append(f"- {transport}, {mode}, heartbeat {hb / 1000:g} s, ACK delay ≤ {ack} ms: p99 over {len(p99s)} runs: median "
                      f"**{statistics.median(p99s):.2f} ms**, best {min(p99s):.2f} ms, worst {max(p99s):.2f} ms; "
-                     f"under 5 ms in {under} of {len(p99s)} runs")
+                     f"under 5 ms in {under} of {len(p99s)} runs. Baseline p99 in the same runs: median "
+                     f"{statistics.median(base):.2f} ms, worst {max(base):.2f} ms; bridgetable's p99 at most the "
+                     f"baseline's + 1 ms in {sum(p <= b + 1.0 for p, b in zip(p99s, base))} of {len(p99s)} runs")
     return "\n".join(lines)
 
 
@@ -322,20 +404,26 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="runs of each configuration (interleaved)")
     ap.add_argument("--inline", action="store_true", help="apply each event on the drivers' pool thread "
                     "instead of handing it to a consumer thread (the service hands it to its event loop)")
+    ap.add_argument("--switch-ms", default="default",
+                    help="the host's GIL switch interval (sys.setswitchinterval) in ms, or a comma list to compare; "
+                         "'default' leaves Python's 5 ms")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/PERFORMANCE.md alone")
     args = ap.parse_args()
     beats = [None if h.strip() == "pool" else int(h) for h in args.heartbeat_ms.split(",") if h.strip()]
+    switches = [None if w.strip() == "default" else float(w) for w in args.switch_ms.split(",") if w.strip()]
     runs = []
     for _ in range(args.repeat):
         for transport in [t.strip() for t in args.transport.split(",") if t.strip()]:
             for hb in beats:
-                runs.append(run(args.tables, transport, args.pace, heartbeat_ms=hb, inline=args.inline))
-                print(json.dumps(runs[-1], indent=1), flush=True)
+                for sw in switches:
+                    runs.append(run(args.tables, transport, args.pace, heartbeat_ms=hb, inline=args.inline,
+                                    switch_ms=sw))
+                    print(json.dumps(runs[-1], indent=1), flush=True)
     if args.threads:
         runs.append(run(args.tables, "tcp", args.pace, threads=True))
         print(json.dumps(runs[-1], indent=1), flush=True)
     cmd = (f"python bench/device_latency.py --tables {args.tables} --transport {args.transport} --pace {args.pace:g}"
-           f" --heartbeat-ms {args.heartbeat_ms} --repeat {args.repeat}" + (" --threads" if args.threads else "")
+           f" --heartbeat-ms {args.heartbeat_ms} --switch-ms {args.switch_ms} --repeat {args.repeat}" + (" --threads" if args.threads else "")
            + (" --inline" if args.inline else ""))
     text = markdown(runs, cmd)
     print(text)

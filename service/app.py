@@ -2,6 +2,7 @@
 from it, opens the configured devices, starts the simulated tables, and undoes all of that at shutdown."""
 from __future__ import annotations
 
+import gc
 import logging
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -93,6 +94,11 @@ def create_app(settings: Optional[Settings] = None,
         svc.info = {"director_token": svc.tokens.director_token, "database": settings.database,
                     "journal_rows": rows, "tables": sorted(club.tables), "devices": n_devices}
         log.info("service ready: %d tables, %d journal rows replayed, %d devices", len(club.tables), rows, n_devices)
+        # What start-up built (tables replayed from the journal, drivers, the libraries) lives as long as the
+        # service: out of the cyclic collector's sight, a full collection no longer walks it while device frames
+        # wait (one took 85 ms in bench/device_latency.py; docs/PERFORMANCE.md).
+        gc.collect()
+        gc.freeze()
         if on_ready is not None:
             on_ready(svc.info)
         try:
@@ -106,6 +112,7 @@ def create_app(settings: Optional[Settings] = None,
                 await svc.uploads.stop()
             journal.close()
             club.close()
+            gc.unfreeze()                           # a later app in this process starts from a clean slate
 
     app = FastAPI(title="bridgetable", version="0.1.0", lifespan=lifespan,
                   description="Electronic bridge tables: the law engine's tables, the journal, the director "
