@@ -1,15 +1,19 @@
 """Device latency: 100 simulated tables feeding one process over TCP sockets (or ptys).
 
-    python bench/device_latency.py [--tables 100] [--transport tcp,pty] [--pace 0.2]
-                                   [--heartbeat-ms pool,1000] [--repeat 3] [--threads] [--no-write]
+    python bench/device_latency.py [--tables 100] [--transport tcp,pty] [--pace 0.2] [--host loop,pool,inline]
+                                   [--heartbeat-ms pool,1000] [--ack-delay-ms pool,40] [--repeat 3]
+                                   [--threads] [--no-write]
 
 Two processes, as in a club: a child process runs the simulated devices (4 seat readers + 4 bidding boxes
 per table, all served by hw_sim's one reactor thread) and plays one board per table: the 4 hand pickups,
 the auction and the first 40 cards of a hand-made board, one device action per table every ``--pace``
-seconds (tables staggered). This process runs the drivers — all of them on one :class:`drivers.pool.DriverPool`
-thread (or, with ``--threads``, each on a thread of its own as ``DeviceDriver.start`` does) — reading
-``socket://`` (or the pty paths) through the sans-I/O ``HostSession``, and one consumer thread that applies
-every table event to that table's :class:`table.machine.Table`.
+seconds (tables staggered). This process runs the drivers, reading ``socket://`` (or the pty paths) through
+the sans-I/O ``HostSession``, and applies every table event to that table's :class:`table.machine.Table`,
+in one of three ways (``--host``): ``loop``, the service's (service/devices.py): a
+:class:`drivers.loop_pool.LoopPool` on an asyncio event loop, each table's events through an
+``asyncio.Queue`` to a consumer task; ``pool``: all drivers on one :class:`drivers.pool.DriverPool` thread
+handing the events to one consumer thread; ``inline``: the DriverPool thread applies them itself. With
+``--threads`` there is also a run with a thread per driver, as ``DeviceDriver.start`` does.
 
 Latency is measured from the moment the device side has handed the **last byte of the frame** to the
 kernel (``send``/``write`` returned, stamped in the device process) to the moment ``Table.apply`` has
@@ -27,6 +31,7 @@ Writes the figures into docs/PERFORMANCE.md between ``<!-- devices:start -->`` a
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import multiprocessing as mp
 import os
@@ -158,7 +163,8 @@ def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir
 
 # ---------------------------------------------------------------------------------------------- host side
 def run(tables: int, transport: str, pace: float, threads: bool = False,
-        heartbeat_ms: int | None = None, inline: bool = False, switch_ms: float | None = None) -> dict[str, Any]:
+        heartbeat_ms: int | None = None, inline: bool = False, switch_ms: float | None = None,
+        ack_delay_ms: int | None = None, on_loop: bool = False) -> dict[str, Any]:
     import gc
     import tempfile
 
@@ -227,25 +233,59 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     # the service's pool timings by default; --heartbeat-ms 1000 gives the protocol's defaults
     config = POOL_SESSION if heartbeat_ms is None else SessionConfig(
         heartbeat_ms=heartbeat_ms, link_timeout_ms=max(3500, int(heartbeat_ms * 3.5)))
-    for t, s, kind, serial, url in listing:
-        emit = (lambda ev, t=t: take(t, ev)) if inline else (lambda ev, t=t: inbox.put((t, ev)))
-        if kind == "reader":
-            d: Any = SeatReaderDriver(url, emit, seats, decks, config=config)
-            d.set_board(deal, "deck-2")
-        else:
-            d = BiddingBoxDriver(url, emit, seats, config=config)
-        drivers.append(d)
-    from drivers.pool import DriverPool
-    pool = DriverPool(drivers)
+    if ack_delay_ms is not None:
+        config = dataclasses.replace(config, ack_delay_ms=ack_delay_ms)
+    def make_drivers(emit_for: Any) -> list[Any]:
+        made = []
+        for t, s, kind, serial, url in listing:
+            emit = emit_for(t)
+            if kind == "reader":
+                d: Any = SeatReaderDriver(url, emit, seats, decks, config=config)
+                d.set_board(deal, "deck-2")
+            else:
+                d = BiddingBoxDriver(url, emit, seats, config=config)
+            made.append(d)
+        return made
+
+    loop: Any = None
     old_switch = sys.getswitchinterval()
     if switch_ms is not None:
         sys.setswitchinterval(switch_ms / 1000)
     cpu0 = time.process_time()
-    if threads:
-        for d in drivers:
-            d.start(poll=0.5)
+    if on_loop:
+        # as the service runs them (service/devices.py): a LoopPool on an asyncio loop, each table's events
+        # through its own asyncio.Queue to a consumer task that applies them
+        import asyncio
+
+        from drivers.loop_pool import LoopPool, loop_emitter
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, name="service-loop", daemon=True).start()
+
+        consumers: list[Any] = []
+
+        async def build() -> tuple[Any, list[Any]]:
+            queues = [asyncio.Queue() for _ in range(tables)]
+
+            async def consume_table(t: int, q: Any) -> None:
+                while True:
+                    take(t, await q.get())
+            consumers.extend(asyncio.get_running_loop().create_task(consume_table(t, q))
+                             for t, q in enumerate(queues))
+            made = make_drivers(lambda t: loop_emitter(loop, queues[t].put_nowait))
+            lp = LoopPool(loop)
+            for d in made:
+                lp.add(d)
+            return lp, made
+        pool, drivers = asyncio.run_coroutine_threadsafe(build(), loop).result()
     else:
-        pool.start()
+        drivers = make_drivers(lambda t: (lambda ev: take(t, ev)) if inline else (lambda ev: inbox.put((t, ev))))
+        from drivers.pool import DriverPool
+        pool = DriverPool(drivers)
+        if threads:
+            for d in drivers:
+                d.start(poll=0.5)
+        else:
+            pool.start()
     deadline = time.monotonic() + 120
     while not all(d.connected for d in drivers):
         if time.monotonic() > deadline:
@@ -270,7 +310,11 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     start = time.monotonic() + 0.5
     parent.send(start)
     c0 = time.process_time()
+    ru0 = resource.getrusage(resource.RUSAGE_SELF)
+    pumps0 = pool.pumps
     stamps = parent.recv()
+    ru1 = resource.getrusage(resource.RUSAGE_SELF)
+    pumps = pool.pumps - pumps0
     gc.callbacks.remove(on_gc)
     gc.unfreeze()
     board_s = time.monotonic() - start
@@ -281,6 +325,14 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
             d.request_stop()
         for d in drivers:
             d.close()
+    elif on_loop:
+        async def shut() -> None:
+            pool.close()
+            for c in consumers:
+                c.cancel()
+            await asyncio.gather(*consumers, return_exceptions=True)
+        asyncio.run_coroutine_threadsafe(shut(), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
     else:
         pool.close()
     sys.setswitchinterval(old_switch)
@@ -313,11 +365,17 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         "baseline_p50_ms": bq[49], "baseline_p99_ms": bq[98], "baseline_max_ms": baseline[-1] if baseline else float("nan"),
         "over_5ms": sum(x > 5.0 for x in lat), "baseline_over_5ms": sum(x > 5.0 for x in baseline),
         "cpu_per_event_us": board_cpu / max(1, events) * 1e6,
+        "user_per_event_us": (ru1.ru_utime - ru0.ru_utime) / max(1, events) * 1e6,
+        "system_per_event_us": (ru1.ru_stime - ru0.ru_stime) / max(1, events) * 1e6,
+        "context_switches": {"voluntary": ru1.ru_nvcsw - ru0.ru_nvcsw, "involuntary": ru1.ru_nivcsw - ru0.ru_nivcsw},
+        "pool_pumps": pumps,
         "cpu_per_event_net_us": max(0.0, board_cpu - idle_cpu * board_s) / max(1, events) * 1e6,
         "retransmits": sum(h["retransmits"] for h in health), "crc_errors": sum(h["crc_errors"] for h in health),
         "device_errors": sum(1 for e in device_events if e.is_error),
-        "mode": "a thread per driver" if threads else ("one DriverPool thread for all drivers, applying inline"
-                                                       if inline else "one DriverPool thread for all drivers"),
+        "mode": ("a thread per driver" if threads else
+                 "the service's way: a LoopPool on an asyncio loop, a consumer task per table" if on_loop else
+                 "one DriverPool thread for all drivers, applying inline" if inline else
+                 "one DriverPool thread for all drivers, a consumer thread"),
         "heartbeat_ms": config.heartbeat_ms, "ack_delay_ms": config.ack_delay_ms,
         "switch_ms": (switch_ms if switch_ms is not None else old_switch * 1000),
         "cpus": os.cpu_count(), "python": platform.python_version(), "setup_cpu_s": c0 - cpu0,
@@ -337,8 +395,9 @@ def markdown(runs: list[dict[str, Any]], cmd: str) -> str:
 Measured {time.strftime('%Y-%m-%d')} on this machine ({r0['cpus']} cores, shared with the device process, Python
 {r0['python']}), `{cmd}` (how: the script's docstring). {r0['tables']} simulated tables, {r0['devices']} simulated
 devices (4 seat readers and 4 bidding boxes per table) in a child process, served by hw_sim's one reactor
-thread; this process runs the drivers, their sans-I/O `HostSession`s and one consumer thread applying
-the events to {r0['tables']} `Table`s. Each table plays a board (4 hand pickups, 8 calls, 40 cards), one device
+thread; this process runs the drivers and their sans-I/O `HostSession`s and applies the events to
+{r0['tables']} `Table`s (the service's way: an asyncio loop pumping the drivers, a consumer task per table;
+or a driver thread handing the events to a consumer thread). Each table plays a board (4 hand pickups, 8 calls, 40 cards), one device
 action per {r0['pace']:g} s per table, tables staggered. Latency: the device process has written the
 frame's last byte → `Table.apply` has returned here. CPU: this process, all threads, during the board,
 per event applied (and above the idle cost: heartbeats of every device, waiting). Baseline, in the same run:
@@ -357,8 +416,9 @@ Host garbage collections during the boards, over all runs: {sum(r['gc_collection
 {max(max(r['gc_max_pause_ms']) for r in runs):.2f} ms.
 Events out of their table's order: {sum(r['mismatched'] for r in runs)}; retransmissions (clean wire):
 {sum(r['retransmits'] for r in runs)}; all devices connected (handshakes) in {max(r['connect_s'] for r in runs):.1f} s
-at most. `drivers.pool.DriverPool` runs every driver of the process on one thread (a selector over the
-links' descriptors and a heap of session timers); `DeviceDriver.start()` gives each driver a thread.
+at most. `drivers.loop_pool.LoopPool` pumps the drivers from the service's asyncio loop (the links'
+descriptors in its selector, the sessions' timers as its timers); `drivers.pool.DriverPool` runs them on
+one thread of their own (a selector and a heap of timers); `DeviceDriver.start()` gives each driver a thread.
 """
 
 
@@ -402,29 +462,40 @@ def main() -> None:
                     help="'pool' (drivers.pool.POOL_SESSION, what the service uses), a number of ms, or a comma "
                          "list to compare (1000 is the protocol's default)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each configuration (interleaved)")
-    ap.add_argument("--inline", action="store_true", help="apply each event on the drivers' pool thread "
-                    "instead of handing it to a consumer thread (the service hands it to its event loop)")
+    ap.add_argument("--host", default="loop",
+                    help="how this process runs the drivers, or a comma list to compare: 'loop' (the service's way: "
+                         "drivers.loop_pool.LoopPool on an asyncio loop, a consumer task per table), 'pool' (a "
+                         "DriverPool thread handing events to a consumer thread), 'inline' (a DriverPool thread "
+                         "applying them itself)")
     ap.add_argument("--switch-ms", default="default",
                     help="the host's GIL switch interval (sys.setswitchinterval) in ms, or a comma list to compare; "
                          "'default' leaves Python's 5 ms")
+    ap.add_argument("--ack-delay-ms", default="pool",
+                    help="'pool' (POOL_SESSION's), a number of ms, or a comma list to compare")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs/PERFORMANCE.md alone")
     args = ap.parse_args()
     beats = [None if h.strip() == "pool" else int(h) for h in args.heartbeat_ms.split(",") if h.strip()]
     switches = [None if w.strip() == "default" else float(w) for w in args.switch_ms.split(",") if w.strip()]
+    acks = [None if a.strip() == "pool" else int(a) for a in args.ack_delay_ms.split(",") if a.strip()]
+    hosts = [h.strip() for h in args.host.split(",") if h.strip()]
+    if not set(hosts) <= {"loop", "pool", "inline"}:
+        ap.error("--host takes loop, pool or inline")
     runs = []
     for _ in range(args.repeat):
         for transport in [t.strip() for t in args.transport.split(",") if t.strip()]:
             for hb in beats:
                 for sw in switches:
-                    runs.append(run(args.tables, transport, args.pace, heartbeat_ms=hb, inline=args.inline,
-                                    switch_ms=sw))
-                    print(json.dumps(runs[-1], indent=1), flush=True)
+                    for ack in acks:
+                        for host in hosts:
+                            runs.append(run(args.tables, transport, args.pace, heartbeat_ms=hb, switch_ms=sw,
+                                            ack_delay_ms=ack, inline=host == "inline", on_loop=host == "loop"))
+                            print(json.dumps(runs[-1], indent=1), flush=True)
     if args.threads:
         runs.append(run(args.tables, "tcp", args.pace, threads=True))
         print(json.dumps(runs[-1], indent=1), flush=True)
     cmd = (f"python bench/device_latency.py --tables {args.tables} --transport {args.transport} --pace {args.pace:g}"
-           f" --heartbeat-ms {args.heartbeat_ms} --switch-ms {args.switch_ms} --repeat {args.repeat}" + (" --threads" if args.threads else "")
-           + (" --inline" if args.inline else ""))
+           f" --heartbeat-ms {args.heartbeat_ms} --switch-ms {args.switch_ms} --ack-delay-ms {args.ack_delay_ms}"
+           f" --host {args.host} --repeat {args.repeat}" + (" --threads" if args.threads else ""))
     text = markdown(runs, cmd)
     print(text)
     if not args.no_write:

@@ -108,8 +108,10 @@ class DeviceDriver:
     def _ms(now: float) -> int:
         return int(now * 1000 + 1e-6)          # the session's millisecond clock (robust to float error)
 
-    def pump(self, timeout: float = 0.05) -> int:
-        """One I/O step; returns the number of application messages handled."""
+    def pump(self, timeout: float = 0.05, read: bool = True, flush: bool = True) -> int:
+        """One I/O step; returns the number of application messages handled. ``read=False`` skips the
+        read (a pool pumping for a timer when the link's descriptor did not turn readable);
+        ``flush=False`` leaves the writing to a later :meth:`flush`."""
         now = self.clock()
         if self.link is None:
             if now < self._retry_at:
@@ -117,29 +119,42 @@ class DeviceDriver:
                 return 0
             if not self._connect(now):
                 return 0
-        wait = timeout
-        deadline = self.session.next_deadline()
-        if deadline is not None:               # in milliseconds, the session's own resolution
-            wait = max(0.0, min(wait, (deadline - self._ms(now)) / 1000.0))
         link = self.link
         assert link is not None
-        try:
-            data = link.read(4096, wait)
-        except LinkError as err:
-            self._lost(err)
-            return 0
-        with self._lock:
-            now = self.clock()
-            msgs = self.session.receive(data, self._ms(now)) if data else []
-            if data:
-                self.last_seen = now
-            out = self.session.poll(self._ms(now))
-            if out and not self._write(out):
+        msgs: list[Message] = []
+        if read:
+            wait = timeout
+            deadline = self.session.next_deadline()
+            if deadline is not None:           # in milliseconds, the session's own resolution
+                wait = max(0.0, min(wait, (deadline - self._ms(now)) / 1000.0))
+            try:
+                data = link.read(4096, wait)
+            except LinkError as err:
+                self._lost(err)
                 return 0
-            self._check_state()
+            if data:
+                with self._lock:
+                    now = self.clock()
+                    msgs = self.session.receive(data, self._ms(now))
+                    self.last_seen = now
+                    self._check_state()        # CONNECTED comes before the new link's first message
+        # Hand the messages on before their acknowledgement is written: the write is then off the path
+        # from frame to table, and an event is acknowledged only once it has been passed on.
         for msg in msgs:
             self._dispatch(msg)
+        if flush:
+            self.flush()
         return len(msgs)
+
+    def flush(self) -> None:
+        """Run the session's timers and write what is due: ACKs, retransmissions, heartbeats, replies."""
+        if self.link is None:
+            return
+        with self._lock:
+            out = self.session.poll(self._ms(self.clock()))
+            if out and not self._write(out):
+                return
+            self._check_state()
 
     def _write(self, out: bytes) -> bool:
         link = self.link

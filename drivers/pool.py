@@ -31,10 +31,11 @@ log = logging.getLogger(__name__)
 # a club's play; 2.5 s heartbeats halve the idle CPU on both sides and shorten the queue an event can wait
 # in behind them (bench/device_latency.py: p99 and CPU per event, docs/PERFORMANCE.md). An unplugged serial,
 # USB or TCP device is still seen at once (the read fails); only a silently hung device now takes 8 s.
-# ACKs wait up to 40 ms for a frame to ride on (protocol §6.2 allows a delay well under the 250 ms
-# retransmission time): the send, and the device process it wakes, leave the path of the event being
-# applied. In an interleaved A/B of 6 runs each, p99 was under 5 ms in 5 runs against 3 (docs/PERFORMANCE.md).
-POOL_SESSION = SessionConfig(heartbeat_ms=2500, link_timeout_ms=8000, ack_delay_ms=40)
+# ACKs go out at once (the protocol's default): a driver hands an event on before it writes the ACK, so the
+# write is off the event's path, and one pump per frame does both. Delaying ACKs by 40 ms cost a second
+# pump per frame; against it, in 4 interleaved pairs: CPU per event 340-390 µs against 420-680 µs, p99
+# 0.70-0.90 ms against 1.09-10.1 ms (bench/device_latency.py --ack-delay-ms 0,40, docs/PERFORMANCE.md).
+POOL_SESSION = SessionConfig(heartbeat_ms=2500, link_timeout_ms=8000)
 
 
 class DriverPool:
@@ -94,10 +95,10 @@ class DriverPool:
             except (KeyError, ValueError, OSError):
                 log.debug("cannot watch fd %s of %s", fd, d.url)
 
-    def _pump(self, d: DeviceDriver) -> None:
+    def _pump(self, d: DeviceDriver, readable: bool = True) -> None:
         self.pumps += 1
         try:
-            d.pump(0)
+            d.pump(0, read=readable or d not in self._fds)
         except Exception:
             log.exception("%s: driver step failed", d.name)
         self._watch(d)
@@ -120,8 +121,13 @@ class DriverPool:
                     due.append(d)
             timeout = self.tick if not timers else max(0.0, min(self.tick, timers[0][0] - now))
             ready = [key.data for key, _ in self._sel.select(0 if due else timeout)]
-            for d in dict.fromkeys(ready + due):      # each driver once per turn, in order
+            for d in ready:
                 self._pump(d)
+            if due:
+                pumped = set(ready)
+                for d in due:                         # each driver once per turn; a timer alone reads nothing
+                    if d not in pumped:
+                        self._pump(d, readable=False)
 
     def start(self) -> threading.Thread:
         self._stop.clear()

@@ -1,8 +1,9 @@
 """The devices configured at each seat: drivers opened from their URLs, their events fed to the club.
 
 For every seat of every configured table, a ``SeatReaderDriver`` for ``reader`` and a ``BiddingBoxDriver``
-for ``box`` are created on their URL; one ``drivers.pool.DriverPool`` thread pumps them all (a club's
-eight hundred devices on eight hundred threads cost more in wake-ups than the work: docs/PERFORMANCE.md). Identity
+for ``box`` are created on their URL and pumped by the service's own event loop (``drivers.loop_pool.LoopPool``:
+a frame is read, decoded and applied in one turn of the loop, with no hand-over between threads per event;
+links are opened on a worker thread and USB devices polled on one: docs/PERFORMANCE.md). Identity
 comes from the handshake: with ``reader_serial``/``box_serial`` configured only that device is bound to the
 seat; without, whatever answers on the URL is. Table events go through ``Club.submit`` (actor
 ``device:<serial>``; a bidding box in prevent mode gets REFUSE_CALL for a refused call); device events
@@ -56,8 +57,6 @@ class DeviceManager:
                         n += 1
         if n:
             self.club.listeners.append(self._on_commit)
-            if self.pool is not None:
-                self.pool.start()
         return n
 
     def _open(self, loop: asyncio.AbstractEventLoop, table_id: str, seat: str, kind: str, url: str,
@@ -71,8 +70,8 @@ class DeviceManager:
             self._tasks.append(asyncio.create_task(self._consume(table_id, q), name=f"devices-{table_id}"))
         holder: dict[str, Any] = {}
 
-        def emit(event: Any) -> None:             # on the driver's thread
-            loop.call_soon_threadsafe(q.put_nowait, (event, kind, holder.get("driver")))
+        from drivers.loop_pool import LoopPool, loop_emitter
+        emit = loop_emitter(loop, lambda event: q.put_nowait((event, kind, holder.get("driver"))))
 
         from drivers.pool import POOL_SESSION
         try:
@@ -88,8 +87,7 @@ class DeviceManager:
         self.drivers.setdefault(table_id, []).append((kind, drv))
         self.club.add_table(table_id).devices.append(drv)
         if self.pool is None:
-            from drivers.pool import DriverPool
-            self.pool = DriverPool()
+            self.pool = LoopPool(loop)
         self.pool.add(drv)
 
     def _decks(self) -> Any:
@@ -139,10 +137,7 @@ class DeviceManager:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self.pool is not None:
-            await asyncio.to_thread(self.pool.stop)
-        for drivers in self.drivers.values():
-            for _, drv in drivers:
-                try:
-                    drv.close()
-                except Exception:
-                    log.exception("closing %s", drv)
+            try:
+                self.pool.close()                 # stops pumping and closes every driver's link
+            except Exception:
+                log.exception("closing the device pool")

@@ -488,3 +488,114 @@ def test_a_pool_pumps_many_drivers_on_one_thread(tmp_path):
         pool.close()
         for ep in endpoints:
             ep.close()
+
+
+def test_an_event_is_handed_on_before_it_is_acknowledged(tmp_path):
+    """The driver passes an event on, then writes its ACK: when emit runs, the device still holds the frame
+    unacknowledged (so a host that dies inside emit gets the event again from the device)."""
+    port = DevicePort(BiddingBox("BB-ORDER"))
+    from hw_sim import registry
+    url = registry.register(port, "order-test")
+    seen = []
+
+    def emit(ev):
+        if isinstance(ev, CallMade):
+            seen.append((ev.call, port.device.session.in_flight))
+    drv = BiddingBoxDriver(url, emit, SeatMap({"BB-ORDER": "N"}))
+    try:
+        end = time.monotonic() + 5
+        while not drv.connected:
+            assert time.monotonic() < end
+            drv.pump(0.01)
+        port.act(lambda d: d.press("1S"))
+        while not seen:
+            assert time.monotonic() < end
+            drv.pump(0.01)
+        assert seen == [("1S", 1)]                 # emitted while the device still waits for the ACK
+        while port.device.session.in_flight:
+            assert time.monotonic() < end
+            drv.pump(0.01)                         # ... which the same pump, or the next, then writes
+    finally:
+        drv.close()
+        registry.unregister("order-test")
+
+
+def test_a_loop_pool_pumps_drivers_on_the_event_loop(tmp_path):
+    """LoopPool: TCP and pty drivers are pumped by the asyncio loop itself (events emitted on the loop's
+    thread), a USB driver (no descriptor) by a fallback pool thread; an unplugged device comes back and
+    loses nothing; a device that is not there yet is retried until it is."""
+    import asyncio
+
+    from drivers.loop_pool import LoopPool, loop_emitter
+
+    backend = SimUsbBackend()
+    register_usb_backend("loop-pool", lambda: backend)
+    seats = SeatMap({f"BB-L{i}": "NESW"[i % 4] for i in range(9)})
+    ports, endpoints, urls = [], [], []
+    for i in range(9):
+        port = DevicePort(BiddingBox(f"BB-L{i}"))
+        if i % 3 == 0:
+            ep = serve_tcp(port)
+            endpoints.append(ep)
+            urls.append(ep.url)
+        elif i % 3 == 1:
+            ep = serve_pty(port, tmp_path)
+            endpoints.append(ep)
+            urls.append(ep.url)
+        else:
+            urls.append(backend.url_of(backend.add(port), "loop-pool"))
+        ports.append(port)
+    late = DevicePort(BiddingBox("BB-LATE"))
+    late_path = tmp_path / "late-tty"                          # a pty path that appears only later
+    seats = SeatMap({**{f"BB-L{i}": "NESW"[i % 4] for i in range(9)}, "BB-LATE": "N"})
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        got: dict[str, tuple[str, bool]] = {}
+        connected: set[str] = set()
+
+        def on_event(item):
+            ev, on_loop = item
+            assert threading.get_ident() == threading.main_thread().ident     # delivered on the loop
+            if isinstance(ev, CallMade):
+                got[ev.source] = (ev.call, on_loop)
+            elif isinstance(ev, DeviceEvent) and ev.code == "CONNECTED":
+                connected.add(ev.device)
+        to_loop = loop_emitter(loop, on_event)
+
+        def emit(ev):                                          # the thread the driver emitted on
+            to_loop((ev, threading.get_ident() == threading.main_thread().ident))
+        pool = LoopPool(loop, tick=0.01)
+        drivers = [BiddingBoxDriver(u, emit, seats, backoff=(0.02, 0.1)) for u in urls]
+        drivers.append(BiddingBoxDriver(str(late_path), emit, seats, backoff=(0.02, 0.1)))
+        for d in drivers:
+            pool.add(d)
+        try:
+            end = loop.time() + 10
+            while not all(d.connected for d in drivers[:9]):
+                assert loop.time() < end
+                await asyncio.sleep(0.02)
+            assert not drivers[9].connected and drivers[9].open_failures >= 1
+            endpoints.append(serve_pty(late, tmp_path, "late-tty"))
+            ports[0].unplug(0.2)                               # one device goes away and comes back
+            for i, port in enumerate(ports + [late]):
+                port.act(lambda d, i=i: d.press(f"{1 + i % 7}C"))
+            while len(got) < 10:
+                assert loop.time() < end + 10
+                await asyncio.sleep(0.02)
+            assert pool.pumps > 0
+            return got, connected
+        finally:
+            pool.close()
+
+    try:
+        got, connected = asyncio.run(main())
+    finally:
+        for ep in endpoints:
+            ep.close()
+    names = [f"BB-L{i}" for i in range(9)] + ["BB-LATE"]
+    assert {k: v[0] for k, v in got.items()} == {f"bidding-box:{n}": f"{1 + i % 7}C" for i, n in enumerate(names)}
+    for i, n in enumerate(names):
+        if n == "BB-LATE" or i % 3 != 2:                       # descriptor links: emitted on the loop's thread
+            assert got[f"bidding-box:{n}"][1], n
+    assert connected == set(names)
