@@ -311,9 +311,11 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     parent.send(start)
     c0 = time.process_time()
     ru0 = resource.getrusage(resource.RUSAGE_SELF)
+    steal0 = cpu_steal()
     pumps0 = pool.pumps
     stamps = parent.recv()
     ru1 = resource.getrusage(resource.RUSAGE_SELF)
+    stolen = cpu_steal() - steal0
     pumps = pool.pumps - pumps0
     gc.callbacks.remove(on_gc)
     gc.unfreeze()
@@ -369,6 +371,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         "system_per_event_us": (ru1.ru_stime - ru0.ru_stime) / max(1, events) * 1e6,
         "context_switches": {"voluntary": ru1.ru_nvcsw - ru0.ru_nvcsw, "involuntary": ru1.ru_nivcsw - ru0.ru_nivcsw},
         "pool_pumps": pumps,
+        "steal_pct": stolen / max(1e-9, board_s) / (os.cpu_count() or 1) * 100,
         "cpu_per_event_net_us": max(0.0, board_cpu - idle_cpu * board_s) / max(1, events) * 1e6,
         "retransmits": sum(h["retransmits"] for h in health), "crc_errors": sum(h["crc_errors"] for h in health),
         "device_errors": sum(1 for e in device_events if e.is_error),
@@ -382,13 +385,25 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     }
 
 
+def cpu_steal() -> float:
+    """Seconds of CPU time the hypervisor has taken from this VM so far, all CPUs (/proc/stat's steal; 0 where
+    there is none)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def markdown(runs: list[dict[str, Any]], cmd: str) -> str:
     r0 = runs[0]
     rows = "\n".join(
         f"| {r['transport']}, {r['mode']}, heartbeat {r['heartbeat_ms'] / 1000:g} s, ACK delay ≤ {r['ack_delay_ms']} ms | {r['events']:,} / {r['expected']:,} | {r['rate']:.0f}/s | "
         f"**{r['p50_ms']:.2f} ms** | **{r['p99_ms']:.2f} ms** | {r['max_ms']:.1f} ms | {r['over_5ms']} | "
         f"{r['baseline_p50_ms']:.2f} / {r['baseline_p99_ms']:.2f} / {r['baseline_max_ms']:.1f} ms | {r['baseline_over_5ms']} | "
-        f"**{r['cpu_per_event_us']:.0f} µs** | {r['cpu_per_event_net_us']:.0f} µs | {r['idle_cpu'] * 100:.1f} % |"
+        f"**{r['cpu_per_event_us']:.0f} µs** ({r['user_per_event_us']:.0f} + {r['system_per_event_us']:.0f}) | "
+        f"{r['cpu_per_event_net_us']:.0f} µs | {r['idle_cpu'] * 100:.1f} % | {r['steal_pct']:.1f} % |"
         for r in runs)
     return f"""## Devices: frame to table latency
 
@@ -400,13 +415,15 @@ thread; this process runs the drivers and their sans-I/O `HostSession`s and appl
 or a driver thread handing the events to a consumer thread). Each table plays a board (4 hand pickups, 8 calls, 40 cards), one device
 action per {r0['pace']:g} s per table, tables staggered. Latency: the device process has written the
 frame's last byte → `Table.apply` has returned here. CPU: this process, all threads, during the board,
-per event applied (and above the idle cost: heartbeats of every device, waiting). Baseline, in the same run:
+per event applied, split into user and system time (and above the idle cost: heartbeats of every device,
+waiting). Steal: CPU time the hypervisor took from this VM during the board (/proc/stat), as a share of both
+cores. Baseline, in the same run:
 the device process also sends an 8-byte time stamp per device action over TCP to a third process that
 does nothing but read them; how late they arrive is this VM's own wake-up latency under the same load,
 with no protocol, driver or table on the path.
 
-| transport, drivers, session timings | events applied | rate | p50 | p99 | max | > 5 ms | baseline p50 / p99 / max | baseline > 5 ms | CPU per event | above idle | idle CPU |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| transport, drivers, session timings | events applied | rate | p50 | p99 | max | > 5 ms | baseline p50 / p99 / max | baseline > 5 ms | CPU per event (user + system) | above idle | idle CPU | steal |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
 {rows}
 
 {summary(runs)}
