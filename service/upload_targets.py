@@ -15,6 +15,8 @@ receiver has said that this request will never succeed as it is.
 from __future__ import annotations
 
 import asyncio
+import datetime
+import email.utils
 import hashlib
 import hmac
 import io
@@ -97,12 +99,23 @@ def classify(status: int) -> str:
     return "permanent"
 
 
-def _retry_after(r: httpx.Response) -> Optional[float]:
+def _retry_after(r: httpx.Response, now: Optional[float] = None) -> Optional[float]:
+    """Seconds the receiver asked us to wait: ``Retry-After`` is delay-seconds or an HTTP-date (RFC 9110
+    §10.2.3); a date in the past means now; anything unreadable leaves our own backoff in charge."""
     v = r.headers.get("Retry-After", "").strip()
-    try:
-        return max(0.0, float(v)) if v else None
-    except ValueError:                      # an HTTP date: rare from webhook receivers; use our own backoff
+    if not v:
         return None
+    try:
+        return max(0.0, float(v))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(v)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:                 # "-0000" or no zone: HTTP-dates are GMT
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def _outcome(r: httpx.Response) -> Outcome:

@@ -57,6 +57,22 @@ def test_http_answers_are_classified() -> None:
     assert [classify(s) for s in (301, 400, 401, 403, 404, 413, 422)] == ["permanent"] * 7
 
 
+def test_retry_after_is_read_as_seconds_or_as_an_http_date() -> None:
+    import httpx
+
+    from service.upload_targets import _retry_after
+
+    def ra(value: str) -> Any:
+        return _retry_after(httpx.Response(503, headers={"Retry-After": value}), now=784111777.0)
+    assert ra("120") == 120.0
+    assert ra("-5") == 0.0
+    # RFC 9110's example date is 784111777 in Unix time: 30 s after ``now`` here
+    assert ra("Sun, 06 Nov 1994 08:50:07 GMT") == pytest.approx(30.0)
+    assert ra("Sun, 06 Nov 1994 08:49:00 GMT") == 0.0          # already past: go now
+    assert ra("soon") is None and ra("") is None               # unreadable: our own backoff decides
+    assert _retry_after(httpx.Response(503)) is None
+
+
 def test_upload_settings_are_checked(tmp_path: Path) -> None:
     cfg = tmp_path / "club.toml"
     cfg.write_text('[[uploads]]\nname = "scorer"\nkind = "webhook"\nurl = "https://example.org/hook"\n'
