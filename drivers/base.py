@@ -64,6 +64,9 @@ class DeviceDriver:
         self._connected = False
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        # called just before the link is closed: whoever watches its descriptor lets go of it first (a
+        # selector must not keep a closed descriptor whose number the next opened link may get)
+        self.on_link_closing: Optional[Callable[["DeviceDriver"], None]] = None
         # health
         self.opens = 0
         self.open_failures = 0
@@ -206,7 +209,10 @@ class DeviceDriver:
         self._delay = min(self._delay * 2, self.backoff[1])
 
     def _lost(self, err: Exception) -> None:
-        link, self.link = self.link, None
+        link = self.link
+        if link is not None:
+            self._closing()
+        self.link = None
         if link is not None:
             link.close()
         self.disconnects += 1
@@ -284,9 +290,20 @@ class DeviceDriver:
 
     def close(self) -> None:
         self.stop()
-        link, self.link = self.link, None
+        link = self.link
+        if link is not None:
+            self._closing()
+        self.link = None
         if link is not None:
             link.close()
+
+    def _closing(self) -> None:
+        hook = self.on_link_closing
+        if hook is not None:
+            try:
+                hook(self)
+            except Exception:                   # the link is closed whatever the watcher thinks
+                log.exception("%s: on_link_closing failed", self.name)
 
     def health(self) -> dict[str, Any]:
         """Link health for the director: state, identity, last seen, error counts."""

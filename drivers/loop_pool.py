@@ -49,10 +49,13 @@ def loop_emitter(loop: asyncio.AbstractEventLoop, fn: Callable[[Any], None]) -> 
 
 class LoopPool:
     def __init__(self, loop: Optional[asyncio.AbstractEventLoop] = None, *, tick: float = 0.05) -> None:
+        """Create it on the loop's thread."""
         self.loop = loop or asyncio.get_running_loop()
         self.tick = tick
         self._drivers: list[DeviceDriver] = []
         self._fds: dict[DeviceDriver, int] = {}
+        self._fd_owner: dict[int, DeviceDriver] = {}
+        self._loop_thread = threading.get_ident()      # the pool is made on the loop's thread
         self._timers: dict[DeviceDriver, asyncio.TimerHandle] = {}
         self._connecting: set[DeviceDriver] = set()
         self._flushing: set[DeviceDriver] = set()
@@ -68,7 +71,15 @@ class LoopPool:
     def add(self, driver: DeviceDriver) -> None:
         """Take a driver: its link is opened off the loop, then it is pumped by the loop."""
         self._drivers.append(driver)
+        driver.on_link_closing = self._link_closing
         self._connect(driver)
+
+    def _link_closing(self, d: DeviceDriver) -> None:
+        """A link is about to close, wherever that happens (a pump, a send, ``close``): on the loop's thread,
+        stop watching its descriptor while it is still open. Off the loop's thread the driver is not being
+        watched (it is connecting, or on the fallback pool)."""
+        if threading.get_ident() == self._loop_thread:
+            self._unwatch(d)
 
     # ------------------------------------------------------------------ opening links, off the loop
     def _connect(self, d: DeviceDriver) -> None:
@@ -150,6 +161,7 @@ class LoopPool:
             if fd is not None:
                 self.loop.add_reader(fd, self._on_readable, d)
                 self._fds[d] = fd
+                self._fd_owner[fd] = d
         due = d.next_due()
         if due is not None:
             self._at(d, due)
@@ -171,7 +183,10 @@ class LoopPool:
 
     def _unwatch(self, d: DeviceDriver) -> None:
         fd = self._fds.pop(d, None)
-        if fd is not None:
+        # the descriptor number may belong to another driver's link by now if this one's link was closed
+        # off the loop's thread: leave that one watched
+        if fd is not None and self._fd_owner.get(fd) is d:
+            del self._fd_owner[fd]
             self.loop.remove_reader(fd)
 
     # ------------------------------------------------------------------ lifecycle

@@ -599,3 +599,63 @@ def test_a_loop_pool_pumps_drivers_on_the_event_loop(tmp_path):
         if n == "BB-LATE" or i % 3 != 2:                       # descriptor links: emitted on the loop's thread
             assert got[f"bidding-box:{n}"][1], n
     assert connected == set(names)
+
+
+def test_a_loop_pool_keeps_watching_a_descriptor_number_reused_by_another_link(tmp_path):
+    """A link lost outside a pump (a failed send from the loop) is let go of by the loop before it is closed:
+    when another driver's new link then gets the same descriptor number, that link is watched (a stale
+    registration would leave it deaf, or a's later clean-up would unwatch it)."""
+    import asyncio
+
+    from drivers.errors import LinkError as _LinkError
+    from drivers.loop_pool import LoopPool, loop_emitter
+
+    pa, pb = DevicePort(BiddingBox("BB-FA")), DevicePort(BiddingBox("BB-FB"))
+    # ptys: opening a link takes the lowest free descriptor number and nothing else in the process opens
+    # one meanwhile, so b's new link gets the number a's closed link had
+    ea, eb = serve_pty(pa, tmp_path), serve_pty(pb, tmp_path)
+    seats = SeatMap({"BB-FA": "N", "BB-FB": "E"})
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        calls: list[str] = []
+        emit = loop_emitter(loop, lambda ev: calls.append(ev.call) if isinstance(ev, CallMade) else None)
+        pool = LoopPool(loop, tick=0.01)
+        from firmware_host import SessionConfig
+        # a's session timer (its next heartbeat) fires well after b has reconnected
+        a = BiddingBoxDriver(ea.url, emit, seats, backoff=(0.3, 0.3),
+                             config=SessionConfig(heartbeat_ms=4000, link_timeout_ms=20000))
+        b = BiddingBoxDriver(eb.url, emit, seats, backoff=(0.05, 0.05))
+        pool.add(a)
+        pool.add(b)
+        try:
+            end = loop.time() + 10
+            while not (a.connected and b.connected):
+                assert loop.time() < end
+                await asyncio.sleep(0.01)
+            b._lost(_LinkError("test: b goes"))                # b reconnects when its next timer fires
+            old_fd = a.fileno()
+            a._lost(_LinkError("test: a failed send"))         # outside any pump, as a failed send would
+            while not b.connected:
+                assert loop.time() < end
+                await asyncio.sleep(0.005)
+            reused = b.fileno() == old_fd
+            while not a.connected:                              # a reconnects when its (late) timer fires
+                assert loop.time() < end
+                await asyncio.sleep(0.01)
+            pb.act(lambda d: d.press("2D"))
+            pa.act(lambda d: d.press("3H"))
+            while not {"2D", "3H"} <= set(calls):
+                assert loop.time() < end, f"only {calls}: a link is no longer watched"
+                await asyncio.sleep(0.01)
+            return reused
+        finally:
+            pool.close()
+
+    try:
+        reused = asyncio.run(main())
+    finally:
+        ea.close()
+        eb.close()
+    if not reused:
+        pytest.skip("the descriptor number was not reused this time; the case was not exercised")
