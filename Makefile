@@ -6,7 +6,11 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test setup bench clean browsers
 
-$(STAMP): pyproject.toml
+# the modules setup.py compiles: an edit to one rebuilds it (a stale build would run instead of the source)
+COMPILED_SRC := $(wildcard table/cards.py table/tricks.py table/events.py table/scoring.py table/auction.py \
+                 table/play.py table/machine.py table/replay.py table/formats/pbn.py)
+
+$(STAMP): pyproject.toml setup.py $(COMPILED_SRC)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
@@ -37,4 +41,5 @@ bench: $(STAMP)
 	$(BIN)/python bench/replay_corpus.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis build
+	find table -name '*.so' -delete -o -name '*.c' -delete

@@ -6,6 +6,15 @@ import pytest
 CORPUS = os.environ.get("BRIDGETABLE_CORPUS")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to test a stale compiled build: Python would run it instead of the edited source."""
+    from table.compiled import stale_builds
+    stale = stale_builds()
+    if stale:
+        pytest.exit("compiled modules older than their source (rebuild with `make setup` or "
+                    "`pip install -e .`): " + ", ".join(stale), returncode=4)
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     """The real-data folder (shared/data); tests that need it skip cleanly without it."""
