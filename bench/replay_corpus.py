@@ -237,8 +237,12 @@ def main() -> None:
     if args.no_write or args.limit:
         return
     date = time.strftime("%Y-%m-%d")
+    from table.compiled import MODULES, compiled_modules
+    built = len(compiled_modules())
     block = "\n".join([f"<!-- corpus-bench:start -->", f"Measured {date} on this machine "
-                       f"({os.cpu_count()} cores, Python {sys.version.split()[0]}), `make bench`:", "",
+                       f"({os.cpu_count()} cores, Python {sys.version.split()[0]}), `make bench`, the engine's "
+                       f"replay path {'compiled with Cython' if built else 'in pure Python'} (setup.py: {built} of "
+                       f"{len(MODULES)} modules compiled):", "",
                        *lines, "", "Agreement with the files:", "", *agreement, "<!-- corpus-bench:end -->"])
     perf = ROOT / "docs" / "PERFORMANCE.md"
     text = perf.read_text() if perf.exists() else "# Performance\n\n## Corpus replay\n\n"
