@@ -659,3 +659,41 @@ def test_a_loop_pool_keeps_watching_a_descriptor_number_reused_by_another_link(t
         eb.close()
     if not reused:
         pytest.skip("the descriptor number was not reused this time; the case was not exercised")
+
+
+def test_an_event_read_just_before_the_link_fails_is_not_lost(tmp_path):
+    """The link fails on the ACK's write right after a frame was read (the cable pulled in between): the
+    frame's event has been handed on already. (Before, the write came first and its failure dropped the
+    messages just read; the device, coming back with no link state, never sent them again.)"""
+    from hw_sim import registry
+
+    class UnpluggedBeforeTheAck(DevicePort):
+        armed = False
+
+        def host_write(self, data: bytes) -> None:
+            if self.armed:                       # the host's next write (the ACK) finds the cable pulled;
+                self.armed = False               # the device is back 0.2 s later, with no link state
+                self.unplug(0.2)
+            super().host_write(data)
+
+    port = UnpluggedBeforeTheAck(BiddingBox("BB-LOSS"))
+    url = registry.register(port, "loss-test")
+    calls = []
+    drv = BiddingBoxDriver(url, lambda ev: calls.append(ev.call) if isinstance(ev, CallMade) else None,
+                           SeatMap({"BB-LOSS": "S"}), backoff=(0.02, 0.1))
+    try:
+        end = time.monotonic() + 5
+        while not drv.connected:
+            assert time.monotonic() < end
+            drv.pump(0.01)
+        port.armed = True
+        port.act(lambda d: d.press("4S"))
+        while drv.disconnects == 0 or not drv.connected:        # the write failed; the device came back
+            assert time.monotonic() < end
+            drv.pump(0.01)
+        for _ in range(20):
+            drv.pump(0.01)
+        assert calls == ["4S"]
+    finally:
+        drv.close()
+        registry.unregister("loss-test")
