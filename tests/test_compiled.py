@@ -7,6 +7,7 @@ they were built), once with extension modules under ``table/`` hidden from the i
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import json
 import subprocess
 import sys
@@ -69,7 +70,7 @@ def _same_verdicts(paths: list[str]) -> int:
         pytest.skip("no compiled build here (no C compiler, or BRIDGETABLE_PURE): nothing to compare")
     built_file, built = _replay(paths, pure=False)
     pure_file, pure = _replay(paths, pure=True)
-    assert built_file.endswith(tuple(__import__("importlib.machinery").machinery.EXTENSION_SUFFIXES))
+    assert built_file.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
     assert pure_file.endswith(".py")
     assert len(built) == len(pure) > 0
     for b, p in zip(built, pure):
