@@ -1,10 +1,11 @@
 """Compiles the law engine's replay path with Cython when it can (everything else is in pyproject.toml).
 
-The modules below are plain Python and stay importable as such; compiled, a corpus replay runs about a
-fifth faster (bench/replay_corpus.py, docs/PERFORMANCE.md) with byte-identical verdicts (tests refuse a
-compiled module older than its source: table/compiled.py). Without Cython or a C compiler the build goes on and the
-package runs as pure Python. ``annotation_typing=False``: the annotations are documentation, not C types
-(a ``Seat`` is a ``str`` subclass, which Cython's typed arguments would refuse).
+The modules below are plain Python and stay importable as such. Compiled, a corpus replay runs about a
+fifth faster with byte-identical verdicts (docs/PERFORMANCE.md, tests/test_compiled.py). Without Cython or
+a C compiler, or with BRIDGETABLE_PURE=1, the build goes on and the package runs as pure Python. A compiled
+module shadows its source: table/compiled.py lists the modules and finds stale builds.
+``annotation_typing=False``: the annotations are documentation, not C types (a ``Seat`` is a ``str``
+subclass, which Cython's typed arguments would refuse).
 """
 from __future__ import annotations
 
