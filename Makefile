@@ -6,9 +6,9 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test setup bench clean browsers
 
-# the modules setup.py compiles: an edit to one rebuilds it (a stale build would run instead of the source)
-COMPILED_SRC := $(wildcard table/cards.py table/tricks.py table/events.py table/scoring.py table/auction.py \
-                 table/play.py table/machine.py table/replay.py table/formats/pbn.py)
+# an edit to a module setup.py compiles rebuilds it (a stale build would run instead of the source); the
+# list lives in table/compiled.py, so any edit under table/ counts
+COMPILED_SRC := $(wildcard table/*.py table/formats/*.py)
 
 $(STAMP): pyproject.toml setup.py $(COMPILED_SRC)
 	$(PYTHON) -m venv $(VENV)

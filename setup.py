@@ -9,14 +9,19 @@ subclass, which Cython's typed arguments would refuse).
 """
 from __future__ import annotations
 
+import ast
 import os
+from pathlib import Path
 
 from setuptools import setup
 
-COMPILED = [
-    "table/cards.py", "table/tricks.py", "table/events.py", "table/scoring.py", "table/auction.py",
-    "table/play.py", "table/machine.py", "table/replay.py", "table/formats/pbn.py",
-]
+
+def compiled_sources() -> list[str]:
+    """table/compiled.py's MODULES (read, not imported: the build runs before the package is installed)."""
+    tree = ast.parse(Path(__file__).with_name("table").joinpath("compiled.py").read_text(encoding="utf-8"))
+    modules = next(ast.literal_eval(n.value) for n in tree.body
+                   if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "MODULES" for t in n.targets))
+    return [m.replace(".", "/") + ".py" for m in modules]
 
 
 def ext_modules() -> list:
@@ -26,7 +31,7 @@ def ext_modules() -> list:
         from Cython.Build import cythonize
     except ImportError:
         return []
-    modules = cythonize(COMPILED, language_level=3, quiet=True, nthreads=os.cpu_count() or 1,
+    modules = cythonize(compiled_sources(), language_level=3, quiet=True, nthreads=os.cpu_count() or 1,
                         compiler_directives={"annotation_typing": False})
     for m in modules:
         m.optional = True                          # a failed C build leaves that module in pure Python

@@ -209,12 +209,7 @@ class DeviceDriver:
         self._delay = min(self._delay * 2, self.backoff[1])
 
     def _lost(self, err: Exception) -> None:
-        link = self.link
-        if link is not None:
-            self._closing()
-        self.link = None
-        if link is not None:
-            link.close()
+        self._close_link()
         self.disconnects += 1
         self.last_error = str(err)
         self._schedule_retry(self.clock())
@@ -290,20 +285,21 @@ class DeviceDriver:
 
     def close(self) -> None:
         self.stop()
-        link = self.link
-        if link is not None:
-            self._closing()
-        self.link = None
-        if link is not None:
-            link.close()
+        self._close_link()
 
-    def _closing(self) -> None:
+    def _close_link(self) -> None:
+        """Close the link, telling ``on_link_closing`` first (while its descriptor is still open)."""
+        link = self.link
+        if link is None:
+            return
         hook = self.on_link_closing
         if hook is not None:
             try:
                 hook(self)
             except Exception:                   # the link is closed whatever the watcher thinks
                 log.exception("%s: on_link_closing failed", self.name)
+        self.link = None
+        link.close()
 
     def health(self) -> dict[str, Any]:
         """Link health for the director: state, identity, last seen, error counts."""

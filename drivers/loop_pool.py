@@ -54,7 +54,6 @@ class LoopPool:
         self.tick = tick
         self._drivers: list[DeviceDriver] = []
         self._fds: dict[DeviceDriver, int] = {}
-        self._fd_owner: dict[int, DeviceDriver] = {}
         self._loop_thread = threading.get_ident()      # the pool is made on the loop's thread
         self._timers: dict[DeviceDriver, asyncio.TimerHandle] = {}
         self._connecting: set[DeviceDriver] = set()
@@ -77,7 +76,8 @@ class LoopPool:
     def _link_closing(self, d: DeviceDriver) -> None:
         """A link is about to close, wherever that happens (a pump, a send, ``close``): on the loop's thread,
         stop watching its descriptor while it is still open. Off the loop's thread the driver is not being
-        watched (it is connecting, or on the fallback pool)."""
+        watched (it is connecting, or on the fallback pool): a driver the loop pumps must be sent to from the
+        loop's thread only, as the service does."""
         if threading.get_ident() == self._loop_thread:
             self._unwatch(d)
 
@@ -114,10 +114,7 @@ class LoopPool:
         # Read and hand the events on now; write the ACKs on the loop's next turn, after the tasks those
         # events woke (a table's consumer) have run: the write is then off the path from frame to table.
         self.pumps += 1
-        try:
-            d.pump(0, read=True, flush=False)
-        except Exception:
-            log.exception("%s: driver step failed", d.name)
+        self._step(d, d.pump, 0, read=True, flush=False)
         if d.link is None:
             self._after_pump(d)
         elif d not in self._flushing:
@@ -128,10 +125,7 @@ class LoopPool:
         self._flushing.discard(d)
         if self._closed:
             return
-        try:
-            d.flush()
-        except Exception:
-            log.exception("%s: driver step failed", d.name)
+        self._step(d, d.flush)
         self._after_pump(d)
 
     def _on_timer(self, d: DeviceDriver) -> None:
@@ -144,11 +138,16 @@ class LoopPool:
 
     def _pump(self, d: DeviceDriver, readable: bool) -> None:
         self.pumps += 1
+        self._step(d, d.pump, 0, read=readable)
+        self._after_pump(d)
+
+    @staticmethod
+    def _step(d: DeviceDriver, step: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        """One driver step; a driver bug is logged, never raised into the loop."""
         try:
-            d.pump(0, read=readable)
+            step(*args, **kwargs)
         except Exception:
             log.exception("%s: driver step failed", d.name)
-        self._after_pump(d)
 
     def _after_pump(self, d: DeviceDriver) -> None:
         if d.link is None:                        # lost: stop watching the dead descriptor, reconnect later
@@ -161,7 +160,6 @@ class LoopPool:
             if fd is not None:
                 self.loop.add_reader(fd, self._on_readable, d)
                 self._fds[d] = fd
-                self._fd_owner[fd] = d
         due = d.next_due()
         if due is not None:
             self._at(d, due)
@@ -183,10 +181,7 @@ class LoopPool:
 
     def _unwatch(self, d: DeviceDriver) -> None:
         fd = self._fds.pop(d, None)
-        # the descriptor number may belong to another driver's link by now if this one's link was closed
-        # off the loop's thread: leave that one watched
-        if fd is not None and self._fd_owner.get(fd) is d:
-            del self._fd_owner[fd]
+        if fd is not None:
             self.loop.remove_reader(fd)
 
     # ------------------------------------------------------------------ lifecycle

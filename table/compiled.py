@@ -10,7 +10,7 @@ import importlib.machinery
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent
-# the same list as setup.py's COMPILED
+# what setup.py compiles (it reads this list)
 MODULES = ("table.cards", "table.tricks", "table.events", "table.scoring", "table.auction", "table.play",
            "table.machine", "table.replay", "table.formats.pbn")
 

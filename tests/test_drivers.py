@@ -530,7 +530,6 @@ def test_a_loop_pool_pumps_drivers_on_the_event_loop(tmp_path):
 
     backend = SimUsbBackend()
     register_usb_backend("loop-pool", lambda: backend)
-    seats = SeatMap({f"BB-L{i}": "NESW"[i % 4] for i in range(9)})
     ports, endpoints, urls = [], [], []
     for i in range(9):
         port = DevicePort(BiddingBox(f"BB-L{i}"))
