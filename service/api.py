@@ -119,8 +119,7 @@ def _may_see_board(rt: TableRuntime, number: int, v: Viewer) -> bool:
     rec = rt.boards.get(number)
     if rec is None:
         return False
-    done = rec is not rt.current or rt.table.state == "board_complete"
-    return done and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
+    return rt.completed(number) and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
 
 
 @router.get("/tables/{table_id}/boards", summary="boards played at the table")
@@ -144,25 +143,26 @@ async def boards(table_id: str = TableId, svc: "Service" = Depends(service),
 async def board(table_id: str = TableId, number: int = BoardNo, svc: "Service" = Depends(service),
                 v: Viewer = Depends(viewer)) -> dict[str, Any]:
     rt = svc.club.table(table_id)
-    rec = rt.boards.get(number)
-    if rec is None:
-        raise Rejected(404, f"table {table_id} has not played board {number}")
-    if not _may_see_board(rt, number, v):
-        raise Rejected(401 if v.role == "spectator" else 403, "this board's record is not released to you")
-    if v.role == "seat" and v.table != table_id and svc.club.event is not None \
-            and number in svc.club.event.still_to_play(v.table):          # Laws 16B, 90B4: the table-specific rule
-        raise Rejected(403, f"table {v.table} still has to play board {number}")
-    current = rec is rt.current
-    irrs = ([dict(i.to_dict(), open=i.open, law_text=statement(i.law)) for i in rt.table.irregularities] if current
-            else [dict(i, law_text=statement(i.get("law"))) for i in rec.irregularities])
-    out: dict[str, Any] = {"table": table_id, "board": number, "dealer": rec.dealer, "vulnerable": rec.vulnerable,
-                           "deal": rec.deal, "result": rt.result(number), "adjustment": rec.adjustment,
-                           "irregularities": irrs}
-    if v.role == "director":
-        out["journal"] = [r.to_dict() for r in rec.rows]
-    else:
-        out["events"] = [r.body for r in rec.rows if r.kind == "event"]
-    return out
+    async with svc.club.lock(table_id):          # the live table, not an event awaiting its journal write
+        rec = rt.boards.get(number)
+        if rec is None:
+            raise Rejected(404, f"table {table_id} has not played board {number}")
+        if not _may_see_board(rt, number, v):
+            raise Rejected(401 if v.role == "spectator" else 403, "this board's record is not released to you")
+        if v.role == "seat" and v.table != table_id and svc.club.event is not None \
+                and number in svc.club.event.still_to_play(v.table):          # Laws 16B, 90B4: the table-specific rule
+            raise Rejected(403, f"table {v.table} still has to play board {number}")
+        current = rec is rt.current
+        irrs = ([dict(i.to_dict(), open=i.open, law_text=statement(i.law)) for i in rt.table.irregularities] if current
+                else [dict(i, law_text=statement(i.get("law"))) for i in rec.irregularities])
+        out: dict[str, Any] = {"table": table_id, "board": number, "dealer": rec.dealer, "vulnerable": rec.vulnerable,
+                               "deal": rec.deal, "result": rt.result(number), "adjustment": rec.adjustment,
+                               "irregularities": irrs}
+        if v.role == "director":
+            out["journal"] = [r.to_dict() for r in rec.rows]
+        else:
+            out["events"] = [r.body for r in rec.rows if r.kind == "event"]
+        return out
 
 
 @router.post("/tables/{table_id}/boards/{number}/adjustment", summary="Law 12 adjusted score (director)")

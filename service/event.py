@@ -160,11 +160,6 @@ def _expected(mv: Movement, table: int, rnd: int) -> tuple[int, ...]:
         return ()
 
 
-def _done(rt: TableRuntime, n: int) -> bool:
-    rec = rt.boards.get(n)
-    return rec is not None and (rec is not rt.current or rt.table.state == "board_complete")
-
-
 # ---------------------------------------------------------------------------------------------- the live event
 class LiveEvent:
     def __init__(self, cfg: EventConfig, club: Club) -> None:
@@ -258,7 +253,7 @@ class LiveEvent:
             return
         rt = self.club.tables[table_id]
         mine = self._scheduled_at(table_id)
-        if number not in mine and all(_done(rt, b) for b in mine):
+        if number not in mine and all(rt.completed(b) for b in mine):
             log.info("table %s: board %d after the table's last round (outside the event)", table_id, number)
             return
         self._alert(table_id, number, seq, publish)
@@ -328,7 +323,7 @@ class LiveEvent:
                 return BoardResult(**base, contract=adj.get("contract"), declarer=adj.get("declarer"),
                                    tricks=adj.get("tricks"), assigned=(score, score))
             res = rt.result(n) or {}
-            if not _done(rt, n) or res.get("score_ns") is None:
+            if not rt.completed(n) or res.get("score_ns") is None:
                 return None
             return BoardResult(**base, contract=res.get("contract"), declarer=res.get("declarer"),
                                tricks=res.get("tricks"), score_ns=int(res["score_ns"]))
@@ -358,7 +353,7 @@ class LiveEvent:
         started: dict[str, set[int]] = {}
         for tid, rt in self.club.tables.items():
             started[tid] = set(rt.boards)
-            completed[tid] = {n for n in rt.boards if _done(rt, n)}
+            completed[tid] = {n for n in rt.boards if rt.completed(n)}
         return completed, started
 
     def public(self) -> set[int]:

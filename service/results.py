@@ -72,8 +72,8 @@ def board_results(number: int, tables: Iterable[TableRuntime]) -> list[dict[str,
         res = rt.result(number) or {}
         e: dict[str, Any] = {"table": rt.id, "contract": res.get("contract"), "declarer": res.get("declarer"),
                              "tricks": res.get("tricks"), "score_ns": res.get("score_ns"),
-                             "status": res.get("status"), "complete": bool(res.get("complete"))
-                             or rec is not rt.current and res.get("score_ns") is not None,
+                             "status": res.get("status"), "complete": rt.completed(number)
+                             and (rec is rt.current or res.get("score_ns") is not None),
                              "adjustment": rec.adjustment, "ns_percent": None, "ew_percent": None}
         adj = rec.adjustment
         if adj and adj.get("kind") == "assigned":
@@ -97,20 +97,13 @@ def released_numbers(policy: str, tables: list[TableRuntime], director_released:
     if policy != "all_tables" or not tables:
         return out
     for n in {n for rt in tables for n in rt.boards}:
-        if all(_done(rt, n) for rt in tables):
+        if all(rt.completed(n) for rt in tables):
             out.add(n)
     return out
-
-
-def _done(rt: TableRuntime, n: int) -> bool:
-    rec = rt.boards.get(n)
-    if rec is None:
-        return False
-    return rec is not rt.current or rt.table.state == "board_complete"
 
 
 def per_table_released(policy: str, rt: TableRuntime, club_released: set[int]) -> set[int]:
     """Under ``immediate`` a board is public at a table as soon as that table finished it."""
     if policy == "immediate":
-        return {n for n in rt.boards if _done(rt, n)} | club_released
+        return {n for n in rt.boards if rt.completed(n)} | club_released
     return set(club_released)

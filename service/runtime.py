@@ -59,18 +59,29 @@ class TableRuntime:
         # waits for the replacement call, 27B; a cancelled bid out of rotation for RHO's call, 31A): they
         # no longer wait for a choice. Object ids of the live engine's irregularities; reset with the engine.
         self.ruled: set[int] = set()
+        # The current board's result as of the last journalled row, once that row completed it. The live
+        # ``table`` runs ahead of the journal while an event awaits its write (``Club._submit``); readers
+        # outside the table's lock (the results page, the release rule) must not count a board complete,
+        # nor read its score, before the row that completed it is durable.
+        self._committed_result: Optional[dict[str, Any]] = None
 
     # ------------------------------------------------------------------ queries
     @property
     def board_number(self) -> Optional[int]:
         return self.current.number if self.current else None
 
+    def completed(self, number: int) -> bool:
+        """Board ``number`` is over at this table as the journal stands: played to the end, or left for
+        the next board."""
+        rec = self.boards.get(number)
+        return rec is not None and (rec is not self.current or self._committed_result is not None)
+
     def result(self, number: int) -> Optional[dict[str, Any]]:
         rec = self.boards.get(number)
         if rec is None:
             return None
         if rec is self.current:
-            return summarize(self.table)
+            return self._committed_result or summarize(self.table)
         return rec.result
 
     def awaits_choice(self, irr: Irregularity) -> bool:
@@ -115,6 +126,7 @@ class TableRuntime:
                 self.boards[self.current.number] = self.current
             if self.current is not None:
                 self.current.rows.append(row)
+            self._note_completion()
         elif row.kind == "adjustment":
             rec = self.boards.get(int(row.body["board"]))
             if rec is not None:
@@ -142,6 +154,10 @@ class TableRuntime:
         rec.result = summarize(self.table)
         rec.irregularities = [i.to_dict() for i in self.table.irregularities]
 
+    def _note_completion(self) -> None:
+        complete = self.current is not None and self.table.state == "board_complete"
+        self._committed_result = summarize(self.table) if complete else None
+
     def rebuild(self) -> None:
         """A fresh engine fed the current board's journal rows."""
         self.table.close()
@@ -156,6 +172,7 @@ class TableRuntime:
                 self._apply(event_from_dict(row.body))
             except (TableError, Exception) as err:     # as apply_row: keep going
                 log.warning("rebuild %s#%s: %s", self.id, row.seq, err)
+        self._note_completion()
 
     def close(self) -> None:
         self.table.close()

@@ -188,6 +188,67 @@ def test_the_event_follows_the_club_in_process(tmp_path: Path) -> None:
     asyncio.run(again())
 
 
+class HeldJournal(Journal):
+    """The real journal, whose next writes can be held back: a slow disk, on demand."""
+    gate: Optional[asyncio.Event] = None
+
+    def append(self, row: Any) -> "asyncio.Future[None]":
+        written = super().append(row)
+        if self.gate is None:
+            return written
+        gate = self.gate
+
+        async def after_the_gate() -> None:
+            await gate.wait()
+            await written
+        return asyncio.ensure_future(after_the_gate())
+
+
+def test_a_board_is_complete_for_the_results_only_once_its_last_row_is_journalled(tmp_path: Path) -> None:
+    """The live table runs ahead of the journal while the last event of a board awaits its write; the
+    results page, the release rule and the board list must not count the board complete (nor show a
+    traveller lacking that table's row) until the row is durable."""
+    async def run() -> None:
+        settings = load_settings(None, database=str(tmp_path / "j.db"), event=EVENT,
+                                 tables=[{"id": "1"}, {"id": "2"}, {"id": "3"}],
+                                 regulation={"spectators": {"delay_s": 0}})
+        journal = HeldJournal(settings.database)
+        club = Club(settings, journal, Hub())
+        club.load()
+        assert settings.event is not None
+        ev = LiveEvent(settings.event, club)
+        ev.attach()
+        journal.start()
+        club.start()
+        try:
+            await _play(club, "1", 1)
+            await _play(club, "3", 1, "4S", "N", 11)
+            *first, last = board_events(1, "3NT", "S", 9)
+            for body in first:
+                await club.submit("2", body, "director")
+            journal.gate = asyncio.Event()
+            pending = asyncio.ensure_future(club.submit("2", last, "director"))
+            for _ in range(100):
+                if club.tables["2"].table.state == "board_complete":
+                    break
+                await asyncio.sleep(0)
+            assert club.tables["2"].table.state == "board_complete", "the last event is applied, its row not yet written"
+            assert not pending.done()
+            assert 1 not in ev.public()
+            assert not board_entry(ev.view(SPECTATOR), 1)["visible"]
+            assert not club.tables["2"].completed(1)
+            assert not any(e["complete"] for e in club.results(DIRECTOR)[0]["results"] if e["table"] == "2")
+            journal.gate.set()
+            await pending
+            journal.gate = None
+            shown = board_entry(ev.view(SPECTATOR), 1)
+            assert shown["visible"] and sorted(r["table"] for r in shown["travellers"][0]["rows"]) == ["1", "2", "3"]
+        finally:
+            _close(club, journal)
+
+    asyncio.run(run())
+
+
 def test_a_teams_match(tmp_path: Path) -> None:
     teams = {"name": "Club teams", "scoring": "IMP", "movement": {"kind": "teams", "boards": 4, "boards_per_round": 2},
              "entrants": {"1": "Aces", "2": "Kings"}}
