@@ -63,7 +63,8 @@ async def table_stream(ws: WebSocket, table_id: str, token: Optional[str] = None
     await ws.accept()
     sub = svc.hub.subscribe(viewer, table_id)
     rt = svc.club.feeds[table_id].replica if viewer.role == "spectator" else svc.club.tables[table_id]
-    sub.offer_state(table_id, Hub.state_message(rt, viewer))
+    async with svc.club.lock(table_id):          # not an event still awaiting its journal write
+        sub.offer_state(table_id, Hub.state_message(rt, viewer))
     await _pump(ws, svc, sub)
 
 
@@ -82,5 +83,6 @@ async def club_stream(ws: WebSocket, token: Optional[str] = None) -> None:
     sub = svc.hub.subscribe(viewer, None)
     for tid in list(svc.club.tables):
         rt = svc.club.feeds[tid].replica if viewer.role == "spectator" else svc.club.tables[tid]
-        sub.offer_state(tid, Hub.state_message(rt, viewer))
+        async with svc.club.lock(tid):
+            sub.offer_state(tid, Hub.state_message(rt, viewer))
     await _pump(ws, svc, sub)
