@@ -68,3 +68,55 @@ def test_restart_rebuilds_every_table_and_continues(tmp_path: Path) -> None:
         time.sleep(1.5)
         moved = _states(d)
         assert moved["1"]["seq"] > first["1"]["seq"] and moved["2"]["seq"] > first["2"]["seq"]
+
+
+def test_an_event_the_journal_cannot_store_is_refused_and_never_seen(tmp_path: Path) -> None:
+    """The engine holds an event while it awaits the disk. If the disk never takes it (here another process
+    holds the database's write lock past the journal's retries) the poster gets 503, and nobody saw the event
+    meanwhile: a view, a board record or a WebSocket opened during the wait shows the table as journalled."""
+    import asyncio
+    import json
+    import threading
+
+    import websockets
+
+    srv = ServerProcess(tmp_path, {"tables": [{"id": "J"}], "regulation": {"spectators": {"delay_s": 0}}})
+    with srv, srv.client(srv.token) as d:
+        deal = deal_for(7, 1)
+        assert d.post("/api/tables/J/events", json={"type": "board", "board": 1, "deal": deal.to_pbn()}).status_code == 200
+        dealer = d.get("/api/tables/J").json()["auction"]["dealer"]
+        blocker = sqlite3.connect(srv.database, isolation_level=None)
+        blocker.execute("BEGIN EXCLUSIVE")
+        answer: dict[str, Any] = {}
+
+        def post_the_call() -> None:
+            with srv.client(srv.token) as c:
+                answer["r"] = c.post("/api/tables/J/events", json={"type": "call", "seat": dealer, "call": "1C"},
+                                     timeout=60)
+
+        poster = threading.Thread(target=post_the_call)
+        poster.start()
+        try:
+            time.sleep(1.0)                      # the call is on the engine, its row waits for the lock
+            assert poster.is_alive(), "the journal write is waiting"
+
+            async def first_state() -> dict[str, Any]:
+                async with websockets.connect(f"{srv.ws_base}/ws/tables/J?token={srv.token}", open_timeout=30) as ws:
+                    return json.loads(await asyncio.wait_for(ws.recv(), 60))["state"]
+
+            got: dict[str, Any] = {}
+            reader = threading.Thread(target=lambda: got.update(ws=asyncio.run(first_state()),
+                                                               rest=srv.client(srv.token).get("/api/tables/J").json()))
+            reader.start()
+            poster.join(60)
+            reader.join(60)
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert answer["r"].status_code == 503, answer["r"].text
+        assert "journal" in answer["r"].json()["detail"]
+        for view in (got["ws"], got["rest"], d.get("/api/tables/J").json()):
+            assert view["auction"]["calls"] == [], view["auction"]
+        # and the table carries on: the same call, now the disk is free, is taken and seen
+        assert d.post("/api/tables/J/events", json={"type": "call", "seat": dealer, "call": "1C"}).status_code == 200
+        assert [c["call"] for c in d.get("/api/tables/J").json()["auction"]["calls"]] == ["1C"]
