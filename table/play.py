@@ -368,6 +368,14 @@ class Play:
         if card in self._played:
             return                                # a card counted as played cannot also lie as a penalty card
         if card not in self._hand[seat]:
+            for other in SEATS:
+                if other != seat and card in self._hand[other]:
+                    # a CARD_ALREADY_PLAYED duplicate was handed back to another seat: a pack holds the card
+                    # once (Law 1), and the ruling says the offender played it, so it is his
+                    self._hand[other].discard(card)
+                    self._cnt[other][card[0]] -= 1
+                    self._pcs[other].pop(card, None)
+                    self._known[other] = self._known[seat] = False
             self._hand[seat].add(card)
             self._cnt[seat][card[0]] += 1
         pcs = self._pcs[seat]
@@ -508,9 +516,7 @@ class Play:
                 elif seat == p.correct:
                     # 53C: the correct leader, an opponent of the offender, leads: his lead stands and the cards
                     # played in error to the trick are withdrawn without penalty
-                    for s, c in list(self._trick):
-                        self._withdraw(s, c, "53C")
-                    self._trick.clear()
+                    self._withdraw_trick("53C")
                     self._leader = p.correct
                     irr.dispose("superseded_by_correct_lead", "53C")
                     self._recompute_next()
@@ -981,6 +987,13 @@ class Play:
                     rv.linked.dispose("card_withdrawn", law)
         self._recompute_next()
 
+    def _withdraw_trick(self, law: str) -> None:
+        """Take every card of the current trick back, the last played first: of two plays of one card (a
+        CARD_ALREADY_PLAYED duplicate) the earlier goes back to its hand, the later stays counted out."""
+        for s, c in reversed(list(self._trick)):
+            self._withdraw(s, c, law)
+        self._trick.clear()
+
     def _reopen_last_trick(self) -> None:
         """Make the last completed trick current again (its winner is undone); only while the next trick is
         still empty. Choices created when the next trick began are dropped."""
@@ -1103,9 +1116,7 @@ class Play:
 
     def _refuse_lead(self, p: _Pending, law: str, out: list[Irregularity]) -> None:
         """56: the defender's card becomes a major penalty card; the correct leader leads (50D2)."""
-        for s, c in list(self._trick):
-            self._withdraw(s, c, law)
-        self._trick.clear()
+        self._withdraw_trick(law)
         self._add_pc(p.offender, p.card, major=True)   # type: ignore[arg-type]
         self._leader = p.correct                          # type: ignore[assignment]
         self._recompute_next()
@@ -1116,9 +1127,7 @@ class Play:
             self._leader = p.offender
             p.irr.dispose("rectified:accept", "53A")
         else:
-            for s, c in list(self._trick):
-                self._withdraw(s, c, "55B1")
-            self._trick.clear()
+            self._withdraw_trick("55B1")
             self._leader = p.correct                      # type: ignore[assignment]
             p.irr.dispose("rectified:retract", "55B1")
             self._recompute_next()
@@ -1128,9 +1137,7 @@ class Play:
             self._leader = p.offender
             p.irr.dispose("rectified:accept", "53A")
         else:
-            for s, c in list(self._trick):
-                self._withdraw(s, c, "55B2")
-            self._trick.clear()
+            self._withdraw_trick("55B2")
             self._leader = p.correct                      # type: ignore[assignment]
             p.irr.dispose("rectified:lead_from_correct_hand", "55B2")
             self._retracted = p

@@ -920,6 +920,19 @@ def test_card_already_played():
     assert p.tricks[1] == [(W, "CT"), (N, "CT")] and p.next_seat == E
 
 
+def test_a_duplicated_card_in_a_withdrawn_trick_goes_back_to_one_hand_only():
+    """No hand record; W leads SK out of turn, E then reports SK too (Law 1: one pack holds it once). The
+    lead refused (56), the trick is withdrawn: SK is W's major penalty card and E does not hold it as well."""
+    p = Play(N, "C", None)
+    for seat in "ESWN":                                       # trick 1: a recording that repeats SA
+        p.card(Seat(seat), "SA")
+    assert codes(p.card(W, "SK")) == ["LEAD_OUT_OF_TURN_DEFENDER"]
+    assert "CARD_ALREADY_PLAYED" in codes(p.card(E, "SK"))
+    p.ruling("LEAD_OUT_OF_TURN_DEFENDER", "refuse")
+    assert p.tricks[-1] == [] and p.penalty_cards(W) == {"SK": "major"}
+    assert "SK" in p.remaining(W) and all("SK" not in p.remaining(s) for s in (N, E, S))
+
+
 def test_card_after_thirteen_tricks():
     p = new_nt()
     play_cards(p, *LEGAL)
