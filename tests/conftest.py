@@ -2,8 +2,14 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 CORPUS = os.environ.get("BRIDGETABLE_CORPUS")
+
+# Property tests draw fresh random examples on every local run (to go on finding bugs); the "ci" profile
+# (.ci/run) draws the same examples every time, so a landing is decided by the code, not by the draw.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
