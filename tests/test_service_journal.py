@@ -105,8 +105,12 @@ def test_an_event_the_journal_cannot_store_is_refused_and_never_seen(tmp_path: P
                     return json.loads(await asyncio.wait_for(ws.recv(), 60))["state"]
 
             got: dict[str, Any] = {}
-            reader = threading.Thread(target=lambda: got.update(ws=asyncio.run(first_state()),
-                                                               rest=srv.client(srv.token).get("/api/tables/J").json()))
+            def read_the_table() -> None:
+                got["ws"] = asyncio.run(first_state())
+                with srv.client(srv.token) as c:
+                    got["rest"] = c.get("/api/tables/J").json()
+
+            reader = threading.Thread(target=read_the_table)
             reader.start()
             poster.join(60)
             reader.join(60)
