@@ -100,10 +100,11 @@ def test_event_configuration_is_checked(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- in process
-def _club(path: Path, event: dict[str, Any]) -> tuple[Club, Journal, LiveEvent, Hub]:
+def _club(path: Path, event: dict[str, Any],
+          journal_type: type[Journal] = Journal) -> tuple[Club, Journal, LiveEvent, Hub]:
     settings = load_settings(None, database=str(path), event=event, tables=[{"id": "1"}, {"id": "2"}, {"id": "3"}],
                              regulation={"spectators": {"delay_s": 0}})
-    journal = Journal(settings.database)
+    journal = journal_type(settings.database)
     hub = Hub()
     club = Club(settings, journal, hub)
     club.load()
@@ -209,17 +210,8 @@ def test_a_board_is_complete_for_the_results_only_once_its_last_row_is_journalle
     results page, the release rule and the board list must not count the board complete (nor show a
     traveller lacking that table's row) until the row is durable."""
     async def run() -> None:
-        settings = load_settings(None, database=str(tmp_path / "j.db"), event=EVENT,
-                                 tables=[{"id": "1"}, {"id": "2"}, {"id": "3"}],
-                                 regulation={"spectators": {"delay_s": 0}})
-        journal = HeldJournal(settings.database)
-        club = Club(settings, journal, Hub())
-        club.load()
-        assert settings.event is not None
-        ev = LiveEvent(settings.event, club)
-        ev.attach()
-        journal.start()
-        club.start()
+        club, journal, ev, _hub = _club(tmp_path / "j.db", EVENT, HeldJournal)
+        assert isinstance(journal, HeldJournal)
         try:
             await _play(club, "1", 1)
             await _play(club, "3", 1, "4S", "N", 11)

@@ -1,12 +1,16 @@
 """The journal: WAL, synchronous FULL, who/what/when per row, and tables rebuilt on restart."""
 from __future__ import annotations
 
+import asyncio
+import json
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
+import websockets
 
 from service.dealing import deal_for
 from service.journal import Journal
@@ -74,12 +78,6 @@ def test_an_event_the_journal_cannot_store_is_refused_and_never_seen(tmp_path: P
     """The engine holds an event while it awaits the disk. If the disk never takes it (here another process
     holds the database's write lock past the journal's retries) the poster gets 503, and nobody saw the event
     meanwhile: a view, a board record or a WebSocket opened during the wait shows the table as journalled."""
-    import asyncio
-    import json
-    import threading
-
-    import websockets
-
     srv = ServerProcess(tmp_path, {"tables": [{"id": "J"}], "regulation": {"spectators": {"delay_s": 0}}})
     with srv, srv.client(srv.token) as d:
         deal = deal_for(7, 1)
