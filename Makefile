@@ -1,20 +1,21 @@
-# Two commands on a fresh machine: `make run` and `make test`. Each sets up .venv first.
+# Two commands on a fresh machine: `make run` and `make test`. Each sets up .venv first and says what it does.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test setup bench clean browsers
+.PHONY: run test check lint types setup bench clean browsers
 
-# an edit to a module setup.py compiles rebuilds it (a stale build would run instead of the source); the
-# list lives in table/compiled.py, so any edit under table/ counts
-COMPILED_SRC := $(wildcard table/*.py table/formats/*.py)
-
-$(STAMP): pyproject.toml setup.py $(COMPILED_SRC)
+# Pure Python: installing is creating the virtual environment and fetching the dependencies (pip prints each).
+$(STAMP): pyproject.toml
+	@echo "==> creating the virtual environment in $(VENV) (first run only)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	@echo "==> upgrading pip"
+	$(BIN)/pip install --progress-bar off --upgrade pip
+	@echo "==> installing bridgetable and its dependencies (about a minute on a fresh machine)"
+	$(BIN)/pip install --progress-bar off -e '.[test]'
 	touch $(STAMP)
+	@echo "==> ready"
 
 setup: $(STAMP)
 
@@ -24,22 +25,33 @@ SIMULATE ?= 4
 HOST     ?= 127.0.0.1
 PORT     ?= 8000
 run: $(STAMP)
+	@echo "==> starting the service with $(SIMULATE) simulated tables on http://$(HOST):$(PORT)"
 	$(BIN)/bridgetable serve --simulate $(SIMULATE) --host $(HOST) --port $(PORT)
 
-# The headless-browser test drives Debian's Chromium (Playwright's own download needs a CDN this machine
-# cannot reach). Installed when missing; if it cannot be, tests/test_browser.py skips with the reason.
+# The headless-browser tests drive Debian's Chromium (Playwright's own download needs a CDN this machine
+# cannot reach). Installed when missing; if it cannot be, the browser tests skip with the reason.
 CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 browsers:
-	@test -x $(CHROMIUM) || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; } \
-	  || echo "note: chromium could not be installed; the browser test will skip"
+	@test -x $(CHROMIUM) || { echo "==> installing Debian's Chromium for the browser tests"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; } \
+	  || echo "note: chromium could not be installed; the browser tests will skip"
 
-test: $(STAMP) browsers
+# Lint (ruff) and types (mypy: strict on table/ and firmware_host/, pyproject.toml says where)
+lint: $(STAMP)
+	@echo "==> ruff"
+	$(BIN)/ruff check .
+types: $(STAMP)
+	@echo "==> mypy"
+	$(BIN)/mypy
+check: lint types
+
+test: check browsers
+	@echo "==> pytest"
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/replay_corpus.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build
-	find table -name '*.so' -delete -o -name '*.c' -delete
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache build

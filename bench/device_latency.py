@@ -168,6 +168,8 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     import gc
     import tempfile
 
+    from test_sim_replay import DEAL
+
     from drivers.bidding_box import BiddingBoxDriver
     from drivers.config import SeatMap
     from drivers.seat_reader import SeatReaderDriver
@@ -175,7 +177,6 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     from table.cards import Deal
     from table.events import board_started
     from table.machine import Table
-    from test_sim_replay import DEAL
 
     resource.setrlimit(resource.RLIMIT_NOFILE, (20000, 20000))
     ctx = mp.get_context("spawn")
@@ -198,7 +199,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     tables_ = [Table(f"T{t}") for t in range(tables)]
     for tb in tables_:
         tb.apply(board_started(3, deal=DEAL))
-    inbox: "queue.Queue[tuple[int, Any]]" = queue.Queue()
+    inbox: queue.Queue[tuple[int, Any]] = queue.Queue()
     device_events: list[Any] = []
 
     def consume() -> None:

@@ -75,6 +75,7 @@ def phase_interleaved(files: list[Path], chunk: int = 25) -> dict:
     first on odd ones): on this shared VM the CPU's speed drifts by 20-30 % from one minute to the next, so
     two phases run one after the other can compare different machines. Interleaved, both see the same."""
     from endplay.parsers import pbn
+
     from table.replay import replay_paths
     ours_s = ep_s = 0.0
     ours_n = ep_n = 0
@@ -194,8 +195,8 @@ def main() -> None:
     par_rate = par["boards"] / par["seconds"]
     ep2_rate = endplay2["boards"] / endplay2["seconds"]
     lines = [
-        f"| | boards | boards/s | peak RSS |",
-        f"|---|---:|---:|---:|",
+        "| | boards | boards/s | peak RSS |",
+        "|---|---:|---:|---:|",
         f"| endplay {_version('endplay')} `pbn.load` (parse only; {endplay['failed_files']} files rejected whole) "
         f"| {endplay['boards']} | {ep_rate:,.0f} | {endplay['maxrss_kb'] / 1024:.0f} MB |",
         f"| bridgetable replay (parse + laws + scoring) | {ours['boards']} | {our_rate:,.0f} | "
@@ -237,12 +238,8 @@ def main() -> None:
     if args.no_write or args.limit:
         return
     date = time.strftime("%Y-%m-%d")
-    from table.compiled import MODULES, compiled_modules
-    built = len(compiled_modules())
-    block = "\n".join([f"<!-- corpus-bench:start -->", f"Measured {date} on this machine "
-                       f"({os.cpu_count()} cores, Python {sys.version.split()[0]}), `make bench`, the engine's "
-                       f"replay path {'compiled with Cython' if built else 'in pure Python'} (setup.py: {built} of "
-                       f"{len(MODULES)} modules compiled):", "",
+    block = "\n".join(["<!-- corpus-bench:start -->", f"Measured {date} on this machine "
+                       f"({os.cpu_count()} cores, Python {sys.version.split()[0]}), `make bench`, pure Python:", "",
                        *lines, "", "Agreement with the files:", "", *agreement, "<!-- corpus-bench:end -->"])
     perf = ROOT / "docs" / "PERFORMANCE.md"
     text = perf.read_text() if perf.exists() else "# Performance\n\n## Corpus replay\n\n"

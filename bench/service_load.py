@@ -124,7 +124,7 @@ class Bench:
             while not self.stop.is_set():
                 try:
                     msg = await asyncio.wait_for(ws.recv(), 1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     continue
                 now = time.time()
                 seq = json.loads(msg)["state"]["seq"]
@@ -144,7 +144,7 @@ class Bench:
             while not self.stop.is_set():
                 try:
                     msg = await asyncio.wait_for(ws.recv(), 1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     continue
                 now = time.time()
                 state = json.loads(msg)["state"]

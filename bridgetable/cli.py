@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import click
 
@@ -66,9 +66,9 @@ def replay(paths: tuple[str, ...], jsonl: bool, jobs: int, complete_dd: bool) ->
 
 
 # subcommands of the other layers, registered here so `bridgetable --help` lists them all
-from .sim_cli import register_commands  # noqa: E402
-from .serve_cli import serve as _serve  # noqa: E402
 from .deal_cli import deal as _deal  # noqa: E402
+from .serve_cli import serve as _serve  # noqa: E402
+from .sim_cli import register_commands  # noqa: E402
 
 register_commands(main)          # devices, sim
 main.add_command(_serve)

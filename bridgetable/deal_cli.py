@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import click
 
@@ -34,7 +34,7 @@ def _write(boards: list[HandRecordBoard], path: str) -> None:
         raise click.ClickException(str(err)) from None
 
 
-def _select(boards: list[HandRecordBoard], spec: Optional[str]) -> list[HandRecordBoard]:
+def _select(boards: list[HandRecordBoard], spec: str | None) -> list[HandRecordBoard]:
     """``--boards 1-16,20``: the boards of the set to use."""
     if not spec:
         return boards
@@ -62,7 +62,7 @@ def deal() -> None:
 @click.option("--seed", help="Reproducible set, FOR TESTS ONLY: anyone who knows the seed knows every deal. "
               "Without it the deals come from the operating system's secure random generator.")
 @click.option("--first", default=1, show_default=True, type=click.IntRange(1, 65535), help="first board number")
-def generate(n: int, out: str, seed: Optional[str], first: int) -> None:
+def generate(n: int, out: str, seed: str | None, first: int) -> None:
     """Deal N random boards into OUT (format from its name: .pbn .dup .dlm .bri .dge ...)."""
     from table.dealgen import generate as gen
     seed_value: Any = None
@@ -87,7 +87,7 @@ def convert(src: str, dst: str) -> None:
 @click.argument("set_path", metavar="SET", type=click.Path(exists=True, dir_okay=False))
 @click.argument("out", type=click.Path(dir_okay=False))
 @click.option("--title", help="heading of the page (default: the set's file name)")
-def sheets(set_path: str, out: str, title: Optional[str]) -> None:
+def sheets(set_path: str, out: str, title: str | None) -> None:
     """Printable hand-record sheets (HTML) with each board's double-dummy table and par."""
     from table.handrecords.sheets import render
     boards = _read(set_path)
@@ -116,8 +116,8 @@ def sheets(set_path: str, out: str, title: Optional[str]) -> None:
               "always the same")
 @click.option("--timeout", type=float, default=10.0, show_default=True, help="seconds of silence before giving up")
 @click.option("--jsonl", is_flag=True, help="one JSON object per problem and per board on stdout")
-def verify(set_path: str, machine: str, board_spec: Optional[str], faults: Optional[str], wire: Optional[str],
-           seed: int, decks_path: Optional[str], deck: Optional[str], on_problem: str, timeout: float,
+def verify(set_path: str, machine: str, board_spec: str | None, faults: str | None, wire: str | None,
+           seed: int, decks_path: str | None, deck: str | None, on_problem: str, timeout: float,
            jsonl: bool) -> None:
     """Deal SET on a dealing machine and verify every card against the hand record."""
     from drivers.dealer import BoardStop, DealerDriver, DealerError, Decision, Problem, summary

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Optional
+from typing import Any
 
 import click
 
@@ -21,9 +21,9 @@ import click
 @click.option("--spectator-delay", type=float, default=None, help="seconds of delay for spectators")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
-def serve(config: Optional[str], simulate: Optional[int], host: str, port: int, database: Optional[str],
-          pace: Optional[float], irregularity_rate: Optional[float], ruling_wait: Optional[float],
-          seed: Optional[int], spectator_delay: Optional[float], log_level: str) -> None:
+def serve(config: str | None, simulate: int | None, host: str, port: int, database: str | None,
+          pace: float | None, irregularity_rate: float | None, ruling_wait: float | None,
+          seed: int | None, spectator_delay: float | None, log_level: str) -> None:
     """Run the service: REST/WebSocket API, director console, live pages (docs at /docs)."""
     import uvicorn
 

@@ -8,7 +8,7 @@ import json
 import signal
 import sys
 import threading
-from typing import Any, Optional
+from typing import Any
 
 import click
 
@@ -39,7 +39,7 @@ def sim() -> None:
     """Simulated devices and tables (hw_sim): replay records through the wire protocol and the drivers."""
 
 
-def _faults(spec: Optional[str], seed: Optional[int]) -> Any:
+def _faults(spec: str | None, seed: int | None) -> Any:
     from hw_sim.faults import FaultSpec, FaultSpecError
     try:
         return FaultSpec.parse(spec, seed)
@@ -56,7 +56,7 @@ def _faults(spec: Optional[str], seed: Optional[int]) -> Any:
 @click.option("--seed", type=int, default=None, help="seed for every fault (overrides seed= in --faults)")
 @click.option("--jsonl", is_flag=True, help="one JSON object per record on stdout (as `bridgetable replay --jsonl`)")
 @click.option("--decks", "n_decks", type=int, default=4, show_default=True, help="decks the club learns first")
-def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: Optional[str], seed: Optional[int], jsonl: bool,
+def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, seed: int | None, jsonl: bool,
                n_decks: int) -> None:
     """Replay records with every call, card and hand read travelling through simulated devices, the wire
     protocol and the drivers; prints the same verdicts as `bridgetable replay`."""
@@ -107,9 +107,9 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: Optional[str]
               help="write the simulated club's deck registry (JSON) for the service to load")
 @click.option("--duration", type=float, default=None, help="stop after this many seconds (default: Ctrl-C)")
 @click.option("--json", "as_json", is_flag=True, help="print the devices as one JSON object")
-def sim_devices(tables: int, transport: str, kinds: str, fault_spec: Optional[str], seed: Optional[int],
-                link_dir: Optional[str], script_path: Optional[str], decks_out: Optional[str],
-                duration: Optional[float], as_json: bool) -> None:
+def sim_devices(tables: int, transport: str, kinds: str, fault_spec: str | None, seed: int | None,
+                link_dir: str | None, script_path: str | None, decks_out: str | None,
+                duration: float | None, as_json: bool) -> None:
     """Start simulated devices on ptys or TCP ports for a separately running service; print their URLs."""
     import hw_sim  # noqa: F401
     from hw_sim.devices import make_device

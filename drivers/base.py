@@ -21,7 +21,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from firmware_host import Binding, DeviceKind, ErrorMessage, HostSession, LinkState, Message, Refusal, SessionConfig
 from firmware_host.constants import ErrorCode
@@ -42,9 +43,9 @@ KIND_NAMES = {DeviceKind.SEAT_READER: "seat-reader", DeviceKind.BIDDING_BOX: "bi
 class DeviceDriver:
     KINDS: tuple[DeviceKind, ...] = ()
 
-    def __init__(self, url: str, emit: Emit, seats: Optional[SeatMap] = None, *,
-                 config: Optional[SessionConfig] = None,
-                 opener: Optional[Callable[[str], Link]] = None,
+    def __init__(self, url: str, emit: Emit, seats: SeatMap | None = None, *,
+                 config: SessionConfig | None = None,
+                 opener: Callable[[str], Link] | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep,
                  backoff: tuple[float, float] = (0.05, 2.0)) -> None:
@@ -58,31 +59,31 @@ class DeviceDriver:
         self.backoff = backoff
         self._delay = backoff[0]
         self._retry_at = 0.0
-        self.link: Optional[Link] = None
+        self.link: Link | None = None
         self._lock = threading.RLock()
         self._handshakes = 0
         self._connected = False
         self._stop = threading.Event()
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
         # called just before the link is closed: whoever watches its descriptor lets go of it first (a
         # selector must not keep a closed descriptor whose number the next opened link may get)
-        self.on_link_closing: Optional[Callable[["DeviceDriver"], None]] = None
+        self.on_link_closing: Callable[[DeviceDriver], None] | None = None
         # health
         self.opens = 0
         self.open_failures = 0
         self.disconnects = 0
         self.events_emitted = 0
         self.errors_emitted = 0
-        self.last_seen: Optional[float] = None
-        self.last_error: Optional[str] = None
+        self.last_seen: float | None = None
+        self.last_error: str | None = None
 
     # ------------------------------------------------------------------ identity
     @property
-    def serial(self) -> Optional[str]:
+    def serial(self) -> str | None:
         return self.session.peer.serial if self.session.peer is not None else None
 
     @property
-    def seat(self) -> Optional[str]:
+    def seat(self) -> str | None:
         s = self.serial
         return self.seats.seat_of(s) if s is not None else None
 
@@ -170,12 +171,12 @@ class DeviceDriver:
             self._lost(err)
             return False
 
-    def fileno(self) -> Optional[int]:
+    def fileno(self) -> int | None:
         """The open link's file descriptor (for a pool's selector), or None."""
         link = self.link
         return link.fileno() if link is not None else None
 
-    def next_due(self) -> Optional[float]:
+    def next_due(self) -> float | None:
         """When (``clock`` seconds) this driver must be pumped again even if its link stays silent."""
         if self.link is None:
             return self._retry_at

@@ -8,10 +8,22 @@ info events for the director. Host -> device: :meth:`show_auction`, :meth:`show_
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
-from firmware_host import (CallPressed, DeviceKind, Message, Mode, Phase, RefuseCall, SetMode, ShowAuction,
-                           ShowTurn, StopCard, TrayPassed, Undo)
+from firmware_host import (
+    CallPressed,
+    DeviceKind,
+    Message,
+    Mode,
+    Phase,
+    RefuseCall,
+    SetMode,
+    ShowAuction,
+    ShowTurn,
+    StopCard,
+    TrayPassed,
+    Undo,
+)
 from table.cards import Seat
 from table.events import CallMade
 
@@ -46,7 +58,7 @@ class BiddingBoxDriver(DeviceDriver):
     def show_auction(self, dealer: str, calls: Sequence[str], alerts: Sequence[bool] = ()) -> None:
         self.send(ShowAuction(dealer, tuple(calls), tuple(alerts)))
 
-    def show_turn(self, seat: Optional[str], phase: Phase = Phase.AUCTION) -> None:
+    def show_turn(self, seat: str | None, phase: Phase = Phase.AUCTION) -> None:
         self.send(ShowTurn(seat, phase))
 
     def refuse_call(self, call: str, code: int, text: str = "") -> None:

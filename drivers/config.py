@@ -7,9 +7,10 @@ whatever it reports becomes an ``UNBOUND_DEVICE`` error event, never a table eve
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from .errors import ConfigError
 
@@ -30,23 +31,23 @@ class SeatMap:
             clean[str(serial)] = s
         self.seats = clean
 
-    def seat_of(self, serial: str) -> Optional[str]:
+    def seat_of(self, serial: str) -> str | None:
         return self.seats.get(serial)
 
-    def bind(self, serial: str, seat: Optional[str]) -> None:
+    def bind(self, serial: str, seat: str | None) -> None:
         if seat is None:
             self.seats.pop(serial, None)
         else:
             self.seats[serial] = SeatMap({serial: seat}).seats[serial]
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "SeatMap":
+    def from_json(cls, data: Mapping[str, Any]) -> SeatMap:
         if not isinstance(data, Mapping) or not isinstance(data.get("seats", {}), Mapping):
             raise ConfigError('a seat map is {"table": N, "seats": {"SERIAL": "N", ...}}')
         return cls(dict(data.get("seats", {})), int(data.get("table", 0)))
 
     @classmethod
-    def load(cls, path: str | Path) -> "SeatMap":
+    def load(cls, path: str | Path) -> SeatMap:
         try:
             return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
         except (OSError, ValueError) as err:

@@ -35,12 +35,22 @@ is injectable, so a simulated machine on a virtual clock deals a set in millisec
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
-from firmware_host import (BoardNumberRead, CardDealt, DealBoard, DealDone, DeviceKind, ErrorMessage, Jam, Message,
-                           UnreadableCard)
+from firmware_host import (
+    BoardNumberRead,
+    CardDealt,
+    DealBoard,
+    DealDone,
+    DeviceKind,
+    ErrorMessage,
+    Jam,
+    Message,
+    UnreadableCard,
+)
 from firmware_host.constants import ErrorCode
 from table.cards import ALL_CARDS
 from table.handrecords.base import HandRecordBoard
@@ -75,7 +85,7 @@ class DealerError(DriverError):
     """The machine could not be used: it did not connect, or fell silent in the middle of a board."""
 
 
-def _pocket(seat: Optional[str]) -> str:
+def _pocket(seat: str | None) -> str:
     return f"{SEAT_NAME[seat]} pocket" if seat else "reject tray"   # type: ignore[index]
 
 
@@ -84,14 +94,14 @@ class Problem:
     kind: str
     board: int
     message: str                         # for the volunteer at the machine
-    card: Optional[str] = None
-    pocket: Optional[str] = None         # where the card went (the card's own pocket for MISSING_CARD)
-    belongs: Optional[str] = None        # where it belongs, when that differs
-    uid: Optional[str] = None
-    read_board: Optional[int] = None     # WRONG_BOARD: the board the machine holds
+    card: str | None = None
+    pocket: str | None = None         # where the card went (the card's own pocket for MISSING_CARD)
+    belongs: str | None = None        # where it belongs, when that differs
+    uid: str | None = None
+    read_board: int | None = None     # WRONG_BOARD: the board the machine holds
     blocking: bool = True                # the board fails verification until someone acts
 
-    def key(self) -> tuple[str, int, Optional[str], Optional[str]]:
+    def key(self) -> tuple[str, int, str | None, str | None]:
         return (self.kind, self.board, self.card, self.pocket)
 
     def to_event(self, device: str) -> DeviceEvent:
@@ -111,8 +121,8 @@ class BoardVerifier:
     __slots__ = ("record", "board", "owner", "dealt", "problems", "decks", "deck", "rejected", "double_reads",
                  "finished", "refused", "wrong_board")
 
-    def __init__(self, record: HandRecordBoard, decks: Optional[DeckRegistry] = None,
-                 deck: Optional[str] = None) -> None:
+    def __init__(self, record: HandRecordBoard, decks: DeckRegistry | None = None,
+                 deck: str | None = None) -> None:
         self.record = record
         self.board = record.board
         self.owner = record.deal.owner                    # card -> Seat (a str): shared, not copied
@@ -124,7 +134,7 @@ class BoardVerifier:
         self.double_reads: list[str] = []                  # pockets where a card was read twice (same tag)
         self.finished = False
         self.refused = False                               # the machine dealt nothing: the attempt is over
-        self.wrong_board: Optional[int] = None             # number read; ERROR(BOARD_MISMATCH) ends the attempt
+        self.wrong_board: int | None = None             # number read; ERROR(BOARD_MISMATCH) ends the attempt
 
     @property
     def failed(self) -> bool:
@@ -134,7 +144,7 @@ class BoardVerifier:
         self.problems.append(p)
         return p
 
-    def board_read(self, number: int) -> Optional[Problem]:
+    def board_read(self, number: int) -> Problem | None:
         if number == self.board:
             return None
         self.wrong_board = number
@@ -143,7 +153,7 @@ class BoardVerifier:
                                  f"Take board {number} out, put board {self.board} in, then press Continue.",
                                  read_board=number))
 
-    def card(self, card: Optional[str], pocket: str, uid: bytes) -> Optional[Problem]:
+    def card(self, card: str | None, pocket: str, uid: bytes) -> Problem | None:
         """One CARD_DEALT: the hot path, a few dictionary look-ups."""
         b = self.board
         if self.decks is not None:
@@ -192,7 +202,7 @@ class BoardVerifier:
             + ("the first went there too" if first[0] == pocket else f"the first went into the {_pocket(first[0])}")
             + f"): {how}. {todo}, then press Continue.", card, pocket, uid=tag))
 
-    def jam(self, pocket: Optional[str], cards_dealt: int) -> Problem:
+    def jam(self, pocket: str | None, cards_dealt: int) -> Problem:
         where = f"at the {_pocket(pocket)}" if pocket else "in the feeder"
         return self.add(Problem(
             JAM, self.board, f"Board {self.board}: the machine jammed {where} after {cards_dealt} cards. Clear the "
@@ -301,20 +311,20 @@ Progress = Callable[[int, int, BoardResult], None]
 class DealerDriver(DeviceDriver):
     KINDS = (DeviceKind.DEALER,)
 
-    def __init__(self, url: str, emit: Optional[Callable[[Any], None]] = None, *,
-                 decks: Optional[DeckRegistry] = None, deck_for: Optional[Callable[[int], Optional[str]]] = None,
+    def __init__(self, url: str, emit: Callable[[Any], None] | None = None, *,
+                 decks: DeckRegistry | None = None, deck_for: Callable[[int], str | None] | None = None,
                  **kwargs: Any) -> None:
         super().__init__(url, emit or (lambda _e: None), **kwargs)
         self.decks = decks
         self.deck_for = deck_for
-        self._current: Optional[BoardVerifier] = None
-        self._on_problem: Optional[Callable[[Problem], None]] = None
+        self._current: BoardVerifier | None = None
+        self._on_problem: Callable[[Problem], None] | None = None
         self.jammed = False
         self.cards = 0
         self.stray = 0
 
     # ------------------------------------------------------------------ messages
-    def _report(self, p: Optional[Problem]) -> None:
+    def _report(self, p: Problem | None) -> None:
         if p is None:
             return
         log.info("%s", p.message)
@@ -387,7 +397,7 @@ class DealerDriver(DeviceDriver):
             self.pump(0.05)
 
     def deal_board(self, record: HandRecordBoard, *, timeout: float = 10.0, jam_timeout: float = 600.0,
-                   on_problem: Optional[Callable[[Problem], None]] = None) -> BoardVerifier:
+                   on_problem: Callable[[Problem], None] | None = None) -> BoardVerifier:
         """Deal one board and verify it; returns its verifier (``problems``, ``failed``, ``refused``).
         ``timeout``: longest silence from the machine; ``jam_timeout`` while it is jammed."""
         v = BoardVerifier(record, self.decks, self.deck_for(record.board) if self.deck_for else None)
@@ -410,8 +420,8 @@ class DealerDriver(DeviceDriver):
         finally:
             self._on_problem = None
 
-    def deal_set(self, boards: Sequence[HandRecordBoard], *, operator: Optional[Operator] = None,
-                 on_problem: Optional[Callable[[Problem], None]] = None, progress: Optional[Progress] = None,
+    def deal_set(self, boards: Sequence[HandRecordBoard], *, operator: Operator | None = None,
+                 on_problem: Callable[[Problem], None] | None = None, progress: Progress | None = None,
                  timeout: float = 10.0, jam_timeout: float = 600.0, max_attempts: int = 5,
                  connect_timeout: float = 10.0) -> DealReport:
         """Deal and verify ``boards`` in order. After a board fails, ``operator(stop)`` decides what happens

@@ -7,7 +7,7 @@ card can count again later. Time is passed in (device or host seconds), so the l
 """
 from __future__ import annotations
 
-from typing import Hashable
+from collections.abc import Hashable
 
 
 class Debouncer:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
 
 from table.cards import ALL_CARDS, CARD_SET
 
@@ -92,7 +92,7 @@ class DeckRegistry:
             for uid in deck.cards.values():
                 self._by_uid.pop(uid, None)
 
-    def lookup(self, uid: str | bytes) -> Optional[TagCard]:
+    def lookup(self, uid: str | bytes) -> TagCard | None:
         """The deck and card of a tag, or ``None`` for a tag no learned deck has (or a malformed UID)."""
         try:
             return self._by_uid.get(normalize_uid(uid))
@@ -104,7 +104,7 @@ class DeckRegistry:
         return {"version": 1, "decks": {n: dict(d.cards) for n, d in sorted(self.decks.items())}}
 
     @classmethod
-    def from_json(cls, data: dict) -> "DeckRegistry":
+    def from_json(cls, data: dict) -> DeckRegistry:
         if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("decks"), dict):
             raise DeckError("not a deck registry (expected {\"version\": 1, \"decks\": {...}})")
         reg = cls()
@@ -122,7 +122,7 @@ class DeckRegistry:
         tmp.replace(p)
 
     @classmethod
-    def load(cls, path: str | Path) -> "DeckRegistry":
+    def load(cls, path: str | Path) -> DeckRegistry:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
@@ -141,14 +141,14 @@ class DeckLearner:
         self.uids: list[str] = []
 
     @property
-    def next_card(self) -> Optional[str]:
+    def next_card(self) -> str | None:
         return self.order[len(self.uids)] if len(self.uids) < len(self.order) else None
 
     @property
     def done(self) -> bool:
         return len(self.uids) >= len(self.order)
 
-    def feed(self, uid: str | bytes) -> Optional[str]:
+    def feed(self, uid: str | bytes) -> str | None:
         """Take one read; returns the card this tag was learned as, or ``None`` for a repeat (or a tag of
         another learned deck: a stray card from the previous deck still on the antenna)."""
         u = normalize_uid(uid)

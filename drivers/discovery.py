@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass
-from typing import Any, Optional
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -17,14 +17,14 @@ log = logging.getLogger(__name__)
 class FoundDevice:
     kind: str                          # "serial" or "usb"
     url: str                           # what open_link() takes
-    vid: Optional[int] = None
-    pid: Optional[int] = None
-    serial_number: Optional[str] = None
-    description: Optional[str] = None
-    location: Optional[str] = None
+    vid: int | None = None
+    pid: int | None = None
+    serial_number: str | None = None
+    description: str | None = None
+    location: str | None = None
 
     @property
-    def vid_pid(self) -> Optional[str]:
+    def vid_pid(self) -> str | None:
         return f"{self.vid:04X}:{self.pid:04X}" if self.vid is not None and self.pid is not None else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def serial_ports(include_links: bool = False) -> list[FoundDevice]:
             for p in sorted(ports, key=lambda p: p.device)]
 
 
-def usb_devices(backend: Any = None) -> tuple[list[FoundDevice], Optional[str]]:
+def usb_devices(backend: Any = None) -> tuple[list[FoundDevice], str | None]:
     """USB devices and a note when they could not be listed (no libusb, no permission)."""
     try:
         import usb.core

@@ -26,8 +26,7 @@ TRAY_PASSED        table event of their own; shown to the director
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
-
+from typing import Any
 
 INFO_CODES = frozenset({"CONNECTED", "DISCONNECTED", "DECK_LEARNED", "UNDO", "STOP_CARD", "TRAY_PASSED"})
 
@@ -37,11 +36,11 @@ class DeviceEvent:
     code: str
     device: str                       # the device's serial number (or its URL before the handshake)
     detail: str
-    seat: Optional[str] = None
-    uid: Optional[str] = None
-    card: Optional[str] = None
-    zone: Optional[str] = None
-    ts: Optional[str] = None
+    seat: str | None = None
+    uid: str | None = None
+    card: str | None = None
+    zone: str | None = None
+    ts: str | None = None
     type: str = field(default="device", init=False)
 
     @property
@@ -52,17 +51,17 @@ class DeviceEvent:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
-def unknown_tag(device: str, uid: str, seat: Optional[str], zone: Optional[str]) -> DeviceEvent:
+def unknown_tag(device: str, uid: str, seat: str | None, zone: str | None) -> DeviceEvent:
     return DeviceEvent("UNKNOWN_TAG", device, f"tag {uid} is not in any learned deck", seat=seat, uid=uid,
                        zone=zone)
 
 
-def wrong_deck(device: str, seat: Optional[str], card: str, deck: str, expected: str) -> DeviceEvent:
+def wrong_deck(device: str, seat: str | None, card: str, deck: str, expected: str) -> DeviceEvent:
     return DeviceEvent("WRONG_DECK", device, f"{card} of deck {deck!r} read, but this board is played with "
                        f"deck {expected!r}; not played", seat=seat, card=card)
 
 
-def wrong_seat(device: str, seat: str, card: str, owner: str, uid: Optional[str] = None) -> DeviceEvent:
+def wrong_seat(device: str, seat: str, card: str, owner: str, uid: str | None = None) -> DeviceEvent:
     return DeviceEvent("WRONG_SEAT", device, f"{card} read at {seat} but it was dealt to {owner}; not played",
                        seat=seat, card=card, uid=uid)
 
@@ -71,5 +70,5 @@ def unbound_device(device: str, what: str) -> DeviceEvent:
     return DeviceEvent("UNBOUND_DEVICE", device, f"{what} from device {device}, which is bound to no seat")
 
 
-def bad_input(device: str, detail: str, seat: Optional[str] = None) -> DeviceEvent:
+def bad_input(device: str, detail: str, seat: str | None = None) -> DeviceEvent:
     return DeviceEvent("BAD_INPUT", device, detail, seat=seat)

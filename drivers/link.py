@@ -23,7 +23,8 @@ import os
 import re
 import select
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from .errors import LinkClosed, LinkError
@@ -48,7 +49,7 @@ class Link(ABC):
     url: str
 
     @abstractmethod
-    def read(self, max_bytes: int = 4096, timeout: Optional[float] = 0.05) -> bytes:
+    def read(self, max_bytes: int = 4096, timeout: float | None = 0.05) -> bytes:
         """Up to ``max_bytes`` bytes; waits at most ``timeout`` seconds for the first one."""
 
     @abstractmethod
@@ -63,7 +64,7 @@ class Link(ABC):
     @abstractmethod
     def closed(self) -> bool: ...
 
-    def fileno(self) -> Optional[int]:
+    def fileno(self) -> int | None:
         """A file descriptor that turns readable when bytes arrive, or None (USB, in-process links)."""
         return None
 
@@ -72,7 +73,7 @@ class Link(ABC):
         """What the transport knows about the device (at least ``transport`` and ``url``)."""
         return {"transport": self.url.split("://", 1)[0] if "://" in self.url else "serial", "url": self.url}
 
-    def __enter__(self) -> "Link":
+    def __enter__(self) -> Link:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -91,10 +92,10 @@ class SerialLink(Link):
     above 1023 — and a host with hundreds of ports has those. Every other kind goes through pyserial.
     """
 
-    def __init__(self, ser: Any, url: Optional[str] = None) -> None:
+    def __init__(self, ser: Any, url: str | None = None) -> None:
         self._ser = ser
         self.url = url or str(ser.port)
-        self._timeout: Optional[float] = ser.timeout
+        self._timeout: float | None = ser.timeout
         # pyserial's socket:// in_waiting is 1 when readable, not a byte count
         self._exact_in_waiting = type(ser).__module__ != "serial.urlhandler.protocol_socket"
         self._posix = type(ser).__module__ == "serial.serialposix" and isinstance(getattr(ser, "fd", None), int)
@@ -103,7 +104,7 @@ class SerialLink(Link):
         self._tcp = not self._exact_in_waiting and getattr(ser, "_socket", None) is not None
 
     @classmethod
-    def open(cls, url: str, baudrate: int = DEFAULT_BAUDRATE, write_timeout: float = 2.0) -> "SerialLink":
+    def open(cls, url: str, baudrate: int = DEFAULT_BAUDRATE, write_timeout: float = 2.0) -> SerialLink:
         import serial
         try:
             ser = serial.serial_for_url(url, baudrate=baudrate, timeout=0.05, write_timeout=write_timeout)
@@ -133,7 +134,7 @@ class SerialLink(Link):
                 pass
         return out
 
-    def fileno(self) -> Optional[int]:
+    def fileno(self) -> int | None:
         try:
             return int(self._ser.fileno())
         except Exception:                      # sim://, loop://: no descriptor
@@ -143,12 +144,12 @@ class SerialLink(Link):
     def closed(self) -> bool:
         return not self._ser.is_open
 
-    def _set_timeout(self, timeout: Optional[float]) -> None:
+    def _set_timeout(self, timeout: float | None) -> None:
         if timeout != self._timeout:             # setting a pyserial timeout reconfigures the port: only on change
             self._ser.timeout = timeout
             self._timeout = timeout
 
-    def read(self, max_bytes: int = 4096, timeout: Optional[float] = 0.05) -> bytes:
+    def read(self, max_bytes: int = 4096, timeout: float | None = 0.05) -> bytes:
         import serial
         ser = self._ser
         if not ser.is_open:
@@ -177,7 +178,7 @@ class SerialLink(Link):
         except (serial.SerialException, OSError) as err:
             raise LinkClosed(f"{self.url}: {err}") from err
 
-    def _read_fd(self, fd: int, max_bytes: int, timeout: Optional[float]) -> bytes:
+    def _read_fd(self, fd: int, max_bytes: int, timeout: float | None) -> bytes:
         """A posix port read straight from its non-blocking descriptor, waiting with poll(): pyserial's
         own read and write call select(), which fails for descriptors above 1023, and a host serving
         hundreds of ports has those. pyserial still opens and configures the port (termios)."""
@@ -203,7 +204,7 @@ class SerialLink(Link):
             raise LinkClosed(f"{self.url}: device disconnected")
         return data
 
-    def _read_sock(self, sock: Any, max_bytes: int, timeout: Optional[float]) -> bytes:
+    def _read_sock(self, sock: Any, max_bytes: int, timeout: float | None) -> bytes:
         if sock is None:
             raise LinkClosed(f"{self.url} is closed")
         for attempt in (0, 1):
@@ -296,7 +297,7 @@ _USB_URL = re.compile(r"^usb://([0-9a-fA-F]{1,4}):([0-9a-fA-F]{1,4})(?:/([^?]*))
 _GONE = {errno.ENODEV, errno.EIO, errno.EPIPE, errno.ESHUTDOWN, errno.ENOENT}
 
 
-def parse_usb_url(url: str) -> tuple[int, int, Optional[str], dict[str, str]]:
+def parse_usb_url(url: str) -> tuple[int, int, str | None, dict[str, str]]:
     """``usb://1209:b710/SR-0001?backend=sim`` -> ``(0x1209, 0xb710, "SR-0001", {"backend": "sim"})``."""
     m = _USB_URL.match(url)
     if not m:
@@ -325,7 +326,7 @@ class UsbLink(Link):
                 self._identity[key] = None
 
     @classmethod
-    def open(cls, url: str, backend: Any = None) -> "UsbLink":
+    def open(cls, url: str, backend: Any = None) -> UsbLink:
         import usb.core
         import usb.util
         vid, pid, serial_number, query = parse_usb_url(url)
@@ -376,7 +377,7 @@ class UsbLink(Link):
     def closed(self) -> bool:
         return self._closed
 
-    def read(self, max_bytes: int = 4096, timeout: Optional[float] = 0.05) -> bytes:
+    def read(self, max_bytes: int = 4096, timeout: float | None = 0.05) -> bytes:
         import usb.core
         if self._closed:
             raise LinkClosed(f"{self.url} is closed")
@@ -417,7 +418,7 @@ class UsbLink(Link):
             log.debug("closing %s failed", self.url, exc_info=True)
 
 
-def _serial_of(dev: Any) -> Optional[str]:
+def _serial_of(dev: Any) -> str | None:
     try:
         return dev.serial_number
     except Exception:

@@ -25,8 +25,9 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Optional
+from typing import Any
 
 from .base import DeviceDriver
 from .pool import DriverPool
@@ -48,7 +49,7 @@ def loop_emitter(loop: asyncio.AbstractEventLoop, fn: Callable[[Any], None]) -> 
 
 
 class LoopPool:
-    def __init__(self, loop: Optional[asyncio.AbstractEventLoop] = None, *, tick: float = 0.05) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None, *, tick: float = 0.05) -> None:
         """Create it on the loop's thread."""
         self.loop = loop or asyncio.get_running_loop()
         self.tick = tick
@@ -58,8 +59,8 @@ class LoopPool:
         self._timers: dict[DeviceDriver, asyncio.TimerHandle] = {}
         self._connecting: set[DeviceDriver] = set()
         self._flushing: set[DeviceDriver] = set()
-        self._opener: Optional[ThreadPoolExecutor] = None
-        self._fallback: Optional[DriverPool] = None
+        self._opener: ThreadPoolExecutor | None = None
+        self._fallback: DriverPool | None = None
         self._closed = False
         self.pumps = 0
 
@@ -91,7 +92,7 @@ class LoopPool:
         fut = self.loop.run_in_executor(self._opener, d.pump, 0)
         fut.add_done_callback(lambda f, d=d: self._connected(d, f))
 
-    def _connected(self, d: DeviceDriver, fut: "asyncio.Future[int]") -> None:
+    def _connected(self, d: DeviceDriver, fut: asyncio.Future[int]) -> None:
         self._connecting.discard(d)
         if self._closed:
             return

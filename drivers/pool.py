@@ -18,7 +18,7 @@ import logging
 import selectors
 import threading
 import time
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from firmware_host import SessionConfig
 
@@ -50,7 +50,7 @@ class DriverPool:
         self._lock = threading.Lock()
         self._added: list[DeviceDriver] = []
         self._stop = threading.Event()
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
         self.pumps = 0
         for d in drivers:
             self.add(d)

@@ -20,7 +20,8 @@ may be ``None``). While ``learn(deck_name)`` is active, reads teach a deck inste
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from firmware_host import CardRead, DeviceKind, HandRead, Message, ReaderStatus, Zone
 from firmware_host.constants import ReaderStatusCode
@@ -39,16 +40,16 @@ ZONE_NAMES = {Zone.PLAY: "play", Zone.DUMMY: "dummy", Zone.HAND: "hand"}
 class SeatReaderDriver(DeviceDriver):
     KINDS = (DeviceKind.SEAT_READER,)
 
-    def __init__(self, url: str, emit: Any, seats: Any = None, decks: Optional[DeckRegistry] = None, *,
+    def __init__(self, url: str, emit: Any, seats: Any = None, decks: DeckRegistry | None = None, *,
                  debounce_window: float = 0.5, **kwargs: Any) -> None:
         super().__init__(url, emit, seats, **kwargs)
         self.decks = decks if decks is not None else DeckRegistry()
         self.debouncer = Debouncer(debounce_window)
-        self.deal: Optional[Deal] = None
-        self.deck: Optional[str] = None
-        self.learner: Optional[DeckLearner] = None
+        self.deal: Deal | None = None
+        self.deck: str | None = None
+        self.learner: DeckLearner | None = None
 
-    def set_board(self, deal: Optional[Deal] = None, deck: Optional[str] = None) -> None:
+    def set_board(self, deal: Deal | None = None, deck: str | None = None) -> None:
         """The board now on the table: its deal (for the wrong-seat check) and its deck, either unknown."""
         self.deal = deal
         self.deck = deck

@@ -11,22 +11,82 @@ the clock. Modules, one job each:
 - ``messages``  — one frozen dataclass per message, :func:`decode_message`
 - ``session``   — :class:`HostSession`, :class:`DeviceSession` (handshake, seq/ack/retransmit, heartbeats)
 """
-from .codes import CALL_CODES, CALL_TO_CODE, CARDS, SEATS
-from .constants import (MAX_ENCODED, MAX_FRAME, MAX_PAYLOAD, PROTOCOL_VERSION, SUPPORTED_VERSIONS, Capability,
-                        DeviceKind, Direction, ErrorCode, FrameFlags, MessageType, Mode, Phase, ReaderStatusCode,
-                        TrayDirection, Zone)
-from .errors import (CobsError, CrcMismatch, FrameError, FrameTooLarge, FrameTooShort, HandshakeError,
-                     HandshakeRefused, InvalidField, LengthMismatch, LinkLost, MalformedPayload, MessageError,
-                     NoCommonVersion, NotSendable, ProtocolError, QueueFull, SessionError, UnknownMessageType,
-                     UnsupportedVersion)
-from .frame import DecodeError, DecodeFailure, DecoderStats, Frame, FrameDecoder, decode_frame, encode_frame
-from .messages import (MESSAGE_TYPES, Ack, Bind, BoardNumberRead, CallPressed, CardDealt, CardRead, DealBoard,
-                       DealDone, ErrorMessage, HandRead, Heartbeat, Hello, Jam, Message, Nack, ReaderStatus,
-                       RefuseCall, Reset, SetMode, ShowAuction, ShowContract, ShowError, ShowTurn, StopCard,
-                       TrayPassed, UnreadableCard, Undo, Welcome, decode_message)
-from .session import Binding, DeviceSession, HostSession, LinkHealth, LinkState, Refusal, SessionConfig
-
 import types as _types
+
+from .codes import CALL_CODES, CALL_TO_CODE, CARDS, SEATS
+from .constants import (
+                        MAX_ENCODED,
+                        MAX_FRAME,
+                        MAX_PAYLOAD,
+                        PROTOCOL_VERSION,
+                        SUPPORTED_VERSIONS,
+                        Capability,
+                        DeviceKind,
+                        Direction,
+                        ErrorCode,
+                        FrameFlags,
+                        MessageType,
+                        Mode,
+                        Phase,
+                        ReaderStatusCode,
+                        TrayDirection,
+                        Zone,
+)
+from .errors import (
+                        CobsError,
+                        CrcMismatch,
+                        FrameError,
+                        FrameTooLarge,
+                        FrameTooShort,
+                        HandshakeError,
+                        HandshakeRefused,
+                        InvalidField,
+                        LengthMismatch,
+                        LinkLost,
+                        MalformedPayload,
+                        MessageError,
+                        NoCommonVersion,
+                        NotSendable,
+                        ProtocolError,
+                        QueueFull,
+                        SessionError,
+                        UnknownMessageType,
+                        UnsupportedVersion,
+)
+from .frame import DecodeError, DecodeFailure, DecoderStats, Frame, FrameDecoder, decode_frame, encode_frame
+from .messages import (
+                        MESSAGE_TYPES,
+                        Ack,
+                        Bind,
+                        BoardNumberRead,
+                        CallPressed,
+                        CardDealt,
+                        CardRead,
+                        DealBoard,
+                        DealDone,
+                        ErrorMessage,
+                        HandRead,
+                        Heartbeat,
+                        Hello,
+                        Jam,
+                        Message,
+                        Nack,
+                        ReaderStatus,
+                        RefuseCall,
+                        Reset,
+                        SetMode,
+                        ShowAuction,
+                        ShowContract,
+                        ShowError,
+                        ShowTurn,
+                        StopCard,
+                        TrayPassed,
+                        Undo,
+                        UnreadableCard,
+                        Welcome,
+                        decode_message,
+)
+from .session import Binding, DeviceSession, HostSession, LinkHealth, LinkState, Refusal, SessionConfig
 
 __all__ = [_n for _n, _v in list(globals().items())
            if not _n.startswith("_") and not isinstance(_v, _types.ModuleType)]

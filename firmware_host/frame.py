@@ -18,16 +18,14 @@ from __future__ import annotations
 import logging
 import struct
 import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Callable, Iterable, Optional
 
 from . import cobs
-from .constants import (CRC_SIZE, HEADER_SIZE, MAX_PAYLOAD, OVERHEAD, PROTOCOL_VERSION, SUPPORTED_VERSIONS,
-                        FrameFlags)
+from .constants import CRC_SIZE, HEADER_SIZE, MAX_PAYLOAD, OVERHEAD, PROTOCOL_VERSION, SUPPORTED_VERSIONS, FrameFlags
 from .crc import CRC32_RESIDUE
-from .errors import (CobsError, CrcMismatch, FrameError, FrameTooLarge, FrameTooShort, LengthMismatch,
-                     UnsupportedVersion)
+from .errors import CobsError, CrcMismatch, FrameError, FrameTooLarge, FrameTooShort, LengthMismatch, UnsupportedVersion
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +118,7 @@ _STAT = {DecodeFailure.COBS: "cobs_errors", DecodeFailure.TOO_SHORT: "too_short"
          DecodeFailure.BAD_VERSION: "version_errors", DecodeFailure.BAD_LENGTH: "length_errors"}
 
 
-def _unstuff(enc: bytes) -> Optional[bytearray]:
+def _unstuff(enc: bytes) -> bytearray | None:
     """COBS decode of a block sequence known to hold no 0x00; None if the blocks overrun."""
     n = len(enc)
     out = bytearray()

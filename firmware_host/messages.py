@@ -10,14 +10,43 @@ after 49.7 days). Calls, seats and cards use the strings of the table-event voca
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Mapping, TypeVar
+from typing import ClassVar, TypeVar
 
-from .codes import (CALL_CODES, CALL_TO_CODE, CARDS, SEATS, call_code, call_from_code, card_code, card_from_code,
-                    seat_code, seat_from_code)
-from .constants import (MAX_AUCTION, MAX_HAND_TAGS, MAX_IDENT, MAX_TEXT, MAX_VERSIONS, RSSI_UNKNOWN,
-                        SUPPORTED_VERSIONS, UID_MAX, UID_MIN, Capability, DeviceKind, Direction, ErrorCode,
-                        MessageType, Mode, Phase, ReaderStatusCode, TrayDirection, Zone)
+from .codes import (
+    CALL_CODES,
+    CALL_TO_CODE,
+    CARDS,
+    SEATS,
+    call_code,
+    call_from_code,
+    card_code,
+    card_from_code,
+    seat_code,
+    seat_from_code,
+)
+from .constants import (
+    MAX_AUCTION,
+    MAX_HAND_TAGS,
+    MAX_IDENT,
+    MAX_TEXT,
+    MAX_VERSIONS,
+    RSSI_UNKNOWN,
+    SUPPORTED_VERSIONS,
+    UID_MAX,
+    UID_MIN,
+    Capability,
+    DeviceKind,
+    Direction,
+    ErrorCode,
+    MessageType,
+    Mode,
+    Phase,
+    ReaderStatusCode,
+    TrayDirection,
+    Zone,
+)
 from .errors import InvalidField, MalformedPayload, MessageError, UnknownMessageType
 
 __all__ = [

@@ -22,17 +22,26 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Callable, ClassVar, Iterable, Optional, Union
+from typing import ClassVar
 
-from .constants import (HANDSHAKE_VERSION, MAX_TEXT, MAX_WINDOW, SUPPORTED_VERSIONS, Capability, DeviceKind,
-                        Direction, ErrorCode, FrameFlags, MessageType)
-from .errors import (HandshakeRefused, LinkLost, MessageError, NoCommonVersion, NotSendable, ProtocolError,
-                     QueueFull)
+from .constants import (
+    HANDSHAKE_VERSION,
+    MAX_TEXT,
+    MAX_WINDOW,
+    SUPPORTED_VERSIONS,
+    Capability,
+    DeviceKind,
+    Direction,
+    ErrorCode,
+    FrameFlags,
+    MessageType,
+)
+from .errors import HandshakeRefused, LinkLost, MessageError, NoCommonVersion, NotSendable, ProtocolError, QueueFull
 from .frame import DecodeError, DecodeFailure, Frame, FrameDecoder, encode_frame
-from .messages import (MESSAGE_TYPES, Bind, ErrorMessage, Heartbeat, Hello, Message, Nack, Reset, Welcome,
-                       decode_message)
+from .messages import MESSAGE_TYPES, Bind, ErrorMessage, Heartbeat, Hello, Message, Nack, Reset, Welcome, decode_message
 
 log = logging.getLogger(__name__)
 
@@ -105,13 +114,13 @@ class LinkHealth:
     echoes: int = 0                # our own frames read back (half-duplex echo), dropped
     ignored: int = 0               # valid frames that mean nothing in the current state
     dropped_unreliable: int = 0    # unreliable sends while not READY
-    last_seen_ms: Optional[int] = None
+    last_seen_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Binding:
     """Where the host puts a device: its seat (None = not known) and table number (0 = not known)."""
-    seat: Optional[str] = None
+    seat: str | None = None
     table: int = 0
 
 
@@ -149,9 +158,9 @@ class _Session:
         self.versions: tuple[int, ...] = vs
         self.health = LinkHealth()
         self.state = LinkState.IDLE
-        self.version: Optional[int] = None
-        self.last_error: Optional[ProtocolError] = None
-        self.peer_clock: Optional[tuple[int, int]] = None   # (peer's HEARTBEAT clock_ms, our now_ms then)
+        self.version: int | None = None
+        self.last_error: ProtocolError | None = None
+        self.peer_clock: tuple[int, int] | None = None   # (peer's HEARTBEAT clock_ms, our now_ms then)
         self._decoder = FrameDecoder(versions=set(vs) | {HANDSHAKE_VERSION}, on_error=self._on_decode_error)
         self._dir_flag = _FROM_HOST if self._IS_HOST else 0
         c = self.config
@@ -166,7 +175,7 @@ class _Session:
         self._rx_next = 0
         self._inflight: deque[_Outgoing] = deque()
         self._queue: deque[_Outgoing] = deque()
-        self._ack_due: Optional[int] = None
+        self._ack_due: int | None = None
         self._out = bytearray()
 
     # -- public ------------------------------------------------------------------------------------------
@@ -271,7 +280,7 @@ class _Session:
         """Bytes queued by ``receive`` (replies, window refills) without running the timers."""
         return bytes(self._drain())
 
-    def next_deadline(self) -> Optional[int]:
+    def next_deadline(self) -> int | None:
         """The latest time by which ``poll`` must be called again (None: only on input)."""
         if self._out:
             return self._now
@@ -464,14 +473,14 @@ class _Session:
     def _poll_handshake(self, now: int) -> bytes:
         return b""
 
-    def _handshake_deadline(self) -> Optional[int]:
+    def _handshake_deadline(self) -> int | None:
         return None
 
     def _on_lost(self) -> None:
         pass
 
 
-AdmitFn = Callable[[Hello], Union[Binding, Refusal]]
+AdmitFn = Callable[[Hello], Binding | Refusal]
 
 
 class HostSession(_Session):
@@ -488,10 +497,10 @@ class HostSession(_Session):
                  admit: AdmitFn | None = None) -> None:
         super().__init__(config, versions)
         self.admit = admit
-        self.peer: Optional[Hello] = None
-        self.binding: Optional[Binding] = None
+        self.peer: Hello | None = None
+        self.binding: Binding | None = None
         self.state = LinkState.CONNECTING
-        self._last_reset: Optional[int] = None
+        self._last_reset: int | None = None
 
     def start(self, now_ms: int = 0) -> bytes:
         """Optional for the host: returns a lone delimiter, which clears a device's partial frame."""
@@ -581,9 +590,9 @@ class DeviceSession(_Session):
         self.capabilities = Capability(capabilities)
         self.session_id = session_id
         self.hello()                           # validates the identity now (InvalidField)
-        self.peer: Optional[Welcome] = None
-        self.binding: Optional[Binding] = None
-        self._last_hello: Optional[int] = None
+        self.peer: Welcome | None = None
+        self.binding: Binding | None = None
+        self._last_hello: int | None = None
 
     def hello(self) -> Hello:
         return Hello(self.kind, self.serial, self.firmware, self.versions, int(self.capabilities),
@@ -609,7 +618,7 @@ class DeviceSession(_Session):
             return self._send_hello()
         return b""
 
-    def _handshake_deadline(self) -> Optional[int]:
+    def _handshake_deadline(self) -> int | None:
         if self.state in (LinkState.CONNECTING, LinkState.LOST):
             return self._now if self._last_hello is None else self._last_hello + self.config.hello_interval_ms
         return None

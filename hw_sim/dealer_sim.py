@@ -41,12 +41,24 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
+from typing import Any
 
-from firmware_host import (BoardNumberRead, Capability, CardDealt, DealBoard, DealDone, DeviceKind, ErrorMessage, Jam,
-                           Message, SessionConfig, UnreadableCard)
+from firmware_host import (
+    BoardNumberRead,
+    Capability,
+    CardDealt,
+    DealBoard,
+    DealDone,
+    DeviceKind,
+    ErrorMessage,
+    Jam,
+    Message,
+    SessionConfig,
+    UnreadableCard,
+)
 from firmware_host.constants import ErrorCode
 from table.cards import ALL_CARDS, SEATS
 
@@ -81,7 +93,7 @@ class DealerFaults:
                 raise DealerFaultError(f"unknown dealer fault {kind!r} (known: {', '.join(FAULT_KINDS)})")
 
     @classmethod
-    def parse(cls, spec: Optional[str], seed: Optional[int] = None) -> "DealerFaults":
+    def parse(cls, spec: str | None, seed: int | None = None) -> DealerFaults:
         """``"wrong_pocket=0.1,jam=0.05,seed=3"`` (rates per board; a bare name means 1.0)."""
         rates: dict[str, float] = {}
         s = 0
@@ -112,11 +124,11 @@ class DealerFaults:
 class Injected:
     kind: str
     board: int
-    card: Optional[str] = None          # the card hit (wrong_pocket, foreign, missing, unknown, unreadable;
+    card: str | None = None          # the card hit (wrong_pocket, foreign, missing, unknown, unreadable;
                                         # duplicate: the card read twice)
-    pocket: Optional[str] = None        # wrong_pocket: where it went; jam: the pocket (None: the feeder)
-    other: Optional[str] = None         # duplicate: the card that went in unread
-    read_board: Optional[int] = None    # wrong_board: the board in the machine
+    pocket: str | None = None        # wrong_pocket: where it went; jam: the pocket (None: the feeder)
+    other: str | None = None         # duplicate: the card that went in unread
+    read_board: int | None = None    # wrong_board: the board in the machine
 
 
 def expected_problems(injected: Injected, owner: Mapping[str, str], deck_check: bool = True) -> Counter:
@@ -124,7 +136,7 @@ def expected_problems(injected: Injected, owner: Mapping[str, str], deck_check: 
     (kind, board, card, pocket); ``owner``: card -> seat in the hand record. ``foreign`` is only visible
     with the club's deck registry (``deck_check``)."""
     b, c, i = injected.board, injected.card, injected
-    keys: list[tuple[str, int, Optional[str], Optional[str]]]
+    keys: list[tuple[str, int, str | None, str | None]]
     if i.kind == "wrong_pocket":
         keys = [("WRONG_POCKET", b, c, i.pocket)]
     elif i.kind == "duplicate":
@@ -153,8 +165,8 @@ class DealingMachine(SimDevice):
     CAPABILITIES = Capability.BOARD_READER
     FIRMWARE = "hw_sim-dealer-1.0"
 
-    def __init__(self, serial: str, *, dealer_faults: Optional[DealerFaults] = None, n_decks: int = DEFAULT_DECKS,
-                 deck_seed: int = 0, auto_continue: Optional[float] = 0.2, card_interval: float = 0.0,
+    def __init__(self, serial: str, *, dealer_faults: DealerFaults | None = None, n_decks: int = DEFAULT_DECKS,
+                 deck_seed: int = 0, auto_continue: float | None = 0.2, card_interval: float = 0.0,
                  **kwargs: Any) -> None:
         kwargs.setdefault("config", DEVICE_CONFIG)
         super().__init__(serial, **kwargs)
@@ -312,10 +324,10 @@ class SimulatedDealer:
 
     _count = 0
 
-    def __init__(self, transport: str = "inproc", faults: Union[DealerFaults, str, None] = None,
-                 seed: Optional[int] = None, *, wire: Union[FaultSpec, str, None] = None, name: Optional[str] = None,
-                 n_decks: int = DEFAULT_DECKS, auto_continue: Optional[float] = 0.2,
-                 link_dir: Optional[Union[str, Path]] = None) -> None:
+    def __init__(self, transport: str = "inproc", faults: DealerFaults | str | None = None,
+                 seed: int | None = None, *, wire: FaultSpec | str | None = None, name: str | None = None,
+                 n_decks: int = DEFAULT_DECKS, auto_continue: float | None = 0.2,
+                 link_dir: str | Path | None = None) -> None:
         if transport not in ("inproc", "pty", "tcp"):
             raise ValueError(f"unknown transport {transport!r} (inproc, pty, tcp)")
         SimulatedDealer._count += 1
@@ -369,7 +381,7 @@ class SimulatedDealer:
         if self.transport == "inproc":
             registry.unregister(self.name)
 
-    def __enter__(self) -> "SimulatedDealer":
+    def __enter__(self) -> SimulatedDealer:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -28,10 +28,24 @@ import heapq
 import itertools
 import zlib
 from collections import deque
-from typing import Any, Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from firmware_host import (Capability, CallPressed, CardRead, DeviceKind, DeviceSession, HandRead, Message,
-                           SessionConfig, StopCard, TrayDirection, TrayPassed, Undo, Zone)
+from firmware_host import (
+    CallPressed,
+    Capability,
+    CardRead,
+    DeviceKind,
+    DeviceSession,
+    HandRead,
+    Message,
+    SessionConfig,
+    StopCard,
+    TrayDirection,
+    TrayPassed,
+    Undo,
+    Zone,
+)
 
 from .clock import REAL_CLOCK, Clock
 from .faults import FaultSpec
@@ -50,8 +64,8 @@ class SimDevice:
     CAPABILITIES: Capability = Capability.NONE
     FIRMWARE = "hw_sim-1.0"
 
-    def __init__(self, serial: str, *, config: Optional[SessionConfig] = None, session_id: Optional[int] = None,
-                 clock: Clock = REAL_CLOCK, faults: Optional[FaultSpec] = None) -> None:
+    def __init__(self, serial: str, *, config: SessionConfig | None = None, session_id: int | None = None,
+                 clock: Clock = REAL_CLOCK, faults: FaultSpec | None = None) -> None:
         self.serial = serial
         self.name = serial
         self.clock = clock
@@ -92,7 +106,7 @@ class SimDevice:
         self._out.clear()
         return out
 
-    def next_deadline(self) -> Optional[float]:
+    def next_deadline(self) -> float | None:
         times = []
         d = self.session.next_deadline()
         if d is not None:
@@ -115,7 +129,7 @@ class SimDevice:
         self._out += self.session.send(msg, now_ms=_ms(self.clock.now()))
 
     @property
-    def seat(self) -> Optional[str]:
+    def seat(self) -> str | None:
         """The seat the host bound this device to (from WELCOME or BIND)."""
         return self.session.binding.seat if self.session.binding else None
 
@@ -124,7 +138,7 @@ class SimDevice:
         fn = getattr(self, action)
         heapq.heappush(self._script, (at, next(self._order), lambda: fn(*args, **kwargs)))
 
-    def load_script(self, steps: Iterable[dict[str, Any]], start: Optional[float] = None) -> int:
+    def load_script(self, steps: Iterable[dict[str, Any]], start: float | None = None) -> int:
         """Schedule steps ``{"after": seconds, "action": "press", ...arguments}`` relative to ``start``
         (default now); returns how many were scheduled."""
         t0 = self.clock.now() if start is None else start

@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, fields, replace
-from typing import Optional
 
 DELIMITER = 0x00          # COBS frame delimiter: the only byte a fault needs to know about
 
@@ -51,7 +50,7 @@ class FaultSpec:
     seed: int = 0
 
     @classmethod
-    def parse(cls, spec: Optional[str], seed: Optional[int] = None) -> "FaultSpec":
+    def parse(cls, spec: str | None, seed: int | None = None) -> FaultSpec:
         """Parse ``"corrupt=0.05,drop=0.02,seed=7"``; ``seed`` (if given) overrides the spec's seed."""
         values: dict[str, object] = {}
         for part in (spec or "").replace(";", ",").split(","):

@@ -4,8 +4,6 @@ Does not model: any protocol, any device behaviour; it has no timers and never s
 """
 from __future__ import annotations
 
-from typing import Optional
-
 
 class LoopbackDevice:
     def __init__(self, name: str = "loopback") -> None:
@@ -26,5 +24,5 @@ class LoopbackDevice:
         self._out.clear()
         return out
 
-    def next_deadline(self) -> Optional[float]:
+    def next_deadline(self) -> float | None:
         return None

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Any, Callable, Optional, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from .clock import REAL_CLOCK, Clock
 from .faults import FaultSpec, WireFaults
@@ -27,7 +28,7 @@ class ByteDevice(Protocol):
     def detach(self) -> None: ...                          # unplugged: lose all link state
     def receive(self, data: bytes, now: float) -> None: ...  # bytes from the host
     def poll(self, now: float) -> bytes: ...               # run timers; bytes for the host
-    def next_deadline(self) -> Optional[float]: ...        # when poll has work next (None: only on input)
+    def next_deadline(self) -> float | None: ...        # when poll has work next (None: only on input)
 
 
 class Unplugged(Exception):
@@ -35,8 +36,8 @@ class Unplugged(Exception):
 
 
 class DevicePort:
-    def __init__(self, device: ByteDevice, faults: Optional[FaultSpec] = None, clock: Clock = REAL_CLOCK,
-                 name: Optional[str] = None) -> None:
+    def __init__(self, device: ByteDevice, faults: FaultSpec | None = None, clock: Clock = REAL_CLOCK,
+                 name: str | None = None) -> None:
         self.device = device
         self.name = name or device.name
         self.clock = clock
@@ -47,8 +48,8 @@ class DevicePort:
         self._delayed: deque[tuple[float, bytes]] = deque()   # (ready_at, bytes) under the ``slow`` fault
         self.plugged = True
         self.generation = 0                              # +1 at each unplug: stale USB handles die
-        self._replug_at: Optional[float] = None
-        self._due_at: Optional[float] = None             # when the device's timers next need a poll
+        self._replug_at: float | None = None
+        self._due_at: float | None = None             # when the device's timers next need a poll
         self.unplugs = 0
         self.bytes_to_host = 0
         self.bytes_from_host = 0
@@ -116,7 +117,7 @@ class DevicePort:
         """Bytes are waiting for the host (no lock, no timers: a hint for schedulers)."""
         return bool(self._ready)
 
-    def read_wait(self, size: int, timeout: Optional[float]) -> bytes:
+    def read_wait(self, size: int, timeout: float | None) -> bytes:
         """Up to ``size`` bytes, waiting at most ``timeout`` seconds of the port's clock for the first one.
         A virtual clock is advanced instead of waited on."""
         clock = self.clock
@@ -153,7 +154,7 @@ class DevicePort:
         with self.lock:
             self._tick()
 
-    def next_wakeup(self) -> Optional[float]:
+    def next_wakeup(self) -> float | None:
         with self.lock:
             times = [t for t in (self._replug_at, self._delayed[0][0] if self._delayed else None,
                                  self._due_at if self.plugged else None) if t is not None]
@@ -194,7 +195,7 @@ class DevicePort:
             self._notify()
 
     # ------------------------------------------------------------------ plugging
-    def unplug(self, duration: Optional[float] = None) -> None:
+    def unplug(self, duration: float | None = None) -> None:
         """Pull the cable; with ``duration`` the device comes back by itself after that long."""
         with self.lock:
             if self.plugged:

@@ -18,7 +18,6 @@ import selectors
 import tempfile
 import tty
 from pathlib import Path
-from typing import Optional
 
 from .port import DevicePort, Unplugged
 from .reactor import Reactor, default_reactor
@@ -29,14 +28,14 @@ MAX_PENDING = 1 << 16          # a host that never reads loses the oldest bytes,
 
 
 class PtyEndpoint:
-    def __init__(self, port: DevicePort, link_dir: Optional[str | Path] = None, name: Optional[str] = None,
-                 reactor: Optional[Reactor] = None) -> None:
+    def __init__(self, port: DevicePort, link_dir: str | Path | None = None, name: str | None = None,
+                 reactor: Reactor | None = None) -> None:
         self.port = port
         self.reactor = reactor or default_reactor()
         self.dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="hw_sim-"))
         self.path = self.dir / (name or port.name)
-        self._master: Optional[int] = None
-        self._slave: Optional[int] = None
+        self._master: int | None = None
+        self._slave: int | None = None
         self._pending = bytearray()
         self._generation = -1
         self._closed = False
@@ -50,7 +49,7 @@ class PtyEndpoint:
         return str(self.path)
 
     @property
-    def tty_name(self) -> Optional[str]:
+    def tty_name(self) -> str | None:
         return os.ttyname(self._slave) if self._slave is not None else None
 
     # ------------------------------------------------------------------ reactor thread
@@ -147,7 +146,7 @@ class PtyEndpoint:
                 del self._pending[:len(self._pending) - MAX_PENDING]
             self._flush()
 
-    def next_wakeup(self) -> Optional[float]:
+    def next_wakeup(self) -> float | None:
         return self.port.next_wakeup()
 
     # ------------------------------------------------------------------ any thread
@@ -169,6 +168,6 @@ class PtyEndpoint:
         return f"<PtyEndpoint {self.port.name} {self.path}>"
 
 
-def serve_pty(port: DevicePort, link_dir: Optional[str | Path] = None, name: Optional[str] = None) -> PtyEndpoint:
+def serve_pty(port: DevicePort, link_dir: str | Path | None = None, name: str | None = None) -> PtyEndpoint:
     """Publish ``port`` on a pty; returns the endpoint (``.url`` is the path for ``serial_for_url``)."""
     return PtyEndpoint(port, link_dir, name)

@@ -14,7 +14,8 @@ import os
 import selectors
 import threading
 import time
-from typing import Any, Callable, Optional, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ MAX_SLEEP = 0.05
 
 class Endpoint(Protocol):
     def service(self) -> None: ...
-    def next_wakeup(self) -> Optional[float]: ...
+    def next_wakeup(self) -> float | None: ...
 
 
 class Reactor:
@@ -184,7 +185,7 @@ class Reactor:
                 pass
 
 
-_default: Optional[Reactor] = None
+_default: Reactor | None = None
 _default_lock = threading.Lock()
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from .faults import FaultSpec
 from .port import DevicePort
@@ -19,7 +19,7 @@ _factories: list[tuple[re.Pattern[str], Callable[[re.Match[str], FaultSpec], Dev
 _lock = threading.Lock()
 
 
-def register(port: DevicePort, name: Optional[str] = None) -> str:
+def register(port: DevicePort, name: str | None = None) -> str:
     """Make ``port`` reachable as ``sim://NAME``; returns the URL."""
     key = name or port.name
     with _lock:
@@ -32,7 +32,7 @@ def unregister(name: str) -> None:
         _ports.pop(name, None)
 
 
-def get(name: str) -> Optional[DevicePort]:
+def get(name: str) -> DevicePort | None:
     with _lock:
         return _ports.get(name)
 

@@ -57,16 +57,10 @@ import logging
 import queue
 import tempfile
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional
-
-from firmware_host import SessionConfig, Zone
-from table.cards import SEATS, CardError, Deal, Seat
-from table.events import (BoardStarted, CallMade, CardPlayed, HandRead, TableEvent, to_dict)
-from table.machine import Table, TableError
-from table.record import GameRecord
-from table.replay import read_records, verdict
+from typing import Any
 
 from drivers.base import DeviceDriver
 from drivers.bidding_box import BiddingBoxDriver
@@ -75,6 +69,12 @@ from drivers.decks import STANDARD_ORDER, DeckRegistry
 from drivers.events import DeviceEvent
 from drivers.link import register_usb_backend
 from drivers.seat_reader import SeatReaderDriver
+from firmware_host import SessionConfig, Zone
+from table.cards import SEATS, CardError, Deal, Seat
+from table.events import BoardStarted, CallMade, CardPlayed, HandRead, TableEvent, to_dict
+from table.machine import Table, TableError
+from table.record import GameRecord
+from table.replay import read_records, verdict
 
 from . import registry
 from .clock import REAL_CLOCK, VirtualClock
@@ -133,10 +133,10 @@ def club_decks(n: int = DEFAULT_DECKS, seed: int = 0) -> DeckRegistry:
 
 
 class SimulatedTable:
-    def __init__(self, transport: str = "inproc", faults: FaultSpec | str | None = None, seed: Optional[int] = None,
-                 *, name: Optional[str] = None, decks: Optional[DeckRegistry] = None, n_decks: int = DEFAULT_DECKS,
-                 action_timeout: Optional[float] = None, link_dir: Optional[str | Path] = None,
-                 on_applied: Optional[Callable[[TableEvent], None]] = None) -> None:
+    def __init__(self, transport: str = "inproc", faults: FaultSpec | str | None = None, seed: int | None = None,
+                 *, name: str | None = None, decks: DeckRegistry | None = None, n_decks: int = DEFAULT_DECKS,
+                 action_timeout: float | None = None, link_dir: str | Path | None = None,
+                 on_applied: Callable[[TableEvent], None] | None = None) -> None:
         if transport not in TRANSPORTS:
             raise SimError(f"unknown transport {transport!r} (one of {', '.join(TRANSPORTS)})")
         self.transport = transport
@@ -149,7 +149,7 @@ class SimulatedTable:
         self.n_decks = n_decks
         self._learn_over_wire = decks is None
         self.decks = decks if decks is not None else DeckRegistry()
-        self._events: "queue.Queue[Any]" = queue.Queue()
+        self._events: queue.Queue[Any] = queue.Queue()
         self.on_applied = on_applied
         self._endpoints: list[Any] = []
         self._link_dir = Path(link_dir) if link_dir else None
@@ -234,7 +234,7 @@ class SimulatedTable:
         return [p for p, _ in self.readers.values()] + [p for p, _ in self.boxes.values()]
 
     # ------------------------------------------------------------------ the pump
-    def _step(self, active: Optional[DeviceDriver]) -> None:
+    def _step(self, active: DeviceDriver | None) -> None:
         """Inproc: give every driver a turn, then let the active one wait (advancing the virtual clock)."""
         if not self.virtual:
             return
@@ -258,7 +258,7 @@ class SimulatedTable:
         deadline = d.session.next_deadline()
         return deadline is not None and deadline <= d._ms(now)
 
-    def _next(self, active: Optional[DeviceDriver], deadline: float) -> Any:
+    def _next(self, active: DeviceDriver | None, deadline: float) -> Any:
         """The next event from any driver, or None at the deadline."""
         while True:
             try:
@@ -269,7 +269,7 @@ class SimulatedTable:
                 return None
             self._step(active)
 
-    def wait_connected(self, timeout: Optional[float] = None) -> None:
+    def wait_connected(self, timeout: float | None = None) -> None:
         deadline = self.clock.now() + (timeout or self.action_timeout)
         while not all(d.connected for d in self.drivers):
             if self.clock.now() >= deadline:
@@ -291,7 +291,7 @@ class SimulatedTable:
                 self._other(ev, received, device_events, mismatches)
 
     def _other(self, ev: Any, received: list[TableEvent], device_events: list[DeviceEvent],
-               mismatches: Optional[list[str]] = None) -> None:
+               mismatches: list[str] | None = None) -> None:
         """An event that arrived outside an action's wait."""
         if isinstance(ev, DeviceEvent):
             device_events.append(ev)
@@ -338,12 +338,12 @@ class SimulatedTable:
         if self.on_applied is not None:
             self.on_applied(event)
 
-    def _dummy(self) -> Optional[Seat]:
+    def _dummy(self) -> Seat | None:
         play = self.table.play
         return play.dummy if play is not None else None
 
-    def _route(self, ev: TableEvent, deal: Optional[Deal], last_read: dict[tuple[Seat, int], str],
-               deck: dict[str, str]) -> Optional[tuple[DevicePort, DeviceDriver, Callable[[Any], None]]]:
+    def _route(self, ev: TableEvent, deal: Deal | None, last_read: dict[tuple[Seat, int], str],
+               deck: dict[str, str]) -> tuple[DevicePort, DeviceDriver, Callable[[Any], None]] | None:
         """The device action for an event, or None for the console path."""
         if isinstance(ev, CallMade):
             port, drv = self.boxes[ev.seat]
@@ -371,14 +371,14 @@ class SimulatedTable:
         received: list[TableEvent] = []
         device_events: list[DeviceEvent] = []
         mismatches: list[str] = []
-        self._live_error: Optional[str] = None
+        self._live_error: str | None = None
         console = via = 0
         events = record.events
         if events and events[0].type == "board":
             self.wait_connected()
             self._settle(received, device_events, mismatches)
             plan = self._unplug_plan(record)
-            deal: Optional[Deal] = None
+            deal: Deal | None = None
             deck: dict[str, str] = {}
             last_read: dict[tuple[Seat, int], str] = {}
             action_no = 0
@@ -408,7 +408,7 @@ class SimulatedTable:
         v = verdict(out, self._verdict_table)
         return SimResult(v, received, device_events, console, via, mismatches)
 
-    def _start_board(self, ev: BoardStarted) -> tuple[Optional[Deal], dict[str, str]]:
+    def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
         name = f"deck-{((ev.board or 1) - 1) % self.n_decks}"
         uids = {card: self.decks.decks[name].uid_of(card) for card in STANDARD_ORDER}
         deal = None
@@ -446,7 +446,7 @@ class SimulatedTable:
                 return
             mismatches.append(f"expected {want}, got {got}")
 
-    def set_faults(self, faults: FaultSpec | str | None, seed: Optional[int] = None) -> None:
+    def set_faults(self, faults: FaultSpec | str | None, seed: int | None = None) -> None:
         """New faults (or a new seed) for every device from now on: many seeded runs on one table."""
         spec = faults if isinstance(faults, FaultSpec) else FaultSpec.parse(faults)
         self.faults = replace(spec, seed=seed) if seed is not None else spec
@@ -477,7 +477,7 @@ class SimulatedTable:
         self.table.close()
         self._verdict_table.close()
 
-    def __enter__(self) -> "SimulatedTable":
+    def __enter__(self) -> SimulatedTable:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -485,7 +485,7 @@ class SimulatedTable:
 
 
 def sim_replay_paths(paths: Iterable[str | Path], sim: SimulatedTable,
-                     results: Optional[list[SimResult]] = None) -> Iterator[dict[str, Any]]:
+                     results: list[SimResult] | None = None) -> Iterator[dict[str, Any]]:
     """Like ``table.replay.replay_paths``, with every record played through ``sim``."""
     for path in paths:
         try:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import selectors
 import socket
-from typing import Optional
 
 from .port import DevicePort, Unplugged
 from .reactor import Reactor, default_reactor
@@ -25,7 +24,7 @@ MAX_PENDING = 1 << 16
 
 class TcpEndpoint:
     def __init__(self, port: DevicePort, host: str = "127.0.0.1", tcp_port: int = 0,
-                 reactor: Optional[Reactor] = None) -> None:
+                 reactor: Reactor | None = None) -> None:
         self.port = port
         self.reactor = reactor or default_reactor()
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -34,7 +33,7 @@ class TcpEndpoint:
         self._listener.listen(8)
         self._listener.setblocking(False)
         self.host, self.tcp_port = self._listener.getsockname()[:2]
-        self._client: Optional[socket.socket] = None
+        self._client: socket.socket | None = None
         self._pending = bytearray()
         self._generation = port.generation
         self._closed = False
@@ -136,7 +135,7 @@ class TcpEndpoint:
                 del self._pending[:len(self._pending) - MAX_PENDING]
             self._flush()
 
-    def next_wakeup(self) -> Optional[float]:
+    def next_wakeup(self) -> float | None:
         return self.port.next_wakeup()
 
     # ------------------------------------------------------------------ any thread

@@ -20,9 +20,10 @@ import array
 import errno
 import itertools
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Iterator, Optional
+from typing import Any
 
 import usb.backend
 import usb.core
@@ -75,7 +76,7 @@ class SimUsbBackend(usb.backend.IBackend):
         self._lock = threading.Lock()
 
     def add(self, port: DevicePort, vid: int = VENDOR_ID, pid: int = SEAT_READER_PID,
-            serial_number: Optional[str] = None, product: Optional[str] = None) -> SimUsbDevice:
+            serial_number: str | None = None, product: str | None = None) -> SimUsbDevice:
         dev = SimUsbDevice(port, vid, pid, serial_number or port.name, product=product or port.name)
         with self._lock:
             self.devices.append(dev)
@@ -86,7 +87,7 @@ class SimUsbBackend(usb.backend.IBackend):
             if dev in self.devices:
                 self.devices.remove(dev)
 
-    def url_of(self, dev: SimUsbDevice, backend_name: Optional[str] = None) -> str:
+    def url_of(self, dev: SimUsbDevice, backend_name: str | None = None) -> str:
         q = f"?backend={backend_name}" if backend_name else ""
         return f"usb://{dev.vid:04x}:{dev.pid:04x}/{dev.serial_number}{q}"
 

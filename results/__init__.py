@@ -17,8 +17,19 @@ from .export_pbn import read_results_pbn, results_pbn_text, write_results_pbn
 from .export_usebio import usebio_xml
 from .movement import Movement, Sitting, howell, mitchell, one_winner_rounds, round_robin_teams, teams_match
 from .pbn_tables import PbnTable, TableGame, read_tables
-from .scoring import (ARTIFICIAL_IMPS, ARTIFICIAL_PERCENT, Artificial, Line, LineScore, butler_board, butler_datum,
-                      cross_imps_board, matchpoint_board, team_board_imps, wbf_vp)
+from .scoring import (
+                      ARTIFICIAL_IMPS,
+                      ARTIFICIAL_PERCENT,
+                      Artificial,
+                      Line,
+                      LineScore,
+                      butler_board,
+                      butler_datum,
+                      cross_imps_board,
+                      matchpoint_board,
+                      team_board_imps,
+                      wbf_vp,
+)
 from .session import BoardResult, Entrant, RankRow, Scoring, Section, Session, Traveller, Update
 
 __all__ = [

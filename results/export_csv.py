@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Optional
 
 from .scoring import award_text
 from .session import Scoring, Session
@@ -16,11 +15,11 @@ TRAVELLER_FIELDS = ["section", "board", "table", "round", "ns", "ew", "kind", "c
 RANKING_FIELDS = ["section", "field", "place", "entrant", "label", "names", "boards", "total", "top", "score"]
 
 
-def _fmt(v: Optional[float]) -> str:
+def _fmt(v: float | None) -> str:
     return "" if v is None else f"{v:.2f}"
 
 
-def travellers_csv(session: Session, section: Optional[str] = None) -> str:
+def travellers_csv(session: Session, section: str | None = None) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, TRAVELLER_FIELDS, lineterminator="\n")
     w.writeheader()
@@ -42,7 +41,7 @@ def travellers_csv(session: Session, section: Optional[str] = None) -> str:
     return buf.getvalue()
 
 
-def ranking_csv(session: Session, section: Optional[str] = None) -> str:
+def ranking_csv(session: Session, section: str | None = None) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, RANKING_FIELDS, lineterminator="\n")
     w.writeheader()

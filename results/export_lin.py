@@ -14,8 +14,6 @@ written as ``ADJ``.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from table.board import vulnerability_for
 from table.scoring import parse_contract
 
@@ -27,7 +25,7 @@ __all__ = ["lin_rs_entry", "lin_results"]
 _VUL = {"None": "o", "NS": "n", "EW": "e", "All": "b"}
 
 
-def lin_rs_entry(r: Optional[BoardResult]) -> str:
+def lin_rs_entry(r: BoardResult | None) -> str:
     if r is None:
         return ""
     if r.kind != "table":
@@ -44,7 +42,7 @@ def lin_rs_entry(r: Optional[BoardResult]) -> str:
 
 def _md(session: Session, board: int) -> str:
     from table.events import board_started
-    from table.formats.lin import _md as lin_md          # the LIN writer's own deal encoding
+    from table.formats.lin import _md as lin_md  # the LIN writer's own deal encoding
     return lin_md(board_started(board, deal=session.deals.get(board)))
 
 
@@ -52,7 +50,7 @@ def _clean(s: str) -> str:
     return s.replace("|", " ").replace(",", " ")
 
 
-def lin_results(session: Session, section: Optional[str] = None) -> list[str]:
+def lin_results(session: Session, section: str | None = None) -> list[str]:
     """LIN texts (one per match for teams, one per board for pairs), each ending with a newline."""
     sec = session.section(section)
     out = []

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import io
 import os
-from typing import IO, Optional, Union
+from typing import IO
 
 from table.board import dealer_for, vulnerability_for
 
@@ -35,7 +35,7 @@ from .errors import ScoreTableError
 from .movement import Movement, Sitting
 from .pbn_tables import Column, cell, format_table, quote, read_tables
 from .scoring import award_text, parse_award
-from .session import BoardResult, Entrant, Scoring, Session, Section
+from .session import BoardResult, Entrant, Scoring, Section, Session
 
 __all__ = ["write_results_pbn", "results_pbn_text", "read_results_pbn"]
 
@@ -43,7 +43,7 @@ _PBN_SCORING = {Scoring.MATCHPOINTS: "MatchPoints", Scoring.CROSS_IMPS: "IMP;Cro
                 Scoring.TOTAL_POINTS: "TotalPoints", Scoring.TEAMS_IMPS: "IMP"}
 
 
-def _f(v: Optional[float]) -> str:
+def _f(v: float | None) -> str:
     return "-" if v is None else f"{v:.2f}"
 
 
@@ -86,7 +86,7 @@ def _row(r: BoardResult, ls, scoring: Scoring) -> list[str]:
             r.lead or dash, s_ns, s_ew] + earned + awards + [r.group or dash]
 
 
-def _tag(name: str, value: Optional[str]) -> str:
+def _tag(name: str, value: str | None) -> str:
     return f"[{name} {quote('?' if value is None else value)}]"
 
 
@@ -207,7 +207,7 @@ def _boards(s: Sitting) -> str:
 
 # ------------------------------------------------------------------------------------- reading
 
-def read_results_pbn(src: Union[str, os.PathLike, IO]) -> Session:
+def read_results_pbn(src: str | os.PathLike | IO) -> Session:
     """Rebuild a session from a file written by :func:`write_results_pbn`."""
     games = read_tables(src)
     totals = [g for g in games if "TotalScoreTable" in g.tables and "MovementTable" in g.tables]
@@ -270,7 +270,7 @@ def read_results_pbn(src: Union[str, os.PathLike, IO]) -> Session:
     return session
 
 
-def _opt(v: Optional[str]) -> Optional[str]:
+def _opt(v: str | None) -> str | None:
     return None if v in (None, "?", "") else v
 
 

@@ -21,7 +21,6 @@ its output against ``results/usebio/usebio_subset.dtd``, a DTD of exactly the el
 """
 from __future__ import annotations
 
-from typing import Optional
 from xml.etree import ElementTree as ET
 
 from .scoring import ARTIFICIAL_IMPS, ARTIFICIAL_PERCENT, Artificial, Award
@@ -34,14 +33,14 @@ _METHOD = {Scoring.MATCHPOINTS: "MATCH_POINTS", Scoring.CROSS_IMPS: "CROSS_IMPS"
            Scoring.TOTAL_POINTS: "AGGREGATE", Scoring.TEAMS_IMPS: "IMPS"}
 
 
-def _el(parent: ET.Element, name: str, text: Optional[object] = None, **attrs: str) -> ET.Element:
+def _el(parent: ET.Element, name: str, text: object | None = None, **attrs: str) -> ET.Element:
     e = ET.SubElement(parent, name, attrs)
     if text is not None:
         e.text = str(text)
     return e
 
 
-def _date(d: Optional[str]) -> Optional[str]:
+def _date(d: str | None) -> str | None:
     if not d:
         return None
     parts = d.replace("-", ".").split(".")
@@ -71,7 +70,7 @@ def _num(v: float) -> str:
     return f"{v:.2f}"
 
 
-def usebio_xml(session: Session, *, club_name: Optional[str] = None, club_id: Optional[str] = None,
+def usebio_xml(session: Session, *, club_name: str | None = None, club_id: str | None = None,
                program_version: str = "0.1.0") -> bytes:
     """The session as a USEBIO 1.2 document (UTF-8 bytes with the XML declaration and DOCTYPE)."""
     teams = session.scoring is Scoring.TEAMS_IMPS
@@ -150,7 +149,7 @@ def usebio_xml(session: Session, *, club_name: Optional[str] = None, club_id: Op
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + USEBIO_DOCTYPE + "\n" + body + "\n").encode("utf-8")
 
 
-def _line(board_el: ET.Element, r: BoardResult, ls, session: Session, direction: Optional[str] = None) -> None:
+def _line(board_el: ET.Element, r: BoardResult, ls, session: Session, direction: str | None = None) -> None:
     imps = session.scoring not in (Scoring.MATCHPOINTS, Scoring.TOTAL_POINTS)
     tl = _el(board_el, "TRAVELLER_LINE")
     if direction:

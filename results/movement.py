@@ -28,9 +28,9 @@ Conventions, where movements leave them open:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Iterator, Optional, Sequence
 
 from .errors import MovementError
 
@@ -49,17 +49,17 @@ class Sitting:
     """One table in one round. ``ns``/``ew`` are entrant numbers, ``None`` for an empty seat."""
     table: int
     round: int
-    ns: Optional[int]
-    ew: Optional[int]
+    ns: int | None
+    ew: int | None
     boards: tuple[int, ...]
-    board_set: Optional[int] = None
+    board_set: int | None = None
 
     @property
     def sit_out(self) -> bool:
         """Whether no board is played here (an empty seat: a sit-out or a phantom)."""
         return self.ns is None or self.ew is None
 
-    def opponent_of(self, entrant: int) -> Optional[int]:
+    def opponent_of(self, entrant: int) -> int | None:
         if entrant == self.ns:
             return self.ew
         if entrant == self.ew:
@@ -124,9 +124,9 @@ class Movement:
         """Where ``entrant`` sits in ``round`` (two sittings for a team: open and closed room)."""
         return list(self._where.get((entrant, round), ()))
 
-    def opponents(self, entrant: int) -> dict[int, Optional[int]]:
+    def opponents(self, entrant: int) -> dict[int, int | None]:
         """Round -> the entrant faced (``None``: sits out that round)."""
-        out: dict[int, Optional[int]] = {}
+        out: dict[int, int | None] = {}
         for r in self.rounds:
             for s in self.where(entrant, r):
                 out[r] = s.opponent_of(entrant)
@@ -135,14 +135,14 @@ class Movement:
     def boards_of(self, entrant: int) -> list[int]:
         return sorted(b for s in self.sittings if not s.sit_out and entrant in (s.ns, s.ew) for b in s.boards)
 
-    def sitting_for(self, entrant_ns: int, entrant_ew: int, board: int) -> Optional[Sitting]:
+    def sitting_for(self, entrant_ns: int, entrant_ew: int, board: int) -> Sitting | None:
         """The sitting where ``entrant_ns`` (NS) met ``entrant_ew`` (EW) on ``board``, if any."""
         for s in self.sittings:
             if s.ns == entrant_ns and s.ew == entrant_ew and board in s.boards:
                 return s
         return None
 
-    def direction_of(self, entrant: int, round: int) -> Optional[str]:
+    def direction_of(self, entrant: int, round: int) -> str | None:
         for s in self.where(entrant, round):
             return "NS" if s.ns == entrant else "EW"
         return None
@@ -224,7 +224,7 @@ class Movement:
         return "\n".join(lines) + "\n"
 
     @classmethod
-    def from_text(cls, text: str, name: Optional[str] = None) -> "Movement":
+    def from_text(cls, text: str, name: str | None = None) -> Movement:
         """Read a table of rounds: one line per table and round, ``table round ns ew boards [set]``;
         ``-`` for an empty seat; boards as ``1-3``, ``1,2,3`` or ``1-2,7``; ``#`` starts a comment,
         and ``# key: value`` header comments set ``name``, ``kind``, ``one_field``, ``shared_boards``
@@ -259,11 +259,11 @@ class Movement:
                    shared_boards=meta.get("shared_boards", "no").lower() == "yes", stationary_ns=stat)
 
 
-def _opt(v: Optional[int]) -> str:
+def _opt(v: int | None) -> str:
     return "-" if v is None else str(v)
 
 
-def _parse_opt(t: str) -> Optional[int]:
+def _parse_opt(t: str) -> int | None:
     return None if t in ("-", "0", "") else int(t)
 
 
@@ -303,9 +303,9 @@ def one_winner_rounds(rounds: int) -> tuple[int, ...]:
     return tuple(range(rounds - k + 1, rounds + 1))
 
 
-def mitchell(tables: int, rounds: Optional[int] = None, boards_per_round: int = 2, *, even: str = "skip",
+def mitchell(tables: int, rounds: int | None = None, boards_per_round: int = 2, *, even: str = "skip",
              arrow_switch: Iterable[int] = (), absent: Iterable[int] = (), first_board: int = 1,
-             name: Optional[str] = None) -> Movement:
+             name: str | None = None) -> Movement:
     """A Mitchell movement (see the module notes for numbering and the even-table rules).
 
     ``rounds`` defaults to all the rounds the movement allows (``T``; ``T - 1`` with a skip).
@@ -406,7 +406,7 @@ def _starters(m: int, limit: int = 2000) -> Iterator[tuple[tuple[int, int], ...]
     yield from rec()
 
 
-def _search_adder(m: int, starter: list[tuple[int, int]], max_share: int) -> Optional[tuple[int, ...]]:
+def _search_adder(m: int, starter: list[tuple[int, int]], max_share: int) -> tuple[int, ...] | None:
     n = len(starter) + 1
     used_elems = [False] * m
     share = [0] * m
@@ -435,7 +435,7 @@ def _search_adder(m: int, starter: list[tuple[int, int]], max_share: int) -> Opt
     return tuple(adder) if place(0) else None
 
 
-def howell(pairs: int, boards_per_round: int = 2, *, first_board: int = 1, name: Optional[str] = None) -> Movement:
+def howell(pairs: int, boards_per_round: int = 2, *, first_board: int = 1, name: str | None = None) -> Movement:
     """A complete Howell for ``pairs`` pairs (an odd number gets a phantom; its opponents sit out):
     every pair meets every other pair once and plays every board set once."""
     if pairs < 3:
@@ -461,8 +461,8 @@ def howell(pairs: int, boards_per_round: int = 2, *, first_board: int = 1, name:
 
 # --------------------------------------------------------------------------------------- teams
 
-def teams_match(boards: Sequence[int] | range, team_a: int = 1, team_b: int = 2, *, boards_per_round: Optional[int] = None,
-                name: Optional[str] = None) -> Movement:
+def teams_match(boards: Sequence[int] | range, team_a: int = 1, team_b: int = 2, *, boards_per_round: int | None = None,
+                name: str | None = None) -> Movement:
     """A two-table teams match: team A NS at table 1 (open room), EW at table 2 (closed room), on the
     same boards. ``boards_per_round`` splits the boards into rounds (segments); default one round."""
     bl = list(boards)
@@ -477,7 +477,7 @@ def teams_match(boards: Sequence[int] | range, team_a: int = 1, team_b: int = 2,
                     shared_boards=True)
 
 
-def round_robin_teams(teams: int, boards_per_match: int, *, first_board: int = 1, name: Optional[str] = None) -> Movement:
+def round_robin_teams(teams: int, boards_per_match: int, *, first_board: int = 1, name: str | None = None) -> Movement:
     """A round robin of two-table matches (circle method; an odd number of teams gets a bye). Round
     ``r`` plays boards ``(r-1)*b+1 .. r*b`` in every match (duplicated boards); match ``k`` uses tables
     ``2k - 1`` (home team NS, open room) and ``2k`` (closed room)."""

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO, Iterable, Optional, Union
+from typing import IO
 
 from .errors import ScoreTableError
 
@@ -30,9 +31,9 @@ __all__ = ["Column", "PbnTable", "TableGame", "read_tables", "parse_columns", "c
 @dataclass(frozen=True)
 class Column:
     name: str
-    width: Optional[int] = None
-    align: Optional[str] = None          # "L" or "R"
-    order: Optional[str] = None          # "+" descending, "-" ascending
+    width: int | None = None
+    align: str | None = None          # "L" or "R"
+    order: str | None = None          # "+" descending, "-" ascending
 
     @property
     def spec(self) -> str:
@@ -85,7 +86,7 @@ class TableGame:
     line: int
 
 
-def cell(text: str) -> tuple[Optional[str], bool]:
+def cell(text: str) -> tuple[str | None, bool]:
     """A table element -> (value or ``None`` for ``?``/``-``, artificial). ``"^60"`` -> ("60", True)."""
     t = text.strip()
     art = t.startswith("^")
@@ -147,7 +148,7 @@ def _strip_comments(text: str) -> str:
     return "".join(out)
 
 
-def _load(src: Union[str, os.PathLike, IO]) -> str:
+def _load(src: str | os.PathLike | IO) -> str:
     if isinstance(src, (str, os.PathLike)) and (isinstance(src, os.PathLike) or "\n" not in src and os.path.exists(src)):
         with open(src, "rb") as f:
             data = f.read()
@@ -163,7 +164,7 @@ def _load(src: Union[str, os.PathLike, IO]) -> str:
         return data.decode("latin-1")
 
 
-def read_tables(src: Union[str, os.PathLike, IO]) -> list[TableGame]:
+def read_tables(src: str | os.PathLike | IO) -> list[TableGame]:
     """Every game of a PBN file (a path, a stream, or the text itself) with its tags and tables."""
     text = _load(src).lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     text = "\n".join("" if ln.startswith("%") else ln for ln in text.split("\n"))
@@ -171,8 +172,8 @@ def read_tables(src: Union[str, os.PathLike, IO]) -> list[TableGame]:
     games: list[TableGame] = []
     last: dict[str, str] = {}
     sticky: dict[str, str] = {}
-    cur: Optional[TableGame] = None
-    table: Optional[PbnTable] = None
+    cur: TableGame | None = None
+    table: PbnTable | None = None
     pending: list[str] = []
 
     def close_table() -> None:

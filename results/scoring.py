@@ -32,10 +32,11 @@ Conventions (the laws leave them to regulation, Law 78D; each is a parameter whe
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
-from typing import Hashable, Iterable, Optional, Sequence, Union
+from typing import Union
 
 from table.scoring import imps, neuberg
 
@@ -92,10 +93,10 @@ def _num(v: float) -> str:
 @dataclass(frozen=True, slots=True)
 class Line:
     """One result line of a board, as scoring sees it (NS's point of view throughout)."""
-    ns_view: Optional[int] = None          # the score NS is judged on; None for an artificial line
-    ew_view: Optional[int] = None          # the score EW is judged on; defaults to ns_view
-    art_ns: Optional[Award] = None         # artificial award for NS (then art_ew too)
-    art_ew: Optional[Award] = None
+    ns_view: int | None = None          # the score NS is judged on; None for an artificial line
+    ew_view: int | None = None          # the score EW is judged on; defaults to ns_view
+    art_ns: Award | None = None         # artificial award for NS (then art_ew too)
+    art_ew: Award | None = None
     group: Hashable = None                 # fouled-board group (the form of the board played)
 
     def __post_init__(self) -> None:
@@ -116,7 +117,7 @@ class Line:
         return not self.artificial and self.ns_view != self.ew_view
 
     @classmethod
-    def table(cls, score_ns: int, group: Hashable = None) -> "Line":
+    def table(cls, score_ns: int, group: Hashable = None) -> Line:
         return cls(score_ns, score_ns, group=group)
 
 
@@ -126,15 +127,15 @@ class LineScore:
     matchpoints (``ns / top`` is the percentage), ``None`` for IMPs; ``datum`` for Butler."""
     ns: float
     ew: float
-    top: Optional[float] = None
-    datum: Optional[int] = None
+    top: float | None = None
+    datum: int | None = None
 
     @property
-    def ns_percent(self) -> Optional[float]:
+    def ns_percent(self) -> float | None:
         return None if not self.top else 100.0 * self.ns / self.top
 
     @property
-    def ew_percent(self) -> Optional[float]:
+    def ew_percent(self) -> float | None:
         return None if not self.top else 100.0 * self.ew / self.top
 
 
@@ -150,8 +151,8 @@ def _groups(lines: Sequence[Line]) -> dict[Hashable, list[int]]:
     return out
 
 
-def matchpoint_board(lines: Sequence[Line], *, n_max: Optional[int] = None, factor: bool = True,
-                     artificial_percent: Optional[dict] = None) -> list[LineScore]:
+def matchpoint_board(lines: Sequence[Line], *, n_max: int | None = None, factor: bool = True,
+                     artificial_percent: dict | None = None) -> list[LineScore]:
     """Matchpoints for every line of one board (Law 78A), in the lines' order.
 
     With ``factor`` (the default) every group's scores are Neuberg-factored to ``N`` = ``n_max`` or the
@@ -163,7 +164,7 @@ def matchpoint_board(lines: Sequence[Line], *, n_max: Optional[int] = None, fact
     total = n_max if n_max is not None else len(lines)
     if total < len(lines):
         raise ResultsError(f"n_max {n_max} is less than the {len(lines)} lines on the board")
-    out: list[Optional[LineScore]] = [None] * len(lines)
+    out: list[LineScore | None] = [None] * len(lines)
     for members in _groups(lines).values():
         n = len(members)
         big_n = total if factor else n
@@ -203,20 +204,20 @@ def percent_of_field(mp: float, n_results: int) -> float:
     return 100.0 * (mp + 1) / (2 * n_results)
 
 
-def _art_imps(award: Award, table: Optional[dict] = None) -> float:
+def _art_imps(award: Award, table: dict | None = None) -> float:
     if isinstance(award, Artificial):
         return (table or ARTIFICIAL_IMPS)[award]
     return float(award)
 
 
 def cross_imps_board(lines: Sequence[Line], *, average: bool = True, artificial_in_field: str = "exclude",
-                     artificial_imps: Optional[dict] = None) -> list[LineScore]:
+                     artificial_imps: dict | None = None) -> list[LineScore]:
     """Cross-IMPs: each line IMPed against every other line of its group (Law 78B), summed, and
     divided by the number of comparisons when ``average``. ``artificial_in_field`` is ``"exclude"``
     (artificial lines are not compared with) or ``"mirror"`` (see the module notes)."""
     if artificial_in_field not in ("exclude", "mirror"):
         raise ResultsError("artificial_in_field must be 'exclude' or 'mirror'")
-    out: list[Optional[LineScore]] = [None] * len(lines)
+    out: list[LineScore | None] = [None] * len(lines)
     arts = [i for i, ln in enumerate(lines) if ln.artificial]
     for members in _groups(lines).values():
         others_art = [j for j in arts if lines[j].group in (None, lines[members[0]].group)] \
@@ -260,10 +261,10 @@ def butler_datum(scores: Sequence[float], *, trim: int = 1, step: int = 10) -> i
 
 
 def butler_board(lines: Sequence[Line], *, trim: int = 1, step: int = 10,
-                 artificial_imps: Optional[dict] = None) -> list[LineScore]:
+                 artificial_imps: dict | None = None) -> list[LineScore]:
     """Butler IMPs: each line IMPed against its group's datum (:func:`butler_datum`). A split line
     counts both its scores, half weight each, in the datum."""
-    out: list[Optional[LineScore]] = [None] * len(lines)
+    out: list[LineScore | None] = [None] * len(lines)
     for members in _groups(lines).values():
         pool: list[float] = []
         for i in members:
@@ -280,7 +281,7 @@ def butler_board(lines: Sequence[Line], *, trim: int = 1, step: int = 10,
     return out  # type: ignore[return-value]
 
 
-def team_board_imps(open_ns: Optional[int], closed_ns: Optional[int]) -> int:
+def team_board_imps(open_ns: int | None, closed_ns: int | None) -> int:
     """IMPs on a board of a teams match for the team sitting NS in the open room (Law 78B)."""
     if open_ns is None or closed_ns is None:
         raise ResultsError("a teams board needs both rooms' scores")

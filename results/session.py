@@ -27,17 +27,26 @@ Conventions (beyond :mod:`results.scoring`):
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Callable, Iterable, Optional, Sequence, Union
 
 from table.board import Vulnerability, vulnerability_for
 from table.scoring import parse_contract, score_ns
 
 from .errors import ResultEntryError, ResultsError
 from .movement import Movement
-from .scoring import (ARTIFICIAL_PERCENT, Artificial, Award, Line, LineScore, butler_board, cross_imps_board,
-                      matchpoint_board, wbf_vp)
+from .scoring import (
+    ARTIFICIAL_PERCENT,
+    Artificial,
+    Award,
+    Line,
+    LineScore,
+    butler_board,
+    cross_imps_board,
+    matchpoint_board,
+    wbf_vp,
+)
 
 __all__ = ["Scoring", "Entrant", "BoardResult", "Section", "Session", "Traveller", "RankRow", "Update"]
 
@@ -57,7 +66,7 @@ class Entrant:
     """A pair (two names) or a team (a name and its players). ``ids``: national ids, as the players."""
     number: int
     names: tuple[str, ...] = ()
-    team_name: Optional[str] = None
+    team_name: str | None = None
     ids: tuple[str, ...] = ()
 
     @property
@@ -76,16 +85,16 @@ class BoardResult:
     board: int
     ns: int
     ew: int
-    table: Optional[int] = None
-    round: Optional[int] = None
-    contract: Optional[str] = None          # "4SX", "3NT", "PASS"
-    declarer: Optional[str] = None          # N E S W
-    tricks: Optional[int] = None            # declarer's total tricks
-    lead: Optional[str] = None              # "SA"
-    score_ns: Optional[int] = None
-    assigned: Optional[tuple[int, int]] = None
-    artificial: Optional[tuple[Award, Award]] = None
-    group: Optional[str] = None
+    table: int | None = None
+    round: int | None = None
+    contract: str | None = None          # "4SX", "3NT", "PASS"
+    declarer: str | None = None          # N E S W
+    tricks: int | None = None            # declarer's total tricks
+    lead: str | None = None              # "SA"
+    score_ns: int | None = None
+    assigned: tuple[int, int] | None = None
+    artificial: tuple[Award, Award] | None = None
+    group: str | None = None
 
     def __post_init__(self) -> None:
         kinds = sum(x is not None for x in (self.score_ns, self.assigned, self.artificial))
@@ -96,8 +105,8 @@ class BoardResult:
             raise ResultEntryError(f"board {self.board}: entrant {self.ns} cannot play itself")
 
     @classmethod
-    def played(cls, board: int, ns: int, ew: int, contract: str, declarer: Optional[str] = None,
-               tricks: Optional[int] = None, *, vulnerability: Optional[Vulnerability] = None, **kw) -> "BoardResult":
+    def played(cls, board: int, ns: int, ew: int, contract: str, declarer: str | None = None,
+               tricks: int | None = None, *, vulnerability: Vulnerability | None = None, **kw) -> BoardResult:
         """A table result; the score comes from the contract (Law 77). ``contract`` ``"PASS"`` for a
         passed-out board (0); vulnerability defaults from the board number (Law 2)."""
         c = parse_contract(contract, declarer)
@@ -131,7 +140,7 @@ class Traveller:
     board: int
     results: list[BoardResult]
     scores: list[LineScore]
-    top: Optional[float] = None
+    top: float | None = None
 
 
 @dataclass
@@ -159,7 +168,7 @@ class Update:
     section: str
     board: int
     action: str                  # "added", "replaced", "removed", "published"
-    result: Optional[BoardResult] = None
+    result: BoardResult | None = None
     provisional: bool = True
 
 
@@ -171,7 +180,7 @@ class Section:
     results: dict[tuple[int, int, int], BoardResult] = field(default_factory=dict)
     travellers: dict[int, Traveller] = field(default_factory=dict)
     # entrant -> board -> (value, top, artificial award or None) for the ranking
-    board_scores: dict[int, dict[int, tuple[float, float, Optional[Award]]]] = field(default_factory=dict)
+    board_scores: dict[int, dict[int, tuple[float, float, Award | None]]] = field(default_factory=dict)
 
     def entrant(self, number: int) -> Entrant:
         return self.entrants.get(number) or Entrant(number)
@@ -180,9 +189,9 @@ class Section:
 class Session:
     """An event's session: sections with movements, scored incrementally (see the module notes)."""
 
-    def __init__(self, name: str, scoring: Scoring | str, sections: Union[Movement, Sequence[Section]], *,
-                 kind: Optional[str] = None, date: Optional[str] = None, site: Optional[str] = None,
-                 entrants: Iterable[Entrant] = (), deals: Optional[dict[int, str]] = None,
+    def __init__(self, name: str, scoring: Scoring | str, sections: Movement | Sequence[Section], *,
+                 kind: str | None = None, date: str | None = None, site: str | None = None,
+                 entrants: Iterable[Entrant] = (), deals: dict[int, str] | None = None,
                  n_max: str = "results", law88: bool = True, butler_trim: int = 1, vp: bool = False,
                  knockout: bool = False, check_boards: bool = True) -> None:
         self.name = name
@@ -205,11 +214,11 @@ class Session:
         for e in entrants:
             self.add_entrant(e)
         self.revision = 0
-        self.published_revision: Optional[int] = None
+        self.published_revision: int | None = None
         self._subscribers: list[Callable[[Update], None]] = []
 
     # --------------------------------------------------------------------------- entry
-    def add_entrant(self, entrant: Entrant, section: Optional[str] = None) -> None:
+    def add_entrant(self, entrant: Entrant, section: str | None = None) -> None:
         for s in ([self.sections[section]] if section else self.sections.values()):
             if section or entrant.number in s.movement.entrants:
                 s.entrants[entrant.number] = entrant
@@ -219,7 +228,7 @@ class Session:
         self._subscribers.append(callback)
         return lambda: self._subscribers.remove(callback)
 
-    def section(self, section: Optional[str] = None) -> Section:
+    def section(self, section: str | None = None) -> Section:
         if section is None:
             if len(self.sections) != 1:
                 raise ResultsError("name the section: this session has " + ", ".join(self.sections))
@@ -229,11 +238,11 @@ class Session:
         except KeyError:
             raise ResultsError(f"no section {section!r}") from None
 
-    def expected_boards(self, table: int, round: int, section: Optional[str] = None) -> tuple[int, ...]:
+    def expected_boards(self, table: int, round: int, section: str | None = None) -> tuple[int, ...]:
         """The boards a table should have in a round (for the at-table wrong-board check)."""
         return self.section(section).movement.expected_boards(table, round)
 
-    def add_result(self, result: BoardResult, section: Optional[str] = None) -> Update:
+    def add_result(self, result: BoardResult, section: str | None = None) -> Update:
         """Enter (or correct: same board, NS and EW) a result; rescore its board; tell subscribers."""
         sec = self.section(section)
         mv = sec.movement
@@ -253,11 +262,11 @@ class Session:
         self._rescore(sec, result.board)
         return self._notify(Update(self.revision + 1, sec.id, result.board, action, result))
 
-    def add_results(self, results: Iterable[BoardResult], section: Optional[str] = None) -> None:
+    def add_results(self, results: Iterable[BoardResult], section: str | None = None) -> None:
         for r in results:
             self.add_result(r, section)
 
-    def remove_result(self, board: int, ns: int, ew: int, section: Optional[str] = None) -> Update:
+    def remove_result(self, board: int, ns: int, ew: int, section: str | None = None) -> Update:
         sec = self.section(section)
         try:
             old = sec.results.pop((board, ns, ew))
@@ -294,7 +303,7 @@ class Session:
             sec.travellers[board] = Traveller(board, results, scores)
             return
         lines = [r.line() for r in results]
-        top: Optional[float] = None
+        top: float | None = None
         if self.scoring is Scoring.MATCHPOINTS:
             n_max = None
             if self.n_max == "movement":
@@ -330,14 +339,14 @@ class Session:
             sec.board_scores.setdefault(r.ns, {})[board] = (ns_imps, 0.0, r.ew)   # third: opponent team
         return out
 
-    def traveller(self, board: int, section: Optional[str] = None) -> Optional[Traveller]:
+    def traveller(self, board: int, section: str | None = None) -> Traveller | None:
         return self.section(section).travellers.get(board)
 
-    def boards(self, section: Optional[str] = None) -> list[int]:
+    def boards(self, section: str | None = None) -> list[int]:
         return sorted(self.section(section).travellers)
 
     # ------------------------------------------------------------------------- ranking
-    def ranking(self, section: Optional[str] = None) -> list[RankRow]:
+    def ranking(self, section: str | None = None) -> list[RankRow]:
         sec = self.section(section)
         if self.scoring is Scoring.TEAMS_IMPS:
             return self._rank_teams(sec)
@@ -355,7 +364,7 @@ class Session:
             rows.append(RankRow(0, False, e, mv.label(e), en.display, score, total, top, len(boards), mv.field_of(e)))
         return _place(rows)
 
-    def _mp_total(self, boards: dict[int, tuple[float, float, Optional[Award]]]) -> tuple[float, float]:
+    def _mp_total(self, boards: dict[int, tuple[float, float, Award | None]]) -> tuple[float, float]:
         """Sum of matchpoints and of tops, with Law 88 for average plus."""
         real_mp = sum(v for v, _t, a in boards.values() if a is None)
         real_top = sum(t for _v, t, a in boards.values() if a is None)
@@ -370,7 +379,7 @@ class Session:
             top += t
         return total, top
 
-    def matches(self, section: Optional[str] = None) -> list[dict]:
+    def matches(self, section: str | None = None) -> list[dict]:
         """Teams: one dict per match (teams, boards scored, the IMPs each team won, VPs when ``vp``)."""
         sec = self.section(section)
         mv = sec.movement
@@ -415,6 +424,7 @@ class Session:
 def _team_imps(here: BoardResult, there: BoardResult, knockout: bool) -> tuple[float, float]:
     """IMPs for the team NS at ``here`` and the team EW at ``here`` (who is NS ``there``)."""
     from table.scoring import imps
+
     from .scoring import ARTIFICIAL_IMPS
     if here.artificial or there.artificial:
         def award(r: BoardResult, side: int) -> float:

@@ -1,7 +1,7 @@
 """The REST API under /api: tables, events, irregularities, rulings, boards, adjustments, results."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
 from fastapi.responses import JSONResponse
@@ -23,7 +23,7 @@ TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
 BoardNo = Path(..., ge=1, le=9999)
 
 
-def _table(svc: "Service", table_id: str, v: Viewer) -> TableRuntime:
+def _table(svc: Service, table_id: str, v: Viewer) -> TableRuntime:
     """The runtime ``v`` looks at: spectators see the delayed copy; a seat only its own table."""
     rt = svc.club.table(table_id)
     if v.role == "seat" and v.table != table_id:
@@ -36,7 +36,7 @@ def rejected_response(err: Rejected) -> JSONResponse:
 
 
 @router.get("/health", summary="liveness and counts")
-async def health(svc: "Service" = Depends(service)) -> dict[str, Any]:
+async def health(svc: Service = Depends(service)) -> dict[str, Any]:
     return {"status": "ok", "tables": len(svc.club.tables), "events": svc.club.events_acknowledged,
             "subscribers": svc.hub.count(), "journal": svc.settings.database}
 
@@ -47,7 +47,7 @@ async def whoami(v: Viewer = Depends(viewer)) -> dict[str, Any]:
 
 
 @router.get("/tables", summary="every table at a glance")
-async def tables(svc: "Service" = Depends(service), v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
+async def tables(svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     out = []
     for tid in sorted(svc.club.tables, key=lambda s: (len(s), s)):
         rt = svc.club.tables[tid] if v.role != "spectator" else svc.club.feeds[tid].replica
@@ -56,7 +56,7 @@ async def tables(svc: "Service" = Depends(service), v: Viewer = Depends(viewer))
 
 
 @router.get("/tables/{table_id}", summary="the table as the caller may see it")
-async def table_state(table_id: str = TableId, svc: "Service" = Depends(service),
+async def table_state(table_id: str = TableId, svc: Service = Depends(service),
                       v: Viewer = Depends(viewer)) -> dict[str, Any]:
     rt = _table(svc, table_id, v)
     async with svc.club.lock(table_id):
@@ -64,8 +64,8 @@ async def table_state(table_id: str = TableId, svc: "Service" = Depends(service)
 
 
 @router.get("/tables/{table_id}/events", summary="the table's journal: who, what, when (director)")
-async def table_events(table_id: str = TableId, board: Optional[int] = Query(None, ge=1, le=9999),
-                       after: int = Query(0, ge=0), svc: "Service" = Depends(service),
+async def table_events(table_id: str = TableId, board: int | None = Query(None, ge=1, le=9999),
+                       after: int = Query(0, ge=0), svc: Service = Depends(service),
                        v: Viewer = Depends(director)) -> list[dict[str, Any]]:
     rt = svc.club.table(table_id)
     recs = [rt.boards[board]] if board is not None and board in rt.boards else ([] if board else rt.boards.values())
@@ -77,7 +77,7 @@ async def table_events(table_id: str = TableId, board: Optional[int] = Query(Non
              responses={401: {"description": "no valid token"}, 403: {"description": "not this caller's to post"},
                         409: {"description": "the event cannot apply (TableError), or prevent mode refused it"},
                         422: {"description": "malformed event (EventError)"}})
-async def post_event(body: EventIn, table_id: str = TableId, svc: "Service" = Depends(service),
+async def post_event(body: EventIn, table_id: str = TableId, svc: Service = Depends(service),
                      v: Viewer = Depends(viewer)) -> Any:
     return await _submit(svc, table_id, body.model_dump(exclude_none=True), v)
 
@@ -85,12 +85,12 @@ async def post_event(body: EventIn, table_id: str = TableId, svc: "Service" = De
 @router.post("/tables/{table_id}/rulings", summary="choose a rectification (director, or the entitled player)",
              responses={403: {"description": "the choice is not this caller's"},
                         409: {"description": "nothing open to rule on, or not an option"}})
-async def post_ruling(body: RulingIn, table_id: str = TableId, svc: "Service" = Depends(service),
+async def post_ruling(body: RulingIn, table_id: str = TableId, svc: Service = Depends(service),
                       v: Viewer = Depends(viewer)) -> Any:
     return await _submit(svc, table_id, {"type": "ruling", **body.model_dump(exclude_none=True)}, v)
 
 
-async def _submit(svc: "Service", table_id: str, data: dict[str, Any], v: Viewer) -> Any:
+async def _submit(svc: Service, table_id: str, data: dict[str, Any], v: Viewer) -> Any:
     if v.role == "spectator":
         raise HTTPException(401, "posting needs a director or seat token", headers={"WWW-Authenticate": "Bearer"})
     actor = "director" if v.role == "director" else f"seat:{v.table}:{v.seat}"
@@ -106,7 +106,7 @@ async def _submit(svc: "Service", table_id: str, data: dict[str, Any], v: Viewer
 
 
 @router.get("/tables/{table_id}/irregularities", summary="the current board's irregularities as the caller may see them")
-async def irregularities(table_id: str = TableId, svc: "Service" = Depends(service),
+async def irregularities(table_id: str = TableId, svc: Service = Depends(service),
                          v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     rt = _table(svc, table_id, v)
     async with svc.club.lock(table_id):
@@ -123,7 +123,7 @@ def _may_see_board(rt: TableRuntime, number: int, v: Viewer) -> bool:
 
 
 @router.get("/tables/{table_id}/boards", summary="boards played at the table")
-async def boards(table_id: str = TableId, svc: "Service" = Depends(service),
+async def boards(table_id: str = TableId, svc: Service = Depends(service),
                  v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     rt = svc.club.table(table_id)
     if v.role == "seat" and v.table != table_id:
@@ -140,7 +140,7 @@ async def boards(table_id: str = TableId, svc: "Service" = Depends(service),
 
 
 @router.get("/tables/{table_id}/boards/{number}", summary="a board's full record")
-async def board(table_id: str = TableId, number: int = BoardNo, svc: "Service" = Depends(service),
+async def board(table_id: str = TableId, number: int = BoardNo, svc: Service = Depends(service),
                 v: Viewer = Depends(viewer)) -> dict[str, Any]:
     rt = svc.club.table(table_id)
     async with svc.club.lock(table_id):          # the live table, not an event awaiting its journal write
@@ -167,13 +167,13 @@ async def board(table_id: str = TableId, number: int = BoardNo, svc: "Service" =
 
 @router.post("/tables/{table_id}/boards/{number}/adjustment", summary="Law 12 adjusted score (director)")
 async def adjust(body: AdjustmentIn, table_id: str = TableId, number: int = BoardNo,
-                 svc: "Service" = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+                 svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     row = await svc.club.adjust(table_id, number, body.model_dump(exclude_none=True))
     return {"seq": row.seq, "adjustment": row.body}
 
 
 @router.get("/tables/{table_id}/tokens", summary="seat tokens and seat-page links (director)")
-async def tokens(table_id: str = TableId, svc: "Service" = Depends(service),
+async def tokens(table_id: str = TableId, svc: Service = Depends(service),
                  v: Viewer = Depends(director)) -> dict[str, Any]:
     svc.club.table(table_id)
     out = {}
@@ -184,19 +184,19 @@ async def tokens(table_id: str = TableId, svc: "Service" = Depends(service),
 
 
 @router.get("/results", summary="results per board (released boards; the director sees all)")
-async def results(svc: "Service" = Depends(service), v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
+async def results(svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     return svc.club.results(v)
 
 
 @router.post("/boards/{number}/release", summary="release a board's results and hands (director)")
-async def release(number: int = BoardNo, svc: "Service" = Depends(service),
+async def release(number: int = BoardNo, svc: Service = Depends(service),
                   v: Viewer = Depends(director)) -> dict[str, Any]:
     row = await svc.club.release(number)
     return {"board": number, "seq": row.seq}
 
 
 @router.get("/devices", summary="device health per table (director)")
-async def devices(svc: "Service" = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+async def devices(svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     return {tid: [d.health() for d in rt.devices] for tid, rt in svc.club.tables.items() if rt.devices}
 
 
@@ -207,14 +207,14 @@ async def law(law: str = Path(..., max_length=10)) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------- live upload
 @router.get("/uploads", summary="live-upload targets: queued, delivered, failed, last error (director)")
-async def uploads(svc: "Service" = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+async def uploads(svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     if svc.uploads is None:
         return {"source": None, "messages": 0, "targets": []}
     return await svc.uploads.stats()
 
 
 @router.post("/uploads/{target}/retry", summary="queue a target's failed uploads again (director)")
-async def uploads_retry(target: str = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$"), svc: "Service" = Depends(service),
+async def uploads_retry(target: str = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$"), svc: Service = Depends(service),
                         v: Viewer = Depends(director)) -> dict[str, Any]:
     if svc.uploads is None or target not in svc.uploads.targets:
         raise Rejected(404, f"no upload target {target!r}")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import gc
 import logging
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Optional
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -34,10 +35,10 @@ class Service:
     tokens: Tokens
     hub: Hub
     club: Club
-    devices: Optional[DeviceManager] = None
-    simulation: Optional[SimulatedClub] = None
-    uploads: Optional[Outbox] = None               # the live-upload outbox, when targets are configured
-    event: Optional[live_event.LiveEvent] = None   # the event scored live on /results (service/event.py)
+    devices: DeviceManager | None = None
+    simulation: SimulatedClub | None = None
+    uploads: Outbox | None = None               # the live-upload outbox, when targets are configured
+    event: live_event.LiveEvent | None = None   # the event scored live on /results (service/event.py)
     info: dict[str, Any] = field(default_factory=dict)
 
 
@@ -64,8 +65,8 @@ def simulated_ids(settings: Settings) -> list[str]:
     return out
 
 
-def create_app(settings: Optional[Settings] = None,
-               on_ready: Optional[Callable[[dict[str, Any]], None]] = None) -> FastAPI:
+def create_app(settings: Settings | None = None,
+               on_ready: Callable[[dict[str, Any]], None] | None = None) -> FastAPI:
     settings = settings or Settings()
 
     @asynccontextmanager

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from typing import Optional
 
 from .visibility import DIRECTOR, SPECTATOR, Viewer
 
@@ -43,7 +42,7 @@ class Tokens:
             raise ValueError(f"not a seat: {seat!r}")
         return f"seat.{table}.{seat}.{self._mac(table, seat)}"
 
-    def viewer(self, token: Optional[str]) -> Viewer:
+    def viewer(self, token: str | None) -> Viewer:
         """The viewer a token stands for; no token is a spectator; a bad token raises ``AuthError(401)``."""
         if not token:
             return SPECTATOR

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from table.events import TableEvent, event_from_dict, to_dict
 from table.irregularity import Irregularity
@@ -55,7 +56,7 @@ class Rejected(Exception):
         self.extra = extra
 
 
-Listener = Callable[[TableRuntime, Row, Optional[TableEvent]], None]
+Listener = Callable[[TableRuntime, Row, TableEvent | None], None]
 
 
 class Club:
@@ -124,15 +125,15 @@ class Club:
     def parse(self, data: Any) -> TableEvent:
         return data if hasattr(data, "type") and not isinstance(data, dict) else event_from_dict(data)
 
-    async def submit(self, table_id: str, data: Any, actor: str, viewer: Optional[Viewer] = None,
-                     device: Optional[str] = None) -> tuple[Row, list[Irregularity]]:
+    async def submit(self, table_id: str, data: Any, actor: str, viewer: Viewer | None = None,
+                     device: str | None = None) -> tuple[Row, list[Irregularity]]:
         """Apply, journal, publish; returns the journal row and the irregularities the event flagged."""
         rt = self.table(table_id)
         event = self.parse(data)               # EventError: malformed, nothing changes
         return await asyncio.shield(self._submit(rt, event, actor, viewer, device))
 
-    async def _submit(self, rt: TableRuntime, event: TableEvent, actor: str, viewer: Optional[Viewer],
-                      device: Optional[str]) -> tuple[Row, list[Irregularity]]:
+    async def _submit(self, rt: TableRuntime, event: TableEvent, actor: str, viewer: Viewer | None,
+                      device: str | None) -> tuple[Row, list[Irregularity]]:
         async with self._locks[rt.id]:
             if viewer is not None:
                 event = authorize(rt, viewer, event)
@@ -169,7 +170,7 @@ class Club:
                 return own
         return self.regulation.modes.bidding_box if device == "box" else self.regulation.modes.seat_reader
 
-    def _after_commit(self, rt: TableRuntime, row: Row, event: Optional[TableEvent],
+    def _after_commit(self, rt: TableRuntime, row: Row, event: TableEvent | None,
                       flagged: list[Irregularity]) -> None:
         self.feeds[rt.id].push(row)
         if row.kind != "event" or row.body.get("type") == "board" or rt.table.state == "board_complete":

@@ -1,7 +1,7 @@
 """FastAPI dependencies: the running service, and who is asking (from a bearer token or ``?token=``)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -15,16 +15,16 @@ if TYPE_CHECKING:
 bearer = HTTPBearer(auto_error=False, description="the director's token or a seat token")
 
 
-def service(request: Request) -> "Service":
+def service(request: Request) -> Service:
     return request.app.state.service
 
 
-def token(creds: Optional[HTTPAuthorizationCredentials] = Depends(bearer),
-          token: Optional[str] = Query(None, max_length=200, description="token, for links and WebSockets")) -> Optional[str]:
+def token(creds: HTTPAuthorizationCredentials | None = Depends(bearer),
+          token: str | None = Query(None, max_length=200, description="token, for links and WebSockets")) -> str | None:
     return creds.credentials if creds is not None else token
 
 
-def viewer(request: Request, tok: Optional[str] = Depends(token)) -> Viewer:
+def viewer(request: Request, tok: str | None = Depends(token)) -> Viewer:
     try:
         return service(request).tokens.viewer(tok)
     except AuthError as err:

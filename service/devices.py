@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Optional
+from typing import Any
 
 from .club import Club, Rejected
 from .journal import Row
@@ -23,7 +23,7 @@ from .settings import Settings
 log = logging.getLogger(__name__)
 
 
-def _seat_map(seat: str, serial: Optional[str], table_id: str) -> Any:
+def _seat_map(seat: str, serial: str | None, table_id: str) -> Any:
     from drivers.config import SeatMap
 
     table_no = int(table_id) if table_id.isdigit() else 0
@@ -31,7 +31,7 @@ def _seat_map(seat: str, serial: Optional[str], table_id: str) -> Any:
         return SeatMap({serial: seat}, table_no)
 
     class _AnySerial(SeatMap):            # bound by URL: whatever device answers there sits at ``seat``
-        def seat_of(self, serial: str) -> Optional[str]:
+        def seat_of(self, serial: str) -> str | None:
             return seat
 
     return _AnySerial({}, table_no)
@@ -44,7 +44,7 @@ class DeviceManager:
         self.drivers: dict[str, list[tuple[str, Any]]] = {}        # table -> [(kind, driver)]
         self._queues: dict[str, asyncio.Queue[tuple[Any, str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
-        self.pool: Optional[Any] = None
+        self.pool: Any | None = None
 
     def start(self) -> int:
         loop = asyncio.get_running_loop()
@@ -60,7 +60,7 @@ class DeviceManager:
         return n
 
     def _open(self, loop: asyncio.AbstractEventLoop, table_id: str, seat: str, kind: str, url: str,
-              serial: Optional[str]) -> None:
+              serial: str | None) -> None:
         from drivers.bidding_box import BiddingBoxDriver
         from drivers.seat_reader import SeatReaderDriver
 
@@ -98,7 +98,7 @@ class DeviceManager:
                               else DeckRegistry())
         return self._registry
 
-    async def _consume(self, table_id: str, q: "asyncio.Queue[tuple[Any, str, Any]]") -> None:
+    async def _consume(self, table_id: str, q: asyncio.Queue[tuple[Any, str, Any]]) -> None:
         while True:
             event, kind, drv = await q.get()
             name = getattr(drv, "name", "?")

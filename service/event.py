@@ -26,22 +26,41 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Body, Depends, Query
 
-from results import (BoardResult, Entrant, Movement, ResultsError, Section, Session, howell, mitchell,
-                     one_winner_rounds, round_robin_teams, teams_match)
+from results import (
+    BoardResult,
+    Entrant,
+    Movement,
+    ResultsError,
+    Section,
+    Session,
+    howell,
+    mitchell,
+    one_winner_rounds,
+    round_robin_teams,
+    teams_match,
+)
 from results.scoring import Artificial
 from table.events import TableEvent
 
 from .club import Club, Rejected
 from .deps import director, service, viewer
 from .journal import CLUB, Row, utcnow
-from .public_results import (UNITS, public_boards, results_payload, schedule_of, session_subset, still_to_play,
-                             visible_boards)
+from .public_results import (
+    UNITS,
+    public_boards,
+    results_payload,
+    schedule_of,
+    session_subset,
+    still_to_play,
+    visible_boards,
+)
 from .results import released_numbers
 from .runtime import TableRuntime
 from .settings import TABLE_ID, EventConfig, MovementConfig
@@ -142,7 +161,7 @@ def build_session(cfg: EventConfig) -> tuple[Session, list[SectionPlan]]:
     return session, plans
 
 
-def default_event_config(table_ids: list[str]) -> Optional[EventConfig]:
+def default_event_config(table_ids: list[str]) -> EventConfig | None:
     """The event ``--simulate N`` runs when none is configured: a Mitchell over the simulated tables
     (relay and bye stand for an even number, so every table plays every round), two boards a round."""
     if len(table_ids) < 2:
@@ -175,7 +194,7 @@ class LiveEvent:
         self.revision = 0
         self._public: frozenset[int] = frozenset()
         self._views: dict[str, tuple[int, dict[str, Any]]] = {}
-        self._subset: Optional[tuple[tuple[int, frozenset[int]], Session]] = None
+        self._subset: tuple[tuple[int, frozenset[int]], Session] | None = None
         self._last_board = max(self.schedule) if self.schedule else 0
         self.session.subscribe(lambda _update: self._bump())
         for tid in self.where:
@@ -205,7 +224,7 @@ class LiveEvent:
         self.club.event = self
         self.club._refresh_released(publish=False)
 
-    def on_row(self, rt: TableRuntime, row: Row, event: Optional[TableEvent]) -> None:
+    def on_row(self, rt: TableRuntime, row: Row, event: TableEvent | None) -> None:
         """``Club.listeners``: called after every acknowledged row."""
         typ = row.body.get("type") if row.kind == "event" else None
         if rt.id not in self.where:
@@ -235,7 +254,7 @@ class LiveEvent:
         plan, mt = self.where[table_id]
         return _expected(plan.movement, mt, self.rounds[table_id])
 
-    def _next_round(self, table_id: str) -> Optional[int]:
+    def _next_round(self, table_id: str) -> int | None:
         plan, mt = self.where[table_id]
         cur = self.rounds[table_id]
         return next((r for r in plan.movement.rounds if r > cur and _expected(plan.movement, mt, r)), None)
@@ -281,7 +300,7 @@ class LiveEvent:
             if tid in self.where and int(body["round"]) in self.where[tid][0].movement.rounds:
                 self.rounds[tid] = int(body["round"])
 
-    async def set_round(self, rnd: int, tables: Optional[list[str]] = None, actor: str = "director") -> Row:
+    async def set_round(self, rnd: int, tables: list[str] | None = None, actor: str = "director") -> Row:
         """The director puts tables (default: all) in round ``rnd``; journalled."""
         ids = list(tables) if tables else list(self.where)
         for tid in ids:
@@ -304,7 +323,7 @@ class LiveEvent:
             return ARTIFICIAL_BY_PERCENT[v]
         return v if self.session.scoring.value == "MP" else round((v - 50.0) * 0.3, 2)   # 60 % ~ +3 IMPs
 
-    def _result(self, rt: TableRuntime, n: int) -> Optional[BoardResult]:
+    def _result(self, rt: TableRuntime, n: int) -> BoardResult | None:
         rec = rt.boards.get(n)
         if rec is None:
             return None
@@ -362,7 +381,7 @@ class LiveEvent:
         policy = "director" if self.club.regulation.results_release == "director" else "all_tables"
         return public_boards(self.schedule, completed, started, self.club.director_released, policy)
 
-    def still_to_play(self, table_id: Optional[str]) -> set[int]:
+    def still_to_play(self, table_id: str | None) -> set[int]:
         if table_id is None:
             return set()
         completed, started = self._state()
@@ -456,7 +475,7 @@ class LiveEvent:
 router = APIRouter(prefix="/api")
 
 
-def _fallback(svc: "Service", v: Viewer) -> dict[str, Any]:
+def _fallback(svc: Service, v: Viewer) -> dict[str, Any]:
     """No event configured: the released boards as before (``Club.results``), without pairs or rankings."""
     club = svc.club
     boards = []
@@ -475,9 +494,9 @@ def _fallback(svc: "Service", v: Viewer) -> dict[str, Any]:
                         "released). A seat token: that table's view (never a board the table still has to play). "
                         "The director's token: everything. `since=<revision>` answers `{unchanged: true}` when "
                         "nothing changed.")
-async def public_results(since: Optional[int] = Query(None, ge=0), svc: "Service" = Depends(service),
+async def public_results(since: int | None = Query(None, ge=0), svc: Service = Depends(service),
                          v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    ev: Optional[LiveEvent] = getattr(svc, "event", None)
+    ev: LiveEvent | None = getattr(svc, "event", None)
     if ev is None:
         out = _fallback(svc, v)
         return {"revision": since, "unchanged": True} if since == out["revision"] else out
@@ -487,8 +506,8 @@ async def public_results(since: Optional[int] = Query(None, ge=0), svc: "Service
 
 
 @router.get("/event", summary="the event: movement, rounds per table (director: wrong-board alerts)")
-async def event_info(svc: "Service" = Depends(service), v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    ev: Optional[LiveEvent] = getattr(svc, "event", None)
+async def event_info(svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    ev: LiveEvent | None = getattr(svc, "event", None)
     if ev is None:
         return {"event": None}
     completed, _started = ev._state()
@@ -500,8 +519,8 @@ async def event_info(svc: "Service" = Depends(service), v: Viewer = Depends(view
 
 @router.post("/event/round", summary="put tables in a round (director)")
 async def event_round(body: dict[str, Any] = Body(..., examples=[{"round": 2, "tables": ["1", "2"]}]),
-                      svc: "Service" = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
-    ev: Optional[LiveEvent] = getattr(svc, "event", None)
+                      svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    ev: LiveEvent | None = getattr(svc, "event", None)
     if ev is None:
         raise Rejected(404, "no event is configured")
     rnd, tables = body.get("round"), body.get("tables")

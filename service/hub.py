@@ -13,7 +13,8 @@ import json
 import logging
 import time
 from collections import deque
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable
+from typing import Any
 
 from .runtime import TableRuntime
 from .visibility import Viewer, visible_state
@@ -25,7 +26,7 @@ MAX_EXTRA = 500
 
 
 class Subscriber:
-    def __init__(self, viewer: Viewer, table: Optional[str]) -> None:
+    def __init__(self, viewer: Viewer, table: str | None) -> None:
         self.viewer = viewer
         self.table = table                     # None: every table
         self._latest: dict[str, str] = {}
@@ -58,7 +59,7 @@ class Hub:
         self._subs: dict[str, set[Subscriber]] = {}
         self.messages_sent = 0
 
-    def subscribe(self, viewer: Viewer, table: Optional[str]) -> Subscriber:
+    def subscribe(self, viewer: Viewer, table: str | None) -> Subscriber:
         sub = Subscriber(viewer, table)
         self._subs.setdefault(table or ALL, set()).add(sub)
         return sub

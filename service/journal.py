@@ -20,9 +20,10 @@ import logging
 import queue
 import sqlite3
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Iterator, Optional
+from datetime import UTC, datetime
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ class JournalError(RuntimeError):
 
 
 def utcnow() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 @dataclass(slots=True)
@@ -59,7 +60,7 @@ class Row:
     actor: str
     kind: str                      # "event" | "adjustment" | "release"
     body: dict[str, Any]
-    id: Optional[int] = None
+    id: int | None = None
 
     @property
     def time(self) -> float:
@@ -75,8 +76,8 @@ class Journal:
         self.path = path
         self.synchronous = synchronous
         self._db = self._connect()
-        self._queue: "queue.Queue[Optional[tuple[Row, asyncio.Future[None], asyncio.AbstractEventLoop]]]" = queue.Queue()
-        self._thread: Optional[threading.Thread] = None
+        self._queue: queue.Queue[tuple[Row, asyncio.Future[None], asyncio.AbstractEventLoop] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
         self.commits = 0
         self.rows_written = 0
 
@@ -91,7 +92,7 @@ class Journal:
         return db
 
     # ------------------------------------------------------------------ reading (at start-up, before writing)
-    def rows(self, table_id: Optional[str] = None) -> Iterator[Row]:
+    def rows(self, table_id: str | None = None) -> Iterator[Row]:
         sql = "SELECT id, table_id, seq, at, actor, kind, body FROM journal"
         args: tuple[Any, ...] = ()
         if table_id is not None:
@@ -100,7 +101,7 @@ class Journal:
         for rid, tid, seq, at, actor, kind, body in self._db.execute(sql + " ORDER BY id", args):
             yield Row(tid, seq, at, actor, kind, json.loads(body), rid)
 
-    def meta(self, key: str) -> Optional[str]:
+    def meta(self, key: str) -> str | None:
         r = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return r[0] if r else None
 
@@ -115,7 +116,7 @@ class Journal:
         self._thread = threading.Thread(target=self._writer, name="journal-writer", daemon=True)
         self._thread.start()
 
-    def append(self, row: Row) -> "asyncio.Future[None]":
+    def append(self, row: Row) -> asyncio.Future[None]:
         """Queue ``row``; the returned future resolves once it is committed (raises ``JournalError`` if not)."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
@@ -162,7 +163,7 @@ class Journal:
                 batch.append(nxt)
             try:
                 self._insert([r for r, _, _ in batch])
-                err: Optional[BaseException] = None
+                err: BaseException | None = None
             except sqlite3.Error as e:            # one bad row must not lose the others: retry one by one
                 log.error("journal batch failed (%s); writing rows one at a time", e)
                 err = e
@@ -170,7 +171,7 @@ class Journal:
                 if err is not None:
                     try:
                         self._insert([row])
-                        ok: Optional[BaseException] = None
+                        ok: BaseException | None = None
                     except sqlite3.Error as e:
                         ok = JournalError(f"journal write failed: {e}")
                 else:
@@ -188,7 +189,7 @@ class Journal:
             pass
 
 
-def _settle(fut: "asyncio.Future[None]", err: Optional[BaseException]) -> None:
+def _settle(fut: asyncio.Future[None], err: BaseException | None) -> None:
     if fut.done():
         return
     if err is None:

@@ -38,9 +38,10 @@ import random
 import secrets
 import sqlite3
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from table.events import TableEvent
 
@@ -112,7 +113,7 @@ class Message:
     board: int
     version: int
     seq: int
-    supersedes: Optional[str]
+    supersedes: str | None
     content: str
     payload: dict[str, Any]
     lin: str
@@ -142,14 +143,14 @@ class _Last:
 class _TargetState:
     cfg: UploadTarget
     sender: Target
-    in_flight: dict[str, "asyncio.Task[None]"] = field(default_factory=dict)
-    last_error: Optional[str] = None
-    last_error_at: Optional[float] = None
-    last_success_at: Optional[float] = None
+    in_flight: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    last_error: str | None = None
+    last_error_at: float | None = None
+    last_success_at: float | None = None
     outcomes: dict[str, int] = field(default_factory=dict)    # attempts by this process, per outcome cause
 
 
-def result_content(res: Optional[dict[str, Any]], adj: Optional[dict[str, Any]]) -> dict[str, Any]:
+def result_content(res: dict[str, Any] | None, adj: dict[str, Any] | None) -> dict[str, Any]:
     """The fields of a board's result (``runtime.summarize``) and adjustment whose change makes a new version."""
     res = res or {}
     score = adj["score_ns"] if adj and adj.get("kind") == "assigned" else res.get("score_ns")
@@ -159,12 +160,12 @@ def result_content(res: Optional[dict[str, Any]], adj: Optional[dict[str, Any]])
 
 
 def _latest_version(rt: TableRuntime, rec: BoardRecord,
-                    freeze: Optional[Row]) -> Optional[tuple[dict[str, Any], int, str]]:
+                    freeze: Row | None) -> tuple[dict[str, Any], int, str] | None:
     """(content, seq, at) of the latest version ``on_row`` makes of ``rec``'s result, from its journal rows
     replayed on a scratch table; ``freeze`` is the row that started the next board. None: no version yet."""
     scratch = TableRuntime(rt.id, rt.regulation)
-    frozen: Optional[dict[str, Any]] = None
-    latest: Optional[tuple[dict[str, Any], int, str]] = None
+    frozen: dict[str, Any] | None = None
+    latest: tuple[dict[str, Any], int, str] | None = None
     try:
         for row in sorted([*rec.rows, *([freeze] if freeze is not None else [])], key=lambda r: r.seq):
             if row is freeze:
@@ -184,20 +185,20 @@ def _latest_version(rt: TableRuntime, rec: BoardRecord,
 
 
 class Outbox:
-    def __init__(self, club: "Club", path: str, targets: list[UploadTarget],
-                 rng: Optional[random.Random] = None) -> None:
+    def __init__(self, club: Club, path: str, targets: list[UploadTarget],
+                 rng: random.Random | None = None) -> None:
         self.club = club
         self.path = path
         self.targets = {t.name: _TargetState(t, make_target(t)) for t in targets}
         self.rng = rng or random.Random()
         self.source = ""
         self._last: dict[tuple[str, int], _Last] = {}
-        self._current: dict[str, Optional[int]] = {}       # table -> board in play at the last row seen
+        self._current: dict[str, int | None] = {}       # table -> board in play at the last row seen
         self._released_seen: set[tuple[str, int]] = set()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="outbox-db")
-        self._db: Optional[sqlite3.Connection] = None
+        self._db: sqlite3.Connection | None = None
         self._wake = asyncio.Event()
-        self._task: Optional[asyncio.Task[None]] = None
+        self._task: asyncio.Task[None] | None = None
         self._closed = False
         self.messages_made = 0
         self.stored_at_start = 0          # results whose insert was missing at start-up (see ``rederive``)
@@ -300,7 +301,7 @@ class Outbox:
 
     # ------------------------------------------------------------------ deriving results
     def _derive(self, rt: TableRuntime, rec: BoardRecord, content: dict[str, Any], row_seq: int,
-                at: str) -> Optional[Message]:
+                at: str) -> Message | None:
         """A new version of ``rec``'s result made at journal row ``row_seq``, unless it is the version stored."""
         number = rec.number
         cj = _canonical(content)
@@ -348,7 +349,7 @@ class Outbox:
             self._current[rt.id] = rt.board_number
         return out
 
-    def on_row(self, rt: TableRuntime, row: Row, event: Optional[TableEvent]) -> None:
+    def on_row(self, rt: TableRuntime, row: Row, event: TableEvent | None) -> None:
         """The club's listener: called after each journaled row of a table, on the event loop."""
         if self._closed:
             return
@@ -376,7 +377,7 @@ class Outbox:
             fut = asyncio.wrap_future(self._pool.submit(self._insert, msgs))
             fut.add_done_callback(lambda f: self._inserted(f, msgs))
 
-    def _inserted(self, fut: "asyncio.Future[None]", msgs: list[Message]) -> None:
+    def _inserted(self, fut: asyncio.Future[None], msgs: list[Message]) -> None:
         err = None if fut.cancelled() else fut.exception()
         if err is not None:          # the journal has the rows: the next start-up stores these versions
             log.error("outbox: could not store %s (%s); they are stored again at the next start-up",
@@ -481,14 +482,14 @@ class Outbox:
                                (target, now, *flying, limit)).fetchall()
         return [Due(i, k, t, b, v, a, json.loads(p), lin) for i, k, t, b, v, a, p, lin in rows]
 
-    def _next_at(self, target: str, flying: tuple[str, ...]) -> Optional[float]:
+    def _next_at(self, target: str, flying: tuple[str, ...]) -> float | None:
         skip = f" AND o.key NOT IN ({','.join('?' * len(flying))})" if flying else ""
         sql = _DUE.replace("SELECT o.id, o.key, o.table_id, o.board, o.version, o.attempts, m.payload, m.lin",
                            "SELECT MIN(o.next_at)").format(when=skip)
         return self.db.execute(sql, (target, *flying)).fetchone()[0]
 
     def _mark(self, target: str, key: str, status: str, attempts: int, now: float, next_at: float,
-              error: Optional[str]) -> None:
+              error: str | None) -> None:
         """Record an attempt's outcome (one autocommit UPDATE: the status of one row)."""
         self.db.execute("UPDATE outbox SET status = ?, attempts = ?, last_attempt_at = ?, next_at = ?, "
                         "delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END, "

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from table.cards import Seat
-from table.events import (CallMade, CardPlayed, ClaimMade, ClaimResponded, RulingGiven, TableEvent)
+from table.events import CallMade, CardPlayed, ClaimMade, ClaimResponded, RulingGiven, TableEvent
 
 from .auth import AuthError
 from .runtime import TableRuntime

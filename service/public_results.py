@@ -16,7 +16,8 @@ JSON the page shows; it reads only the results of those boards.
 """
 from __future__ import annotations
 
-from typing import AbstractSet, Any, Iterable, Mapping, Optional
+from collections.abc import Iterable, Mapping
+from typing import AbstractSet, Any
 
 from results import Movement, Section, Session
 from results.scoring import Artificial, award_text
@@ -74,7 +75,7 @@ def still_to_play(table: str, schedule: Schedule, completed: Boards, started: Bo
     return mine - set(completed.get(table, ()))
 
 
-def visible_boards(table: Optional[str], public: AbstractSet[int], schedule: Schedule, completed: Boards,
+def visible_boards(table: str | None, public: AbstractSet[int], schedule: Schedule, completed: Boards,
                    started: Boards = {}) -> set[int]:
     """What a page may show: the public boards; for a table's own view (``table`` given) less every board
     that table still has to play — the table-specific rule wins over any release."""
@@ -97,7 +98,7 @@ def session_subset(session: Session, boards: AbstractSet[int]) -> Session:
     return sub
 
 
-def _result_text(contract: Optional[str], tricks: Optional[int]) -> Optional[str]:
+def _result_text(contract: str | None, tricks: int | None) -> str | None:
     if not contract or contract == "PASS" or tricks is None or not contract[0].isdigit():
         return None
     diff = tricks - 6 - int(contract[0])
@@ -113,7 +114,7 @@ def _names(sec: Section, number: int) -> str:
     return "" if d == str(number) else d
 
 
-def _num(v: Optional[float]) -> Optional[float]:
+def _num(v: float | None) -> float | None:
     return None if v is None else round(float(v), 2)
 
 
@@ -159,7 +160,7 @@ def ranking_rows(session: Session, section: str) -> list[dict[str, Any]]:
 
 def results_payload(session: Session, visible: AbstractSet[int], *, schedule: Schedule, completed: Boards,
                     started: Boards, table_ids: Mapping[tuple[str, int], str], reasons: Mapping[int, str] = {},
-                    all_boards: Optional[Iterable[int]] = None, scored: Optional[Session] = None) -> dict[str, Any]:
+                    all_boards: Iterable[int] | None = None, scored: Session | None = None) -> dict[str, Any]:
     """The travellers of the ``visible`` boards and the rankings computed from them alone; every other board
     of the event is listed with how many of its tables have played it and why it is hidden (``reasons``:
     ``"your_table"`` for a board the viewer's table still has to play, else ``"waiting"``). ``scored``: the

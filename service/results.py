@@ -7,7 +7,8 @@ stand outside the comparison with their percentages.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from table.board import Vulnerability
 from table.scoring import matchpoints, mp_percent, parse_contract, score_ns

@@ -14,7 +14,7 @@ Not modelled: conventions, doubles, claims, thinking.
 from __future__ import annotations
 
 import random
-from typing import Any, Optional
+from typing import Any
 
 from table.calls import PASS, STRAINS, bid_key, bid_level, bid_strain, is_bid
 from table.cards import CARD_RANK, SEATS, Seat
@@ -34,7 +34,7 @@ def _lengths(cards: list[str]) -> dict[str, int]:
     return {s: sum(1 for c in cards if c[0] == s) for s in "SHDC"}
 
 
-def _lowest_sufficient(last: Optional[str], strain: str) -> str:
+def _lowest_sufficient(last: str | None, strain: str) -> str:
     if last is None:
         return f"1{strain}"
     lvl = bid_level(last)
@@ -42,7 +42,7 @@ def _lowest_sufficient(last: Optional[str], strain: str) -> str:
     return cand if bid_key(cand) > bid_key(last) else f"{lvl + 1}{strain}"
 
 
-def choose_call(t: Table, seat: Seat, rng: random.Random, fault: Optional[str] = None) -> tuple[str, bool]:
+def choose_call(t: Table, seat: Seat, rng: random.Random, fault: str | None = None) -> tuple[str, bool]:
     """(call, seeded) for ``seat``; ``seeded`` is True when the call is the requested irregularity."""
     a = t.auction
     if a is not None and seat in a.obligations:
@@ -86,7 +86,7 @@ def choose_call(t: Table, seat: Seat, rng: random.Random, fault: Optional[str] =
     return PASS, False
 
 
-def _winning(trick: list[tuple[Seat, str]], trump: Optional[str]) -> tuple[Seat, str]:
+def _winning(trick: list[tuple[Seat, str]], trump: str | None) -> tuple[Seat, str]:
     lead = trick[0][1][0]
     best = trick[0]
     for s, c in trick[1:]:
@@ -100,7 +100,7 @@ def _winning(trick: list[tuple[Seat, str]], trump: Optional[str]) -> tuple[Seat,
     return best
 
 
-def choose_card(t: Table, seat: Seat, rng: random.Random, fault: Optional[str] = None) -> tuple[str, bool]:
+def choose_card(t: Table, seat: Seat, rng: random.Random, fault: str | None = None) -> tuple[str, bool]:
     p = t.play
     hand = remaining_hand(t, str(seat))
     trump = p.trump if p is not None else (None if t.contract is None or t.contract.strain == "NT" else t.contract.strain)
@@ -139,7 +139,7 @@ def choose_card(t: Table, seat: Seat, rng: random.Random, fault: Optional[str] =
     return rest[0], False
 
 
-def next_event(t: Table, rng: random.Random, fault: Optional[str] = None) -> Optional[tuple[dict[str, Any], bool]]:
+def next_event(t: Table, rng: random.Random, fault: str | None = None) -> tuple[dict[str, Any], bool] | None:
     """(event JSON, seeded) for the next player action, or None. ``seeded`` tells the caller that the fault
     it asked for was committed."""
     if t.board is None or t.state in ("idle", "board_complete"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from table.events import BoardStarted, RulingGiven, TableEvent, event_from_dict
 from table.irregularity import Irregularity
@@ -33,12 +33,12 @@ def summarize(table: Table) -> dict[str, Any]:
 @dataclass
 class BoardRecord:
     number: int
-    deal: Optional[str]
+    deal: str | None
     dealer: str
     vulnerable: str
     rows: list[Row] = field(default_factory=list)
-    result: Optional[dict[str, Any]] = None          # frozen when the next board starts
-    adjustment: Optional[dict[str, Any]] = None       # Law 12
+    result: dict[str, Any] | None = None          # frozen when the next board starts
+    adjustment: dict[str, Any] | None = None       # Law 12
     irregularities: list[dict[str, Any]] = field(default_factory=list)
     started_at: str = ""
 
@@ -49,9 +49,9 @@ class TableRuntime:
         self.regulation = regulation
         self.table = Table(name=table_id)
         self.seq = 0
-        self.current: Optional[BoardRecord] = None
+        self.current: BoardRecord | None = None
         self.boards: dict[int, BoardRecord] = {}
-        self.updated_at: Optional[str] = None
+        self.updated_at: str | None = None
         self.released: set[int] = set()                # board numbers whose results are public
         self.devices: list[Any] = []                   # drivers at this table (health for the director)
         self.replay_errors: list[str] = []
@@ -63,11 +63,11 @@ class TableRuntime:
         # ``table`` runs ahead of the journal while an event awaits its write (``Club._submit``); readers
         # outside the table's lock (the results page, the release rule) must not count a board complete,
         # nor read its score, before the row that completed it is durable.
-        self._committed_result: Optional[dict[str, Any]] = None
+        self._committed_result: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ queries
     @property
-    def board_number(self) -> Optional[int]:
+    def board_number(self) -> int | None:
         return self.current.number if self.current else None
 
     def completed(self, number: int) -> bool:
@@ -76,7 +76,7 @@ class TableRuntime:
         rec = self.boards.get(number)
         return rec is not None and (rec is not self.current or self._committed_result is not None)
 
-    def result(self, number: int) -> Optional[dict[str, Any]]:
+    def result(self, number: int) -> dict[str, Any] | None:
         rec = self.boards.get(number)
         if rec is None:
             return None
@@ -112,7 +112,7 @@ class TableRuntime:
             self.rebuild()
             raise
 
-    def commit(self, row: Row, event: Optional[TableEvent] = None) -> None:
+    def commit(self, row: Row, event: TableEvent | None = None) -> None:
         """Record a row that is now in the journal (its event already applied by ``try_event``)."""
         self.seq = row.seq
         self.updated_at = row.at

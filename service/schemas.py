@@ -1,7 +1,7 @@
 """Request bodies of the REST API (they shape the OpenAPI schema at /openapi.json)."""
 from __future__ import annotations
 
-from typing import Literal, Optional, Union
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -13,24 +13,24 @@ class EventIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": [
         {"type": "call", "seat": "N", "call": "1NT"}, {"type": "card", "seat": "E", "card": "HT"}]})
     type: EventType
-    board: Optional[int] = Field(None, ge=1, le=9999)
-    deal: Optional[str] = Field(None, max_length=80, description='PBN deal, "N:AKQ.xxx.. ..."')
-    dealer: Optional[str] = Field(None, max_length=5)
-    vulnerable: Optional[str] = Field(None, max_length=8)
-    seat: Optional[str] = Field(None, max_length=5)
-    cards: Optional[list[str]] = Field(None, max_length=52)
-    call: Optional[str] = Field(None, max_length=8)
-    alert: Optional[bool] = None
-    card: Optional[str] = Field(None, max_length=4)
-    contract: Optional[str] = Field(None, max_length=10)
-    declarer: Optional[str] = Field(None, max_length=5)
-    tricks: Optional[int] = Field(None, ge=0, le=13)
-    accept: Optional[bool] = None
-    code: Optional[str] = Field(None, max_length=64)
-    option: Optional[str] = Field(None, max_length=64)
-    deliberate: Optional[bool] = None
-    ts: Optional[str] = Field(None, max_length=64)
-    source: Optional[str] = Field(None, max_length=128)
+    board: int | None = Field(None, ge=1, le=9999)
+    deal: str | None = Field(None, max_length=80, description='PBN deal, "N:AKQ.xxx.. ..."')
+    dealer: str | None = Field(None, max_length=5)
+    vulnerable: str | None = Field(None, max_length=8)
+    seat: str | None = Field(None, max_length=5)
+    cards: list[str] | None = Field(None, max_length=52)
+    call: str | None = Field(None, max_length=8)
+    alert: bool | None = None
+    card: str | None = Field(None, max_length=4)
+    contract: str | None = Field(None, max_length=10)
+    declarer: str | None = Field(None, max_length=5)
+    tricks: int | None = Field(None, ge=0, le=13)
+    accept: bool | None = None
+    code: str | None = Field(None, max_length=64)
+    option: str | None = Field(None, max_length=64)
+    deliberate: bool | None = None
+    ts: str | None = Field(None, max_length=64)
+    source: str | None = Field(None, max_length=128)
 
 
 class RulingIn(BaseModel):
@@ -38,7 +38,7 @@ class RulingIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     code: str = Field(..., min_length=1, max_length=64, description="the irregularity's code")
     option: str = Field(..., min_length=1, max_length=64, description="one of its options' codes")
-    tricks: Optional[int] = Field(None, ge=0, le=13, description="a disputed claim: the declarer side's total")
+    tricks: int | None = Field(None, ge=0, le=13, description="a disputed claim: the declarer side's total")
 
 
 class AdjustmentIn(BaseModel):
@@ -46,9 +46,9 @@ class AdjustmentIn(BaseModel):
     cancel."""
     model_config = ConfigDict(extra="forbid")
     kind: Literal["artificial", "assigned", "cancel"]
-    ns: Optional[Union[Literal["A+", "A", "A-"], float]] = None
-    ew: Optional[Union[Literal["A+", "A", "A-"], float]] = None
-    contract: Optional[str] = Field(None, max_length=10)
-    declarer: Optional[str] = Field(None, max_length=1)
-    tricks: Optional[int] = Field(None, ge=0, le=13)
-    note: Optional[str] = Field(None, max_length=500)
+    ns: Literal["A+", "A", "A-"] | float | None = None
+    ew: Literal["A+", "A", "A-"] | float | None = None
+    contract: str | None = Field(None, max_length=10)
+    declarer: str | None = Field(None, max_length=1)
+    tricks: int | None = Field(None, ge=0, le=13)
+    note: str | None = Field(None, max_length=500)

@@ -12,7 +12,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -63,12 +63,12 @@ class SeatDevices(_Strict):
     """The devices at one seat: a URL each (``socket://``, a device path, ``sim://``, ``usb://``); the serial
     number is optional (identity comes from the handshake; without one, whatever answers on the URL is
     bound to this seat); a mode overrides the regulation's for this device."""
-    reader: Optional[str] = None
-    reader_serial: Optional[str] = None
-    reader_mode: Optional[Mode] = None
-    box: Optional[str] = None
-    box_serial: Optional[str] = None
-    box_mode: Optional[Mode] = None
+    reader: str | None = None
+    reader_serial: str | None = None
+    reader_mode: Mode | None = None
+    box: str | None = None
+    box_serial: str | None = None
+    box_mode: Mode | None = None
 
 
 class TableConfig(_Strict):
@@ -96,23 +96,23 @@ class SimulationConfig(_Strict):
 class MovementConfig(_Strict):
     """The event's movement (``service/event.py``, ``docs/results.md``): a builder of ``results.movement``
     (``kind`` mitchell / howell / teams / round_robin with its numbers) or a table-of-rounds ``file``."""
-    kind: Optional[Literal["mitchell", "howell", "teams", "round_robin"]] = None
-    file: Optional[str] = Field(None, description="a table of rounds read with results.Movement.from_text")
-    tables: Optional[int] = Field(None, ge=2, le=500, description="mitchell: tables")
-    pairs: Optional[int] = Field(None, ge=3, le=500, description="howell: pairs")
-    teams: Optional[int] = Field(None, ge=2, le=200, description="round_robin: teams")
-    boards: Optional[int] = Field(None, ge=1, le=999, description="teams: the match's boards")
-    rounds: Optional[int] = Field(None, ge=1, description="mitchell: fewer rounds than the movement allows")
+    kind: Literal["mitchell", "howell", "teams", "round_robin"] | None = None
+    file: str | None = Field(None, description="a table of rounds read with results.Movement.from_text")
+    tables: int | None = Field(None, ge=2, le=500, description="mitchell: tables")
+    pairs: int | None = Field(None, ge=3, le=500, description="howell: pairs")
+    teams: int | None = Field(None, ge=2, le=200, description="round_robin: teams")
+    boards: int | None = Field(None, ge=1, le=999, description="teams: the match's boards")
+    rounds: int | None = Field(None, ge=1, description="mitchell: fewer rounds than the movement allows")
     boards_per_round: int = Field(2, ge=1, le=99)
     even: Literal["skip", "relay"] = "skip"
     arrow_switch: list[int] = []
     one_winner: bool = Field(False, description="mitchell: arrow-switch the last quarter of the rounds")
     absent: list[int] = []
     first_board: int = Field(1, ge=1)
-    name: Optional[str] = None
+    name: str | None = None
 
     @model_validator(mode="after")
-    def _one(self) -> "MovementConfig":
+    def _one(self) -> MovementConfig:
         if (self.kind is None) == (self.file is None):
             raise ValueError("a movement is a kind (mitchell, howell, teams, round_robin) or a file, not both")
         return self
@@ -131,21 +131,21 @@ class EventConfig(_Strict):
     ``tables``, ``entrants`` here; table ``"1"`` is movement table 1 by default) or ``sections``."""
     name: str = "Club session"
     scoring: Literal["MP", "XIMP", "BUTLER", "TP", "IMP"] = "MP"
-    movement: Optional[MovementConfig] = None
+    movement: MovementConfig | None = None
     tables: dict[str, int] = {}
     entrants: dict[int, list[str] | str] = {}
     sections: list[EventSectionConfig] = []
-    date: Optional[str] = None
-    site: Optional[str] = None
+    date: str | None = None
+    site: str | None = None
     vp: bool = Field(False, description="teams: rank by WBF victory points")
 
     @model_validator(mode="after")
-    def _checked(self) -> "EventConfig":
+    def _checked(self) -> EventConfig:
         if (self.movement is None) == (not self.sections):
             raise ValueError("an event has a movement (one section) or sections, not both")
         if self.sections and (self.tables or self.entrants):
             raise ValueError("with sections, tables and entrants go in each section")
-        from .event import build_session          # the movements are built (and checked) now
+        from .event import build_session  # the movements are built (and checked) now
         build_session(self)
         return self
 
@@ -155,19 +155,19 @@ class UploadTarget(_Strict):
     LIN feed POSTed to a URL or written as ``<table>-<board>.lin`` files into a directory."""
     name: str = Field(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
     kind: Literal["webhook", "lin"]
-    url: Optional[str] = Field(None, pattern=r"^https?://", description="where to POST")
-    directory: Optional[str] = Field(None, description="lin only: write files here instead of POSTing")
-    secret: Optional[str] = Field(None, min_length=16, description="HMAC-SHA256 key of the signature header")
+    url: str | None = Field(None, pattern=r"^https?://", description="where to POST")
+    directory: str | None = Field(None, description="lin only: write files here instead of POSTing")
+    secret: str | None = Field(None, min_length=16, description="HMAC-SHA256 key of the signature header")
     timeout_s: float = Field(10.0, gt=0, le=300)
     max_attempts: int = Field(0, ge=0, description="give up after this many failed attempts; 0 = never")
     backoff_base_s: float = Field(1.0, gt=0, le=3600)
     backoff_cap_s: float = Field(300.0, gt=0, le=86400)
     max_in_flight: int = Field(4, ge=1, le=64)
-    only_released: Optional[bool] = Field(None, description="hold a board until its result is released "
+    only_released: bool | None = Field(None, description="hold a board until its result is released "
                                           "(Laws 16B, 90B4); default true for lin, false for webhook")
 
     @model_validator(mode="after")
-    def _complete(self) -> "UploadTarget":
+    def _complete(self) -> UploadTarget:
         if self.kind == "webhook" and (not self.url or not self.secret):
             raise ValueError(f"upload {self.name!r}: a webhook needs a url and a secret (it signs every payload)")
         if self.kind == "webhook" and self.directory:
@@ -182,14 +182,14 @@ class UploadTarget(_Strict):
 class Settings(_Strict):
     database: str = "bridgetable.db"
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
-    director_token: Optional[str] = Field(None, min_length=8)
-    secret: Optional[str] = Field(None, min_length=16, description="signs seat tokens; kept in the database if absent")
+    director_token: str | None = Field(None, min_length=8)
+    secret: str | None = Field(None, min_length=16, description="signs seat tokens; kept in the database if absent")
     regulation: Regulation = Regulation()
     tables: list[TableConfig] = []
     simulation: SimulationConfig = SimulationConfig()
-    public_url: Optional[str] = None
-    event: Optional[EventConfig] = Field(None, description="the event scored live on /results (docs/results.md)")
-    decks: Optional[str] = Field(None, description="the club's learned decks (JSON written by drivers.decks); "
+    public_url: str | None = None
+    event: EventConfig | None = Field(None, description="the event scored live on /results (docs/results.md)")
+    decks: str | None = Field(None, description="the club's learned decks (JSON written by drivers.decks); "
                                                    "without it every tag a seat reader sees is unknown")
     uploads: list[UploadTarget] = Field([], description="live-upload targets (docs/upload.md)")
 
@@ -210,7 +210,7 @@ class Settings(_Strict):
         return v
 
 
-def load_settings(path: Optional[str | Path] = None, **overrides: Any) -> Settings:
+def load_settings(path: str | Path | None = None, **overrides: Any) -> Settings:
     """Settings from a ``.toml`` or ``.json`` file (none: defaults), then ``BRIDGETABLE_DB`` and
     ``BRIDGETABLE_DIRECTOR_TOKEN`` from the environment, then keyword overrides."""
     data: dict[str, Any] = {}

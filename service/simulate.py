@@ -16,7 +16,7 @@ import asyncio
 import logging
 import random
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from .club import Club, Rejected
 from .dealing import deal_for
@@ -30,14 +30,14 @@ FAULT_CODES = {"insufficient_bid": "INSUFFICIENT_BID", "lead_out_of_turn": "OPEN
 MAX_EVENTS_PER_BOARD = 250
 
 
-def fault_for(cfg: SimulationConfig, table_id: str, board: int) -> Optional[str]:
+def fault_for(cfg: SimulationConfig, table_id: str, board: int) -> str | None:
     rng = random.Random(f"fault:{cfg.seed}:{table_id}:{board}")
     return rng.choice(FAULTS) if rng.random() < cfg.irregularity_rate else None
 
 
 class SimulatedClub:
     def __init__(self, club: Club, cfg: SimulationConfig, table_ids: list[str],
-                 next_board: Optional[Callable[[str, int], int]] = None) -> None:
+                 next_board: Callable[[str, int], int] | None = None) -> None:
         self.club = club
         # the board after the one a table is on: the event's movement order (service/event.py), else n + 1
         self.next_board = next_board
@@ -71,9 +71,9 @@ class SimulatedClub:
     async def _loop(self, tid: str) -> None:
         cfg = self.cfg
         rng = random.Random(f"sim:{cfg.seed}:{tid}:{time.time()}")
-        waiting_since: Optional[float] = None
+        waiting_since: float | None = None
         refused = 0
-        suppressed: Optional[int] = None           # a board whose seeded fault the regulation prevented
+        suppressed: int | None = None           # a board whose seeded fault the regulation prevented
         while True:
             rt = self.club.table(tid)
             t = rt.table

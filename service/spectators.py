@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from .journal import Row
 from .runtime import TableRuntime
@@ -22,7 +22,7 @@ class SpectatorFeed:
         self.replica = TableRuntime(table_id, regulation)
         self._on_update = on_update
         self._pending: deque[tuple[float, Row]] = deque()
-        self._timer: Optional[asyncio.TimerHandle] = None
+        self._timer: asyncio.TimerHandle | None = None
 
     def push(self, row: Row, notify: bool = True) -> None:
         due = row.time + self.delay

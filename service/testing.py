@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import httpx
 
@@ -28,8 +28,8 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, workdir: Path, config: Optional[dict[str, Any]] = None, simulate: int = 0,
-                 extra_args: tuple[str, ...] = (), port: Optional[int] = None) -> None:
+    def __init__(self, workdir: Path, config: dict[str, Any] | None = None, simulate: int = 0,
+                 extra_args: tuple[str, ...] = (), port: int | None = None) -> None:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         cfg = {"director_token": DIRECTOR_TOKEN, "database": str(self.workdir / "journal.db")}
@@ -42,7 +42,7 @@ class ServerProcess:
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_base = f"ws://127.0.0.1:{self.port}"
-        self.proc: Optional[subprocess.Popen[bytes]] = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = self.workdir / "server.log"
         self.token = cfg["director_token"]
 
@@ -50,7 +50,7 @@ class ServerProcess:
     def database(self) -> str:
         return str(self.config["database"])
 
-    def start(self, timeout: float = 30.0) -> "ServerProcess":
+    def start(self, timeout: float = 30.0) -> ServerProcess:
         cmd = [sys.executable, "-c", "from bridgetable.cli import main; main()", "serve",
                "--config", str(self.config_path), "--port", str(self.port), "--log-level", "warning"]
         if self.simulate:
@@ -88,11 +88,11 @@ class ServerProcess:
             self.proc.wait()
         self.proc = None
 
-    def client(self, token: Optional[str] = None, **kw: Any) -> httpx.Client:
+    def client(self, token: str | None = None, **kw: Any) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 10.0), **kw)
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

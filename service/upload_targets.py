@@ -28,7 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Protocol
+from typing import Any, Protocol
 
 import httpx
 
@@ -48,14 +48,14 @@ _LIN_EVENTS = (BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded)   
 
 
 # ----------------------------------------------------------------------------------------- signatures
-def sign(secret: str, body: bytes, t: Optional[int] = None) -> str:
+def sign(secret: str, body: bytes, t: int | None = None) -> str:
     """The signature header value for ``body`` sent at unix time ``t`` (now by default)."""
     t = int(time.time()) if t is None else t
     mac = hmac.new(secret.encode(), str(t).encode() + b"." + body, hashlib.sha256).hexdigest()
     return f"t={t},v1={mac}"
 
 
-def verify_signature(secret: str, header: Optional[str], body: bytes, now: Optional[float] = None,
+def verify_signature(secret: str, header: str | None, body: bytes, now: float | None = None,
                      tolerance_s: float = SIGNATURE_TOLERANCE_S) -> bool:
     """What a receiver does: the header parses, its time is within ``tolerance_s`` of ``now`` (a captured
     request cannot be replayed later), and one of its ``v1`` MACs matches (several allow a key rotation)."""
@@ -74,7 +74,7 @@ def verify_signature(secret: str, header: Optional[str], body: bytes, now: Optio
 
 
 # ----------------------------------------------------------------------------------------- retry policy
-def backoff_delay(attempts: int, base_s: float, cap_s: float, rng: Optional[random.Random] = None) -> float:
+def backoff_delay(attempts: int, base_s: float, cap_s: float, rng: random.Random | None = None) -> float:
     """Seconds to wait after the ``attempts``-th failed attempt: exponential (base, 2·base, 4·base …) capped at
     ``cap_s``, then jittered down to between half and all of it, so that many messages failing together do not
     come back together."""
@@ -86,8 +86,8 @@ def backoff_delay(attempts: int, base_s: float, cap_s: float, rng: Optional[rand
 class Outcome:
     kind: str                              # "delivered" | "retry" | "permanent"
     detail: str = ""
-    status: Optional[int] = None
-    retry_after: Optional[float] = None    # seconds the receiver asked us to wait (Retry-After)
+    status: int | None = None
+    retry_after: float | None = None    # seconds the receiver asked us to wait (Retry-After)
     cause: str = ""                        # a short label for the director's counters: timeout, network, http_500 …
 
 
@@ -99,7 +99,7 @@ def classify(status: int) -> str:
     return "permanent"
 
 
-def _retry_after(r: httpx.Response, now: Optional[float] = None) -> Optional[float]:
+def _retry_after(r: httpx.Response, now: float | None = None) -> float | None:
     """Seconds the receiver asked us to wait: ``Retry-After`` is delay-seconds or an HTTP-date (RFC 9110
     §10.2.3); a date in the past means now; anything unreadable leaves our own backoff in charge."""
     v = r.headers.get("Retry-After", "").strip()
@@ -114,7 +114,7 @@ def _retry_after(r: httpx.Response, now: Optional[float] = None) -> Optional[flo
     except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:                 # "-0000" or no zone: HTTP-dates are GMT
-        when = when.replace(tzinfo=datetime.timezone.utc)
+        when = when.replace(tzinfo=datetime.UTC)
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 

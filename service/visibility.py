@@ -22,7 +22,7 @@ table's regulation); the function reads it and returns plain JSON data, changing
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from table.cards import SEATS, Seat, sort_cards
 from table.irregularity import Irregularity
@@ -42,8 +42,8 @@ SCREENMATE = {"N": "E", "E": "N", "S": "W", "W": "S"}
 @dataclass(frozen=True, slots=True)
 class Viewer:
     role: Role
-    table: Optional[str] = None          # a seat's table
-    seat: Optional[str] = None           # a seat's seat
+    table: str | None = None          # a seat's table
+    seat: str | None = None           # a seat's seat
 
     @property
     def key(self) -> str:
@@ -67,14 +67,14 @@ def remaining_hand(t: Table, seat: str) -> list[str]:
     return original_hand(t, seat)
 
 
-def declarer_of(t: Table) -> Optional[str]:
+def declarer_of(t: Table) -> str | None:
     if t.play is not None:
         return str(t.play.declarer)
     c = t.contract
     return c.declarer if c is not None else None
 
 
-def dummy_of(t: Table) -> Optional[str]:
+def dummy_of(t: Table) -> str | None:
     d = declarer_of(t)
     return str(Seat(d).partner) if d else None
 
@@ -83,7 +83,7 @@ def lead_faced(t: Table) -> bool:
     return t.play is not None and any(t.play.tricks)
 
 
-def turn_of(t: Table) -> Optional[str]:
+def turn_of(t: Table) -> str | None:
     if t.board is None or t.state in ("idle", "board_complete", "claim_pending"):
         return None
     if t.auction is None:
@@ -158,7 +158,7 @@ def _tricks(t: Table) -> list[dict[str, Any]]:
 
 
 def _irregularity(t: Table, irr: Irregularity, viewer: Viewer, complete: bool, regulation: Any,
-                  sees_hands: bool, awaits: bool) -> Optional[dict[str, Any]]:
+                  sees_hands: bool, awaits: bool) -> dict[str, Any] | None:
     d = irr.to_dict()
     d["open"] = irr.open
     d["awaiting_choice"] = awaits
@@ -205,7 +205,7 @@ def visible_irregularities(table: TableRuntime, viewer: Viewer, irrs: list[Irreg
     return _visible_irregularities(table, viewer, irrs, _sees_hands(table, viewer))
 
 
-def spectator_sees_hands(table: TableRuntime, board: Optional[int]) -> bool:
+def spectator_sees_hands(table: TableRuntime, board: int | None) -> bool:
     pol = table.regulation.spectators
     if pol.hands == "delayed" and pol.delay_s > 0:
         return True

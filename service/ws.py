@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
@@ -29,7 +29,7 @@ async def _deny(ws: WebSocket, status: int, detail: str) -> None:
         await ws.close(code=4000 + status, reason=detail[:120])
 
 
-async def _pump(ws: WebSocket, svc: "Service", sub: Subscriber) -> None:
+async def _pump(ws: WebSocket, svc: Service, sub: Subscriber) -> None:
     async def sender() -> None:
         while True:
             for text in await sub.next_batch():
@@ -47,8 +47,8 @@ async def _pump(ws: WebSocket, svc: "Service", sub: Subscriber) -> None:
 
 
 @router.websocket("/ws/tables/{table_id}")
-async def table_stream(ws: WebSocket, table_id: str, token: Optional[str] = None) -> None:
-    svc: "Service" = ws.app.state.service
+async def table_stream(ws: WebSocket, table_id: str, token: str | None = None) -> None:
+    svc: Service = ws.app.state.service
     try:
         viewer = svc.tokens.viewer(token)
     except AuthError as err:
@@ -69,8 +69,8 @@ async def table_stream(ws: WebSocket, table_id: str, token: Optional[str] = None
 
 
 @router.websocket("/ws/club")
-async def club_stream(ws: WebSocket, token: Optional[str] = None) -> None:
-    svc: "Service" = ws.app.state.service
+async def club_stream(ws: WebSocket, token: str | None = None) -> None:
+    svc: Service = ws.app.state.service
     try:
         viewer = svc.tokens.viewer(token)
     except AuthError as err:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 _NUM = re.compile(r"^[+-]?\d+$")
 

@@ -17,7 +17,6 @@ pass are cancelled (39); LHO calling over one removes its Law 26 lead penalty (3
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
 from .cards import SEATS, Seat
@@ -57,7 +56,7 @@ class _Pending:
     kind: str                  # the irregularity code
     turn_of: Seat              # whose turn it was when the call was made
     where: str = ""            # "RHO" | "PARTNER" | "LHO" relative to the offender (out of rotation)
-    replaced: Optional[CallEntry] = None   # change of call: the first call
+    replaced: CallEntry | None = None   # change of call: the first call
 
 
 @dataclass(slots=True)
@@ -86,17 +85,17 @@ class Auction:
         self.calls: list[CallEntry] = []
         self.stood: list[CallEntry] = []
         self.irregularities: list[Irregularity] = []
-        self.pending: Optional[_Pending] = None
+        self.pending: _Pending | None = None
         self.obligations: dict[Seat, str] = {}
         self.no_double_now: set[Seat] = set()       # Law 30B2b
         self.lead_penalties: list[LeadPenalty] = []
         self.closed = False
         self.passed_out = False
-        self._turn: Optional[Seat] = None           # turn override (Law 34 reversion, 29B cancellation)
+        self._turn: Seat | None = None           # turn override (Law 34 reversion, 29B cancellation)
         self._watches: list[_Watch] = []
-        self._last_bid: Optional[CallEntry] = None
-        self._risk_entry: Optional[CallEntry] = None   # the X/XX in effect over the last bid
-        self._contract_memo: Optional[tuple] = None     # (last bid, risk, calls standing, contract)
+        self._last_bid: CallEntry | None = None
+        self._risk_entry: CallEntry | None = None   # the X/XX in effect over the last bid
+        self._contract_memo: tuple | None = None     # (last bid, risk, calls standing, contract)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -105,7 +104,7 @@ class Auction:
             return self._turn
         return self.stood[-1].seat.lho if self.stood else self.dealer
 
-    def contract(self) -> Optional[tuple[str, str, Seat]]:
+    def contract(self) -> tuple[str, str, Seat] | None:
         """(bid, risk, declarer) once closed with a bid; None when open or passed out."""
         if not self.closed or self._last_bid is None:
             return None
@@ -132,7 +131,7 @@ class Auction:
         last = self._last_effective()
         return last is not None and last.effective == DOUBLE and last.seat.side != seat.side
 
-    def _last_effective(self) -> Optional[CallEntry]:
+    def _last_effective(self) -> CallEntry | None:
         for e in reversed(self.stood):
             if e.effective and e.effective != PASS:
                 return e
@@ -429,7 +428,7 @@ class Auction:
             self._lead_penalty(entry, irr)
         return [irr]
 
-    def _lead_penalty(self, entry: CallEntry, irr: Irregularity, call: Optional[str] = None) -> None:
+    def _lead_penalty(self, entry: CallEntry, irr: Irregularity, call: str | None = None) -> None:
         suits = _related_suits(call or entry.call)
         self.lead_penalties.append(LeadPenalty(str(entry.seat), str(entry.seat.partner), "26A" if suits else "26B",
                                                suits, irr.code, entry.index))

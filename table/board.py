@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from .cards import Seat, SEATS
+from .cards import SEATS, Seat
 
 
 class Vulnerability(StrEnum):

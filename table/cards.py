@@ -5,9 +5,10 @@ readable in logs and identical to the event vocabulary. Look-up tables give suit
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from functools import lru_cache
-from typing import AbstractSet, Iterable, Mapping, Optional, Sequence
+from typing import AbstractSet
 
 
 class Seat(StrEnum):
@@ -17,15 +18,15 @@ class Seat(StrEnum):
     W = "W"
 
     @property
-    def lho(self) -> "Seat":
+    def lho(self) -> Seat:
         return _LHO[self]
 
     @property
-    def rho(self) -> "Seat":
+    def rho(self) -> Seat:
         return _RHO[self]
 
     @property
-    def partner(self) -> "Seat":
+    def partner(self) -> Seat:
         return _PARD[self]
 
     @property
@@ -107,12 +108,12 @@ class Deal:
                     if c in seen:
                         raise CardError(f"card {c} is in both {seen[c]} and {s}")
                     seen[c] = s
-        self._suit_counts: Optional[dict[Seat, dict[str, int]]] = None
+        self._suit_counts: dict[Seat, dict[str, int]] | None = None
         if complete:
             for s, cards in self.hands.items():
                 if len(cards) != 13:
                     raise CardError(f"{s} holds {len(cards)} cards, not 13")
-        self._owner: Optional[dict[str, Seat]] = None
+        self._owner: dict[str, Seat] | None = None
 
     @property
     def owner(self) -> dict[str, Seat]:
@@ -124,12 +125,12 @@ class Deal:
         return owner
 
     @classmethod
-    def from_pbn(cls, text: str) -> "Deal":
+    def from_pbn(cls, text: str) -> Deal:
         """Read a PBN deal string (cached: a deal is a value, and a session reads each one many times)."""
         return _deal_from_pbn(text)
 
     @classmethod
-    def _parse_pbn(cls, text: str) -> "Deal":
+    def _parse_pbn(cls, text: str) -> Deal:
         """Read a PBN deal string ``"N:AKQ.xxx.. ..."``; a missing fourth hand is completed (PBN 2.1 allows ``-``)."""
         text = text.strip()
         if len(text) < 2 or text[1] != ":":

@@ -13,7 +13,7 @@ rectifications, not perfect play, would decide it.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from .cards import SEATS, Seat
 from .scoring import score_ns
@@ -31,7 +31,7 @@ def _hand_pbn(cards: set[str]) -> str:
     return ".".join("".join(r for r in _RANKS if suit + r in cards) for suit in "SHDC")
 
 
-def double_dummy_tricks(table: "Table") -> Optional[int]:
+def double_dummy_tricks(table: Table) -> int | None:
     """Declarer side's total tricks if the unfinished play on ``table`` were completed double dummy; None
     when the play is finished, irregular, or not fully known."""
     play = table.play
@@ -45,7 +45,7 @@ def double_dummy_tricks(table: "Table") -> Optional[int]:
     remaining_tricks = 13 - len(play.winners)
     if any(len(h) != remaining_tricks for h in hands.values()):
         return None                                    # a hand record that does not fit the play
-    from endplay.dds import solve_board               # imported here: DDS is loaded only when asked for
+    from endplay.dds import solve_board  # imported here: DDS is loaded only when asked for
     from endplay.types import Deal, Denom, Player
     deal = Deal("N:" + " ".join(_hand_pbn(hands[s]) for s in SEATS))
     deal.trump = Denom(_DENOM[play.strain])
@@ -60,7 +60,7 @@ def double_dummy_tricks(table: "Table") -> Optional[int]:
     return play.declarer_tricks + rest
 
 
-def completion(table: "Table") -> Optional[dict[str, Any]]:
+def completion(table: Table) -> dict[str, Any] | None:
     """The verdict's ``completion`` entry for an unfinished play, or None."""
     tricks = double_dummy_tricks(table)
     if tricks is None or table.board is None:

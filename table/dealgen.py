@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Optional, Protocol, Union
+from typing import Protocol, Union
 
 from .cards import ALL_CARDS, SEATS, Deal
 from .handrecords.base import HandRecordBoard
@@ -66,7 +66,7 @@ class HashDRBG:
                 return r
 
 
-def source(seed: Optional[Seed] = None) -> RandomSource:
+def source(seed: Seed | None = None) -> RandomSource:
     """``secrets.SystemRandom()`` without a seed (tournaments), ``HashDRBG(seed)`` with one (tests)."""
     return secrets.SystemRandom() if seed is None else HashDRBG(seed)
 
@@ -80,7 +80,7 @@ def random_deal(rng: RandomSource) -> Deal:
     return Deal({s: pack[13 * k:13 * k + 13] for k, s in enumerate(SEATS)})
 
 
-def generate(n: int, seed: Optional[Seed] = None, *, first: int = 1) -> list[HandRecordBoard]:
+def generate(n: int, seed: Seed | None = None, *, first: int = 1) -> list[HandRecordBoard]:
     """``n`` boards numbered from ``first``, dealer and vulnerability from the number (Law 2)."""
     if n < 1:
         raise ValueError("generate at least one board")

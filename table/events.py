@@ -7,8 +7,9 @@ log holds one object per line.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import IO, Any, Iterable, Iterator, Optional, Union
+from typing import IO, Any, Union
 
 from .board import Vulnerability, dealer_for, parse_vulnerability, vulnerability_for
 from .calls import CallError, parse_call
@@ -21,12 +22,12 @@ class EventError(ValueError):
 
 @dataclass(slots=True)
 class BoardStarted:
-    board: Optional[int]                # None when a record carries no board number
+    board: int | None                # None when a record carries no board number
     dealer: Seat
     vulnerable: Vulnerability
-    deal: Optional[str] = None          # PBN deal string
-    ts: Optional[str] = None
-    source: Optional[str] = None
+    deal: str | None = None          # PBN deal string
+    ts: str | None = None
+    source: str | None = None
     type: str = field(default="board", init=False)
 
 
@@ -34,8 +35,8 @@ class BoardStarted:
 class HandRead:
     seat: Seat
     cards: tuple[str, ...]
-    ts: Optional[str] = None
-    source: Optional[str] = None
+    ts: str | None = None
+    source: str | None = None
     type: str = field(default="hand", init=False)
 
 
@@ -44,8 +45,8 @@ class CallMade:
     seat: Seat
     call: str
     alert: bool = False
-    ts: Optional[str] = None
-    source: Optional[str] = None
+    ts: str | None = None
+    source: str | None = None
     type: str = field(default="call", init=False)
 
 
@@ -53,9 +54,9 @@ class CallMade:
 class ContractRecorded:
     """The contract as entered when no auction was recorded (a traveller, a hand record with results)."""
     contract: str                        # "4SX", "3NTXX", or "PASS"
-    declarer: Optional[Seat] = None
-    ts: Optional[str] = None
-    source: Optional[str] = None
+    declarer: Seat | None = None
+    ts: str | None = None
+    source: str | None = None
     type: str = field(default="contract", init=False)
 
 
@@ -63,8 +64,8 @@ class ContractRecorded:
 class CardPlayed:
     seat: Seat
     card: str
-    ts: Optional[str] = None
-    source: Optional[str] = None
+    ts: str | None = None
+    source: str | None = None
     type: str = field(default="card", init=False)
 
 
@@ -74,8 +75,8 @@ class CardExposed:
     seat: Seat
     cards: tuple[str, ...]
     deliberate: bool = False             # Law 50B: deliberate exposure makes a major penalty card
-    ts: Optional[str] = None
-    source: Optional[str] = None
+    ts: str | None = None
+    source: str | None = None
     type: str = field(default="exposed", init=False)
 
 
@@ -83,8 +84,8 @@ class CardExposed:
 class ClaimMade:
     seat: Seat
     tricks: int                          # declarer side's total tricks if accepted
-    ts: Optional[str] = None
-    source: Optional[str] = None
+    ts: str | None = None
+    source: str | None = None
     type: str = field(default="claim", init=False)
 
 
@@ -92,8 +93,8 @@ class ClaimMade:
 class ClaimResponded:
     seat: Seat
     accept: bool
-    ts: Optional[str] = None
-    source: Optional[str] = None
+    ts: str | None = None
+    source: str | None = None
     type: str = field(default="claim_response", init=False)
 
 
@@ -101,18 +102,18 @@ class ClaimResponded:
 class RulingGiven:
     code: str
     option: str
-    seat: Optional[Seat] = None          # who chose, when a player had the choice
-    tricks: Optional[int] = None         # for a director's ruling on a disputed claim
-    ts: Optional[str] = None
-    source: Optional[str] = None
+    seat: Seat | None = None          # who chose, when a player had the choice
+    tricks: int | None = None         # for a director's ruling on a disputed claim
+    ts: str | None = None
+    source: str | None = None
     type: str = field(default="ruling", init=False)
 
 
 TableEvent = Union[BoardStarted, HandRead, CallMade, ContractRecorded, CardPlayed, CardExposed, ClaimMade, ClaimResponded, RulingGiven]
 
 
-def board_started(board: Optional[int], *, dealer: Optional[str] = None, vulnerable: Optional[str] = None,
-                  deal: Optional[str] = None, **extra: Any) -> BoardStarted:
+def board_started(board: int | None, *, dealer: str | None = None, vulnerable: str | None = None,
+                  deal: str | None = None, **extra: Any) -> BoardStarted:
     """A board event with dealer and vulnerability defaulted from the number (Law 2)."""
     if board is not None and board < 1:
         raise EventError("board number must be 1 or more")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,19 +18,19 @@ class Option:
 class Irregularity:
     code: str
     law: str
-    seat: Optional[str]
+    seat: str | None
     phase: str                       # "auction" | "play" | "claim" | "board"
     position: dict[str, Any]         # {"call": index} or {"trick": n, "card": k}
     options: list[Option] = field(default_factory=list)
     detail: str = ""
-    disposition: Optional[str] = None    # accepted_by_action, rectified:<option>, ruled:<option>, ...
-    disposition_law: Optional[str] = None
+    disposition: str | None = None    # accepted_by_action, rectified:<option>, ruled:<option>, ...
+    disposition_law: str | None = None
 
     @property
     def open(self) -> bool:
         return self.disposition is None
 
-    def dispose(self, how: str, law: Optional[str] = None) -> None:
+    def dispose(self, how: str, law: str | None = None) -> None:
         self.disposition = how
         self.disposition_law = law
 

@@ -15,16 +15,27 @@ States a director recognises::
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from transitions import Machine
 from transitions.core import Event, EventData, MachineError, State, Transition
 
 from .auction import NEXT_TURN, Auction, AuctionRulingError
 from .calls import bid_level, bid_strain
-from .cards import CardError, Deal, Seat, SEATS
-from .events import (BoardStarted, CallMade, CardExposed, CardPlayed, ClaimMade, ClaimResponded, ContractRecorded,
-                     HandRead, RulingGiven, TableEvent)
+from .cards import SEATS, CardError, Deal, Seat
+from .events import (
+    BoardStarted,
+    CallMade,
+    CardExposed,
+    CardPlayed,
+    ClaimMade,
+    ClaimResponded,
+    ContractRecorded,
+    HandRead,
+    RulingGiven,
+    TableEvent,
+)
 from .irregularity import Irregularity, Option
 from .play import Play, PlayRulingError
 from .scoring import Contract, parse_contract, score_ns
@@ -130,10 +141,10 @@ MACHINE = _LeanMachine(model=None, states=STATES, transitions=TRANSITIONS, initi
 TRIGGERS = sorted({t["trigger"] for t in TRANSITIONS})
 
 
-def _fire(name: str) -> Callable[["Table"], bool]:
+def _fire(name: str) -> Callable[[Table], bool]:
     event = MACHINE.events[name]
 
-    def trigger(self: "Table") -> bool:
+    def trigger(self: Table) -> bool:
         return event.trigger(self)
     trigger.__name__ = name
     return trigger
@@ -148,25 +159,25 @@ class Table:
 
     state: str
 
-    def __init__(self, name: str = "", on_irregularity: Optional[Callable[[Irregularity], None]] = None) -> None:
+    def __init__(self, name: str = "", on_irregularity: Callable[[Irregularity], None] | None = None) -> None:
         self.name = name
         self.on_irregularity = on_irregularity
-        self.board: Optional[BoardStarted] = None
-        self.deal: Optional[Deal] = None
-        self.auction: Optional[Auction] = None
-        self.play: Optional[Play] = None
+        self.board: BoardStarted | None = None
+        self.deal: Deal | None = None
+        self.auction: Auction | None = None
+        self.play: Play | None = None
         self.hands_read: dict[Seat, tuple[str, ...]] = {}
         self.table_irregularities: list[Irregularity] = []
-        self.claim: Optional[ClaimMade] = None
+        self.claim: ClaimMade | None = None
         self.claim_responses: dict[Seat, bool] = {}
-        self.tricks: Optional[int] = None
+        self.tricks: int | None = None
         self.claimed = False
         self.lead_made = False
-        self.recorded_contract: Optional[Contract] = None
+        self.recorded_contract: Contract | None = None
         self.recorded_passed_out = False
         self.auction_exposures: list[tuple[Seat, tuple[str, ...]]] = []
-        self._contract_key: Optional[tuple[str, str, Seat]] = None
-        self._contract_value: Optional[Contract] = None
+        self._contract_key: tuple[str, str, Seat] | None = None
+        self._contract_value: Contract | None = None
         MACHINE.add_model(self)
 
     def close(self) -> None:
@@ -199,7 +210,7 @@ class Table:
         return out
 
     @property
-    def contract(self) -> Optional[Contract]:
+    def contract(self) -> Contract | None:
         if self.recorded_contract is not None:
             return self.recorded_contract
         c = self.auction.contract() if self.auction else None
@@ -227,7 +238,7 @@ class Table:
         return "incomplete"
 
     @property
-    def score_ns(self) -> Optional[int]:
+    def score_ns(self) -> int | None:
         if self.status == "passed_out":
             return 0
         c = self.contract
@@ -321,8 +332,8 @@ class Table:
         elif not waiting and self.state == "awaiting_ruling":
             self.irregularity_settled()
 
-    def _flag(self, code: str, law: str, seat: Optional[str], phase: str, detail: str,
-              options: Optional[list[Option]] = None, disposition: Optional[str] = None) -> Irregularity:
+    def _flag(self, code: str, law: str, seat: str | None, phase: str, detail: str,
+              options: list[Option] | None = None, disposition: str | None = None) -> Irregularity:
         irr = Irregularity(code, law, seat, phase, {}, options or [], detail)
         if disposition:
             irr.dispose(disposition)
@@ -412,7 +423,7 @@ class Table:
             self.contract_recorded()
         return []
 
-    def _ensure_play(self) -> Optional[Play]:
+    def _ensure_play(self) -> Play | None:
         if self.play is None:
             c = self.contract
             if c is None or c.declarer is None:
@@ -518,7 +529,7 @@ class Table:
             self._finish(claimed=True)
         return []
 
-    def _finish(self, claimed: bool = False, tricks: Optional[int] = None) -> None:
+    def _finish(self, claimed: bool = False, tricks: int | None = None) -> None:
         assert self.play is not None
         total = tricks            # a claim's tricks are always the declarer side's total (ARCHITECTURE §3)
         if total is None and claimed and self.claim is not None:

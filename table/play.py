@@ -43,7 +43,8 @@ adjudication of Laws 68-71. Dummy's own initiative (57C) is not visible either.
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .cards import CARD_RANK, CARD_SET, HONORS, SEATS, SUITS, Deal, Seat, parse_card, sort_cards
 from .irregularity import Irregularity, LeadPenalty, Option
@@ -75,8 +76,8 @@ class _Pending:
 
     __slots__ = ("irr", "offender", "trick", "card", "correct", "extra")
 
-    def __init__(self, irr: Irregularity, offender: Seat, trick: int, card: Optional[str] = None,
-                 correct: Optional[Seat] = None, **extra: Any) -> None:
+    def __init__(self, irr: Irregularity, offender: Seat, trick: int, card: str | None = None,
+                 correct: Seat | None = None, **extra: Any) -> None:
         self.irr = irr
         self.offender = offender          # the offender (for 26/50D2 choices: the seat whose lead is restricted)
         self.trick = trick                # 1-based trick number where it happened
@@ -91,7 +92,7 @@ class _Ob:
 
     __slots__ = ("seat", "kind", "suit", "trick", "irr", "law")
 
-    def __init__(self, seat: Seat, kind: str, suit: Optional[str], trick: int, irr: Irregularity, law: str) -> None:
+    def __init__(self, seat: Seat, kind: str, suit: str | None, trick: int, irr: Irregularity, law: str) -> None:
         self.seat, self.kind, self.suit, self.trick, self.irr, self.law = seat, kind, suit, trick, irr, law
 
 
@@ -100,8 +101,8 @@ class _Revoke:
                  "linked", "exempt", "ob")
 
     def __init__(self, irr: Irregularity, seat: Seat, trick: int, card: str, suit: str,
-                 legal: Optional[frozenset[str]], faced: bool, was_pc: bool, kind: str,
-                 linked: Optional[Irregularity] = None, ob: Optional[_Ob] = None) -> None:
+                 legal: frozenset[str] | None, faced: bool, was_pc: bool, kind: str,
+                 linked: Irregularity | None = None, ob: _Ob | None = None) -> None:
         self.irr = irr
         self.seat = seat
         self.side = _SIDE[seat]
@@ -113,7 +114,7 @@ class _Revoke:
         self.was_pc = was_pc               # the revoke card itself was a faced penalty card (62B2)
         self.kind = kind                   # "follow" | "obligation" | "penalty_card" | "retro"
         self.linked = linked               # the FAILURE_TO_PLAY_PENALTY_CARD flag for the same card
-        self.exempt: Optional[str] = None  # "64B4" / "64B5" by the director's ruling
+        self.exempt: str | None = None  # "64B4" / "64B5" by the director's ruling
         self.ob = ob                       # the obligation it violated (restored if corrected)
 
 
@@ -128,7 +129,7 @@ def _cards(cards: Iterable[str]) -> str:
 class Play:
     """The play of one board, card by card (see the module docstring)."""
 
-    def __init__(self, declarer: Seat, strain: str, deal: Optional[Deal] = None,
+    def __init__(self, declarer: Seat, strain: str, deal: Deal | None = None,
                  lead_penalties: Sequence[LeadPenalty] = ()) -> None:
         # the usual arguments (a Seat, a normalised strain) skip the normalising: it costs more than the rest
         self.declarer: Seat = declarer if declarer.__class__ is Seat else Seat(str(declarer).strip().upper()[:1])
@@ -140,7 +141,7 @@ class Play:
             if s not in STRAINS:
                 raise ValueError(f"not a strain: {strain!r}")
         self.strain = s
-        self.trump: Optional[str] = None if s == "NT" else s
+        self.trump: str | None = None if s == "NT" else s
         self.deal = deal
         self.irregularities: list[Irregularity] = []
         self.tricks: list[list[tuple[Seat, str]]] = [[]]
@@ -148,12 +149,12 @@ class Play:
         self._trick = self.tricks[0]
         self._leader: Seat = self.declarer.lho          # who should lead the current trick
         self._next: Seat = self._leader
-        self._lead_suit: Optional[str] = None
+        self._lead_suit: str | None = None
         self._hand: dict[Seat, set[str]] = {}
         self._cnt: dict[Seat, dict[str, int]] = {}
         self._known: dict[Seat, bool] = {}
         # who holds each card: the deal's own map, copied only when an event contradicts it (_set_owner)
-        self._owner_map: Optional[dict[str, Seat]] = None     # built on first use (``_owner``)
+        self._owner_map: dict[str, Seat] | None = None     # built on first use (``_owner``)
         self._owner_shared = deal is not None
         empty: frozenset[str] = frozenset()
         hands = deal.hands if deal is not None else {}
@@ -174,10 +175,10 @@ class Play:
         self._lps: list[LeadPenalty] = [lp for lp in lead_penalties
                                          if _SIDE[Seat(lp.offender)] != self.declarer.side] if lead_penalties else []
         self._had_lead: set[Seat] = set()
-        self._insert_at: Optional[tuple[Seat, int]] = None     # revoke correction: replacement's place
+        self._insert_at: tuple[Seat, int] | None = None     # revoke correction: replacement's place
         self._replay_last = False                                # 62D after trick 13: replay the forced trick
-        self._retracted: Optional[_Pending] = None             # 55B2 retraction: window of Law 60B
-        self._claimed: Optional[Seat] = None
+        self._retracted: _Pending | None = None             # 55B2 retraction: window of Law 60B
+        self._claimed: Seat | None = None
         self._shown_out: dict[Seat, dict[str, tuple[int, int, str]]] = {_N: {}, _E: {}, _S: {}, _W: {}}
         self._retro_done: set[tuple[Seat, str]] = set()
         self._start_flags: list[Irregularity] = []              # choices created when the current trick began
@@ -217,7 +218,7 @@ class Play:
         return len(self.winners) - self.declarer_tricks
 
     @property
-    def awaiting(self) -> Optional[Irregularity]:
+    def awaiting(self) -> Irregularity | None:
         """The first open irregularity that waits for a choice (declarer's, the defenders', the
         director's); play is not blocked meanwhile (acceptance by action stays possible)."""
         for p in self._pending:
@@ -297,9 +298,9 @@ class Play:
         return i
 
     # ------------------------------------------------------------------ helpers: flags
-    def _flag(self, out: list[Irregularity], code: str, law: str, seat: Optional[Seat], trick: int, index: int,
-              options: Sequence[Option] = (), detail: str = "", disposition: Optional[str] = None,
-              disposition_law: Optional[str] = None) -> Irregularity:
+    def _flag(self, out: list[Irregularity], code: str, law: str, seat: Seat | None, trick: int, index: int,
+              options: Sequence[Option] = (), detail: str = "", disposition: str | None = None,
+              disposition_law: str | None = None) -> Irregularity:
         irr = Irregularity(code=code, law=law, seat=str(seat) if seat is not None else None, phase="play",
                            position={"trick": trick, "card": index}, options=list(options), detail=detail,
                            disposition=disposition, disposition_law=disposition_law)
@@ -330,14 +331,14 @@ class Play:
         return True
 
     # ------------------------------------------------------------------ helpers: holdings
-    def _holds(self, seat: Seat, suit: str) -> Optional[bool]:
+    def _holds(self, seat: Seat, suit: str) -> bool | None:
         """Whether ``seat`` holds a card of ``suit`` now: True/False from a full hand record; for a seat
         without one, True when a held card of the suit is known, else None (unknown)."""
         if self._known[seat]:
             return self._cnt[seat][suit] > 0
         return True if any(c[0] == suit for c in self._hand[seat]) else None
 
-    def _held(self, seat: Seat, suit: Optional[str] = None) -> list[str]:
+    def _held(self, seat: Seat, suit: str | None = None) -> list[str]:
         return [c for c in self._hand[seat] if suit is None or c[0] == suit]
 
     @property
@@ -715,7 +716,7 @@ class Play:
         self._start_flags.append(irr)
 
     # ------------------------------------------------------------------ legality checks of a counted card
-    def _legal_set(self, seat: Seat, lead: bool) -> Optional[set[str]]:
+    def _legal_set(self, seat: Seat, lead: bool) -> set[str] | None:
         """Cards ``seat`` may legally play now (44C first, then chosen lead/play penalties, 59), or None
         when his holding is not known well enough to say."""
         held = set(self._hand[seat])
@@ -818,7 +819,7 @@ class Play:
 
     def _flag_revoke(self, out: list[Irregularity], seat: Seat, card: str, n: int, idx: int, suit: str,
                      legal: frozenset[str], faced: bool, was_pc: bool, kind: str, detail: str,
-                     linked: Optional[Irregularity] = None, ob: Optional[_Ob] = None) -> _Revoke:
+                     linked: Irregularity | None = None, ob: _Ob | None = None) -> _Revoke:
         if n == 12:
             code, law = "REVOKE_TRICK12", "62D"
             opts = [Option("correct", "62D1: must be corrected, even if established, before the hands are returned; "
@@ -1060,7 +1061,7 @@ class Play:
         return out
 
     # ------------------------------------------------------------------ explicit choices
-    def ruling(self, code: str, option: str, seat: Optional[Seat] = None) -> list[Irregularity]:
+    def ruling(self, code: str, option: str, seat: Seat | None = None) -> list[Irregularity]:
         """Apply a choice the law offers for an open irregularity (``option`` is one of its
         ``Option.code``); ``seat`` is who chose, checked against the option's chooser when given."""
         out: list[Irregularity] = []
@@ -1085,7 +1086,7 @@ class Play:
         self._update_slow()
         return out
 
-    def _check_chooser(self, opt: Option, who: Optional[Seat], code: str) -> None:
+    def _check_chooser(self, opt: Option, who: Seat | None, code: str) -> None:
         if who is None or opt.chooser == "director":
             return
         ok = {"declarer": who == self.declarer,
@@ -1212,7 +1213,7 @@ class Play:
         self._add_pc(seat, card, major=True)               # 52B2: the card illegally played is a major penalty card
         self._place(seat, pc, idx, out, checks=False)
 
-    def _rule_revoke(self, code: str, option: str, who: Optional[Seat], out: list[Irregularity]) -> None:
+    def _rule_revoke(self, code: str, option: str, who: Seat | None, out: list[Irregularity]) -> None:
         if option in ("64B4", "64B5"):
             rv = next((r for r in reversed(self._revokes) if r.irr.code == code and r.irr.disposition == "established"
                        and (who is None or r.seat == who)), None)
@@ -1304,7 +1305,7 @@ class Play:
         self._claimed = None
         self._update_slow()
 
-    def finish(self, claimed_total: Optional[int] = None) -> int:
+    def finish(self, claimed_total: int | None = None) -> int:
         """Declarer side's final total of tricks after the Law 64 transfers. With a claim, ``claimed_total``
         is declarer side's agreed total: the tricks not played are attributed by it. Each established revoke
         is recorded as a ``REVOKE_TRICK_TRANSFER`` (64A1/64A2 with ``tricks_transferred=N`` in the detail,
@@ -1322,9 +1323,9 @@ class Play:
         decl = self.declarer.side
         other = "EW" if decl == "NS" else "NS"
         played = len(self.winners)
-        sides: list[Optional[str]] = [_SIDE[w] for w in self.winners]
-        seats: list[Optional[Seat]] = list(self.winners)
-        wcards: list[Optional[str]] = []
+        sides: list[str | None] = [_SIDE[w] for w in self.winners]
+        seats: list[Seat | None] = list(self.winners)
+        wcards: list[str | None] = []
         for t, w in enumerate(self.winners):
             wcards.append(next(c for s, c in self.tricks[t] if s == w))
         total = self.declarer_tricks

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from .events import TableEvent
 
@@ -14,10 +14,10 @@ class RecordError(ValueError):
 @dataclass
 class Recorded:
     """What the file says, verbatim where possible (``None`` where absent)."""
-    contract: Optional[str] = None
-    declarer: Optional[str] = None
-    result: Optional[str] = None
-    score: Optional[str] = None
+    contract: str | None = None
+    declarer: str | None = None
+    result: str | None = None
+    score: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"contract": self.contract, "declarer": self.declarer, "result": self.result, "score": self.score}
@@ -31,4 +31,4 @@ class GameRecord:
     recorded: Recorded = field(default_factory=Recorded)
     tags: dict[str, str] = field(default_factory=dict)   # other metadata (Event, Site, players ...)
     notes: list[str] = field(default_factory=list)       # auction/play notes and commentary, as text
-    error: Optional[str] = None                  # set when the record could not be (fully) read
+    error: str | None = None                  # set when the record could not be (fully) read

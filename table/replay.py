@@ -4,12 +4,13 @@ from __future__ import annotations
 import gc
 import io
 import logging
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any
 
-from .events import EventError, TableEvent, read_jsonl
 from .completion import completion
+from .events import EventError, TableEvent, read_jsonl
 from .machine import Table, TableError
 from .record import GameRecord, Recorded
 from .scoring import score_ns
@@ -40,7 +41,7 @@ def read_event_log(path: Path, source: str) -> Iterator[GameRecord]:
     except (OSError, UnicodeDecodeError) as err:
         yield GameRecord(source, 0, error=f"cannot read: {err}")
         return
-    record: Optional[GameRecord] = None
+    record: GameRecord | None = None
     index = 0
     try:
         for event in read_jsonl(io.StringIO(text)):
@@ -60,7 +61,7 @@ def read_event_log(path: Path, source: str) -> Iterator[GameRecord]:
         yield record
 
 
-def replay_events(table: Table, events: Iterable[TableEvent]) -> Optional[str]:
+def replay_events(table: Table, events: Iterable[TableEvent]) -> str | None:
     """Apply events; returns an error message if an event could not be applied (the table keeps its state)."""
     try:
         table.apply_all(events if isinstance(events, (list, tuple)) else list(events))
@@ -72,7 +73,7 @@ def replay_events(table: Table, events: Iterable[TableEvent]) -> Optional[str]:
     return None
 
 
-def verdict(record: GameRecord, table: Optional[Table] = None, complete: bool = False) -> dict[str, Any]:
+def verdict(record: GameRecord, table: Table | None = None, complete: bool = False) -> dict[str, Any]:
     """The engine's verdict on one record, beside what the file itself claims. ``complete``: a play that
     stops with no claim and no result also gets a double-dummy ``completion`` (table/completion.py)."""
     own = table is None
@@ -158,7 +159,7 @@ def _worker_init() -> None:
     _raise_gc_threshold()             # a worker process only replays: no need to put it back
 
 
-_worker_table: Optional[Table] = None
+_worker_table: Table | None = None
 
 
 def _replay_file(work: tuple[str, bool]) -> list[dict[str, Any]]:

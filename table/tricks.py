@@ -1,21 +1,21 @@
 """Who wins a trick (Law 44E/F)."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from .cards import ALL_CARDS, CARD_RANK, SUITS
 
 # TRICK_POWER[trump][lead suit][card]: how strongly a card contends for a trick (Law 44E/F). A trump beats
 # any card of the suit led, which beats any other card (0: it cannot win); within a suit the rank decides.
 # One dict hit per card instead of suit comparisons and two rank look-ups (Play's fast path uses it too).
-TRICK_POWER: dict[Optional[str], dict[str, dict[str, int]]] = {
+TRICK_POWER: dict[str | None, dict[str, dict[str, int]]] = {
     trump: {lead: {c: (100 + CARD_RANK[c] if c[0] == trump else CARD_RANK[c] if c[0] == lead else 0)
                    for c in ALL_CARDS}
             for lead in SUITS}
     for trump in (None, *SUITS)}
 
 
-def trick_winner_index(cards: Sequence[str], trump: Optional[str]) -> int:
+def trick_winner_index(cards: Sequence[str], trump: str | None) -> int:
     """Index in ``cards`` (in play order, leader first) of the winning card; ``trump`` is a suit letter or None."""
     n = len(cards)
     if n < 2:
@@ -55,6 +55,6 @@ def trick_winner_index(cards: Sequence[str], trump: Optional[str]) -> int:
     return best
 
 
-def trump_of(strain: str) -> Optional[str]:
+def trump_of(strain: str) -> str | None:
     """``"NT"`` -> None; ``"S"`` -> ``"S"``."""
     return None if strain == "NT" else strain

@@ -25,7 +25,8 @@ return to the pockets) and says which cards are where.
 """
 from __future__ import annotations
 
-from typing import Collection, Iterable, Mapping, Optional, Union
+from collections.abc import Collection, Iterable, Mapping
+from typing import Union
 
 from .cards import SEATS, Deal, Seat
 from .events import BoardStarted, CallMade, CardPlayed, ContractRecorded, HandRead, TableEvent
@@ -57,7 +58,7 @@ def _director(code: str, text: str) -> Option:
     return Option(code, text, "director")
 
 
-def _irr(code: str, law: str, seat: Optional[str], board: Optional[int], detail: str, options: list[Option],
+def _irr(code: str, law: str, seat: str | None, board: int | None, detail: str, options: list[Option],
          **where: object) -> Irregularity:
     position: dict[str, object] = {"board": board}
     position.update({k: v for k, v in where.items() if v is not None})
@@ -66,9 +67,9 @@ def _irr(code: str, law: str, seat: Optional[str], board: Optional[int], detail:
 
 # ------------------------------------------------------------------------------------------ the board
 
-def check_board(board: Optional[int], expected: Optional[Collection[int]], *, table: Optional[object] = None,
-                round: Optional[int] = None, played_here: bool = False,
-                auction_begun: bool = False) -> Optional[Irregularity]:
+def check_board(board: int | None, expected: Collection[int] | None, *, table: object | None = None,
+                round: int | None = None, played_here: bool = False,
+                auction_begun: bool = False) -> Irregularity | None:
     """Law 15: a board the movement does not give this table in this round. ``played_here``: a player at
     the table has played it before (15B); ``auction_begun``: found during the auction (15C)."""
     if expected is None or board in expected:
@@ -92,8 +93,8 @@ def check_board(board: Optional[int], expected: Optional[Collection[int]], *, ta
 
 # ------------------------------------------------------------------------------------------ hands at pickup
 
-def check_count(read: HandRead, board: Optional[int], record: Optional[Deal] = None,
-                calls_made: bool = False) -> Optional[Irregularity]:
+def check_count(read: HandRead, board: int | None, record: Deal | None = None,
+                calls_made: bool = False) -> Irregularity | None:
     """Law 13 (and 7B1: each player counts his 13 cards): a hand of other than 13 distinct cards. With the
     hand record, the detail names the missing and extra cards."""
     cards = set(read.cards)
@@ -131,8 +132,8 @@ def _displaced(hands: Mapping[Seat, frozenset[str]], reference: Deal, what: str)
     return "; ".join(parts)
 
 
-def check_hands(hands: Mapping[Seat, Iterable[str]], record: Deal, board: Optional[int], *,
-                played: Optional[Mapping[str, Deal]] = None) -> list[Irregularity]:
+def check_hands(hands: Mapping[Seat, Iterable[str]], record: Deal, board: int | None, *,
+                played: Mapping[str, Deal] | None = None) -> list[Irregularity]:
     """Compare the hands read at pickup with the hand record (hands of other than 13 cards are left to
     :func:`check_count`). ``played``: the forms other tables played this board in, by table name."""
     read = {Seat(s): frozenset(cs) for s, cs in hands.items()}
@@ -178,15 +179,15 @@ def check_hands(hands: Mapping[Seat, Iterable[str]], record: Deal, board: Option
     return out
 
 
-def _as_deal(hands: Mapping[Seat, frozenset[str]]) -> Optional[Deal]:
+def _as_deal(hands: Mapping[Seat, frozenset[str]]) -> Deal | None:
     try:
         return Deal(hands)
     except ValueError:
         return None                                # a card in two hands: not one pack
 
 
-def _against_other_tables(dealt: Deal, record: Deal, board: Optional[int],
-                          played: Mapping[str, Deal]) -> Optional[Irregularity]:
+def _against_other_tables(dealt: Deal, record: Deal, board: int | None,
+                          played: Mapping[str, Deal]) -> Irregularity | None:
     forms = {d for d in played.values()}
     if forms and dealt not in forms:
         tables = ", ".join(str(t) for t in sorted(played, key=str))
@@ -217,7 +218,7 @@ def _against_other_tables(dealt: Deal, record: Deal, board: Optional[int],
 
 # ------------------------------------------------------------------------------------------ after play
 
-def check_returned(read: HandRead, played: Deal, board: Optional[int]) -> Optional[Irregularity]:
+def check_returned(read: HandRead, played: Deal, board: int | None) -> Irregularity | None:
     """Law 7C: after play each player returns his own 13 cards to his own pocket."""
     own = played.hands[read.seat]
     cards = set(read.cards)
@@ -248,9 +249,9 @@ class BoardVerifier:
     other tables played, ``{board: {table: Deal}}``.
     """
 
-    def __init__(self, records: Records, expected: Optional[Collection[int]] = None, *,
-                 played: Optional[Mapping[int, Mapping[str, Deal]]] = None, table: Optional[object] = None,
-                 round: Optional[int] = None) -> None:
+    def __init__(self, records: Records, expected: Collection[int] | None = None, *,
+                 played: Mapping[int, Mapping[str, Deal]] | None = None, table: object | None = None,
+                 round: int | None = None) -> None:
         if isinstance(records, HandRecordBoard):
             self.records = {records.board: records}
         elif isinstance(records, Mapping):
@@ -261,8 +262,8 @@ class BoardVerifier:
         self.played = played or {}
         self.table = table
         self.round = round
-        self.board: Optional[int] = None
-        self.record: Optional[HandRecordBoard] = None
+        self.board: int | None = None
+        self.record: HandRecordBoard | None = None
         self.hands: dict[Seat, tuple[str, ...]] = {}
         self.pickup: list[Irregularity] = []
         self.returns: list[Irregularity] = []
@@ -278,7 +279,7 @@ class BoardVerifier:
         """No pickup irregularity is waiting for the director."""
         return not any(i.open for i in self.pickup)
 
-    def played_deal(self) -> Optional[Deal]:
+    def played_deal(self) -> Deal | None:
         """The deal as this table holds it: the four hands read at pickup when they make a pack, else the
         hand record."""
         if len(self.hands) == 4:

@@ -42,7 +42,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS applied (key TEXT PRIMARY KEY, table_id TEXT, board INTEGER, version INTEGER,
@@ -62,7 +62,7 @@ def parse_schedule(spec: str) -> list[str]:
     return out or ["ok"]
 
 
-def signature_ok(secret: str, header: Optional[str], body: bytes) -> bool:
+def signature_ok(secret: str, header: str | None, body: bytes) -> bool:
     if not header:
         return False
     fields: dict[str, list[str]] = {}
@@ -150,7 +150,7 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt: str, *args: Any) -> None:      # quiet: the test reads the counters
         pass
 
-    def _answer(self, status: int, body: dict[str, Any], headers: Optional[dict[str, str]] = None) -> None:
+    def _answer(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -215,7 +215,7 @@ class Handler(BaseHTTPRequestHandler):
             self._answer(200 if fresh else 409, {"key": key, "applied": fresh})
 
 
-def main(argv: Optional[list[str]] = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--db", required=True)
@@ -239,10 +239,10 @@ class ReceiverProcess:
         self.db = self.workdir / "receiver.db"
         self.secret, self.port, self.schedule, self.hang_s = secret, port, schedule, hang_s
         self.url = f"http://127.0.0.1:{port}"
-        self.proc: Optional[subprocess.Popen[bytes]] = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
-    def start(self, schedule: Optional[str] = None, timeout: float = 15.0) -> "ReceiverProcess":
+    def start(self, schedule: str | None = None, timeout: float = 15.0) -> ReceiverProcess:
         import httpx
         if schedule is not None:
             self.schedule = schedule

@@ -10,7 +10,6 @@ back, like a USB-serial adapter that disappears. Not modelled: baud rate, modem 
 """
 from __future__ import annotations
 
-from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException, SerialTimeoutException, to_bytes
@@ -20,7 +19,7 @@ from hw_sim.faults import FaultSpec, FaultSpecError
 from hw_sim.port import DevicePort, Unplugged
 
 
-def parse_sim_url(url: str) -> tuple[str, Optional[FaultSpec]]:
+def parse_sim_url(url: str) -> tuple[str, FaultSpec | None]:
     parts = urlsplit(url)
     if parts.scheme != "sim":
         raise SerialException(f"expected a sim://NAME URL, not {url!r}")
@@ -45,7 +44,7 @@ class Serial(SerialBase):
     """A pyserial port onto an in-process simulated device."""
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        self._dev_port: Optional[DevicePort] = None
+        self._dev_port: DevicePort | None = None
         self._generation = -1
         super().__init__(*args, **kwargs)
 

@@ -35,13 +35,14 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import takewhile
-from typing import IO, Iterable, Iterator, Optional, Union
+from typing import IO
 
 from ..board import Vulnerability, parse_vulnerability
 from ..calls import DOUBLE, PASS, REDOUBLE, is_bid, parse_call
-from ..cards import ALL_CARDS, CardError, Deal, RANK_VALUE, SEATS, Seat, hand_to_pbn, parse_card
+from ..cards import ALL_CARDS, RANK_VALUE, SEATS, CardError, Deal, Seat, hand_to_pbn, parse_card
 from ..events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, board_started
 from ..record import GameRecord, Recorded
 from ..tricks import trick_winner_index, trump_of
@@ -78,7 +79,7 @@ def _decode(data: bytes) -> str:
     return "\n".join(out)
 
 
-def _read_text(path_or_stream: Union[str, os.PathLike, IO]) -> tuple[str, str]:
+def _read_text(path_or_stream: str | os.PathLike | IO) -> tuple[str, str]:
     if isinstance(path_or_stream, (str, os.PathLike)):
         with open(path_or_stream, "rb") as f:
             return _decode(f.read()), os.fspath(path_or_stream)
@@ -127,7 +128,7 @@ def _apply_header(tag: str, value: str, state: _FileState) -> None:
         state.names = _names(value)
 
 
-def read_lin(path_or_stream: Union[str, os.PathLike, IO], source: Optional[str] = None) -> Iterator[GameRecord]:
+def read_lin(path_or_stream: str | os.PathLike | IO, source: str | None = None) -> Iterator[GameRecord]:
     """Yield one ``GameRecord`` per board of a LIN file (a path, or a text or binary stream)."""
     text, name = _read_text(path_or_stream)
     source = source or name
@@ -182,7 +183,7 @@ def _record(chunk: list[tuple[str, str]], state: _FileState, source: str, index:
     return rec
 
 
-def _board_number(head: dict[str, str]) -> tuple[Optional[int], Optional[str]]:
+def _board_number(head: dict[str, str]) -> tuple[int | None, str | None]:
     qx = head.get("qx", "").strip()
     room = {"o": "Open", "c": "Closed"}.get(qx[:1].lower())
     m = re.search(r"\d+", head.get("ah", "")) or re.match(r"[oc]?(\d+)", qx, re.I)
@@ -191,7 +192,7 @@ def _board_number(head: dict[str, str]) -> tuple[Optional[int], Optional[str]]:
     return (n or None), room
 
 
-def _tags(rec: GameRecord, vg: list[str], names: list[str], room: Optional[str]) -> None:
+def _tags(rec: GameRecord, vg: list[str], names: list[str], room: str | None) -> None:
     for key, i in (("Event", 0), ("Stage", 1), ("Scoring", 2), ("HomeTeam", 5), ("VisitTeam", 7)):
         if i < len(vg) and vg[i]:
             rec.tags[key] = _SCORING.get(vg[i], vg[i]) if key == "Scoring" else vg[i]
@@ -218,7 +219,7 @@ def _parse_hand(text: str) -> list[str]:
     return cards
 
 
-def _parse_md(value: str) -> tuple[Optional[Seat], Optional[str]]:
+def _parse_md(value: str) -> tuple[Seat | None, str | None]:
     """``md|3S..H..D..C..,...`` -> (dealer, PBN deal or None). Hands come S, W, N, E; when three are given
     the fourth is the rest of the pack."""
     v = value.strip()
@@ -250,7 +251,7 @@ def _pbn(hands: dict) -> str:
     return "N:" + " ".join(hand_to_pbn(hands[s]) if hands.get(s) else "-" for s in SEATS)
 
 
-def _board_event(board: Optional[int], dealer: Optional[Seat], sv: Optional[str], deal: Optional[str]) -> BoardStarted:
+def _board_event(board: int | None, dealer: Seat | None, sv: str | None, deal: str | None) -> BoardStarted:
     vul = None
     if sv is not None and sv.strip():
         key = sv.strip()
@@ -269,7 +270,7 @@ def _closed(calls: list[tuple[Seat, str]]) -> bool:
     return len(calls) >= 4 and all(c == PASS for _, c in calls[-3:])
 
 
-def _contract(calls: list[tuple[Seat, str]]) -> tuple[Optional[str], Optional[Seat]]:
+def _contract(calls: list[tuple[Seat, str]]) -> tuple[str | None, Seat | None]:
     """The last bid with its double (``"4SX"``) and declarer: the first of that side to name the strain."""
     last, dbl = None, ""
     for i, (_, c) in enumerate(calls):
@@ -287,15 +288,15 @@ def _contract(calls: list[tuple[Seat, str]]) -> tuple[Optional[str], Optional[Se
 
 
 def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
-          deal: Optional[str]) -> list[tuple[Seat, str]]:
+          deal: str | None) -> list[tuple[Seat, str]]:
     owner = Deal.from_pbn(deal).owner if deal else {}
     calls: list[tuple[Seat, str]] = []
     closed = False
     trick: list[tuple[Seat, str]] = []
-    leader: Optional[Seat] = None
-    trump: Optional[str] = None
+    leader: Seat | None = None
+    trump: str | None = None
     in_play = misfit = False
-    last_call: Optional[tuple[Seat, str]] = None
+    last_call: tuple[Seat, str] | None = None
     for tag, value in body:
         if tag == "mb":
             text = value.strip()
@@ -352,7 +353,7 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
 
 
 def _match_result(rec: GameRecord, calls: list[tuple[Seat, str]], rs: list[str], vg: list[str],
-                  board: Optional[int], room: Optional[str]) -> None:
+                  board: int | None, room: str | None) -> None:
     """Fill ``rec.recorded`` from the ``rs`` entry of this board, if that entry is about this table."""
     try:
         first, last = int(vg[3]), int(vg[4])
@@ -396,7 +397,7 @@ def _md(start: BoardStarted) -> str:
     return _SEAT_DIGIT[start.dealer] + ",".join(parts)
 
 
-def _line(rec: GameRecord, names: str) -> Optional[str]:
+def _line(rec: GameRecord, names: str) -> str | None:
     """One board; ``names`` is the ``pn`` value in force (written only when it changes, as readers
     carry a ``pn`` over to the boards that follow)."""
     start = next((e for e in rec.events if isinstance(e, BoardStarted)), None)

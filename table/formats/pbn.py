@@ -30,17 +30,26 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import combinations
-from typing import IO, Iterable, Iterator, Optional, Union
+from typing import IO
 
 from ..board import parse_vulnerability
 from ..calls import PASS, CallError, bid_key, is_bid, parse_call
-from ..cards import ALL_CARDS, CardError, Deal, SEATS, Seat, hand_to_pbn, parse_card
-from ..events import (BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, ContractRecorded, EventError,
-                      board_started)
-from ..scoring import parse_contract
+from ..cards import ALL_CARDS, SEATS, CardError, Deal, Seat, hand_to_pbn, parse_card
+from ..events import (
+    BoardStarted,
+    CallMade,
+    CardPlayed,
+    ClaimMade,
+    ClaimResponded,
+    ContractRecorded,
+    EventError,
+    board_started,
+)
 from ..record import GameRecord, Recorded
+from ..scoring import parse_contract
 from ..tricks import trick_winner_index
 
 __all__ = ["read_pbn", "write_pbn"]
@@ -68,7 +77,7 @@ _NOTE_RE = re.compile(r'\s*(\d+)\s*:')
 _CONTRACT_RE = re.compile(r'\s*\^?\s*([1-7]?)\s*(NT|N|S|H|D|C)', re.I)
 
 
-def _load(path_or_stream, source: Optional[str]) -> tuple[str, str, Optional[str], bool]:
+def _load(path_or_stream, source: str | None) -> tuple[str, str, str | None, bool]:
     """The file's text, its name, an error when it cannot be read at all, and whether the text holds
     stray control bytes."""
     name = source
@@ -108,8 +117,8 @@ class _Raw:
 
     def __init__(self, line: int) -> None:
         self.tags: dict[str, str] = {}
-        self.auction: Optional[list[str]] = None
-        self.play: Optional[list[str]] = None
+        self.auction: list[str] | None = None
+        self.play: list[str] | None = None
         self.notes: list[str] = []
         self.note_tags: dict[str, str] = {}     # note index -> text, for =n= references
         self.line = line
@@ -162,8 +171,8 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
             n += sum(comment_nl[int(k)] for k in _MARK_RE.findall(s))
         return n
 
-    game: Optional[_Raw] = None
-    section: Optional[list[str]] = None         # where data tokens go (None: ignored, PBN 4.9)
+    game: _Raw | None = None
+    section: list[str] | None = None         # where data tokens go (None: ignored, PBN 4.9)
     pending: list[str] = []                     # comments not yet owned by a game
     parts = _BLANKS_RE.split(text)
     line = 1
@@ -298,7 +307,7 @@ def _blank_escapes(text: str) -> str:
     return "".join(out)
 
 
-def _data(text: str, comments: list[str]) -> tuple[list[str], list[str], Optional[str]]:
+def _data(text: str, comments: list[str]) -> tuple[list[str], list[str], str | None]:
     """Section tokens, comments, and the start of a broken tag (a ``[`` that opens no tag pair)."""
     bad = None
     if "[" in text:
@@ -313,7 +322,7 @@ def _data(text: str, comments: list[str]) -> tuple[list[str], list[str], Optiona
     return toks, notes, bad
 
 
-def read_pbn(path_or_stream: Union[str, os.PathLike, IO], source: Optional[str] = None) -> Iterator[GameRecord]:
+def read_pbn(path_or_stream: str | os.PathLike | IO, source: str | None = None) -> Iterator[GameRecord]:
     """Yield one ``GameRecord`` per game of a PBN file (a path, or a text or binary stream)."""
     text, name, fatal, dirty = _load(path_or_stream, source)
     if fatal:
@@ -456,7 +465,7 @@ _HOLDINGS = frozenset("".join(c) for k in range(14) for c in combinations("AKQJT
 
 
 @lru_cache(maxsize=8192)
-def _normal_deal(raw: str) -> tuple[Optional[str], Optional[str]]:
+def _normal_deal(raw: str) -> tuple[str | None, str | None]:
     """(deal North first, None) or (None, problem). A fast check for the usual deal written in rank
     order; anything else goes through ``Deal.from_pbn`` for its checks and messages."""
     t = raw.strip().upper()
@@ -477,7 +486,7 @@ def _normal_deal(raw: str) -> tuple[Optional[str], Optional[str]]:
     return "N:" + " ".join(hand_to_pbn(d.hands[s]) if d.hands[s] else "-" for s in SEATS), None
 
 
-def _contract_tag(raw: Optional[str]) -> tuple[bool, Optional[str]]:
+def _contract_tag(raw: str | None) -> tuple[bool, str | None]:
     """(is a contract, its strain) from a Contract tag: ``"4SX"`` -> (True, "S"); ``"Pass"`` -> (False, None)."""
     if not raw:
         return False, None
@@ -488,7 +497,7 @@ def _contract_tag(raw: Optional[str]) -> tuple[bool, Optional[str]]:
     return True, "NT" if strain == "N" else strain
 
 
-def _recorded_contract(raw: Optional[str], declarer: Optional[Seat]) -> Optional[ContractRecorded]:
+def _recorded_contract(raw: str | None, declarer: Seat | None) -> ContractRecorded | None:
     if not raw:
         return None
     try:
@@ -500,7 +509,7 @@ def _recorded_contract(raw: Optional[str], declarer: Optional[Seat]) -> Optional
     return ContractRecorded(str(c), declarer) if declarer is not None else None
 
 
-def _declarer_tricks(raw: Optional[str], declarer: Optional[Seat]) -> Optional[int]:
+def _declarer_tricks(raw: str | None, declarer: Seat | None) -> int | None:
     """Declarer's tricks from a Result tag: ``"9"``, ``"^9"``, ``"NS 9"``, ``"EW 4 NS 9"``."""
     if not raw:
         return None
@@ -519,7 +528,7 @@ def _declarer_tricks(raw: Optional[str], declarer: Optional[Seat]) -> Optional[i
 
 
 @lru_cache(maxsize=4096)
-def _board(b: str, dealer: str, vul: str, deal: str, auction: str) -> tuple[Optional[BoardStarted], tuple[str, ...]]:
+def _board(b: str, dealer: str, vul: str, deal: str, auction: str) -> tuple[BoardStarted | None, tuple[str, ...]]:
     """The board event from the raw Board/Dealer/Vulnerable/Deal tags (cached: both rooms of a teams
     match share them), and the problems found. ``auction`` is the Auction tag, the dealer's stand-in."""
     problems = []
@@ -535,7 +544,7 @@ def _board(b: str, dealer: str, vul: str, deal: str, auction: str) -> tuple[Opti
         problems.append(f"Dealer {dealer.strip()[:20]!r} is not a seat")
     if d is None and board is None:
         d = _SEAT.get(auction.strip())           # export format: the auction starts with the dealer
-    v: Optional[str] = vul.strip()
+    v: str | None = vul.strip()
     if v in ("", "?"):
         v = None
     else:
@@ -783,7 +792,7 @@ def _closed(calls: list[str]) -> bool:
     return False
 
 
-def _contract_of(calls: list[CallMade], recorded: Recorded) -> tuple[Optional[str], Optional[Seat]]:
+def _contract_of(calls: list[CallMade], recorded: Recorded) -> tuple[str | None, Seat | None]:
     """(strain, declarer) as the reader derives them: the auction's last bid, else the Contract tag."""
     for k in range(len(calls) - 1, -1, -1):
         if is_bid(calls[k].call):
@@ -826,7 +835,7 @@ def _auction_lines(calls: list[CallMade], dealer: Seat) -> tuple[list[str], bool
     return lines, alerted
 
 
-def _play_lines(cards: list[CardPlayed], leader: Seat, trump: Optional[str], going_on: bool) -> list[str]:
+def _play_lines(cards: list[CardPlayed], leader: Seat, trump: str | None, going_on: bool) -> list[str]:
     """One line per trick in seat order from the opening leader; ``^L`` marks a lead out of turn, ``-``
     a card not played. A play short of 13 tricks ends with ``*``, or, when it is ``going_on`` (no claim
     ended it), with ``+`` in place of the next card (PBN 3.6), so that a Result is not read as a claim.
@@ -860,7 +869,7 @@ def _play_lines(cards: list[CardPlayed], leader: Seat, trump: Optional[str], goi
     return lines
 
 
-def _export_deal(deal: Optional[str], dealer: Seat) -> str:
+def _export_deal(deal: str | None, dealer: Seat) -> str:
     if not deal:
         return "?"
     normal, _problem = _normal_deal(deal)
@@ -886,7 +895,7 @@ def _game_text(rec: GameRecord) -> str:
         else:
             out.append("{" + note + "}")
 
-    def tag(name: str, value: Optional[str]) -> None:
+    def tag(name: str, value: str | None) -> None:
         out.append(f'[{name} "{_quote("?" if value is None else value)}"]')
 
     for name in ("Event", "Site", "Date"):

@@ -27,9 +27,10 @@ Layouts: each module's docstring and ``docs/dealing.md``.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Iterable, Union
+from typing import Union
 
 from . import ber, bhg, bri, cds, csv, dge, dlm, dup, lin, pbn, rzd
 from .base import HandRecordBoard, HandRecordError, check_set

@@ -11,11 +11,11 @@ the order of the wire protocol (§9.3) and of most dealing-machine formats.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
 
 from ..board import Vulnerability, dealer_for, vulnerability_for
-from ..cards import ALL_CARDS, CardError, Deal, RANKS, SEATS, SUITS, Seat
+from ..cards import ALL_CARDS, RANKS, SEATS, SUITS, CardError, Deal, Seat
 from ..events import BoardStarted
 
 CARD_INDEX = {c: i for i, c in enumerate(ALL_CARDS)}
@@ -25,7 +25,7 @@ class HandRecordError(ValueError):
     """A hand-record file (or a set of boards) that cannot be read or written; the message names the
     file, the board when known, and what is wrong."""
 
-    def __init__(self, source: str, what: str, board: Optional[int] = None) -> None:
+    def __init__(self, source: str, what: str, board: int | None = None) -> None:
         self.source = source
         self.board = board
         self.what = what
@@ -42,8 +42,8 @@ class HandRecordBoard:
     vulnerable: Vulnerability
 
     @classmethod
-    def of(cls, board: int, deal: Deal, dealer: Optional[str] = None,
-           vulnerable: Optional[Vulnerability] = None) -> "HandRecordBoard":
+    def of(cls, board: int, deal: Deal, dealer: str | None = None,
+           vulnerable: Vulnerability | None = None) -> HandRecordBoard:
         return cls(board, deal, Seat(dealer) if dealer else dealer_for(board),
                    vulnerable if vulnerable is not None else vulnerability_for(board))
 
@@ -65,7 +65,7 @@ class HandRecordBoard:
 
 # ------------------------------------------------------------------------------------------ codecs
 
-def deal_from_owners(owners: Sequence[Seat], source: str, board: Optional[int]) -> Deal:
+def deal_from_owners(owners: Sequence[Seat], source: str, board: int | None) -> Deal:
     """A deal from the owner of each card, in ``ALL_CARDS`` order (52 entries)."""
     hands: dict[Seat, list[str]] = {s: [] for s in SEATS}
     for card, seat in zip(ALL_CARDS, owners):
@@ -77,7 +77,7 @@ def owners_of(deal: Deal) -> list[Seat]:
     return [deal.owner[c] for c in ALL_CARDS]
 
 
-def make_deal(hands: dict[Seat, Iterable[str]], source: str, board: Optional[int]) -> Deal:
+def make_deal(hands: dict[Seat, Iterable[str]], source: str, board: int | None) -> Deal:
     """``Deal`` with its complaint (a card twice, a hand of 12) turned into a ``HandRecordError``."""
     try:
         return Deal(hands)
@@ -85,7 +85,7 @@ def make_deal(hands: dict[Seat, Iterable[str]], source: str, board: Optional[int
         raise HandRecordError(source, f"not a valid deal: {err}", board) from None
 
 
-def hand_from_suits(suits: Sequence[str], source: str, board: Optional[int]) -> list[str]:
+def hand_from_suits(suits: Sequence[str], source: str, board: int | None) -> list[str]:
     """Cards of one hand from its four rank strings in S, H, D, C order (``"AK2"``, ``"T9"``, ``""``)."""
     if len(suits) != 4:
         raise HandRecordError(source, f"a hand has {len(suits)} suits, not 4", board)
@@ -123,8 +123,8 @@ def check_set(boards: Sequence[HandRecordBoard], source: str) -> list[HandRecord
     return [seen[n] for n in sorted(seen)]
 
 
-def require_positional(boards: Sequence[HandRecordBoard], fmt: str, source: str, *, first: Optional[int] = 1,
-                       limit: Optional[int] = None, markings: bool = True, consecutive: bool = True) -> None:
+def require_positional(boards: Sequence[HandRecordBoard], fmt: str, source: str, *, first: int | None = 1,
+                       limit: int | None = None, markings: bool = True, consecutive: bool = True) -> None:
     """Refuse what a format cannot carry rather than write a file that reads back differently:
     boards numbered by position (consecutive, from ``first`` when given), a highest board number
     ``limit``, and dealer/vulnerability that only Law 2 markings can express."""

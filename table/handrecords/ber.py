@@ -6,7 +6,7 @@ which some tools add, are ignored.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..cards import SEATS
 from .base import HandRecordBoard, HandRecordError, deal_from_owners, owners_of, require_positional, standard

@@ -7,10 +7,10 @@ the dealer), 13 letters each; a letter is a card index, ``A``-``Z`` 0-25 and ``a
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from ..cards import ALL_CARDS, SEATS, Seat
 from ..board import dealer_for
+from ..cards import ALL_CARDS, SEATS, Seat
 from .base import CARD_INDEX, HandRecordBoard, HandRecordError, make_deal, require_positional, standard
 
 NAME = "BHG"

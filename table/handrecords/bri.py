@@ -7,7 +7,7 @@ number ``n`` (01..52) is index ``n - 1`` of S A..2, H A..2, D A..2, C A..2.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..cards import ALL_CARDS, SEATS, Seat
 from .base import CARD_INDEX, HandRecordBoard, HandRecordError, make_deal, require_positional, standard

@@ -5,7 +5,7 @@ RZD (``rzd.decode_body``) with every owner stored plus one: 1 N, 2 E, 3 S, 0 W.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import rzd
 from .base import HandRecordBoard, HandRecordError, check_set, require_positional, standard

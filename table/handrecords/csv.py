@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import csv as _csv
 import io
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..board import Vulnerability, parse_vulnerability
-from ..cards import CardError, SEATS, seat
+from ..cards import SEATS, CardError, seat
 from .base import HandRecordBoard, HandRecordError, check_set, hand_from_suits, make_deal, suits_of
 
 NAME = "CSV"

@@ -7,7 +7,7 @@ North, East, South, West, each as four suits, each suit a marker byte followed b
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..cards import SEATS, Seat
 from .base import HandRecordBoard, HandRecordError, make_deal, require_positional, standard, suits_of

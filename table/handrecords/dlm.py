@@ -11,8 +11,8 @@ sorted deal (N holds the first 13 cards, and so on), as Dealer4 itself expects a
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import reduce
-from typing import Sequence
 
 from ..cards import SEATS
 from .base import HandRecordBoard, HandRecordError, deal_from_owners, owners_of, require_positional, standard

@@ -12,7 +12,7 @@ The file says everything twice; reading checks that both halves agree, which cat
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import bri, dge
 from .base import HandRecordBoard, HandRecordError, make_deal, require_positional, standard

@@ -6,7 +6,7 @@ both copies must carry the same deal.
 from __future__ import annotations
 
 import io
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..cards import CardError, Deal
 from ..events import BoardStarted

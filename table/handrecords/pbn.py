@@ -7,7 +7,7 @@ number and a complete deal (PBN 2.1 allows one hand as ``-``; the reader complet
 from __future__ import annotations
 
 import io
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..cards import CardError, Deal
 from ..events import BoardStarted

@@ -8,10 +8,10 @@ owner 0 N, 1 E, 2 S, 3 W.
 from __future__ import annotations
 
 import struct
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..cards import RANKS, SEATS, SUITS, Deal, Seat
-from .base import HandRecordBoard, HandRecordError, CARD_INDEX, deal_from_owners, require_positional, standard
+from .base import CARD_INDEX, HandRecordBoard, HandRecordError, deal_from_owners, require_positional, standard
 
 NAME = "RZD"
 SUFFIXES = (".rzd",)

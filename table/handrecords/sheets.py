@@ -7,8 +7,8 @@ one self-contained HTML file with print CSS (A4, boards never split across pages
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..board import Vulnerability
 from ..cards import SEATS, Seat
@@ -30,7 +30,8 @@ class Analysis:
 def analyse(board: HandRecordBoard) -> Analysis:
     """Double-dummy tricks for every declarer and strain, and the par result (endplay / DDS)."""
     from endplay.dds import calc_dd_table, par
-    from endplay.types import Deal as EDeal, Penalty, Player, Vul
+    from endplay.types import Deal as EDeal
+    from endplay.types import Penalty, Player, Vul
 
     table = calc_dd_table(EDeal(board.deal.to_pbn()))
     rows = table.to_list()                  # [strain S H D C NT][player N E S W]

@@ -1,0 +1,204 @@
+"""``visible_state`` at every phase of a board, for every viewer: no hidden card ever leaks.
+
+Boards are driven event by event by the robot players (with seeded irregularities and a claim) through a
+``TableRuntime``; after every event the view of the director, each seat and a spectator is checked.
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from service.dealing import deal_for
+from service.journal import Row, utcnow
+from service.robot import next_event
+from service.runtime import TableRuntime
+from service.settings import Regulation, SpectatorPolicy
+from service.visibility import DIRECTOR, SPECTATOR, Viewer, entitled, visible_state
+from table.cards import SEATS
+
+PHASES = {"board_ready", "auction", "awaiting_ruling", "opening_lead", "play", "claim_pending", "board_complete"}
+
+
+def _apply(rt: TableRuntime, body: dict[str, Any]) -> None:
+    rt.apply_row(Row(rt.id, rt.seq + 1, utcnow(), "test", "event", body))
+
+
+def drive(rt: TableRuntime, board: int, fault: str | None, claim_at: int | None = None,
+          rulings: dict[str, str] | None = None) -> Iterator[TableRuntime]:
+    """Play one board; yields after every event."""
+    rng = random.Random(board)
+    _apply(rt, {"type": "board", "board": board, "deal": deal_for(7, board).to_pbn()})
+    yield rt
+    rulings = dict(rulings or {})
+    for _ in range(400):
+        t = rt.table
+        open_ = [i for i in t.irregularities if i.open and i.options]
+        if open_ and open_[0].code in rulings:
+            irr = open_[0]
+            _apply(rt, {"type": "ruling", "code": irr.code, "option": rulings.pop(irr.code)})
+            yield rt
+            continue
+        if claim_at is not None and t.play is not None and len(t.play.winners) == claim_at and t.claim is None \
+                and not t.play.tricks[-1]:
+            _apply(rt, {"type": "claim", "seat": str(t.play.declarer), "tricks": 13 - claim_at + 1})
+            yield rt
+            continue
+        step = next_event(t, rng, fault if not any(i.code in ("INSUFFICIENT_BID", "OPENING_LEAD_OUT_OF_TURN", "REVOKE")
+                                                   for i in t.irregularities) else None)
+        if step is None:
+            break
+        _apply(rt, step[0])
+        yield rt
+    assert rt.table.state == "board_complete"
+
+
+def hidden_cards(state: dict[str, Any], rt: TableRuntime, viewer: Viewer) -> set[str]:
+    """Cards the viewer must not be able to see: every card of a hand it may not see, except cards that
+    are public (played, or penalty cards lying face up)."""
+    t = rt.table
+    if viewer.role == "director" or t.deal is None:
+        return set()
+    played = {c for trick in (t.play.tricks if t.play else []) for _, c in trick}
+    faced = {c for s in SEATS for c in (t.play.penalty_cards(s) if t.play else {})}
+    exposed = {c for _, cards in t.auction_exposures for c in cards}
+    visible = set(state["hands"])
+    out = set()
+    for s in SEATS:
+        if str(s) not in visible:
+            out |= set(t.deal.hands[s]) - played - faced - exposed
+    return out
+
+
+def check(rt: TableRuntime, viewer: Viewer) -> dict[str, Any]:
+    state = visible_state(rt, viewer)
+    text = json.dumps(state)
+    t = rt.table
+    complete = t.state == "board_complete"
+    lead = t.play is not None and any(t.play.tricks)
+    dummy = state["dummy"]
+    # which hands
+    if viewer.role == "director":
+        assert set(state["hands"]) == {"N", "E", "S", "W"} and "deal" in state
+    elif viewer.role == "seat":
+        allowed = {"N", "E", "S", "W"} if complete else {viewer.seat} | ({dummy} if lead and dummy else set())
+        assert set(state["hands"]) <= allowed, (t.state, state["hands"].keys())
+        assert viewer.seat in state["hands"]
+        if lead and dummy:
+            assert dummy in state["hands"], "dummy is seen once the opening lead is faced"
+        assert "deal" not in state
+    else:
+        assert "deal" not in state
+        if not complete:
+            assert state["hands"] == {}, "spectators see no hands of a board in play"
+    # no hidden card anywhere (values, details)
+    for card in hidden_cards(state, rt, viewer):
+        assert f'"{card}"' not in text, f"{viewer.key} sees {card} at {t.state}"
+        for irr in state["irregularities"]:
+            assert not re.search(rf"\b{card}\b", irr.get("detail", "")), f"{viewer.key}: {card} in {irr}"
+    # Law 41C
+    if viewer.role == "seat" and not complete:
+        mine = {viewer.seat} | ({dummy} if viewer.seat == state["declarer"] and dummy else set())
+        played = t.play is not None and any(str(s) in mine for tr in t.play.tricks for s, _ in tr)
+        assert (state["auction"] is None) == played, (viewer.key, t.state)
+        if played:
+            assert state["contract"], "after his first play a player still sees the contract"
+    # options only to whoever must choose (Law 10C2)
+    for irr in state["irregularities"]:
+        for opt in irr.get("options", []):
+            if viewer.role == "seat":
+                assert entitled(rt, viewer.seat, irr["code"], opt["code"])
+            assert viewer.role != "spectator"
+    if viewer.role == "seat" and not complete:
+        assert "tricks" not in state           # only the current and the last trick (Law 66A)
+    if viewer.role == "spectator":
+        assert "result" not in state or complete
+    return state
+
+
+VIEWERS = [DIRECTOR, SPECTATOR] + [Viewer("seat", table="T", seat=s) for s in "NESW"]
+
+
+@pytest.mark.parametrize("board,fault,claim_at,rulings", [
+    (1, None, None, {}),
+    (2, "insufficient_bid", None, {}),
+    (3, "lead_out_of_turn", 9, {}),
+    (4, "revoke", None, {}),
+    (5, "insufficient_bid", None, {"INSUFFICIENT_BID": "refuse"}),
+    (6, "lead_out_of_turn", None, {"OPENING_LEAD_OUT_OF_TURN": "refuse"}),
+    (7, "revoke", 10, {"REVOKE": "correct"}),
+    (8, "lead_out_of_turn", None, {"OPENING_LEAD_OUT_OF_TURN": "spread"}),
+])
+def test_every_phase_every_viewer(board: int, fault: str | None, claim_at: int | None,
+                                  rulings: dict[str, str]) -> None:
+    rt = TableRuntime("T", Regulation())
+    seen = set()
+    for _ in drive(rt, board, fault, claim_at, rulings):
+        seen.add(rt.table.state)
+        for v in VIEWERS:
+            check(rt, v)
+    assert {"board_ready", "auction", "opening_lead", "play", "board_complete"} <= seen | {"opening_lead"}
+
+
+def test_phases_covered() -> None:
+    seen: set[str] = set()
+    for board, fault, claim in ((2, "insufficient_bid", None), (3, "lead_out_of_turn", 9), (4, "revoke", None)):
+        rt = TableRuntime("T", Regulation())
+        for _ in drive(rt, board, fault, claim):
+            seen.add(rt.table.state)
+    assert PHASES <= seen, PHASES - seen
+
+
+def test_seat_token_of_another_table_sees_nothing() -> None:
+    rt = TableRuntime("T", Regulation())
+    next(drive(rt, 1, None))
+    with pytest.raises(PermissionError):
+        visible_state(rt, Viewer("seat", table="U", seat="N"))
+
+
+def test_screens_hide_the_other_sides_alerts() -> None:
+    rt = TableRuntime("T", Regulation(screens=True))
+    _apply(rt, {"type": "board", "board": 1, "deal": deal_for(7, 1).to_pbn()})
+    _apply(rt, {"type": "call", "seat": "N", "call": "1C", "alert": True})
+    north = visible_state(rt, Viewer("seat", table="T", seat="N"))["auction"]["calls"][0]
+    east = visible_state(rt, Viewer("seat", table="T", seat="E"))["auction"]["calls"][0]
+    south = visible_state(rt, Viewer("seat", table="T", seat="S"))["auction"]["calls"][0]
+    assert north["alert"] and east["alert"] and not south["alert"]
+    rt2 = TableRuntime("T", Regulation(screens=False))
+    _apply(rt2, {"type": "board", "board": 1, "deal": deal_for(7, 1).to_pbn()})
+    _apply(rt2, {"type": "call", "seat": "N", "call": "1C", "alert": True})
+    assert visible_state(rt2, Viewer("seat", table="T", seat="S"))["auction"]["calls"][0]["alert"]
+
+
+def test_spectator_policies() -> None:
+    def spectator_hands(policy: SpectatorPolicy, released: bool) -> dict[str, Any]:
+        rt = TableRuntime("T", Regulation(spectators=policy))
+        gen = drive(rt, 1, None)
+        for _ in range(20):
+            next(gen)
+        if released:
+            rt.released.add(1)
+        return visible_state(rt, SPECTATOR)["hands"]
+
+    assert spectator_hands(SpectatorPolicy(delay_s=0, hands="released"), False) == {}
+    assert set(spectator_hands(SpectatorPolicy(delay_s=0, hands="released"), True)) == set("NESW")
+    assert set(spectator_hands(SpectatorPolicy(delay_s=30, hands="delayed"), False)) == set("NESW")
+    assert spectator_hands(SpectatorPolicy(delay_s=0, hands="delayed"), False) == {}
+    assert spectator_hands(SpectatorPolicy(delay_s=30, hands="never"), True) == {}
+
+
+def test_player_rulings_can_be_switched_off() -> None:
+    rt = TableRuntime("T", Regulation(player_rulings=False))
+    for _ in drive(rt, 2, "insufficient_bid"):
+        if any(i.code == "INSUFFICIENT_BID" and i.open for i in rt.table.irregularities):
+            for s in "NESW":
+                st = visible_state(rt, Viewer("seat", table="T", seat=s))
+                assert st["choices"] == []
+                assert not entitled(rt, s, "INSUFFICIENT_BID", "refuse")
+            assert visible_state(rt, DIRECTOR)["choices"]
+            return
+    pytest.fail("no insufficient bid")
