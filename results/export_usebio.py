@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from .scoring import ARTIFICIAL_IMPS, ARTIFICIAL_PERCENT, Artificial, Award
+from .scoring import Award, award_imps, award_percent
 from .session import BoardResult, Scoring, Session
 
 __all__ = ["usebio_xml", "USEBIO_DOCTYPE"]
@@ -50,10 +50,7 @@ def _date(d: str | None) -> str | None:
 
 
 def _award_value(a: Award, imps: bool) -> str:
-    if isinstance(a, Artificial):
-        v = ARTIFICIAL_IMPS[a] if imps else ARTIFICIAL_PERCENT[a]
-    else:
-        v = float(a)
+    v = award_imps(a) if imps else award_percent(a)
     return f"{v:+g}" if imps else f"{v:g}"
 
 

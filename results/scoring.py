@@ -32,7 +32,7 @@ Conventions (the laws leave them to regulation, Law 78D; each is a parameter whe
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
@@ -45,7 +45,7 @@ from .errors import ResultsError
 __all__ = ["Artificial", "Award", "Line", "LineScore", "ARTIFICIAL_PERCENT", "ARTIFICIAL_IMPS",
            "matchpoint_board", "cross_imps_board", "butler_board", "butler_datum", "round_datum",
            "team_board_imps", "knockout_average", "wbf_vp", "total_points", "percent_of_field", "parse_award",
-           "award_text"]
+           "award_text", "award_percent", "award_imps", "percent_to_imps", "award_from_percent"]
 
 
 class Artificial(StrEnum):
@@ -67,6 +67,8 @@ Award = Union[Artificial, float]
 
 def parse_award(text: str) -> Award:
     """``"A+"``, ``"A="``/``"A"``, ``"A-"``, or a number (``"60"``, ``"-3"``)."""
+    if not isinstance(text, str):
+        raise ResultsError(f"not an artificial award: {text!r} (A+, A=, A- or a number)")
     t = text.strip().upper()
     if t in ("A", "A=", "AVE", "AVG"):
         return Artificial.AVERAGE
@@ -75,9 +77,49 @@ def parse_award(text: str) -> Award:
     if t in ("A-", "AVE-", "AVG-"):
         return Artificial.MINUS
     try:
-        return float(t)
+        value = float(t)
     except ValueError:
         raise ResultsError(f"not an artificial award: {text!r} (A+, A=, A- or a number)") from None
+    if not math.isfinite(value):
+        raise ResultsError(f"not an artificial award: {text!r} (a number must be finite)")
+    return value
+
+
+def award_percent(award: Award, table: Mapping[Artificial, float] | None = None) -> float:
+    """An award as a percentage of the top in matchpoint scoring (Law 12C1): 60 / 50 / 40 for average
+    plus / average / average minus (or ``table``'s), an explicit value as it is."""
+    if isinstance(award, Artificial):
+        return (table or ARTIFICIAL_PERCENT)[award]
+    return float(award)
+
+
+def award_imps(award: Award, table: Mapping[Artificial, float] | None = None) -> float:
+    """An award in IMPs (Law 86A): +3 / 0 / -3 (or ``table``'s), an explicit value as it is."""
+    if isinstance(award, Artificial):
+        return (table or ARTIFICIAL_IMPS)[award]
+    return float(award)
+
+
+def percent_to_imps(percent: float) -> float:
+    """A percentage award in IMPs, on the line through average (50 %, 0 IMPs) and average plus (60 %,
+    +3 IMPs, Law 86A), to two decimals: 70 % -> +6, 45 % -> -1.5."""
+    plus = Artificial.PLUS
+    per_percent = ARTIFICIAL_IMPS[plus] / (ARTIFICIAL_PERCENT[plus] - ARTIFICIAL_PERCENT[Artificial.AVERAGE])
+    return round((percent - ARTIFICIAL_PERCENT[Artificial.AVERAGE]) * per_percent, 2)
+
+
+def award_from_percent(percent: float, *, imps: bool) -> Award:
+    """A director's award given as a percentage of the top, in the session's unit: exactly 60, 50 or 40 is
+    average plus, average or average minus (scored by the session's own rules, Law 88 included); any
+    other percentage stays a percentage in matchpoint scoring and becomes :func:`percent_to_imps` in IMP
+    scoring."""
+    value = float(percent)
+    if not 0.0 <= value <= 100.0:
+        raise ResultsError(f"an award percentage is 0..100, not {percent!r}")
+    for award, pct in ARTIFICIAL_PERCENT.items():
+        if value == pct:
+            return award
+    return percent_to_imps(value) if imps else value
 
 
 def award_text(award: Award) -> str:
@@ -152,7 +194,7 @@ def _groups(lines: Sequence[Line]) -> dict[Hashable, list[int]]:
 
 
 def matchpoint_board(lines: Sequence[Line], *, n_max: int | None = None, factor: bool = True,
-                     artificial_percent: dict | None = None) -> list[LineScore]:
+                     artificial_percent: Mapping[Artificial, float] | None = None) -> list[LineScore]:
     """Matchpoints for every line of one board (Law 78A), in the lines' order.
 
     With ``factor`` (the default) every group's scores are Neuberg-factored to ``N`` = ``n_max`` or the
@@ -160,7 +202,6 @@ def matchpoint_board(lines: Sequence[Line], *, n_max: int | None = None, factor:
     unchanged; without it, each group is scored on its own top and ``N`` is the group size."""
     if not lines:
         return []
-    percent = artificial_percent or ARTIFICIAL_PERCENT
     total = n_max if n_max is not None else len(lines)
     if total < len(lines):
         raise ResultsError(f"n_max {n_max} is less than the {len(lines)} lines on the board")
@@ -184,14 +225,9 @@ def matchpoint_board(lines: Sequence[Line], *, n_max: int | None = None, factor:
     top_all = 2.0 * (total - 1)
     for i, ln in enumerate(lines):
         if ln.artificial:
-            out[i] = LineScore(_artificial_mp_pct(ln.art_ns, top_all, percent),
-                               _artificial_mp_pct(ln.art_ew, top_all, percent), top_all)
+            out[i] = LineScore(top_all * award_percent(ln.art_ns, artificial_percent) / 100.0,
+                               top_all * award_percent(ln.art_ew, artificial_percent) / 100.0, top_all)
     return out  # type: ignore[return-value]
-
-
-def _artificial_mp_pct(award: Award, top: float, percent: dict) -> float:
-    pct = percent[award] if isinstance(award, Artificial) else float(award)
-    return top * pct / 100.0
 
 
 def percent_of_field(mp: float, n_results: int) -> float:
@@ -204,14 +240,8 @@ def percent_of_field(mp: float, n_results: int) -> float:
     return 100.0 * (mp + 1) / (2 * n_results)
 
 
-def _art_imps(award: Award, table: dict | None = None) -> float:
-    if isinstance(award, Artificial):
-        return (table or ARTIFICIAL_IMPS)[award]
-    return float(award)
-
-
 def cross_imps_board(lines: Sequence[Line], *, average: bool = True, artificial_in_field: str = "exclude",
-                     artificial_imps: dict | None = None) -> list[LineScore]:
+                     artificial_imps: Mapping[Artificial, float] | None = None) -> list[LineScore]:
     """Cross-IMPs: each line IMPed against every other line of its group (Law 78B), summed, and
     divided by the number of comparisons when ``average``. ``artificial_in_field`` is ``"exclude"``
     (artificial lines are not compared with) or ``"mirror"`` (see the module notes)."""
@@ -233,13 +263,13 @@ def cross_imps_board(lines: Sequence[Line], *, average: bool = True, artificial_
                 ns += (imps(li.ns_view - lj.ns_view) + imps(li.ns_view - lj.ew_view)) / 2
                 ew += (imps(lj.ns_view - li.ew_view) + imps(lj.ew_view - li.ew_view)) / 2
             for j in others_art:
-                ns -= _art_imps(lines[j].art_ns, artificial_imps)
-                ew -= _art_imps(lines[j].art_ew, artificial_imps)
+                ns -= award_imps(lines[j].art_ns, artificial_imps)
+                ew -= award_imps(lines[j].art_ew, artificial_imps)
             if average and comparisons:
                 ns, ew = ns / comparisons, ew / comparisons
             out[i] = LineScore(ns, ew)
     for i in arts:
-        out[i] = LineScore(_art_imps(lines[i].art_ns, artificial_imps), _art_imps(lines[i].art_ew, artificial_imps))
+        out[i] = LineScore(award_imps(lines[i].art_ns, artificial_imps), award_imps(lines[i].art_ew, artificial_imps))
     return out  # type: ignore[return-value]
 
 
@@ -261,7 +291,7 @@ def butler_datum(scores: Sequence[float], *, trim: int = 1, step: int = 10) -> i
 
 
 def butler_board(lines: Sequence[Line], *, trim: int = 1, step: int = 10,
-                 artificial_imps: dict | None = None) -> list[LineScore]:
+                 artificial_imps: Mapping[Artificial, float] | None = None) -> list[LineScore]:
     """Butler IMPs: each line IMPed against its group's datum (:func:`butler_datum`). A split line
     counts both its scores, half weight each, in the datum."""
     out: list[LineScore | None] = [None] * len(lines)
@@ -277,7 +307,7 @@ def butler_board(lines: Sequence[Line], *, trim: int = 1, step: int = 10,
             out[i] = LineScore(float(imps(ln.ns_view - d)), float(imps(d - ln.ew_view)), datum=d)
     for i, ln in enumerate(lines):
         if ln.artificial:
-            out[i] = LineScore(_art_imps(ln.art_ns, artificial_imps), _art_imps(ln.art_ew, artificial_imps))
+            out[i] = LineScore(award_imps(ln.art_ns, artificial_imps), award_imps(ln.art_ew, artificial_imps))
     return out  # type: ignore[return-value]
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from table.board import Vulnerability, vulnerability_for
-from table.scoring import parse_contract, score_ns
+from table.scoring import imps, parse_contract, score_ns
 
 from .errors import ResultEntryError, ResultsError
 from .movement import Movement
@@ -42,6 +42,7 @@ from .scoring import (
     Award,
     Line,
     LineScore,
+    award_imps,
     butler_board,
     cross_imps_board,
     matchpoint_board,
@@ -423,15 +424,9 @@ class Session:
 
 def _team_imps(here: BoardResult, there: BoardResult, knockout: bool) -> tuple[float, float]:
     """IMPs for the team NS at ``here`` and the team EW at ``here`` (who is NS ``there``)."""
-    from table.scoring import imps
-
-    from .scoring import ARTIFICIAL_IMPS
     if here.artificial or there.artificial:
         def award(r: BoardResult, side: int) -> float:
-            if not r.artificial:
-                return 0.0
-            a = r.artificial[side]
-            return ARTIFICIAL_IMPS[a] if isinstance(a, Artificial) else float(a)
+            return award_imps(r.artificial[side]) if r.artificial else 0.0
         # each team's award: from whichever room carries one (both rooms: the sum)
         return award(here, 0) + award(there, 1), award(here, 1) + award(there, 0)
     if here.group != there.group:
