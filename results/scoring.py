@@ -36,7 +36,6 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
-from typing import Union
 
 from table.scoring import imps, neuberg
 
@@ -62,7 +61,7 @@ ARTIFICIAL_IMPS = {Artificial.PLUS: 3.0, Artificial.AVERAGE: 0.0, Artificial.MIN
 
 #: An artificial award: one of the three, or an explicit value (a percentage in matchpoint scoring,
 #: IMPs in IMP scoring) that the director gives.
-Award = Union[Artificial, float]
+Award = Artificial | float
 
 
 def parse_award(text: str) -> Award:
@@ -155,6 +154,20 @@ class Line:
         return self.art_ns is not None or self.art_ew is not None
 
     @property
+    def views(self) -> tuple[int, int]:
+        """``(ns_view, ew_view)`` of a scored line."""
+        if self.ns_view is None or self.ew_view is None:
+            raise ResultsError("an artificial line has no score")
+        return self.ns_view, self.ew_view
+
+    @property
+    def awards(self) -> tuple[Award, Award]:
+        """``(art_ns, art_ew)`` of an artificial line."""
+        if self.art_ns is None or self.art_ew is None:
+            raise ResultsError("a scored line has no artificial awards")
+        return self.art_ns, self.art_ew
+
+    @property
     def split(self) -> bool:
         return not self.artificial and self.ns_view != self.ew_view
 
@@ -211,22 +224,23 @@ def matchpoint_board(lines: Sequence[Line], *, n_max: int | None = None, factor:
         big_n = total if factor else n
         top = 2.0 * (big_n - 1)
         for i in members:
-            li = lines[i]
+            i_ns, i_ew = lines[i].views
             ns = ew = 0.0
             for j in members:
                 if j == i:
                     continue
-                lj = lines[j]
-                ns += (_cmp(li.ns_view, lj.ns_view) + _cmp(li.ns_view, lj.ew_view)) / 2
-                ew += (_cmp(-li.ew_view, -lj.ns_view) + _cmp(-li.ew_view, -lj.ew_view)) / 2
+                j_ns, j_ew = lines[j].views
+                ns += (_cmp(i_ns, j_ns) + _cmp(i_ns, j_ew)) / 2
+                ew += (_cmp(-i_ew, -j_ns) + _cmp(-i_ew, -j_ew)) / 2
             if factor and n != big_n:
                 ns, ew = neuberg(ns, n, big_n), neuberg(ew, n, big_n)
             out[i] = LineScore(ns, ew, top)
     top_all = 2.0 * (total - 1)
     for i, ln in enumerate(lines):
         if ln.artificial:
-            out[i] = LineScore(top_all * award_percent(ln.art_ns, artificial_percent) / 100.0,
-                               top_all * award_percent(ln.art_ew, artificial_percent) / 100.0, top_all)
+            art_ns, art_ew = ln.awards
+            out[i] = LineScore(top_all * award_percent(art_ns, artificial_percent) / 100.0,
+                               top_all * award_percent(art_ew, artificial_percent) / 100.0, top_all)
     return out  # type: ignore[return-value]
 
 
@@ -254,22 +268,24 @@ def cross_imps_board(lines: Sequence[Line], *, average: bool = True, artificial_
             if artificial_in_field == "mirror" else []
         comparisons = len(members) - 1 + len(others_art)
         for i in members:
-            li = lines[i]
+            i_ns, i_ew = lines[i].views
             ns = ew = 0.0
             for j in members:
                 if j == i:
                     continue
-                lj = lines[j]
-                ns += (imps(li.ns_view - lj.ns_view) + imps(li.ns_view - lj.ew_view)) / 2
-                ew += (imps(lj.ns_view - li.ew_view) + imps(lj.ew_view - li.ew_view)) / 2
+                j_ns, j_ew = lines[j].views
+                ns += (imps(i_ns - j_ns) + imps(i_ns - j_ew)) / 2
+                ew += (imps(j_ns - i_ew) + imps(j_ew - i_ew)) / 2
             for j in others_art:
-                ns -= award_imps(lines[j].art_ns, artificial_imps)
-                ew -= award_imps(lines[j].art_ew, artificial_imps)
+                art_ns, art_ew = lines[j].awards
+                ns -= award_imps(art_ns, artificial_imps)
+                ew -= award_imps(art_ew, artificial_imps)
             if average and comparisons:
                 ns, ew = ns / comparisons, ew / comparisons
             out[i] = LineScore(ns, ew)
     for i in arts:
-        out[i] = LineScore(award_imps(lines[i].art_ns, artificial_imps), award_imps(lines[i].art_ew, artificial_imps))
+        art_ns, art_ew = lines[i].awards
+        out[i] = LineScore(award_imps(art_ns, artificial_imps), award_imps(art_ew, artificial_imps))
     return out  # type: ignore[return-value]
 
 
@@ -304,10 +320,10 @@ def butler_board(lines: Sequence[Line], *, trim: int = 1, step: int = 10,
         d = butler_datum(pool, trim=2 * trim, step=step) if trim else butler_datum(pool, trim=0, step=step)
         for i in members:
             ln = lines[i]
-            out[i] = LineScore(float(imps(ln.ns_view - d)), float(imps(d - ln.ew_view)), datum=d)
+            out[i] = LineScore(float(imps(ln.views[0] - d)), float(imps(d - ln.views[1])), datum=d)
     for i, ln in enumerate(lines):
         if ln.artificial:
-            out[i] = LineScore(award_imps(ln.art_ns, artificial_imps), award_imps(ln.art_ew, artificial_imps))
+            out[i] = LineScore(award_imps(ln.awards[0], artificial_imps), award_imps(ln.awards[1], artificial_imps))
     return out  # type: ignore[return-value]
 
 
@@ -343,5 +359,5 @@ def wbf_vp(imp_margin: float, boards: int, *, scale: int = 20) -> tuple[float, f
     m = abs(imp_margin)
     w = min(20.0, 10 + 10 * (1 - _TAU ** (3 * m / blitz)) / (1 - _TAU ** 3))
     w = float(Decimal(repr(w)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
-    w, l = (w, round(20 - w, 2)) if imp_margin >= 0 else (round(20 - w, 2), w)
-    return (w * scale / 20, l * scale / 20)
+    w, lose = (w, round(20 - w, 2)) if imp_margin >= 0 else (round(20 - w, 2), w)
+    return (w * scale / 20, lose * scale / 20)
