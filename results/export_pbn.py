@@ -194,9 +194,10 @@ def _totals_game(session: Session, sec: Section) -> str:
             _tag("MovementFlags", f"one_field={int(mv.one_field)};shared_boards={int(mv.shared_boards)};"
                                   f"stationary_ns={','.join(map(str, sorted(mv.stationary_ns))) or '-'}")]
     deals = [[str(b), d] for b, d in sorted(session.deals.items())]
+    movement_cols = [Column("Table", 2, "R"), Column("Round", 2, "R"), Column("PairId_NS", 3, "R"),
+                     Column("PairId_EW", 3, "R"), Column("Boards", 5, "L"), Column("Set")]
     parts = ["\n".join(tags), format_table("TotalScoreTable", cols, rows),
-             format_table("MovementTable", [Column("Table", 2, "R"), Column("Round", 2, "R"), Column("PairId_NS", 3, "R"),
-                                            Column("PairId_EW", 3, "R"), Column("Boards", 5, "L"), Column("Set")], mrows)]
+             format_table("MovementTable", movement_cols, mrows)]
     if deals:
         parts.append(format_table("DealTable", [Column("Board", 3, "R"), Column("Deal")], deals))
     return "\n".join(parts)

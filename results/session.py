@@ -361,6 +361,11 @@ class Session:
     def boards(self, section: str | None = None) -> list[int]:
         return sorted(self.section(section).travellers)
 
+    def travellers(self, section: str | None = None) -> list[Traveller]:
+        """The section's travellers in board order."""
+        sec = self.section(section)
+        return [sec.travellers[b] for b in sorted(sec.travellers)]
+
     # ------------------------------------------------------------------------- ranking
     def ranking(self, section: str | None = None) -> list[RankRow]:
         sec = self.section(section)
