@@ -23,8 +23,10 @@ from headless import ARTIFACTS, launch, playwright_or_skip
 from service.club import Club
 from service.event import CLUB, LiveEvent, build_movement
 from service.hub import Hub
-from service.journal import Journal
-from service.settings import ConfigError, MovementConfig, load_settings
+from service.journal import Journal, Row, utcnow
+from service.results import AdjustmentError, adjustment, board_results
+from service.runtime import TableRuntime
+from service.settings import ConfigError, MovementConfig, Regulation, load_settings
 from service.testing import ServerProcess
 from service.visibility import DIRECTOR, SPECTATOR
 
@@ -64,6 +66,37 @@ def scores(view: dict[str, Any], n: int) -> dict[str, Any]:
     """table -> score NS (or the adjustment) on board n, from a view that shows it."""
     b = board_entry(view, n)
     return {r["table"]: r["adjusted"] if r.get("law") == "12C1" else r["score_ns"] for t in b["travellers"] for r in t["rows"]}
+
+
+# ---------------------------------------------------------------------------------------------- adjustments
+def test_an_artificial_adjustment_reads_the_awards_as_results_writes_them() -> None:
+    """Law 12C1 awards as ``results.scoring`` spells them (A+, A=, A-) or as A, or a percentage; journalled as
+    percentages of the top."""
+    for ns, ew, expected in (("A+", "A-", (60.0, 40.0)), ("A=", "A", (50.0, 50.0)), ("55", 45, (55.0, 45.0)),
+                             ("ave+", "avg-", (60.0, 40.0))):
+        adj = adjustment({"kind": "artificial", "ns": ns, "ew": ew}, "None")
+        assert adj["kind"] == "artificial" and (adj["ns"], adj["ew"]) == expected, (ns, ew, adj)
+    for bad in ("A*", "101", -1, "nan", "inf", [60], "", None):
+        with pytest.raises(AdjustmentError):
+            adjustment({"kind": "artificial", "ns": bad, "ew": "A"}, "None")
+    assert adjustment({"kind": "artificial"}, "None")["ns"] == 50.0          # a side not given: average
+
+
+def test_board_results_matchpoint_the_scored_tables() -> None:
+    """``GET /api/results``: complete and assigned scores matchpointed among themselves, an artificial
+    score at its percentages (in process, tables built from journal rows)."""
+    tables = []
+    for tid, (contract, declarer, tricks) in {"1": ("4S", "N", 10), "2": ("4S", "N", 11), "3": ("4S", "N", 10),
+                                              "4": ("3NT", "S", 9)}.items():
+        rt = TableRuntime(tid, Regulation())
+        for seq, body in enumerate(board_events(1, contract, declarer, tricks) + [{"type": "board", "board": 2}], 1):
+            rt.apply_row(Row(tid, seq, utcnow(), "director", "event", body))
+        tables.append(rt)
+    art = adjustment({"kind": "artificial", "ns": "A+", "ew": "A-"}, "None")
+    tables[3].apply_row(Row("4", 99, utcnow(), "director", "adjustment", {"board": 1, **art}))
+    got = {e["table"]: (e["score_ns"], e["ns_percent"], e["ew_percent"]) for e in board_results(1, tables)}
+    # 420, 450, 420 among themselves: 450 beats both (top 4: 100 %), each 420 ties one (25 %)
+    assert got == {"1": (420, 25.0, 75.0), "2": (450, 100.0, 0.0), "3": (420, 25.0, 75.0), "4": (400, 60.0, 40.0)}
 
 
 # ---------------------------------------------------------------------------------------------- configuration
@@ -324,13 +357,32 @@ def test_simulated_tables_follow_the_movement(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- over HTTP
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("results"), CONFIG) as srv:
+# Each test has its own server and plays the rounds it needs (ROUNDS), so it runs alone and in any order.
+ROUNDS: dict[int, list[tuple[str, int, str, str | None, int | None]]] = {
+    1: [("1", 1, "4S", "N", 10),             # 420 (board 1: nobody vulnerable)
+        ("1", 2, "3NT", "S", 9),             # 600 (board 2: NS vulnerable)
+        ("2", 3, "2H", "E", 8), ("2", 4, "PASS", None, None), ("3", 5, "1NT", "N", 7), ("3", 6, "4H", "W", 10)],
+    2: [("3", 1, "4S", "N", 11),             # 450
+        ("3", 2, "3NT", "S", 10),            # 630
+        ("1", 3, "2H", "E", 7), ("1", 4, "1C", "N", 8), ("2", 5, "1NT", "N", 8), ("2", 6, "4H", "W", 9)],
+    3: [("2", 1, "4S", "N", 10),             # 420
+        ("2", 2, "3NT", "S", 9), ("1", 5, "1NT", "N", 6), ("1", 6, "4H", "W", 10), ("3", 3, "2H", "E", 8),
+        ("3", 4, "PASS", None, None)],
+}
+
+
+def play_round(client: httpx.Client, rnd: int) -> None:
+    for table, board, contract, declarer, tricks in ROUNDS[rnd]:
+        play(client, table, board, contract, declarer, tricks)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path / "results", CONFIG) as srv:
         yield srv
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def clients(server: ServerProcess) -> Iterator[dict[str, httpx.Client]]:
     with server.client(server.token) as d:
         toks = {t: d.get(f"/api/tables/{t}/tokens").json()["N"]["token"] for t in ("1", "2", "3")}
@@ -351,13 +403,7 @@ def get(c: httpx.Client, since: int | None = None) -> dict[str, Any]:
 
 def test_public_results_wait_for_every_scheduled_table(server: ServerProcess, clients: dict[str, httpx.Client]) -> None:
     d, public = clients["director"], clients["public"]
-    # round 1
-    play(d, "1", 1, "4S", "N", 10)           # 420 (board 1: nobody vulnerable)
-    play(d, "1", 2, "3NT", "S", 9)           # 600 (board 2: NS vulnerable)
-    play(d, "2", 3, "2H", "E", 8)
-    play(d, "2", 4, "PASS", None, None)
-    play(d, "3", 5, "1NT", "N", 7)
-    play(d, "3", 6, "4H", "W", 10)
+    play_round(d, 1)
     view = get(public)
     assert view["event"]["name"] == "Monday pairs" and view["view"] == "public"
     assert all(not b["visible"] and "travellers" not in b for b in view["boards"])
@@ -366,13 +412,7 @@ def test_public_results_wait_for_every_scheduled_table(server: ServerProcess, cl
     assert {r["names"] for r in rows} >= {"Ann Able - Bob Baker", "Cy Cole - Di Dunn"}
     assert all(r["boards"] == 0 and r["score"] == 0 for r in rows)
     assert [p["round"] for p in view["progress"]] == [1, 1, 1]
-    # round 2 (inferred from the boards the tables start)
-    play(d, "3", 1, "4S", "N", 11)           # 450
-    play(d, "3", 2, "3NT", "S", 10)          # 630
-    play(d, "1", 3, "2H", "E", 7)
-    play(d, "1", 4, "1C", "N", 8)
-    play(d, "2", 5, "1NT", "N", 8)
-    play(d, "2", 6, "4H", "W", 9)
+    play_round(d, 2)                         # the round is inferred from the boards the tables start
     view = get(public)
     assert [p["round"] for p in view["progress"]] == [2, 2, 2]
     assert all(not b["visible"] for b in view["boards"]), "every board still has a table to play it"
@@ -388,6 +428,8 @@ def test_a_table_that_still_has_to_play_a_board_never_sees_it(server: ServerProc
                                                               clients: dict[str, httpx.Client]) -> None:
     d, public = clients["director"], clients["public"]
     seat1, seat2, seat3 = clients["seat1"], clients["seat2"], clients["seat3"]
+    play_round(d, 1)
+    play_round(d, 2)
     before = get(public)
     t2 = get(seat2)
     assert t2["view"] == "table" and t2["table"] == "2"
@@ -409,14 +451,12 @@ def test_a_table_that_still_has_to_play_a_board_never_sees_it(server: ServerProc
     assert seat2.get("/api/tables/1/boards/1").status_code == 403
     assert seat3.get("/api/tables/1/boards/1").status_code == 200
     # round 3: table 2 plays board 1; everything completes
-    play(d, "2", 1, "4S", "N", 10)
+    first, *rest = ROUNDS[3]
+    play(d, *first)
     t2 = get(seat2)
     assert board_entry(t2, 1)["visible"] and scores(t2, 1) == {"1": 420, "3": 450, "2": 420}
-    play(d, "2", 2, "3NT", "S", 9)
-    play(d, "1", 5, "1NT", "N", 6)
-    play(d, "1", 6, "4H", "W", 10)
-    play(d, "3", 3, "2H", "E", 8)
-    play(d, "3", 4, "PASS", None, None)
+    for table, board, contract, declarer, tricks in rest:
+        play(d, table, board, contract, declarer, tricks)
     view = get(public)
     assert all(b["visible"] for b in view["boards"])
     assert all(p["finished"] for p in view["progress"])
@@ -431,12 +471,21 @@ def test_a_table_that_still_has_to_play_a_board_never_sees_it(server: ServerProc
 
 def test_adjustments_update_the_traveller(server: ServerProcess, clients: dict[str, httpx.Client]) -> None:
     d, public = clients["director"], clients["public"]
-    if not board_entry(get(public), 1)["visible"]:
-        pytest.skip("needs the tests before")
+    for rnd in ROUNDS:
+        play_round(d, rnd)
+    assert scores(get(public), 1) == {"1": 420, "3": 450, "2": 420}
     r = d.post("/api/tables/3/boards/1/adjustment", json={"kind": "artificial", "ns": "A+", "ew": "A-"})
     assert r.status_code == 200
     row = next(x for x in board_entry(get(public), 1)["travellers"][0]["rows"] if x["table"] == "3")
     assert row["adjusted"] == "A+/A-" and row["ns_percent"] == 60.0 and row["ew_percent"] == 40.0
+    # average (shown as A=); percentages; anything else is refused
+    for body, shown in (({"ns": "A", "ew": "A"}, "A=/A="), ({"ns": "55", "ew": 45}, "55/45")):
+        assert d.post("/api/tables/3/boards/1/adjustment", json={"kind": "artificial", **body}).status_code == 200
+        row = next(x for x in board_entry(get(public), 1)["travellers"][0]["rows"] if x["table"] == "3")
+        assert row["adjusted"] == shown, (body, row)
+    for bad in ("A*", "101", -1, "nan"):
+        r = d.post("/api/tables/3/boards/1/adjustment", json={"kind": "artificial", "ns": bad, "ew": "A"})
+        assert r.status_code == 422, (bad, r.text)
     d.post("/api/tables/3/boards/1/adjustment", json={"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 9})
     assert scores(get(public), 1) == {"1": 420, "3": -50, "2": 420}
     d.post("/api/tables/3/boards/1/adjustment", json={"kind": "cancel"})
@@ -448,8 +497,9 @@ def test_adjustments_update_the_traveller(server: ServerProcess, clients: dict[s
 
 def test_wrong_board_rounds_and_restart(server: ServerProcess, clients: dict[str, httpx.Client]) -> None:
     d, public = clients["director"], clients["public"]
-    if not all(b["visible"] for b in get(public)["boards"]):
-        pytest.skip("needs the tests before")
+    for rnd in ROUNDS:
+        play_round(d, rnd)
+    assert all(b["visible"] for b in get(public)["boards"])
     # table 1, in its last round, starts board 3 again: flagged to the director, not refused
     r = d.post("/api/tables/1/events", json={"type": "board", "board": 3})
     assert r.status_code == 200
