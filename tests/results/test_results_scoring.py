@@ -8,22 +8,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from results.errors import ResultEntryError, ResultsError
+from results.errors import MovementError, ResultEntryError, ResultsError, ScoreTableError
 from results.movement import howell, mitchell, teams_match
 from results.scoring import (
     Artificial,
     Line,
+    award_from_percent,
+    award_imps,
+    award_percent,
     butler_board,
     butler_datum,
     cross_imps_board,
     matchpoint_board,
     parse_award,
     percent_of_field,
+    percent_to_imps,
     round_datum,
     team_board_imps,
     wbf_vp,
 )
 from results.session import BoardResult, Entrant, Session
+from table.errors import BridgeError
 
 T = Line.table
 
@@ -51,6 +56,37 @@ def test_neuberg_for_artificial_scores():
     # without factoring, the board's own top
     assert matchpoint_board([T(100), T(200), Line(art_ns=Artificial.AVERAGE, art_ew=Artificial.AVERAGE)],
                             factor=False)[1].ns == 2.0
+
+
+def test_law_12c1_awards_in_each_unit():
+    """One table per unit: 60/50/40 % of the top (12C1), +3/0/-3 IMPs (86A); an explicit value as it is."""
+    assert [award_percent(a) for a in Artificial] == [60.0, 50.0, 40.0]
+    assert [award_imps(a) for a in Artificial] == [3.0, 0.0, -3.0]
+    assert award_percent(55.0) == 55.0 and award_imps(-1.5) == -1.5
+    assert parse_award("A=") is parse_award("A") is Artificial.AVERAGE
+    for bad in ("nan", "inf", "-inf"):
+        with pytest.raises(ResultsError):
+            parse_award(bad)
+    # a director's percentage in the session's unit
+    assert award_from_percent(60, imps=True) is Artificial.PLUS and award_from_percent(40.0, imps=False) is Artificial.MINUS
+    assert award_from_percent(55, imps=False) == 55.0 and award_from_percent(55, imps=True) == 1.5
+    assert [percent_to_imps(p) for p in (0, 45, 50, 60, 70, 100)] == [-15.0, -1.5, 0.0, 3.0, 6.0, 15.0]
+    assert percent_to_imps(33.3) == -5.01
+    for bad in (-0.1, 100.5, float("nan")):
+        with pytest.raises(ResultsError):
+            award_from_percent(bad, imps=True)
+
+
+def test_one_root_for_the_results_errors():
+    for err in (MovementError, ResultEntryError, ScoreTableError):
+        assert issubclass(err, ResultsError)
+    assert issubclass(ResultsError, BridgeError) and issubclass(ResultsError, ValueError)
+    with pytest.raises(ResultsError):
+        Line()                                                     # neither a score nor awards
+    with pytest.raises(ResultsError):
+        Line(art_ns=Artificial.PLUS)                               # one side's award only
+    with pytest.raises(ResultsError):
+        _ = Line(art_ns=Artificial.PLUS, art_ew=Artificial.MINUS).views
 
 
 def test_artificial_awards_and_explicit_values():
