@@ -57,7 +57,7 @@ def test_fifth_friday_percentages(corpus):
     """1999 Fifth Friday Tournament (354 pairs, 18 clubs, one field): ScoreTable percentages."""
     files = [p for p in _pbn(corpus, "1999-Fifth_Friday_Tournament") if p.name == "FFT_9901_v20.pbn"]
     boards = rows = ok = artificial = 0
-    for g, st in _score_tables(files[0]):
+    for _g, st in _score_tables(files[0]):
         played = [d for d in st.expanded() if cell(d["Score_NS"])[0] is not None]
         artificial += sum(1 for d in st.dicts() if cell(d["Score_NS"])[0] is None)
         scores = matchpoint_board([Line.table(int(d["Score_NS"])) for d in played], factor=False)
@@ -66,7 +66,8 @@ def test_fifth_friday_percentages(corpus):
         for d, s in zip(played, scores):
             rows += 1
             pns, pew = percent_of_field(s.ns, n), percent_of_field(s.ew, n)
-            good = abs(pns - float(d["Percentage_NS"])) <= 0.05 + 1e-9 and abs(pew - float(d["Percentage_EW"])) <= 0.05 + 1e-9
+            good = abs(pns - float(d["Percentage_NS"])) <= 0.05 + 1e-9 \
+                and abs(pew - float(d["Percentage_EW"])) <= 0.05 + 1e-9
             ok += good
             board_ok &= good
         boards += board_ok
@@ -79,7 +80,7 @@ def test_okbridge_matchpoint_table(corpus):
     """OKbridge MP (papi mp_2_7): MP_NS is the club percentage mp / top."""
     path = [p for p in _pbn(corpus, "comparisons/papi/pbn-v2") if p.name == "mp_2_7.pbn"][0]
     boards = rows = exact = near = 0
-    for g, st in _score_tables(path):
+    for _g, st in _score_tables(path):
         played = st.expanded()
         scores = matchpoint_board([Line.table(int(d["Score_NS"])) for d in played], factor=False)
         b_ok = True
@@ -191,7 +192,7 @@ def test_team_matches_imps(corpus):
                 if r.events and r.events[0].board:
                     byb[r.events[0].board].append(r)
             verdicts: dict[str, list[bool]] = {"own": [], "other": [], "magnitude": []}
-            for b, rs in byb.items():
+            for rs in byb.values():
                 if len(rs) != 2:
                     c["not two rooms"] += 1
                     continue

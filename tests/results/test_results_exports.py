@@ -109,8 +109,8 @@ def test_pbn_score_table_content():
         assert float(cell(d["MP_NS"])[0]) == pytest.approx(ls.ns, abs=0.005)
         if r.artificial:
             assert d["MP_NS"].startswith("^") and d["Award_NS"] == "A+" and d["Score_NS"] == "-"
-    assigned = [d for g in games for d in g.tables.get("ScoreTable", []).dicts()] if False else [
-        d for g in games if "ScoreTable" in g.tables for d in g.tables["ScoreTable"].dicts() if d["Score_NS"].startswith("^")]
+    assigned = [d for g in games if "ScoreTable" in g.tables for d in g.tables["ScoreTable"].dicts()
+                if d["Score_NS"].startswith("^")]
     assert assigned and all(d["Score_NS"] == "^420" and d["Score_EW"] == "^-400" for d in assigned)
     total = next(g for g in games if "TotalScoreTable" in g.tables).tables["TotalScoreTable"]
     names = {d["PairId"]: d["Names"] for d in total.dicts()}
@@ -131,7 +131,8 @@ def test_score_table_reader_handles_pbn_21_forms():
     assert st.columns[1].order == "+" and st.columns[1].width == 5 and st.columns[1].align == "R"
     assert st.rows[0] == ["1", "620", "87.5", "A b;C d", "2"] and len(st.expanded()) == 4
     assert cell(st.rows[1][2]) == ("60", True) and cell("?") == (None, False)
-    assert games[1].tables["TotalScoreTable"].dicts() == [{"PairId": "1", "Names": "X;Y"}, {"PairId": "2", "Names": "Z;W"}]
+    assert games[1].tables["TotalScoreTable"].dicts() == \
+        [{"PairId": "1", "Names": "X;Y"}, {"PairId": "2", "Names": "Z;W"}]
 
 
 def _validate(xml: bytes, dtd_path: Path) -> None:

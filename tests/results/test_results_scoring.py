@@ -68,7 +68,8 @@ def test_law_12c1_awards_in_each_unit():
         with pytest.raises(ResultsError):
             parse_award(bad)
     # a director's percentage in the session's unit
-    assert award_from_percent(60, imps=True) is Artificial.PLUS and award_from_percent(40.0, imps=False) is Artificial.MINUS
+    assert award_from_percent(60, imps=True) is Artificial.PLUS
+    assert award_from_percent(40.0, imps=False) is Artificial.MINUS
     assert award_from_percent(55, imps=False) == 55.0 and award_from_percent(55, imps=True) == 1.5
     assert [percent_to_imps(p) for p in (0, 45, 50, 60, 70, 100)] == [-15.0, -1.5, 0.0, 3.0, 6.0, 15.0]
     assert percent_to_imps(33.3) == -5.01
@@ -147,8 +148,8 @@ def test_butler_datum_convention():
 def test_teams_imps_and_vp():
     assert team_board_imps(620, -100) == 12 and team_board_imps(-100, 620) == -12
     assert wbf_vp(0, 16) == (10.0, 10.0)
-    w, l = wbf_vp(25, 16)
-    assert w + l == pytest.approx(20.0) and w > 15 and wbf_vp(-25, 16) == (l, w)
+    w, lose = wbf_vp(25, 16)
+    assert w + lose == pytest.approx(20.0) and w > 15 and wbf_vp(-25, 16) == (lose, w)
     assert wbf_vp(200, 16) == (20.0, 0.0)
     prev = 10.0
     for m in range(1, 80):
@@ -181,7 +182,8 @@ def test_session_incremental_equals_batch_and_notifies():
     assert all(u.provisional for u in seen)
     batch = Session("club", "MP", mv)
     batch.add_results(sorted(results, key=lambda r: r.key))
-    assert [(r.entrant, round(r.score, 9)) for r in s.ranking()] == [(r.entrant, round(r.score, 9)) for r in batch.ranking()]
+    assert [(r.entrant, round(r.score, 9)) for r in s.ranking()] == \
+        [(r.entrant, round(r.score, 9)) for r in batch.ranking()]
     # a correction replaces the result and rescored only that board
     r0 = results[0]
     up = s.add_result(BoardResult(r0.board, r0.ns, r0.ew, score_ns=2220))
