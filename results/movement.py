@@ -59,6 +59,13 @@ class Sitting:
         """Whether no board is played here (an empty seat: a sit-out or a phantom)."""
         return self.ns is None or self.ew is None
 
+    @property
+    def pairs(self) -> tuple[int, int]:
+        """``(ns, ew)`` of a table that plays (:class:`MovementError` for a sit-out)."""
+        if self.ns is None or self.ew is None:
+            raise MovementError(f"table {self.table} round {self.round} is a sit-out")
+        return self.ns, self.ew
+
     def opponent_of(self, entrant: int) -> int | None:
         if entrant == self.ns:
             return self.ew

@@ -16,15 +16,18 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-from results.pbn_tables import cell, read_tables
+from results.pbn_tables import PbnTable, TableGame, cell, read_tables
 from results.scoring import Line, butler_board, cross_imps_board, matchpoint_board, percent_of_field, team_board_imps
-from table.board import parse_vulnerability
+from table.board import Vulnerability, parse_vulnerability
+from table.events import BoardStarted
 from table.formats.pbn import read_pbn
+from table.record import GameRecord
 from table.scoring import imps, parse_contract, score_ns
 
 pytestmark = pytest.mark.corpus
@@ -37,14 +40,14 @@ def _pbn(corpus: Path, sub: str) -> list[Path]:
     return sorted(p for p in d.iterdir() if p.suffix.lower() == ".pbn")
 
 
-def _score_tables(path: Path):
+def _score_tables(path: Path) -> Iterator[tuple[TableGame, PbnTable]]:
     for g in read_tables(path):
         st = g.tables.get("ScoreTable")
         if st is not None:
             yield g, st
 
 
-def _real(d: dict, vul) -> bool:
+def _real(d: dict[str, str], vul: Vulnerability) -> bool:
     """Whether a ScoreTable row's Score_NS is the Law 77 score of its Contract/Declarer/Result."""
     try:
         c = parse_contract(d["Contract"], d["Declarer"])
@@ -53,7 +56,7 @@ def _real(d: dict, vul) -> bool:
         return False
 
 
-def test_fifth_friday_percentages(corpus):
+def test_fifth_friday_percentages(corpus: Path) -> None:
     """1999 Fifth Friday Tournament (354 pairs, 18 clubs, one field): ScoreTable percentages."""
     files = [p for p in _pbn(corpus, "1999-Fifth_Friday_Tournament") if p.name == "FFT_9901_v20.pbn"]
     boards = rows = ok = artificial = 0
@@ -76,7 +79,7 @@ def test_fifth_friday_percentages(corpus):
     assert rows > 4000 and ok == rows and boards == 40
 
 
-def test_okbridge_matchpoint_table(corpus):
+def test_okbridge_matchpoint_table(corpus: Path) -> None:
     """OKbridge MP (papi mp_2_7): MP_NS is the club percentage mp / top."""
     path = [p for p in _pbn(corpus, "comparisons/papi/pbn-v2") if p.name == "mp_2_7.pbn"][0]
     boards = rows = exact = near = 0
@@ -86,7 +89,7 @@ def test_okbridge_matchpoint_table(corpus):
         b_ok = True
         for d, s in zip(played, scores):
             rows += 1
-            diff = abs(s.ns_percent - float(d["MP_NS"]))
+            diff = abs((s.ns_percent if s.ns_percent is not None else math.nan) - float(d["MP_NS"]))
             exact += diff <= 0.005 + 1e-9
             near += diff <= 0.05 + 1e-9
             b_ok &= diff <= 0.05 + 1e-9
@@ -104,7 +107,7 @@ def _cross_imp_files(corpus: Path) -> list[Path]:
 _ONE_DECIMAL = re.compile(r"-?\d+\.\d")
 
 
-def test_okbridge_cross_imps(corpus):
+def test_okbridge_cross_imps(corpus: Path) -> None:
     """OKbridge IMP tables (papi imp_01..21, OKB): IMP_NS is the average cross-IMP score."""
     boards = ok_boards = rows = ok_rows = real = real_ok = art_boards = 0
     bad: list[str] = []
@@ -145,7 +148,7 @@ def test_okbridge_cross_imps(corpus):
     assert boards > 2000 and ok_boards / boards > 0.99 and real_ok / real > 0.99
 
 
-def _tag_value(text):
+def _tag_value(text: str | None) -> float | None:
     """``"NS 7"``, ``"EW +2"``, ``"+3"`` -> number from NS's side (None when absent or unreadable)."""
     if not text:
         return None
@@ -159,15 +162,24 @@ def _tag_value(text):
         return None
 
 
-def _rebuilt_score(rec) -> int | None:
+def _started(rec: GameRecord) -> BoardStarted | None:
+    """The record's board (its first event), if it has one."""
+    first = rec.events[0] if rec.events else None
+    return first if isinstance(first, BoardStarted) else None
+
+
+def _rebuilt_score(rec: GameRecord) -> int | None:
     """NS score from the record's Contract/Declarer/Result and the board's vulnerability (Law 77),
     else the Score tag."""
     rc = rec.recorded
+    started = _started(rec)
     try:
         c = parse_contract(rc.contract or "", (rc.declarer or "")[:1] or None)
         if c is None:
             return 0
-        return score_ns(c, rec.events[0].vulnerable, int((rc.result or "").split()[-1]))
+        if started is None:
+            raise ValueError("no board")
+        return score_ns(c, started.vulnerable, int((rc.result or "").split()[-1]))
     except (ValueError, IndexError, AttributeError):
         v = _tag_value(rc.score)
         return None if v is None else int(v)
@@ -178,19 +190,20 @@ TEAM_EVENTS = ["1997-Orbis_Venice_Cup", "1998-ACBL_Open_International_Team_Trial
                "1998-CHICAGO_SUMMER_NA_Bridge_Championships_-_Spingold_Knockout_Teams", "1998-Spring_NABC_-_Reno"]
 
 
-def test_team_matches_imps(corpus):
+def test_team_matches_imps(corpus: Path) -> None:
     """Team matches with ScoreIMP tags: each board's two rooms give the recorded IMPs (78B).
     A ScoreIMP tag is on one room's record; files differ on whose side it is: the file's own
     convention is the one most of its boards follow, and is reported."""
-    total = Counter()
-    notes = []
+    total: Counter[str] = Counter()
+    notes: list[str] = []
     for ev in TEAM_EVENTS:
-        c = Counter()
+        c: Counter[str] = Counter()
         for path in _pbn(corpus, ev):
-            byb = defaultdict(list)
+            byb: defaultdict[int, list[GameRecord]] = defaultdict(list)
             for r in read_pbn(path):
-                if r.events and r.events[0].board:
-                    byb[r.events[0].board].append(r)
+                started = _started(r)
+                if started is not None and started.board:
+                    byb[started.board].append(r)
             verdicts: dict[str, list[bool]] = {"own": [], "other": [], "magnitude": []}
             for rs in byb.values():
                 if len(rs) != 2:
@@ -259,9 +272,11 @@ def test_cap_gemini_butler(corpus: Path) -> None:
     contradictory = partial = independent_ok = halves = 0
     unexplained: list[str] = []
     for path in _pbn(corpus, "1998-12th_Cap_Gemini_World_Top_Tournament"):
-        byb = defaultdict(list)
+        byb: defaultdict[int, list[GameRecord]] = defaultdict(list)
         for r in read_pbn(path):
-            byb[r.events[0].board].append(r)
+            started = _started(r)
+            if started is not None and started.board is not None:
+                byb[started.board].append(r)
         field = max(len(rs) for rs in byb.values())
         for b, rs in byb.items():
             sc = [_tag_value(r.recorded.score) for r in rs]
