@@ -21,9 +21,9 @@ import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip
 
 from service.club import Club
-from service.event import CLUB, LiveEvent, build_movement
+from service.event import LiveEvent, build_movement
 from service.hub import Hub
-from service.journal import Journal, Row, utcnow
+from service.journal import CLUB, Journal, Row, utcnow
 from service.results import AdjustmentError, adjustment, board_results
 from service.runtime import TableRuntime
 from service.settings import ConfigError, MovementConfig, Regulation, load_settings
@@ -80,7 +80,8 @@ def test_an_artificial_adjustment_reads_the_awards_as_results_writes_them() -> N
     for bad in ("A*", "101", -1, "nan", "inf", [60], "", None):
         with pytest.raises(AdjustmentError):
             adjustment({"kind": "artificial", "ns": bad, "ew": "A"}, "None")
-    assert adjustment({"kind": "artificial"}, "None")["ns"] == 50.0          # a side not given: average
+    average = adjustment({"kind": "artificial"}, "None")                     # a side not given: average
+    assert average["kind"] == "artificial" and (average["ns"], average["ew"]) == (50.0, 50.0)
 
 
 def test_board_results_matchpoint_the_scored_tables() -> None:
@@ -121,7 +122,7 @@ def test_event_configuration_is_checked(tmp_path: Path) -> None:
     # a table of rounds from a file; and a TOML configuration
     rounds = tmp_path / "rounds.txt"
     rounds.write_text("# name: two tables\n1 1 1 2 1-2\n2 1 3 4 3-4\n1 2 1 4 5-6\n2 2 3 2 7,8\n")
-    mv = build_movement(MovementConfig(file=str(rounds)))
+    mv = build_movement(MovementConfig.model_validate({"file": str(rounds)}))
     assert mv.name == "two tables" and mv.expected_boards(2, 2) == (7, 8)
     toml = tmp_path / "club.toml"
     toml.write_text('[event]\nname = "Teams"\nscoring = "IMP"\nmovement = { kind = "teams", boards = 8, '
@@ -402,7 +403,8 @@ def clients(server: ServerProcess) -> Iterator[dict[str, httpx.Client]]:
 def get(c: httpx.Client, since: int | None = None) -> dict[str, Any]:
     r = c.get("/api/public/results", params={} if since is None else {"since": since})
     assert r.status_code == 200, r.text
-    return r.json()
+    view: dict[str, Any] = r.json()
+    return view
 
 
 def test_public_results_wait_for_every_scheduled_table(server: ServerProcess, clients: dict[str, httpx.Client]) -> None:

@@ -185,7 +185,7 @@ def _session(mv: Movement, rng: random.Random, boards: set[int]) -> Session:
         for b in sit.boards:
             if b in boards:
                 c, d, t = rng.choice(CONTRACTS)
-                s.add_result(BoardResult.played(b, sit.ns, sit.ew, c, d, t))
+                s.add_result(BoardResult.played(b, *sit.pairs, c, d, t))
     return s
 
 
