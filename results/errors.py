@@ -1,8 +1,15 @@
-"""The results package's exceptions: one tree, rooted in :class:`ResultsError` (a ``ValueError``)."""
+"""The results package's exceptions: one tree, rooted in :class:`ResultsError`.
+
+``ResultsError`` is a :class:`table.errors.BridgeError` (the bridge domain's one root) and a ``ValueError``
+(callers that only know the built-in keep working). Nothing here knows about HTTP: the service maps these
+to its responses.
+"""
 from __future__ import annotations
 
+from table.errors import BridgeError
 
-class ResultsError(ValueError):
+
+class ResultsError(BridgeError, ValueError):
     """Bad input to the results code (a malformed movement, an unknown pair, a bad score table)."""
 
 

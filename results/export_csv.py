@@ -24,8 +24,8 @@ def travellers_csv(session: Session, section: str | None = None) -> str:
     w = csv.DictWriter(buf, TRAVELLER_FIELDS, lineterminator="\n")
     w.writeheader()
     for sec in ([session.section(section)] if section else session.sections.values()):
-        for b in session.boards(sec.id):
-            tr = session.traveller(b, sec.id)
+        for tr in session.travellers(sec.id):
+            b = tr.board
             for r, ls in zip(tr.results, tr.scores):
                 w.writerow({"section": sec.id, "board": b, "table": r.table or "", "round": r.round or "",
                             "ns": r.ns, "ew": r.ew, "kind": r.kind, "contract": r.contract or "",

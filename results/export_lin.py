@@ -71,8 +71,8 @@ def lin_results(session: Session, section: str | None = None) -> list[str]:
                     f"{names[0]},0,{names[1]},0|\nrs|{','.join(rs)}|\n")
             out.append(head + "\n".join(recs) + "\n")
         return out
-    for bd in session.boards(sec.id):
-        tr = session.traveller(bd, sec.id)
+    for tr in session.travellers(sec.id):
+        bd = tr.board
         rs = [lin_rs_entry(r) for r in tr.results]
         recs = [f"qx|o{r.table or i + 1}|md|{_md(session, bd)}|sv|{_VUL[vulnerability_for(bd).value]}|pg||"
                 for i, r in enumerate(tr.results)]

@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import io
 import os
-from typing import IO
+from typing import IO, Any
 
 from table.board import dealer_for, vulnerability_for
 
 from .errors import ScoreTableError
 from .movement import Movement, Sitting
 from .pbn_tables import Column, cell, format_table, quote, read_tables
-from .scoring import award_text, parse_award
+from .scoring import LineScore, award_text, parse_award
 from .session import BoardResult, Entrant, Scoring, Section, Session
 
 __all__ = ["write_results_pbn", "results_pbn_text", "read_results_pbn"]
@@ -61,7 +61,7 @@ def _score_columns(scoring: Scoring) -> list[Column]:
     return base + earned + [Column("Award_NS", 3, "L"), Column("Award_EW", 3, "L"), Column("Group")]
 
 
-def _row(r: BoardResult, ls, scoring: Scoring) -> list[str]:
+def _row(r: BoardResult, ls: LineScore, scoring: Scoring) -> list[str]:
     dash = "-"
     if r.artificial:
         contract = declarer = result = dash
@@ -73,7 +73,7 @@ def _row(r: BoardResult, ls, scoring: Scoring) -> list[str]:
         contract = "Pass" if r.contract == "PASS" else (r.contract or "?")
         declarer = r.declarer or dash
         result = str(r.tricks) if r.tricks is not None else dash
-        s_ns, s_ew = str(r.score_ns), str(-r.score_ns)
+        s_ns, s_ew = str(r.score_ns), str(-(r.score_ns or 0))
     art = "^" if r.artificial else ""
     if scoring is Scoring.MATCHPOINTS:
         earned = [art + _f(ls.ns), art + _f(ls.ew), art + _f(ls.ns_percent), art + _f(ls.ew_percent)]
@@ -114,6 +114,8 @@ def write_results_pbn(session: Session, stream: IO[str], *, per_result: bool = F
     for sec in session.sections.values():
         for board in session.boards(sec.id):
             tr = session.traveller(board, sec.id)
+            if tr is None:
+                continue
             lines = list(head) + [_tag("Section", sec.id), _tag("Board", str(board)),
                                   _tag("Dealer", dealer_for(board).value), _tag("Vulnerable", vulnerability_for(board).value),
                                   _tag("Deal", session.deals.get(board)), _tag("Scoring", _PBN_SCORING[session.scoring]),
@@ -128,7 +130,7 @@ def write_results_pbn(session: Session, stream: IO[str], *, per_result: bool = F
         w(_totals_game(session, sec) + "\n\n")
 
 
-def _result_game(session: Session, sec: Section, r: BoardResult, ls) -> str:
+def _result_game(session: Session, sec: Section, r: BoardResult, ls: LineScore) -> str:
     tags = [_tag("Event", session.name), _tag("Site", session.site), _tag("Date", session.date),
             _tag("Section", sec.id), _tag("Table", str(r.table) if r.table else None),
             _tag("Round", str(r.round) if r.round else None), _tag("Board", str(r.board)),
@@ -192,9 +194,10 @@ def _totals_game(session: Session, sec: Section) -> str:
             _tag("MovementFlags", f"one_field={int(mv.one_field)};shared_boards={int(mv.shared_boards)};"
                                   f"stationary_ns={','.join(map(str, sorted(mv.stationary_ns))) or '-'}")]
     deals = [[str(b), d] for b, d in sorted(session.deals.items())]
+    movement_cols = [Column("Table", 2, "R"), Column("Round", 2, "R"), Column("PairId_NS", 3, "R"),
+                     Column("PairId_EW", 3, "R"), Column("Boards", 5, "L"), Column("Set")]
     parts = ["\n".join(tags), format_table("TotalScoreTable", cols, rows),
-             format_table("MovementTable", [Column("Table", 2, "R"), Column("Round", 2, "R"), Column("PairId_NS", 3, "R"),
-                                            Column("PairId_EW", 3, "R"), Column("Boards", 5, "L"), Column("Set")], mrows)]
+             format_table("MovementTable", movement_cols, mrows)]
     if deals:
         parts.append(format_table("DealTable", [Column("Board", 3, "R"), Column("Deal")], deals))
     return "\n".join(parts)
@@ -207,7 +210,7 @@ def _boards(s: Sitting) -> str:
 
 # ------------------------------------------------------------------------------------- reading
 
-def read_results_pbn(src: str | os.PathLike | IO) -> Session:
+def read_results_pbn(src: str | os.PathLike[str] | IO[Any]) -> Session:
     """Rebuild a session from a file written by :func:`write_results_pbn`."""
     games = read_tables(src)
     totals = [g for g in games if "TotalScoreTable" in g.tables and "MovementTable" in g.tables]
@@ -279,22 +282,25 @@ def _result_from_row(board: int, d: dict[str, str]) -> BoardResult:
     rnd, _ = cell(d.get("Round", "-"))
     lead, _ = cell(d.get("Lead", "-"))
     group, _ = cell(d.get("Group", "-"))
-    common = dict(table=int(table) if table else None, round=int(rnd) if rnd else None, lead=lead, group=group)
     ns, ew = int(d["PairId_NS"]), int(d["PairId_EW"])
+
+    def result(**kind: Any) -> BoardResult:
+        return BoardResult(board, ns, ew, table=int(table) if table else None, round=int(rnd) if rnd else None,
+                           lead=lead, group=group, **kind)
     a_ns, _ = cell(d.get("Award_NS", "-"))
     a_ew, _ = cell(d.get("Award_EW", "-"))
     if a_ns is not None or a_ew is not None:
-        return BoardResult(board, ns, ew, artificial=(parse_award(a_ns or "A="), parse_award(a_ew or "A=")), **common)
+        return result(artificial=(parse_award(a_ns or "A="), parse_award(a_ew or "A=")))
     s_ns, art_ns = cell(d.get("Score_NS", "-"))
     s_ew, _ = cell(d.get("Score_EW", "-"))
     if art_ns:
         if s_ns is None:
             raise ScoreTableError(f"board {board}: an assigned score without a value")
-        return BoardResult(board, ns, ew, assigned=(int(s_ns), -int(s_ew) if s_ew is not None else int(s_ns)), **common)
+        return result(assigned=(int(s_ns), -int(s_ew) if s_ew is not None else int(s_ns)))
     contract, _ = cell(d.get("Contract", "-"))
     if contract is None or s_ns is None:
         raise ScoreTableError(f"board {board}: row {d} has neither a result nor an adjusted score")
     declarer, _ = cell(d.get("Declarer", "-"))
-    result, _ = cell(d.get("Result", "-"))
-    return BoardResult(board, ns, ew, contract="PASS" if contract.upper().startswith("PASS") else contract,
-                       declarer=declarer, tricks=int(result) if result else None, score_ns=int(s_ns), **common)
+    tricks, _ = cell(d.get("Result", "-"))
+    return result(contract="PASS" if contract.upper().startswith("PASS") else contract,
+                  declarer=declarer, tricks=int(tricks) if tricks else None, score_ns=int(s_ns))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from .scoring import ARTIFICIAL_IMPS, ARTIFICIAL_PERCENT, Artificial, Award
+from .scoring import Award, LineScore, award_imps, award_percent
 from .session import BoardResult, Scoring, Session
 
 __all__ = ["usebio_xml", "USEBIO_DOCTYPE"]
@@ -50,10 +50,7 @@ def _date(d: str | None) -> str | None:
 
 
 def _award_value(a: Award, imps: bool) -> str:
-    if isinstance(a, Artificial):
-        v = ARTIFICIAL_IMPS[a] if imps else ARTIFICIAL_PERCENT[a]
-    else:
-        v = float(a)
+    v = award_imps(a) if imps else award_percent(a)
     return f"{v:+g}" if imps else f"{v:g}"
 
 
@@ -138,10 +135,9 @@ def usebio_xml(session: Session, *, club_name: str | None = None, club_id: str |
                             continue
                         _line(be, r, ls, session, direction=("NS" if r.ns == m["team"] else "EW"))
         else:
-            for b in session.boards(sec.id):
-                tr = session.traveller(b, sec.id)
+            for tr in session.travellers(sec.id):
                 be = _el(se, "BOARD")
-                _el(be, "BOARD_NUMBER", b)
+                _el(be, "BOARD_NUMBER", tr.board)
                 for r, ls in zip(tr.results, tr.scores):
                     _line(be, r, ls, session)
     ET.indent(root, "  ")
@@ -149,7 +145,7 @@ def usebio_xml(session: Session, *, club_name: str | None = None, club_id: str |
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + USEBIO_DOCTYPE + "\n" + body + "\n").encode("utf-8")
 
 
-def _line(board_el: ET.Element, r: BoardResult, ls, session: Session, direction: str | None = None) -> None:
+def _line(board_el: ET.Element, r: BoardResult, ls: LineScore, session: Session, direction: str | None = None) -> None:
     imps = session.scoring not in (Scoring.MATCHPOINTS, Scoring.TOTAL_POINTS)
     tl = _el(board_el, "TRAVELLER_LINE")
     if direction:

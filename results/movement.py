@@ -59,6 +59,13 @@ class Sitting:
         """Whether no board is played here (an empty seat: a sit-out or a phantom)."""
         return self.ns is None or self.ew is None
 
+    @property
+    def pairs(self) -> tuple[int, int]:
+        """``(ns, ew)`` of a table that plays (:class:`MovementError` for a sit-out)."""
+        if self.ns is None or self.ew is None:
+            raise MovementError(f"table {self.table} round {self.round} is a sit-out")
+        return self.ns, self.ew
+
     def opponent_of(self, entrant: int) -> int | None:
         if entrant == self.ns:
             return self.ew
@@ -77,8 +84,8 @@ class Movement:
     one_field: bool = True               # pairs ranked in one field (Howell, arrow-switched Mitchell)
     shared_boards: bool = False          # boards may be at two tables in one round (relay, teams)
     stationary_ns: frozenset[int] = frozenset()   # Mitchell: the North-South pair numbers
-    _at: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    _where: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _at: dict[tuple[int, int], Sitting] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _where: dict[tuple[int, int], list[Sitting]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sittings", tuple(sorted(self.sittings, key=lambda s: (s.round, s.table))))
@@ -165,8 +172,9 @@ class Movement:
         """Every way the table of rounds is not a playable movement (empty list: it is)."""
         out: list[str] = []
         seen_tr: set[tuple[int, int]] = set()
-        played: dict[tuple, int] = {}            # (entrant[, direction], board) -> round first played
-        per_round: dict[tuple[int, int], int] = {}
+        # (entrant[, direction], board) -> round first played
+        played: dict[tuple[int, int] | tuple[int, str, int], int] = {}
+        per_round: dict[tuple[int, int] | tuple[int, str, int], int] = {}
         board_at: dict[tuple[int, int], int] = {}
         for s in self.sittings:
             if (s.table, s.round) in seen_tr:
@@ -198,11 +206,11 @@ class Movement:
                     board_at[(b, s.round)] = s.table
         return out
 
-    def meetings(self) -> dict[frozenset, int]:
+    def meetings(self) -> dict[frozenset[int], int]:
         """How many rounds each pair of entrants faced each other."""
-        out: dict[frozenset, int] = {}
+        out: dict[frozenset[int], int] = {}
         for s in self.sittings:
-            if not s.sit_out:
+            if s.ns is not None and s.ew is not None:          # not a sit-out
                 k = frozenset((s.ns, s.ew))
                 out[k] = out.get(k, 0) + 1
         return out
@@ -240,7 +248,8 @@ class Movement:
                 if m:
                     meta[m.group(1).lower()] = m.group(2).strip()
                 continue
-            parts = line.split() if "\t" not in line and line.count(",") < 4 else re.split(r"\s*[\t;]\s*|\s*,\s*(?=\S)", line)
+            plain = "\t" not in line and line.count(",") < 4
+            parts = line.split() if plain else re.split(r"\s*[\t;]\s*|\s*,\s*(?=\S)", line)
             if len(parts) not in (5, 6):
                 raise MovementError(f"line {n}: expected 'table round ns ew boards [set]', got {raw!r}")
             try:
@@ -272,7 +281,7 @@ def _boards_text(boards: Sequence[int]) -> str:
         return "-"
     runs: list[str] = []
     start = prev = boards[0]
-    for b in list(boards[1:]) + [None]:  # type: ignore[list-item]
+    for b in [*boards[1:], None]:
         if b is not None and b == prev + 1:
             prev = b
             continue
@@ -342,9 +351,8 @@ def mitchell(tables: int, rounds: int | None = None, boards_per_round: int = 2, 
             ns_pair, ew_pair = tab, t + ew_start
             bset = ((pos[tab] + r - 1) % n_sets) + 1
             ns_, ew_ = (ew_pair, ns_pair) if r in switch else (ns_pair, ew_pair)
-            ns_ = None if ns_ in gone else ns_
-            ew_ = None if ew_ in gone else ew_
-            sittings.append(Sitting(tab, r, ns_, ew_, board_range(bset, boards_per_round, first_board), bset))
+            sittings.append(Sitting(tab, r, None if ns_ in gone else ns_, None if ew_ in gone else ew_,
+                                    board_range(bset, boards_per_round, first_board), bset))
     label = name or f"Mitchell {t} tables" + (" (relay & bye stand)" if relay else " (skip)" if not odd else "")
     return Movement(label, tuple(sittings), kind="mitchell", one_field=bool(switch), shared_boards=relay,
                     stationary_ns=frozenset(range(1, t + 1)))
@@ -451,9 +459,8 @@ def howell(pairs: int, boards_per_round: int = 2, *, first_board: int = 1, name:
         for k, (a, b) in enumerate(games):
             bset = (r + adder[k]) % m + 1
             ns, ew = (a, b) if k == 0 or (r + k) % 2 == 0 else (b, a)
-            ns = None if ns == phantom else ns
-            ew = None if ew == phantom else ew
-            sittings.append(Sitting(k + 1, r + 1, ns, ew, board_range(bset, boards_per_round, first_board), bset))
+            sittings.append(Sitting(k + 1, r + 1, None if ns == phantom else ns, None if ew == phantom else ew,
+                                    board_range(bset, boards_per_round, first_board), bset))
     shared = len(set(adder)) < len(adder)
     return Movement(name or f"Howell {pairs} pairs", tuple(sittings), kind="howell", one_field=True,
                     shared_boards=shared)

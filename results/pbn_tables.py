@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
 from .errors import ScoreTableError
 
@@ -148,8 +148,8 @@ def _strip_comments(text: str) -> str:
     return "".join(out)
 
 
-def _load(src: str | os.PathLike | IO) -> str:
-    if isinstance(src, (str, os.PathLike)) and (isinstance(src, os.PathLike) or "\n" not in src and os.path.exists(src)):
+def _load(src: str | os.PathLike[str] | IO[Any]) -> str:
+    if isinstance(src, os.PathLike) or isinstance(src, str) and "\n" not in src and os.path.exists(src):
         with open(src, "rb") as f:
             data = f.read()
     elif isinstance(src, str):
@@ -164,7 +164,7 @@ def _load(src: str | os.PathLike | IO) -> str:
         return data.decode("latin-1")
 
 
-def read_tables(src: str | os.PathLike | IO) -> list[TableGame]:
+def read_tables(src: str | os.PathLike[str] | IO[Any]) -> list[TableGame]:
     """Every game of a PBN file (a path, a stream, or the text itself) with its tags and tables."""
     text = _load(src).lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     text = "\n".join("" if ln.startswith("%") else ln for ln in text.split("\n"))

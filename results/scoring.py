@@ -32,11 +32,10 @@ Conventions (the laws leave them to regulation, Law 78D; each is a parameter whe
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
-from typing import Union
 
 from table.scoring import imps, neuberg
 
@@ -45,7 +44,7 @@ from .errors import ResultsError
 __all__ = ["Artificial", "Award", "Line", "LineScore", "ARTIFICIAL_PERCENT", "ARTIFICIAL_IMPS",
            "matchpoint_board", "cross_imps_board", "butler_board", "butler_datum", "round_datum",
            "team_board_imps", "knockout_average", "wbf_vp", "total_points", "percent_of_field", "parse_award",
-           "award_text"]
+           "award_text", "award_percent", "award_imps", "percent_to_imps", "award_from_percent"]
 
 
 class Artificial(StrEnum):
@@ -62,11 +61,13 @@ ARTIFICIAL_IMPS = {Artificial.PLUS: 3.0, Artificial.AVERAGE: 0.0, Artificial.MIN
 
 #: An artificial award: one of the three, or an explicit value (a percentage in matchpoint scoring,
 #: IMPs in IMP scoring) that the director gives.
-Award = Union[Artificial, float]
+Award = Artificial | float
 
 
 def parse_award(text: str) -> Award:
     """``"A+"``, ``"A="``/``"A"``, ``"A-"``, or a number (``"60"``, ``"-3"``)."""
+    if not isinstance(text, str):
+        raise ResultsError(f"not an artificial award: {text!r} (A+, A=, A- or a number)")
     t = text.strip().upper()
     if t in ("A", "A=", "AVE", "AVG"):
         return Artificial.AVERAGE
@@ -75,9 +76,49 @@ def parse_award(text: str) -> Award:
     if t in ("A-", "AVE-", "AVG-"):
         return Artificial.MINUS
     try:
-        return float(t)
+        value = float(t)
     except ValueError:
         raise ResultsError(f"not an artificial award: {text!r} (A+, A=, A- or a number)") from None
+    if not math.isfinite(value):
+        raise ResultsError(f"not an artificial award: {text!r} (a number must be finite)")
+    return value
+
+
+def award_percent(award: Award, table: Mapping[Artificial, float] | None = None) -> float:
+    """An award as a percentage of the top in matchpoint scoring (Law 12C1): 60 / 50 / 40 for average
+    plus / average / average minus (or ``table``'s), an explicit value as it is."""
+    if isinstance(award, Artificial):
+        return (table or ARTIFICIAL_PERCENT)[award]
+    return float(award)
+
+
+def award_imps(award: Award, table: Mapping[Artificial, float] | None = None) -> float:
+    """An award in IMPs (Law 86A): +3 / 0 / -3 (or ``table``'s), an explicit value as it is."""
+    if isinstance(award, Artificial):
+        return (table or ARTIFICIAL_IMPS)[award]
+    return float(award)
+
+
+def percent_to_imps(percent: float) -> float:
+    """A percentage award in IMPs, on the line through average (50 %, 0 IMPs) and average plus (60 %,
+    +3 IMPs, Law 86A), to two decimals: 70 % -> +6, 45 % -> -1.5."""
+    plus = Artificial.PLUS
+    per_percent = ARTIFICIAL_IMPS[plus] / (ARTIFICIAL_PERCENT[plus] - ARTIFICIAL_PERCENT[Artificial.AVERAGE])
+    return round((percent - ARTIFICIAL_PERCENT[Artificial.AVERAGE]) * per_percent, 2)
+
+
+def award_from_percent(percent: float, *, imps: bool) -> Award:
+    """A director's award given as a percentage of the top, in the session's unit: exactly 60, 50 or 40 is
+    average plus, average or average minus (scored by the session's own rules, Law 88 included); any
+    other percentage stays a percentage in matchpoint scoring and becomes :func:`percent_to_imps` in IMP
+    scoring."""
+    value = float(percent)
+    if not 0.0 <= value <= 100.0:
+        raise ResultsError(f"an award percentage is 0..100, not {percent!r}")
+    for award, pct in ARTIFICIAL_PERCENT.items():
+        if value == pct:
+            return award
+    return percent_to_imps(value) if imps else value
 
 
 def award_text(award: Award) -> str:
@@ -111,6 +152,20 @@ class Line:
     @property
     def artificial(self) -> bool:
         return self.art_ns is not None or self.art_ew is not None
+
+    @property
+    def views(self) -> tuple[int, int]:
+        """``(ns_view, ew_view)`` of a scored line."""
+        if self.ns_view is None or self.ew_view is None:
+            raise ResultsError("an artificial line has no score")
+        return self.ns_view, self.ew_view
+
+    @property
+    def awards(self) -> tuple[Award, Award]:
+        """``(art_ns, art_ew)`` of an artificial line."""
+        if self.art_ns is None or self.art_ew is None:
+            raise ResultsError("a scored line has no artificial awards")
+        return self.art_ns, self.art_ew
 
     @property
     def split(self) -> bool:
@@ -152,7 +207,7 @@ def _groups(lines: Sequence[Line]) -> dict[Hashable, list[int]]:
 
 
 def matchpoint_board(lines: Sequence[Line], *, n_max: int | None = None, factor: bool = True,
-                     artificial_percent: dict | None = None) -> list[LineScore]:
+                     artificial_percent: Mapping[Artificial, float] | None = None) -> list[LineScore]:
     """Matchpoints for every line of one board (Law 78A), in the lines' order.
 
     With ``factor`` (the default) every group's scores are Neuberg-factored to ``N`` = ``n_max`` or the
@@ -160,7 +215,6 @@ def matchpoint_board(lines: Sequence[Line], *, n_max: int | None = None, factor:
     unchanged; without it, each group is scored on its own top and ``N`` is the group size."""
     if not lines:
         return []
-    percent = artificial_percent or ARTIFICIAL_PERCENT
     total = n_max if n_max is not None else len(lines)
     if total < len(lines):
         raise ResultsError(f"n_max {n_max} is less than the {len(lines)} lines on the board")
@@ -170,28 +224,24 @@ def matchpoint_board(lines: Sequence[Line], *, n_max: int | None = None, factor:
         big_n = total if factor else n
         top = 2.0 * (big_n - 1)
         for i in members:
-            li = lines[i]
+            i_ns, i_ew = lines[i].views
             ns = ew = 0.0
             for j in members:
                 if j == i:
                     continue
-                lj = lines[j]
-                ns += (_cmp(li.ns_view, lj.ns_view) + _cmp(li.ns_view, lj.ew_view)) / 2
-                ew += (_cmp(-li.ew_view, -lj.ns_view) + _cmp(-li.ew_view, -lj.ew_view)) / 2
+                j_ns, j_ew = lines[j].views
+                ns += (_cmp(i_ns, j_ns) + _cmp(i_ns, j_ew)) / 2
+                ew += (_cmp(-i_ew, -j_ns) + _cmp(-i_ew, -j_ew)) / 2
             if factor and n != big_n:
                 ns, ew = neuberg(ns, n, big_n), neuberg(ew, n, big_n)
             out[i] = LineScore(ns, ew, top)
     top_all = 2.0 * (total - 1)
     for i, ln in enumerate(lines):
         if ln.artificial:
-            out[i] = LineScore(_artificial_mp_pct(ln.art_ns, top_all, percent),
-                               _artificial_mp_pct(ln.art_ew, top_all, percent), top_all)
+            art_ns, art_ew = ln.awards
+            out[i] = LineScore(top_all * award_percent(art_ns, artificial_percent) / 100.0,
+                               top_all * award_percent(art_ew, artificial_percent) / 100.0, top_all)
     return out  # type: ignore[return-value]
-
-
-def _artificial_mp_pct(award: Award, top: float, percent: dict) -> float:
-    pct = percent[award] if isinstance(award, Artificial) else float(award)
-    return top * pct / 100.0
 
 
 def percent_of_field(mp: float, n_results: int) -> float:
@@ -204,14 +254,8 @@ def percent_of_field(mp: float, n_results: int) -> float:
     return 100.0 * (mp + 1) / (2 * n_results)
 
 
-def _art_imps(award: Award, table: dict | None = None) -> float:
-    if isinstance(award, Artificial):
-        return (table or ARTIFICIAL_IMPS)[award]
-    return float(award)
-
-
 def cross_imps_board(lines: Sequence[Line], *, average: bool = True, artificial_in_field: str = "exclude",
-                     artificial_imps: dict | None = None) -> list[LineScore]:
+                     artificial_imps: Mapping[Artificial, float] | None = None) -> list[LineScore]:
     """Cross-IMPs: each line IMPed against every other line of its group (Law 78B), summed, and
     divided by the number of comparisons when ``average``. ``artificial_in_field`` is ``"exclude"``
     (artificial lines are not compared with) or ``"mirror"`` (see the module notes)."""
@@ -224,22 +268,24 @@ def cross_imps_board(lines: Sequence[Line], *, average: bool = True, artificial_
             if artificial_in_field == "mirror" else []
         comparisons = len(members) - 1 + len(others_art)
         for i in members:
-            li = lines[i]
+            i_ns, i_ew = lines[i].views
             ns = ew = 0.0
             for j in members:
                 if j == i:
                     continue
-                lj = lines[j]
-                ns += (imps(li.ns_view - lj.ns_view) + imps(li.ns_view - lj.ew_view)) / 2
-                ew += (imps(lj.ns_view - li.ew_view) + imps(lj.ew_view - li.ew_view)) / 2
+                j_ns, j_ew = lines[j].views
+                ns += (imps(i_ns - j_ns) + imps(i_ns - j_ew)) / 2
+                ew += (imps(j_ns - i_ew) + imps(j_ew - i_ew)) / 2
             for j in others_art:
-                ns -= _art_imps(lines[j].art_ns, artificial_imps)
-                ew -= _art_imps(lines[j].art_ew, artificial_imps)
+                art_ns, art_ew = lines[j].awards
+                ns -= award_imps(art_ns, artificial_imps)
+                ew -= award_imps(art_ew, artificial_imps)
             if average and comparisons:
                 ns, ew = ns / comparisons, ew / comparisons
             out[i] = LineScore(ns, ew)
     for i in arts:
-        out[i] = LineScore(_art_imps(lines[i].art_ns, artificial_imps), _art_imps(lines[i].art_ew, artificial_imps))
+        art_ns, art_ew = lines[i].awards
+        out[i] = LineScore(award_imps(art_ns, artificial_imps), award_imps(art_ew, artificial_imps))
     return out  # type: ignore[return-value]
 
 
@@ -261,7 +307,7 @@ def butler_datum(scores: Sequence[float], *, trim: int = 1, step: int = 10) -> i
 
 
 def butler_board(lines: Sequence[Line], *, trim: int = 1, step: int = 10,
-                 artificial_imps: dict | None = None) -> list[LineScore]:
+                 artificial_imps: Mapping[Artificial, float] | None = None) -> list[LineScore]:
     """Butler IMPs: each line IMPed against its group's datum (:func:`butler_datum`). A split line
     counts both its scores, half weight each, in the datum."""
     out: list[LineScore | None] = [None] * len(lines)
@@ -274,10 +320,10 @@ def butler_board(lines: Sequence[Line], *, trim: int = 1, step: int = 10,
         d = butler_datum(pool, trim=2 * trim, step=step) if trim else butler_datum(pool, trim=0, step=step)
         for i in members:
             ln = lines[i]
-            out[i] = LineScore(float(imps(ln.ns_view - d)), float(imps(d - ln.ew_view)), datum=d)
+            out[i] = LineScore(float(imps(ln.views[0] - d)), float(imps(d - ln.views[1])), datum=d)
     for i, ln in enumerate(lines):
         if ln.artificial:
-            out[i] = LineScore(_art_imps(ln.art_ns, artificial_imps), _art_imps(ln.art_ew, artificial_imps))
+            out[i] = LineScore(award_imps(ln.awards[0], artificial_imps), award_imps(ln.awards[1], artificial_imps))
     return out  # type: ignore[return-value]
 
 
@@ -313,5 +359,5 @@ def wbf_vp(imp_margin: float, boards: int, *, scale: int = 20) -> tuple[float, f
     m = abs(imp_margin)
     w = min(20.0, 10 + 10 * (1 - _TAU ** (3 * m / blitz)) / (1 - _TAU ** 3))
     w = float(Decimal(repr(w)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
-    w, l = (w, round(20 - w, 2)) if imp_margin >= 0 else (round(20 - w, 2), w)
-    return (w * scale / 20, l * scale / 20)
+    w, lose = (w, round(20 - w, 2)) if imp_margin >= 0 else (round(20 - w, 2), w)
+    return (w * scale / 20, lose * scale / 20)

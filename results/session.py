@@ -30,9 +30,10 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any, NotRequired, TypedDict
 
 from table.board import Vulnerability, vulnerability_for
-from table.scoring import parse_contract, score_ns
+from table.scoring import imps, parse_contract, score_ns
 
 from .errors import ResultEntryError, ResultsError
 from .movement import Movement
@@ -42,13 +43,14 @@ from .scoring import (
     Award,
     Line,
     LineScore,
+    award_imps,
     butler_board,
     cross_imps_board,
     matchpoint_board,
     wbf_vp,
 )
 
-__all__ = ["Scoring", "Entrant", "BoardResult", "Section", "Session", "Traveller", "RankRow", "Update"]
+__all__ = ["Scoring", "Entrant", "BoardResult", "Section", "Session", "Traveller", "RankRow", "Update", "Match"]
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +108,7 @@ class BoardResult:
 
     @classmethod
     def played(cls, board: int, ns: int, ew: int, contract: str, declarer: str | None = None,
-               tricks: int | None = None, *, vulnerability: Vulnerability | None = None, **kw) -> BoardResult:
+               tricks: int | None = None, *, vulnerability: Vulnerability | None = None, **kw: Any) -> BoardResult:
         """A table result; the score comes from the contract (Law 77). ``contract`` ``"PASS"`` for a
         passed-out board (0); vulnerability defaults from the board number (Law 2)."""
         c = parse_contract(contract, declarer)
@@ -159,6 +161,19 @@ class RankRow:
     @property
     def place_text(self) -> str:
         return f"{self.place}=" if self.tied else str(self.place)
+
+
+class Match(TypedDict):
+    """A teams match: the teams, its boards, how many are scored, the IMPs each team won, VPs with ``vp``."""
+    round: int
+    team: int
+    opponent: int
+    boards: list[int]
+    boards_scored: int
+    imps: float
+    opponent_imps: float
+    vp: NotRequired[float]
+    opponent_vp: NotRequired[float]
 
 
 @dataclass(frozen=True)
@@ -254,7 +269,8 @@ class Session:
             if result.table is not None and result.table != sitting.table or \
                     result.round is not None and result.round != sitting.round:
                 raise ResultEntryError(f"board {result.board}: the movement puts {result.ns} v {result.ew} at table "
-                                       f"{sitting.table} round {sitting.round}, not table {result.table} round {result.round}")
+                                       f"{sitting.table} round {sitting.round}, "
+                                       f"not table {result.table} round {result.round}")
             if result.table is None or result.round is None:
                 result = replace(result, table=sitting.table, round=sitting.round)
         action = "replaced" if result.key in sec.results else "added"
@@ -293,7 +309,7 @@ class Session:
     def _rescore(self, sec: Section, board: int) -> None:
         results = sorted((r for r in sec.results.values() if r.board == board),
                          key=lambda r: (r.round or 0, r.table or 0, r.ns, r.ew))
-        for e, boards in sec.board_scores.items():
+        for boards in sec.board_scores.values():
             boards.pop(board, None)
         if not results:
             sec.travellers.pop(board, None)
@@ -315,7 +331,7 @@ class Session:
         elif self.scoring is Scoring.BUTLER:
             scores = butler_board(lines, trim=self.butler_trim)
         else:
-            scores = [LineScore(float(ln.ns_view), float(-ln.ew_view)) if not ln.artificial else LineScore(0.0, 0.0)
+            scores = [LineScore(float(ln.views[0]), float(-ln.views[1])) if not ln.artificial else LineScore(0.0, 0.0)
                       for ln in lines]
         sec.travellers[board] = Traveller(board, results, scores, top)
         for r, s in zip(results, scores):
@@ -344,6 +360,11 @@ class Session:
 
     def boards(self, section: str | None = None) -> list[int]:
         return sorted(self.section(section).travellers)
+
+    def travellers(self, section: str | None = None) -> list[Traveller]:
+        """The section's travellers in board order."""
+        sec = self.section(section)
+        return [sec.travellers[b] for b in sorted(sec.travellers)]
 
     # ------------------------------------------------------------------------- ranking
     def ranking(self, section: str | None = None) -> list[RankRow]:
@@ -379,25 +400,27 @@ class Session:
             top += t
         return total, top
 
-    def matches(self, section: str | None = None) -> list[dict]:
-        """Teams: one dict per match (teams, boards scored, the IMPs each team won, VPs when ``vp``)."""
+    def matches(self, section: str | None = None) -> list[Match]:
+        """Teams: one :class:`Match` per match of the movement."""
         sec = self.section(section)
         mv = sec.movement
-        out = []
-        seen = set()
+        out: list[Match] = []
+        seen: set[tuple[int, frozenset[int]]] = set()
         for s in mv.sittings:
-            key = (s.round, frozenset((s.ns, s.ew)))
-            if s.sit_out or key in seen:
+            a, b = s.ns, s.ew
+            if a is None or b is None:             # a sit-out
+                continue
+            key = (s.round, frozenset((a, b)))
+            if key in seen:
                 continue
             seen.add(key)
-            a, b = s.ns, s.ew
             # a board's team IMPs are signed (+10 to the winner, -10 to the loser): a match shows the IMPs
             # each team won (10-0), so the margin counts the board once
             ia = sum(max(0.0, sec.board_scores.get(a, {}).get(bd, (0.0,))[0]) for bd in s.boards)
             ib = sum(max(0.0, sec.board_scores.get(b, {}).get(bd, (0.0,))[0]) for bd in s.boards)
             done = sum(1 for bd in s.boards if bd in sec.board_scores.get(a, {}))
-            m = {"round": s.round, "team": a, "opponent": b, "boards": list(s.boards), "boards_scored": done,
-                 "imps": ia, "opponent_imps": ib}
+            m: Match = {"round": s.round, "team": a, "opponent": b, "boards": list(s.boards), "boards_scored": done,
+                        "imps": ia, "opponent_imps": ib}
             if self.vp:
                 m["vp"], m["opponent_vp"] = wbf_vp(ia - ib, len(s.boards))
             out.append(m)
@@ -423,22 +446,17 @@ class Session:
 
 def _team_imps(here: BoardResult, there: BoardResult, knockout: bool) -> tuple[float, float]:
     """IMPs for the team NS at ``here`` and the team EW at ``here`` (who is NS ``there``)."""
-    from table.scoring import imps
-
-    from .scoring import ARTIFICIAL_IMPS
     if here.artificial or there.artificial:
         def award(r: BoardResult, side: int) -> float:
-            if not r.artificial:
-                return 0.0
-            a = r.artificial[side]
-            return ARTIFICIAL_IMPS[a] if isinstance(a, Artificial) else float(a)
+            return award_imps(r.artificial[side]) if r.artificial else 0.0
         # each team's award: from whichever room carries one (both rooms: the sum)
         return award(here, 0) + award(there, 1), award(here, 1) + award(there, 0)
     if here.group != there.group:
         return 0.0, 0.0                           # fouled: the rooms did not play the same board
-    h, t = here.line(), there.line()
-    ns_team = float(imps(h.ns_view - t.ew_view))     # NS here is EW there, judged on there's EW view
-    ew_team = float(imps(t.ns_view - h.ew_view))
+    h_ns, h_ew = here.line().views
+    t_ns, t_ew = there.line().views
+    ns_team = float(imps(h_ns - t_ew))     # NS here is EW there, judged on there's EW view
+    ew_team = float(imps(t_ns - h_ew))
     if knockout and ns_team != -ew_team:
         avg = (ns_team - ew_team) / 2
         return avg, -avg

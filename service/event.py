@@ -46,7 +46,7 @@ from results import (
     round_robin_teams,
     teams_match,
 )
-from results.scoring import Artificial
+from results.scoring import Award, award_from_percent
 from table.events import TableEvent
 
 from .club import Club, Rejected
@@ -75,7 +75,6 @@ LAW15 = ("Law 15: a board not designated for this round. If no player has played
          "normally lets the score stand and may have the pairs play the right board later; a board a player has "
          "already played is not scored again (adjusted score).")
 MAX_ALERTS = 200
-ARTIFICIAL_BY_PERCENT = {60.0: Artificial.PLUS, 50.0: Artificial.AVERAGE, 40.0: Artificial.MINUS}
 
 
 # ---------------------------------------------------------------------------------------------- configuration
@@ -317,11 +316,8 @@ class LiveEvent:
         return row
 
     # ------------------------------------------------------------------ results into the session
-    def _award(self, pct: Any) -> Any:
-        v = float(pct)
-        if v in ARTIFICIAL_BY_PERCENT:
-            return ARTIFICIAL_BY_PERCENT[v]
-        return v if self.session.scoring.value == "MP" else round((v - 50.0) * 0.3, 2)   # 60 % ~ +3 IMPs
+    def _award(self, pct: Any) -> Award:
+        return award_from_percent(float(pct), imps=self.session.scoring.value != "MP")
 
     def _result(self, rt: TableRuntime, n: int) -> BoardResult | None:
         rec = rt.boards.get(n)

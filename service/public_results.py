@@ -17,13 +17,75 @@ JSON the page shows; it reads only the results of those boards.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import AbstractSet, Any
+from collections.abc import Set as AbstractSet
+from types import MappingProxyType
+from typing import Any, TypedDict
 
-from results import Movement, Section, Session
-from results.scoring import Artificial, award_text
+from results import BoardResult, Movement, RankRow, Section, Session
+from results.scoring import LineScore, award_text
 
 Schedule = Mapping[int, AbstractSet[str]]
 Boards = Mapping[str, AbstractSet[int]]
+NO_BOARDS: Boards = MappingProxyType({})
+
+
+class TravellerRow(TypedDict, total=False):
+    """One result of a board on the page (``law`` only on an adjusted score)."""
+    section: str
+    table: str
+    movement_table: int | None
+    round: int | None
+    ns: int
+    ns_label: str
+    ns_names: str
+    ew: int
+    ew_label: str
+    ew_names: str
+    contract: str | None
+    declarer: str | None
+    tricks: int | None
+    result: str | None
+    lead: str | None
+    score_ns: int | None
+    adjusted: str | None
+    law: str
+    ns_value: float | None
+    ew_value: float | None
+    ns_percent: float | None
+    ew_percent: float | None
+    datum: int | None
+
+
+class SectionTraveller(TypedDict):
+    section: str
+    rows: list[TravellerRow]
+
+
+class BoardEntry(TypedDict, total=False):
+    """A board on the page: its travellers when visible, else why it is hidden."""
+    board: int
+    visible: bool
+    tables: int
+    played: int
+    travellers: list[SectionTraveller]
+    reason: str
+
+
+class SectionRanking(TypedDict):
+    section: str
+    rows: list[RankingRow]
+
+
+class RankingRow(TypedDict):
+    place: str
+    entrant: int
+    label: str
+    names: str
+    score: float | None
+    total: float | None
+    top: float | None
+    boards: int
+    field: str
 
 UNITS = {"MP": "%", "XIMP": "IMPs", "BUTLER": "IMPs", "TP": "points", "IMP": "IMPs"}
 
@@ -55,8 +117,8 @@ def tables_needed(board: int, schedule: Schedule, started: Boards) -> set[str]:
     return set(schedule.get(board, ())) | {t for t, bs in started.items() if board in bs}
 
 
-def public_boards(schedule: Schedule, completed: Boards, started: Boards = {}, released: AbstractSet[int] = frozenset(),
-                  policy: str = "all_tables") -> set[int]:
+def public_boards(schedule: Schedule, completed: Boards, started: Boards = NO_BOARDS,
+                  released: AbstractSet[int] = frozenset(), policy: str = "all_tables") -> set[int]:
     """Boards whose results everyone may see: released by the director, or (unless the regulation leaves
     release to the director alone, ``policy == "director"``) completed at every table that plays it."""
     out = set(released)
@@ -69,14 +131,14 @@ def public_boards(schedule: Schedule, completed: Boards, started: Boards = {}, r
     return out
 
 
-def still_to_play(table: str, schedule: Schedule, completed: Boards, started: Boards = {}) -> set[int]:
+def still_to_play(table: str, schedule: Schedule, completed: Boards, started: Boards = NO_BOARDS) -> set[int]:
     """The boards ``table`` has not completed that the movement schedules there or that it has started."""
     mine = {b for b, ts in schedule.items() if table in ts} | set(started.get(table, ()))
     return mine - set(completed.get(table, ()))
 
 
 def visible_boards(table: str | None, public: AbstractSet[int], schedule: Schedule, completed: Boards,
-                   started: Boards = {}) -> set[int]:
+                   started: Boards = NO_BOARDS) -> set[int]:
     """What a page may show: the public boards; for a table's own view (``table`` given) less every board
     that table still has to play — the table-specific rule wins over any release."""
     if table is None:
@@ -105,10 +167,6 @@ def _result_text(contract: str | None, tricks: int | None) -> str | None:
     return "=" if diff == 0 else f"{diff:+d}"
 
 
-def _award(a: Any) -> str:
-    return award_text(a) if isinstance(a, Artificial) else award_text(float(a))
-
-
 def _names(sec: Section, number: int) -> str:
     d = sec.entrant(number).display
     return "" if d == str(number) else d
@@ -118,48 +176,53 @@ def _num(v: float | None) -> float | None:
     return None if v is None else round(float(v), 2)
 
 
-def traveller_rows(session: Session, section: str, board: int, table_ids: Mapping[tuple[str, int], str]) -> list[dict[str, Any]]:
+def traveller_rows(session: Session, section: str, board: int,
+                   table_ids: Mapping[tuple[str, int], str]) -> list[TravellerRow]:
     """One row per result of ``board`` in ``section``: who, the contract, the score and what it earned."""
     tr = session.traveller(board, section)
     if tr is None:
         return []
     sec = session.section(section)
+    return [_traveller_row(sec, r, sc, table_ids) for r, sc in zip(tr.results, tr.scores)]
+
+
+def _traveller_row(sec: Section, r: BoardResult, sc: LineScore,
+                   table_ids: Mapping[tuple[str, int], str]) -> TravellerRow:
     mv = sec.movement
-    rows = []
-    for r, sc in zip(tr.results, tr.scores):
-        row: dict[str, Any] = {
-            "section": section, "table": table_ids.get((section, r.table or 0), str(r.table)),
-            "movement_table": r.table, "round": r.round,
-            "ns": r.ns, "ns_label": mv.label(r.ns), "ns_names": _names(sec, r.ns),
-            "ew": r.ew, "ew_label": mv.label(r.ew), "ew_names": _names(sec, r.ew),
-            "contract": r.contract, "declarer": r.declarer, "tricks": r.tricks,
-            "result": _result_text(r.contract, r.tricks), "lead": r.lead,
-            "score_ns": r.score_ns if r.score_ns is not None else (r.assigned[0] if r.assigned else None),
-            "adjusted": None, "ns_value": _num(sc.ns), "ew_value": _num(sc.ew),
-            "ns_percent": _num(sc.ns_percent), "ew_percent": _num(sc.ew_percent), "datum": sc.datum,
-        }
-        if r.artificial:
-            row["adjusted"] = f"{_award(r.artificial[0])}/{_award(r.artificial[1])}"
-            row["law"] = "12C1"
-        elif r.assigned:
-            row["adjusted"] = "assigned" if r.assigned[0] == r.assigned[1] else f"assigned {r.assigned[0]}/{r.assigned[1]}"
-            row["law"] = "12C2"
-        rows.append(row)
-    return rows
+    row: TravellerRow = {
+        "section": sec.id, "table": table_ids.get((sec.id, r.table or 0), str(r.table)),
+        "movement_table": r.table, "round": r.round,
+        "ns": r.ns, "ns_label": mv.label(r.ns), "ns_names": _names(sec, r.ns),
+        "ew": r.ew, "ew_label": mv.label(r.ew), "ew_names": _names(sec, r.ew),
+        "contract": r.contract, "declarer": r.declarer, "tricks": r.tricks,
+        "result": _result_text(r.contract, r.tricks), "lead": r.lead,
+        "score_ns": r.score_ns if r.score_ns is not None else (r.assigned[0] if r.assigned else None),
+        "adjusted": None, "ns_value": _num(sc.ns), "ew_value": _num(sc.ew),
+        "ns_percent": _num(sc.ns_percent), "ew_percent": _num(sc.ew_percent), "datum": sc.datum,
+    }
+    if r.artificial:
+        row["adjusted"] = f"{award_text(r.artificial[0])}/{award_text(r.artificial[1])}"
+        row["law"] = "12C1"
+    elif r.assigned:
+        ns_view, ew_view = r.assigned
+        row["adjusted"] = "assigned" if ns_view == ew_view else f"assigned {ns_view}/{ew_view}"
+        row["law"] = "12C2"
+    return row
 
 
-def ranking_rows(session: Session, section: str) -> list[dict[str, Any]]:
-    out = []
-    for r in session.ranking(section):
-        names = r.display if r.display != str(r.entrant) else ""
-        out.append({"place": r.place_text, "entrant": r.entrant, "label": r.label, "names": names,
-                    "score": _num(r.score), "total": _num(r.total), "top": _num(r.top), "boards": r.boards,
-                    "field": r.field})
-    return out
+def ranking_rows(session: Session, section: str) -> list[RankingRow]:
+    return [_ranking_row(r) for r in session.ranking(section)]
+
+
+def _ranking_row(r: RankRow) -> RankingRow:
+    return {"place": r.place_text, "entrant": r.entrant, "label": r.label,
+            "names": r.display if r.display != str(r.entrant) else "", "score": _num(r.score),
+            "total": _num(r.total), "top": _num(r.top), "boards": r.boards, "field": r.field}
 
 
 def results_payload(session: Session, visible: AbstractSet[int], *, schedule: Schedule, completed: Boards,
-                    started: Boards, table_ids: Mapping[tuple[str, int], str], reasons: Mapping[int, str] = {},
+                    started: Boards, table_ids: Mapping[tuple[str, int], str],
+                    reasons: Mapping[int, str] = MappingProxyType({}),
                     all_boards: Iterable[int] | None = None, scored: Session | None = None) -> dict[str, Any]:
     """The travellers of the ``visible`` boards and the rankings computed from them alone; every other board
     of the event is listed with how many of its tables have played it and why it is hidden (``reasons``:
@@ -172,18 +235,18 @@ def results_payload(session: Session, visible: AbstractSet[int], *, schedule: Sc
     else:
         sub = session_subset(session, visible)
     numbers = sorted(set(all_boards if all_boards is not None else schedule) | set(_boards_with_results(session)))
-    boards = []
+    boards: list[BoardEntry] = []
     for b in numbers:
         need = tables_needed(b, schedule, started)
-        entry: dict[str, Any] = {"board": b, "visible": b in visible, "tables": len(need),
-                                 "played": sum(1 for t in need if b in completed.get(t, ()))}
+        entry: BoardEntry = {"board": b, "visible": b in visible, "tables": len(need),
+                             "played": sum(1 for t in need if b in completed.get(t, ()))}
         if b in visible:
             entry["travellers"] = [{"section": sid, "rows": traveller_rows(sub, sid, b, table_ids)}
                                    for sid in session.sections]
         else:
             entry["reason"] = reasons.get(b, "waiting")
         boards.append(entry)
-    rankings = [{"section": sid, "rows": ranking_rows(sub, sid)} for sid in session.sections]
+    rankings: list[SectionRanking] = [{"section": sid, "rows": ranking_rows(sub, sid)} for sid in session.sections]
     return {"boards": boards, "rankings": rankings}
 
 

@@ -21,10 +21,12 @@ import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip
 
 from service.club import Club
-from service.event import CLUB, LiveEvent, build_movement
+from service.event import LiveEvent, build_movement
 from service.hub import Hub
-from service.journal import Journal
-from service.settings import ConfigError, MovementConfig, load_settings
+from service.journal import CLUB, Journal, Row, utcnow
+from service.results import AdjustmentError, adjustment, board_results
+from service.runtime import TableRuntime
+from service.settings import ConfigError, MovementConfig, Regulation, load_settings
 from service.testing import ServerProcess
 from service.visibility import DIRECTOR, SPECTATOR
 
@@ -39,8 +41,8 @@ CONFIG = {"tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
 
 def board_events(board: int, contract: str, declarer: str | None, tricks: int | None) -> list[dict[str, Any]]:
     """A whole board the quick way: the board, its contract, an accepted claim (table/machine.py)."""
-    out: list[dict[str, Any]] = [{"type": "board", "board": board},
-                                 {"type": "contract", "contract": contract, **({"declarer": declarer} if declarer else {})}]
+    call: dict[str, Any] = {"type": "contract", "contract": contract, **({"declarer": declarer} if declarer else {})}
+    out: list[dict[str, Any]] = [{"type": "board", "board": board}, call]
     if contract != "PASS":
         assert declarer is not None
         opponents = "EW" if declarer in "NS" else "NS"
@@ -63,7 +65,40 @@ def board_entry(view: dict[str, Any], n: int) -> dict[str, Any]:
 def scores(view: dict[str, Any], n: int) -> dict[str, Any]:
     """table -> score NS (or the adjustment) on board n, from a view that shows it."""
     b = board_entry(view, n)
-    return {r["table"]: r["adjusted"] if r.get("law") == "12C1" else r["score_ns"] for t in b["travellers"] for r in t["rows"]}
+    return {r["table"]: r["adjusted"] if r.get("law") == "12C1" else r["score_ns"]
+            for t in b["travellers"] for r in t["rows"]}
+
+
+# ---------------------------------------------------------------------------------------------- adjustments
+def test_an_artificial_adjustment_reads_the_awards_as_results_writes_them() -> None:
+    """Law 12C1 awards as ``results.scoring`` spells them (A+, A=, A-) or as A, or a percentage; journalled as
+    percentages of the top."""
+    for ns, ew, expected in (("A+", "A-", (60.0, 40.0)), ("A=", "A", (50.0, 50.0)), ("55", 45, (55.0, 45.0)),
+                             ("ave+", "avg-", (60.0, 40.0))):
+        adj = adjustment({"kind": "artificial", "ns": ns, "ew": ew}, "None")
+        assert adj["kind"] == "artificial" and (adj["ns"], adj["ew"]) == expected, (ns, ew, adj)
+    for bad in ("A*", "101", -1, "nan", "inf", [60], "", None):
+        with pytest.raises(AdjustmentError):
+            adjustment({"kind": "artificial", "ns": bad, "ew": "A"}, "None")
+    average = adjustment({"kind": "artificial"}, "None")                     # a side not given: average
+    assert average["kind"] == "artificial" and (average["ns"], average["ew"]) == (50.0, 50.0)
+
+
+def test_board_results_matchpoint_the_scored_tables() -> None:
+    """``GET /api/results``: complete and assigned scores matchpointed among themselves, an artificial
+    score at its percentages (in process, tables built from journal rows)."""
+    tables = []
+    for tid, (contract, declarer, tricks) in {"1": ("4S", "N", 10), "2": ("4S", "N", 11), "3": ("4S", "N", 10),
+                                              "4": ("3NT", "S", 9)}.items():
+        rt = TableRuntime(tid, Regulation())
+        for seq, body in enumerate(board_events(1, contract, declarer, tricks) + [{"type": "board", "board": 2}], 1):
+            rt.apply_row(Row(tid, seq, utcnow(), "director", "event", body))
+        tables.append(rt)
+    art = adjustment({"kind": "artificial", "ns": "A+", "ew": "A-"}, "None")
+    tables[3].apply_row(Row("4", 99, utcnow(), "director", "adjustment", {"board": 1, **art}))
+    got = {e["table"]: (e["score_ns"], e["ns_percent"], e["ew_percent"]) for e in board_results(1, tables)}
+    # 420, 450, 420 among themselves: 450 beats both (top 4: 100 %), each 420 ties one (25 %)
+    assert got == {"1": (420, 25.0, 75.0), "2": (450, 100.0, 0.0), "3": (420, 25.0, 75.0), "4": (400, 60.0, 40.0)}
 
 
 # ---------------------------------------------------------------------------------------------- configuration
@@ -87,7 +122,7 @@ def test_event_configuration_is_checked(tmp_path: Path) -> None:
     # a table of rounds from a file; and a TOML configuration
     rounds = tmp_path / "rounds.txt"
     rounds.write_text("# name: two tables\n1 1 1 2 1-2\n2 1 3 4 3-4\n1 2 1 4 5-6\n2 2 3 2 7,8\n")
-    mv = build_movement(MovementConfig(file=str(rounds)))
+    mv = build_movement(MovementConfig.model_validate({"file": str(rounds)}))
     assert mv.name == "two tables" and mv.expected_boards(2, 2) == (7, 8)
     toml = tmp_path / "club.toml"
     toml.write_text('[event]\nname = "Teams"\nscoring = "IMP"\nmovement = { kind = "teams", boards = 8, '
@@ -147,12 +182,13 @@ def test_the_event_follows_the_club_in_process(tmp_path: Path) -> None:
             sent = [json.loads(t) for t in await asyncio.wait_for(alerts.next_batch(), 1)]
             assert any(m["type"] == "flagged" and m["irregularity"]["code"] == "WRONG_BOARD" and m["table"] == "2"
                        for m in sent)
-            assert club.tables["2"].board_number == 1                   # flagged, not refused (Law 15: the director's call)
+            assert club.tables["2"].board_number == 1        # flagged, not refused (Law 15: the director's call)
             await _play(club, "2", 3, "2H", "E", 8)                      # and table 2 goes on with its own boards
             # the session holds table 1's results with the movement's pairs (table 1 round 1: NS 1 v EW 4)
             s = ev.session
             tr = s.traveller(1)
-            assert tr is not None and [(r.ns, r.ew, r.table, r.round, r.score_ns) for r in tr.results] == [(1, 4, 1, 1, 420)]
+            assert tr is not None
+            assert [(r.ns, r.ew, r.table, r.round, r.score_ns) for r in tr.results] == [(1, 4, 1, 1, 420)]
             assert s.traveller(3) is not None and len(s.traveller(3).results) == 2           # type: ignore[union-attr]
             # Law 12: an adjustment replaces the result, a cancellation restores it
             await club.adjust("1", 1, {"kind": "artificial", "ns": "A+", "ew": "A-"})
@@ -224,7 +260,8 @@ def test_a_board_is_complete_for_the_results_only_once_its_last_row_is_journalle
                 if club.tables["2"].table.state == "board_complete":
                     break
                 await asyncio.sleep(0)
-            assert club.tables["2"].table.state == "board_complete", "the last event is applied, its row not yet written"
+            assert club.tables["2"].table.state == "board_complete", \
+                "the last event is applied, its row not yet written"
             assert not pending.done()
             assert 1 not in ev.public()
             assert not board_entry(ev.view(SPECTATOR), 1)["visible"]
@@ -316,7 +353,8 @@ def test_simulated_tables_follow_the_movement(tmp_path: Path) -> None:
         info = d.get("/api/event").json()
         assert info["alerts"] == [], "the robots play the movement's boards: no wrong board"
         for t in ("1", "2", "3"):
-            played = [r["body"]["board"] for r in d.get(f"/api/tables/{t}/events").json() if r["body"].get("type") == "board"]
+            rows = d.get(f"/api/tables/{t}/events").json()
+            played = [r["body"]["board"] for r in rows if r["body"].get("type") == "board"]
             expected = {"1": [1, 2, 3, 4, 5, 6], "2": [3, 4, 5, 6, 1, 2], "3": [5, 6, 1, 2, 3, 4]}[t]
             # the movement's boards round by round; a fast robot may go on past the event (boards beyond it)
             assert played[:len(expected)] == expected[:len(played)], (t, played)
@@ -324,13 +362,32 @@ def test_simulated_tables_follow_the_movement(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- over HTTP
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("results"), CONFIG) as srv:
+# Each test has its own server and plays the rounds it needs (ROUNDS), so it runs alone and in any order.
+ROUNDS: dict[int, list[tuple[str, int, str, str | None, int | None]]] = {
+    1: [("1", 1, "4S", "N", 10),             # 420 (board 1: nobody vulnerable)
+        ("1", 2, "3NT", "S", 9),             # 600 (board 2: NS vulnerable)
+        ("2", 3, "2H", "E", 8), ("2", 4, "PASS", None, None), ("3", 5, "1NT", "N", 7), ("3", 6, "4H", "W", 10)],
+    2: [("3", 1, "4S", "N", 11),             # 450
+        ("3", 2, "3NT", "S", 10),            # 630
+        ("1", 3, "2H", "E", 7), ("1", 4, "1C", "N", 8), ("2", 5, "1NT", "N", 8), ("2", 6, "4H", "W", 9)],
+    3: [("2", 1, "4S", "N", 10),             # 420
+        ("2", 2, "3NT", "S", 9), ("1", 5, "1NT", "N", 6), ("1", 6, "4H", "W", 10), ("3", 3, "2H", "E", 8),
+        ("3", 4, "PASS", None, None)],
+}
+
+
+def play_round(client: httpx.Client, rnd: int) -> None:
+    for table, board, contract, declarer, tricks in ROUNDS[rnd]:
+        play(client, table, board, contract, declarer, tricks)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path / "results", CONFIG) as srv:
         yield srv
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def clients(server: ServerProcess) -> Iterator[dict[str, httpx.Client]]:
     with server.client(server.token) as d:
         toks = {t: d.get(f"/api/tables/{t}/tokens").json()["N"]["token"] for t in ("1", "2", "3")}
@@ -346,18 +403,13 @@ def clients(server: ServerProcess) -> Iterator[dict[str, httpx.Client]]:
 def get(c: httpx.Client, since: int | None = None) -> dict[str, Any]:
     r = c.get("/api/public/results", params={} if since is None else {"since": since})
     assert r.status_code == 200, r.text
-    return r.json()
+    view: dict[str, Any] = r.json()
+    return view
 
 
 def test_public_results_wait_for_every_scheduled_table(server: ServerProcess, clients: dict[str, httpx.Client]) -> None:
     d, public = clients["director"], clients["public"]
-    # round 1
-    play(d, "1", 1, "4S", "N", 10)           # 420 (board 1: nobody vulnerable)
-    play(d, "1", 2, "3NT", "S", 9)           # 600 (board 2: NS vulnerable)
-    play(d, "2", 3, "2H", "E", 8)
-    play(d, "2", 4, "PASS", None, None)
-    play(d, "3", 5, "1NT", "N", 7)
-    play(d, "3", 6, "4H", "W", 10)
+    play_round(d, 1)
     view = get(public)
     assert view["event"]["name"] == "Monday pairs" and view["view"] == "public"
     assert all(not b["visible"] and "travellers" not in b for b in view["boards"])
@@ -366,13 +418,7 @@ def test_public_results_wait_for_every_scheduled_table(server: ServerProcess, cl
     assert {r["names"] for r in rows} >= {"Ann Able - Bob Baker", "Cy Cole - Di Dunn"}
     assert all(r["boards"] == 0 and r["score"] == 0 for r in rows)
     assert [p["round"] for p in view["progress"]] == [1, 1, 1]
-    # round 2 (inferred from the boards the tables start)
-    play(d, "3", 1, "4S", "N", 11)           # 450
-    play(d, "3", 2, "3NT", "S", 10)          # 630
-    play(d, "1", 3, "2H", "E", 7)
-    play(d, "1", 4, "1C", "N", 8)
-    play(d, "2", 5, "1NT", "N", 8)
-    play(d, "2", 6, "4H", "W", 9)
+    play_round(d, 2)                         # the round is inferred from the boards the tables start
     view = get(public)
     assert [p["round"] for p in view["progress"]] == [2, 2, 2]
     assert all(not b["visible"] for b in view["boards"]), "every board still has a table to play it"
@@ -388,6 +434,8 @@ def test_a_table_that_still_has_to_play_a_board_never_sees_it(server: ServerProc
                                                               clients: dict[str, httpx.Client]) -> None:
     d, public = clients["director"], clients["public"]
     seat1, seat2, seat3 = clients["seat1"], clients["seat2"], clients["seat3"]
+    play_round(d, 1)
+    play_round(d, 2)
     before = get(public)
     t2 = get(seat2)
     assert t2["view"] == "table" and t2["table"] == "2"
@@ -409,14 +457,12 @@ def test_a_table_that_still_has_to_play_a_board_never_sees_it(server: ServerProc
     assert seat2.get("/api/tables/1/boards/1").status_code == 403
     assert seat3.get("/api/tables/1/boards/1").status_code == 200
     # round 3: table 2 plays board 1; everything completes
-    play(d, "2", 1, "4S", "N", 10)
+    first, *rest = ROUNDS[3]
+    play(d, *first)
     t2 = get(seat2)
     assert board_entry(t2, 1)["visible"] and scores(t2, 1) == {"1": 420, "3": 450, "2": 420}
-    play(d, "2", 2, "3NT", "S", 9)
-    play(d, "1", 5, "1NT", "N", 6)
-    play(d, "1", 6, "4H", "W", 10)
-    play(d, "3", 3, "2H", "E", 8)
-    play(d, "3", 4, "PASS", None, None)
+    for table, board, contract, declarer, tricks in rest:
+        play(d, table, board, contract, declarer, tricks)
     view = get(public)
     assert all(b["visible"] for b in view["boards"])
     assert all(p["finished"] for p in view["progress"])
@@ -424,20 +470,31 @@ def test_a_table_that_still_has_to_play_a_board_never_sees_it(server: ServerProc
     assert all(r["boards"] == 6 for r in ranking)
     assert {r["field"] for r in ranking} == {"NS", "EW"}                 # a two-winner Mitchell
     ns = [r for r in ranking if r["field"] == "NS"]
-    assert round(sum(r["total"] for r in ns), 6) == round(sum(r["top"] for r in ns) / 2, 6), "matchpoints share the tops"
+    assert round(sum(r["total"] for r in ns), 6) == round(sum(r["top"] for r in ns) / 2, 6), \
+        "matchpoints share the tops"
     # a revision that has not moved answers cheaply
     assert get(public, since=view["revision"]) == {"revision": view["revision"], "unchanged": True}
 
 
 def test_adjustments_update_the_traveller(server: ServerProcess, clients: dict[str, httpx.Client]) -> None:
     d, public = clients["director"], clients["public"]
-    if not board_entry(get(public), 1)["visible"]:
-        pytest.skip("needs the tests before")
+    for rnd in ROUNDS:
+        play_round(d, rnd)
+    assert scores(get(public), 1) == {"1": 420, "3": 450, "2": 420}
     r = d.post("/api/tables/3/boards/1/adjustment", json={"kind": "artificial", "ns": "A+", "ew": "A-"})
     assert r.status_code == 200
     row = next(x for x in board_entry(get(public), 1)["travellers"][0]["rows"] if x["table"] == "3")
     assert row["adjusted"] == "A+/A-" and row["ns_percent"] == 60.0 and row["ew_percent"] == 40.0
-    d.post("/api/tables/3/boards/1/adjustment", json={"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 9})
+    # average (shown as A=); percentages; anything else is refused
+    for body, shown in (({"ns": "A", "ew": "A"}, "A=/A="), ({"ns": "55", "ew": 45}, "55/45")):
+        assert d.post("/api/tables/3/boards/1/adjustment", json={"kind": "artificial", **body}).status_code == 200
+        row = next(x for x in board_entry(get(public), 1)["travellers"][0]["rows"] if x["table"] == "3")
+        assert row["adjusted"] == shown, (body, row)
+    for bad in ("A*", "101", -1, "nan"):
+        r = d.post("/api/tables/3/boards/1/adjustment", json={"kind": "artificial", "ns": bad, "ew": "A"})
+        assert r.status_code == 422, (bad, r.text)
+    assigned = {"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 9}
+    assert d.post("/api/tables/3/boards/1/adjustment", json=assigned).status_code == 200
     assert scores(get(public), 1) == {"1": 420, "3": -50, "2": 420}
     d.post("/api/tables/3/boards/1/adjustment", json={"kind": "cancel"})
     view = get(public)
@@ -448,8 +505,9 @@ def test_adjustments_update_the_traveller(server: ServerProcess, clients: dict[s
 
 def test_wrong_board_rounds_and_restart(server: ServerProcess, clients: dict[str, httpx.Client]) -> None:
     d, public = clients["director"], clients["public"]
-    if not all(b["visible"] for b in get(public)["boards"]):
-        pytest.skip("needs the tests before")
+    for rnd in ROUNDS:
+        play_round(d, rnd)
+    assert all(b["visible"] for b in get(public)["boards"])
     # table 1, in its last round, starts board 3 again: flagged to the director, not refused
     r = d.post("/api/tables/1/events", json={"type": "board", "board": 3})
     assert r.status_code == 200
