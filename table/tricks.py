@@ -16,18 +16,26 @@ TRICK_POWER: dict[str | None, dict[str, dict[str, int]]] = {
 
 
 def trick_winner_index(cards: Sequence[str], trump: str | None) -> int:
-    """Index in ``cards`` (in play order, leader first) of the winning card; ``trump`` is a suit letter or None.
-    Of two equal cards (a card read twice) the first stays best. A string that is not a card is a ``CardError``."""
+    """Index in ``cards`` (in play order, leader first, at most four) of the winning card; ``trump`` is a suit
+    letter or None. Of two equal cards (a card read twice) the first stays best. A string that is not a card,
+    or more than four cards, is a ``CardError``."""
     n = len(cards)
     if n < 2:
         return 0
+    if n > 4:
+        raise CardError(f"a trick has at most four cards, not {n}: {list(cards)!r}")
     try:
         power = TRICK_POWER[trump][cards[0][0]]
         best, bp = 0, power[cards[0]]
-        for i in range(1, n):
-            p = power[cards[i]]
+        p = power[cards[1]]
+        if p > bp:
+            best, bp = 1, p
+        if n > 2:
+            p = power[cards[2]]
             if p > bp:
-                best, bp = i, p
+                best, bp = 2, p
+            if n > 3 and power[cards[3]] > bp:
+                best = 3
     except (KeyError, IndexError, TypeError):
         raise CardError(f"not a trick of cards (trump {trump!r}): {list(cards)!r}") from None
     return best

@@ -46,13 +46,14 @@ from typing import Any
 
 from ..cards import CARD_SET, HONORS, Deal, Seat, parse_card, sort_cards
 from ..irregularity import Irregularity, LeadPenalty, Option
-from . import revokes
 from .acceptance import resolve_pending
 from .checks import extra_card, irregular_lead, out_of_turn_play
-from .counting import complete_trick, place
+from .counting import place
 from .errors import PlayRulingError
 from .lead_choices import check_50d2, trick_start
 from .position import LHO, PARTNER
+from .revokes import REVOKE_CODES, establish_on_claim, transfers
+from .revokes import rule as rule_on_revoke
 from .rulings import RULINGS, check_chooser
 from .state import PlayState
 from .wording import cards_text
@@ -60,12 +61,21 @@ from .wording import cards_text
 log = logging.getLogger(__name__)
 
 
+class _Card:
+    """A card event for ``run_cards`` (``card`` lays its card as a run of one)."""
+
+    __slots__ = ("seat", "card")
+
+    def __init__(self, seat: Seat, card: str) -> None:
+        self.seat, self.card = seat, card
+
+
 class Play(PlayState):
     """The play of one board, card by card (see the module docstring)."""
 
     def __init__(self, declarer: Seat, strain: str, deal: Deal | None = None,
                  lead_penalties: Sequence[LeadPenalty] = ()) -> None:
-        super().__init__(declarer, strain, deal, lead_penalties)
+        PlayState.__init__(self, declarer, strain, deal, lead_penalties)     # (a direct call costs less than super())
         if self._lps:
             trick_start(self, [])
             self._update_slow()
@@ -75,52 +85,47 @@ class Play(PlayState):
     # ------------------------------------------------------------------ the card event
     def card(self, seat: Seat, card: str) -> list[Irregularity]:
         """Apply one played card; returns the irregularities flagged by it (usually none)."""
-        if self._lay(seat, card):
+        if not self._slow and self.run_cards((_Card(seat, card),), 0, _Card):
             return []
         return self._card_slow(seat, card)
 
     def run_cards(self, events: Sequence[Any], i: int, card_cls: type) -> int:
-        """Apply ``events[i:]`` while each is a ``card_cls`` event that ``card`` takes on its usual path
-        (the right seat, a held card, suit followed, nothing pending); returns the index of the first event
-        not applied (the next card after the 13th trick is never applied). A batch replay's inner loop."""
-        lay = self._lay
+        """Lay ``events[i:]`` on the usual path while each is a ``card_cls`` event (with ``seat`` and ``card``)
+        that needs no check beyond following suit: the seat whose turn it is, a held card, suit followed,
+        nothing exceptional in force (``_slow``). Returns the index of the first event not laid (always
+        stopping after the 13th trick). ``card`` is a run of one; a batch replay passes a whole record."""
+        hand_of, cnt_of, played = self._hand, self._cnt, self._played
         n = len(events)
-        while i < n:
+        while i < n and not self._slow:
             e = events[i]
             cls = e.__class__              # (compared through a name: ``e.__class__ is`` would narrow e to object)
-            if cls is not card_cls or not lay(e.seat, e.card):
+            if cls is not card_cls:
                 break
+            seat, card = e.seat, e.card
+            hand = hand_of[seat]
+            if seat is not self._next or card not in hand:
+                break
+            trick = self._trick
+            suit = card[0]
+            cnt = cnt_of[seat]
+            if trick:
+                ls = self._lead_suit
+                if suit != ls and cnt[ls]:
+                    break                  # a revoke: the checked path flags it
+            else:
+                self._lead_suit = suit
+            hand.remove(card)
+            cnt[suit] -= 1
+            played.add(card)
+            trick.append((seat, card))
             i += 1
-            if len(self.winners) == 13:
-                break
+            if len(trick) == 4:
+                # what ``counting.complete_trick`` does when nothing exceptional is in force
+                if not self._close_trick():
+                    break
+            else:
+                self._next = LHO[seat]
         return i
-
-    def _lay(self, seat: Seat, card: str) -> bool:
-        """The usual path: lay a held card of the seat whose turn it is, following suit, while nothing
-        exceptional is in force; False (nothing done) when the card needs the checked path."""
-        if self._slow or seat is not self._next:
-            return False
-        hand = self._hand[seat]
-        if card not in hand:
-            return False
-        trick = self._trick
-        suit = card[0]
-        cnt = self._cnt[seat]
-        if trick:
-            ls = self._lead_suit
-            if suit != ls and cnt[ls]:
-                return False                  # a revoke: the checked path flags it
-        else:
-            self._lead_suit = suit
-        hand.remove(card)
-        cnt[suit] -= 1
-        self._played.add(card)
-        trick.append((seat, card))
-        if len(trick) == 4:
-            complete_trick(self, [])
-        else:
-            self._next = LHO[seat]
-        return True
 
     # ------------------------------------------------------------------ the checked path
     def _card_slow(self, seat: Seat, card: str) -> list[Irregularity]:
@@ -254,8 +259,8 @@ class Play(PlayState):
         ``Option.code``); ``seat`` is who chose, checked against the option's chooser when given."""
         out: list[Irregularity] = []
         who = Seat(str(seat).strip().upper()[:1]) if seat is not None else None
-        if code in revokes.REVOKE_CODES:
-            revokes.rule(self, code, option, who)
+        if code in REVOKE_CODES:
+            rule_on_revoke(self, code, option, who)
             self._update_slow()
             return out
         p = next((p for p in reversed(self._pending) if p.irr.code == code and p.irr.open), None)
@@ -280,7 +285,7 @@ class Play(PlayState):
         (``acquiesced=False`` when the opponents disputed it)."""
         c = Seat(str(claimer).strip().upper()[:1])
         self._claimed = c
-        revokes.establish_on_claim(self, c, acquiesced)
+        establish_on_claim(self, c, acquiesced)
         self._update_slow()
 
     def resume_after_claim(self) -> None:
@@ -295,7 +300,7 @@ class Play(PlayState):
         is recorded as a ``REVOKE_TRICK_TRANSFER`` (64A1/64A2 with ``tricks_transferred=N`` in the detail,
         or an exemption 64B1..6 with 0). Calling it again recomputes (the previous records are replaced)."""
         if self._revokes:
-            return revokes.transfers(self, claimed_total)
+            return transfers(self, claimed_total)
         # no revoke was ever flagged (every open one is also in _revokes): nothing to transfer and no
         # earlier transfer record to replace; only a claim's unplayed tricks are attributed
         self.irregularities = self.irregularities[:]          # a fresh list, as the full path gives

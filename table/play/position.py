@@ -23,8 +23,6 @@ _NT_ALIASES = ("N", "NT", "SA")
 
 def normalise_strain(strain: str) -> str:
     """``"nt"``, ``"N"``, ``"SA"`` -> ``"NT"``; a suit letter upper-cased; anything else is a ``ValueError``."""
-    if strain.__class__ is str and strain in STRAINS:      # the usual argument: no normalising (it costs)
-        return strain
     s = str(strain).strip().upper()
     s = "NT" if s in _NT_ALIASES else s
     if s not in STRAINS:
@@ -38,7 +36,7 @@ class Position:
     def __init__(self, declarer: Seat, strain: str, deal: Deal | None) -> None:
         # a Seat is taken as it is: normalising costs more than the rest of a usual construction
         self.declarer: Seat = declarer if declarer.__class__ is Seat else Seat(str(declarer).strip().upper()[:1])
-        self.strain = normalise_strain(strain)
+        self.strain = strain if strain.__class__ is str and strain in STRAINS else normalise_strain(strain)
         self.trump: str | None = None if self.strain == "NT" else self.strain
         self.deal = deal
         self.tricks: list[list[tuple[Seat, str]]] = [[]]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from ..cards import SEATS, Deal, Seat
 from ..irregularity import Irregularity, LeadPenalty, Option
 from .errors import PlayRulingError
-from .position import SIDE, Position
+from .position import SIDE, E, N, Position, S, W
 from .records import Obligation, Pending, Revoke
 
 
@@ -21,7 +21,7 @@ class PlayState(Position):
 
     def __init__(self, declarer: Seat, strain: str, deal: Deal | None,
                  lead_penalties: Sequence[LeadPenalty]) -> None:
-        super().__init__(declarer, strain, deal)
+        Position.__init__(self, declarer, strain, deal)
         self.irregularities: list[Irregularity] = []
         self._pending: list[Pending] = []
         self._revokes: list[Revoke] = []
@@ -34,7 +34,7 @@ class PlayState(Position):
         self._replay_last = False                                # 62D after trick 13: replay the forced trick
         self._retracted: Pending | None = None              # 55B2 retraction: window of Law 60B
         self._claimed: Seat | None = None
-        self._shown_out: dict[Seat, dict[str, tuple[int, int, str]]] = {s: {} for s in SEATS}
+        self._shown_out: dict[Seat, dict[str, tuple[int, int, str]]] = {N: {}, E: {}, S: {}, W: {}}
         self._retro_done: set[tuple[Seat, str]] = set()
         self._start_flags: list[Irregularity] = []              # choices created when the current trick began
         # True while anything exceptional is in force (pending choices, penalty cards, open revokes, lead
