@@ -171,6 +171,10 @@ def _failure_to_play_penalty_card(st: PlayState, p: Pending, option: str, out: l
     place(st, seat, pc, idx, out, checks=False)
 
 
+# flagged with the director's options only (Laws 1, 13A1, 67B, 68D): the engine has nothing to apply, so
+# ``Play.ruling`` refuses them (PlayRulingError: no choice waiting)
+DIRECTOR_ONLY = frozenset({"CARD_ALREADY_PLAYED", "HAND_RECORD_MISMATCH", "DEFECTIVE_TRICK", "PLAY_AFTER_CLAIM"})
+
 # irregularity code -> the handler of its options
 RULINGS: dict[str, Handler] = {
     "OPENING_LEAD_OUT_OF_TURN": _opening_lead_out_of_turn,
