@@ -18,16 +18,15 @@ The package splits the work: ``position`` (where the cards are), ``state`` (the 
 (26 and 50D2 at the start of a trick), ``counting`` (a card into the trick on the checked path), ``rulings``
 (the options applied), ``revokes`` (61-64 with the transfer at the end).
 
-A card takes its trick one of two ways: each seat plays one card to a trick; a card played out of rotation
-by a seat that has not played yet is counted in the trick (the law lets it stand or be withdrawn later), the
-rotation then continues from the lead with the seats that have not played. A second card by a seat that has
-already played to the trick is not counted (45E, 58B, 57A premature lead): for a defender it becomes a
-penalty card.
+Model of a trick: each seat plays one card to a trick; a card played out of rotation by a seat that has not
+played yet is counted in the trick (the law lets it stand or be withdrawn later), the rotation then continues
+from the lead with the seats that have not played. A second card by a seat that has already played to the
+trick is not counted (45E, 58B, 57A premature lead): for a defender it becomes a penalty card.
 
-Performance: a legal card on the usual path (``_lay``) costs one dict look-up for the hand, one for the suit
-count and a list append; every exceptional state (pending choices, penalty cards, open revokes, lead
-restrictions, hands without a record, a trick played out of rotation) switches the board to the checked path;
-``finish`` without any revoke skips the Law 64 computation.
+Performance: a legal card on the usual path (``run_cards``; ``card`` lays a run of one) costs one dict
+look-up for the hand, one for the suit count and a list append; every exceptional state (pending choices,
+penalty cards, open revokes, lead restrictions, hands without a record, a trick played out of rotation)
+switches the board to the checked path; ``finish`` without any revoke skips the Law 64 computation.
 
 Not decided from card events (director input or another module): a face-down lead (41A), designations of
 dummy's cards (45C4b, 45D, 46), retractions after misinformation (47E), dummy's rights (43), illegal revoke
