@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import ALL_CARDS, CARD_RANK, SUITS
+from .cards import ALL_CARDS, CARD_RANK, SUITS, CardError
 
 # TRICK_POWER[trump][lead suit][card]: how strongly a card contends for a trick (Law 44E/F). A trump beats
 # any card of the suit led, which beats any other card (0: it cannot win); within a suit the rank decides.
-# One dict hit per card instead of suit comparisons and two rank look-ups (Play's fast path uses it too).
+# One dict hit per card instead of suit comparisons and two rank look-ups.
 TRICK_POWER: dict[str | None, dict[str, dict[str, int]]] = {
     trump: {lead: {c: (100 + CARD_RANK[c] if c[0] == trump else CARD_RANK[c] if c[0] == lead else 0)
                    for c in ALL_CARDS}
@@ -16,42 +16,28 @@ TRICK_POWER: dict[str | None, dict[str, dict[str, int]]] = {
 
 
 def trick_winner_index(cards: Sequence[str], trump: str | None) -> int:
-    """Index in ``cards`` (in play order, leader first) of the winning card; ``trump`` is a suit letter or None."""
+    """Index in ``cards`` (in play order, leader first, at most four) of the winning card; ``trump`` is a suit
+    letter or None. Of two equal cards (a card read twice) the first stays best. A string that is not a card,
+    or more than four cards, is a ``CardError``."""
     n = len(cards)
     if n < 2:
         return 0
-    by_lead = TRICK_POWER.get(trump)
-    power = by_lead.get(cards[0][0]) if by_lead is not None else None
-    if power is not None:
-        # strictly greater: of two equal cards (a duplicate read) the first one stays best, as below
-        try:
-            if n == 4:                     # the usual complete trick, unrolled
-                c0, c1, c2, c3 = cards
-                best, bp = 0, power[c0]
-                p = power[c1]
-                if p > bp:
-                    best, bp = 1, p
-                p = power[c2]
-                if p > bp:
-                    best, bp = 2, p
-                return 3 if power[c3] > bp else best
-            best, bp = 0, power[cards[0]]
-            for i in range(1, n):
-                p = power[cards[i]]
-                if p > bp:
-                    best, bp = i, p
-            return best
-        except KeyError:
-            pass                           # not a card: the loop below raises (or not) exactly as it always did
-    best = 0
-    for i in range(1, n):
-        c, b = cards[i], cards[best]
-        if c[0] == b[0]:
-            if CARD_RANK[c] > CARD_RANK[b]:
-                best = i
-        elif c[0] == trump:
-            best = i
-        # a card of another suit than the best card's, not trump, never wins
+    if n > 4:
+        raise CardError(f"a trick has at most four cards, not {n}: {list(cards)!r}")
+    try:
+        power = TRICK_POWER[trump][cards[0][0]]
+        best, bp = 0, power[cards[0]]
+        p = power[cards[1]]
+        if p > bp:
+            best, bp = 1, p
+        if n > 2:
+            p = power[cards[2]]
+            if p > bp:
+                best, bp = 2, p
+            if n > 3 and power[cards[3]] > bp:
+                best = 3
+    except (KeyError, IndexError, TypeError):
+        raise CardError(f"not a trick of cards (trump {trump!r}): {list(cards)!r}") from None
     return best
 
 

@@ -7,16 +7,22 @@ Base deal (every seat holds every suit, so revokes are always possible):
 """
 from __future__ import annotations
 
+import ast
 import random
-import time
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import table.play as play_package
 from table.cards import ALL_CARDS, SEATS, Deal, Seat
+from table.errors import BridgeError
 from table.irregularity import LeadPenalty
 from table.play import Play, PlayRulingError
+from table.play.revokes import REVOKE_CODES
+from table.play.rulings import DIRECTOR_ONLY, RULINGS
 from table.tricks import trick_winner_index
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
@@ -516,7 +522,7 @@ def test_fifth_card_defender_and_declarer():
     assert "C9" in p.remaining(N) and p.penalty_cards(N) == {}
 
 
-# ---------------------------------------------------------------------------------------- penalty cards (49-52), B16, B21
+# -------------------------------------------------------------------------------------- penalty cards (49-52), B16, B21
 def test_b21_minor_penalty_card():
     p = new_nt()
     play_cards(p, LEGAL[0])
@@ -1083,10 +1089,18 @@ def test_property_arbitrary_events_never_crash(deal, declarer, strain, data):
         assert i.phase == "play" and set(i.position) == {"trick", "card"} and i.to_dict()["code"] == i.code
 
 
-# ---------------------------------------------------------------------------------------- speed (reported, not asserted)
-def test_speed_measured(capsys):
+# ---------------------------------------------------------------------------------------- long replays
+class _Card:
+    __slots__ = ("seat", "card")
+
+    def __init__(self, seat: Seat, card: str) -> None:
+        self.seat, self.card = seat, card
+
+
+def test_long_replay_card_by_card_and_batched_give_the_same_exact_play():
+    """60 random legal boards (their timing is bench/play_engine.py's): laid one ``card`` at a time and as one
+    ``run_cards`` batch, both give the play an independent count of the same cards gives."""
     rng = random.Random(7)
-    boards = []
     for _ in range(60):
         cards = list(ALL_CARDS)
         rng.shuffle(cards)
@@ -1098,13 +1112,108 @@ def test_speed_measured(capsys):
             c = rng.choice(legal_choices(p, seat))
             p.card(seat, c)
             seq.append((seat, c))
-        boards.append((deal, seq))
-    t0 = time.perf_counter()
-    for deal, seq in boards:
-        p = Play(S, "H", deal)
-        for seat, c in seq:
-            p.card(seat, c)
-    per_card = (time.perf_counter() - t0) / (52 * len(boards)) * 1e6
-    with capsys.disabled():
-        print(f"\n[play] {per_card:.2f} us/card (legal boards, construction included)")
-    assert p.complete and not p.irregularities
+        assert p.complete and not p.irregularities
+        # the expected play, counted from the card sequence alone
+        tricks = [seq[k:k + 4] for k in range(0, 52, 4)]
+        winners = [t[trick_winner_index([c for _, c in t], "H")][0] for t in tricks]
+        leaders = [W] + winners[:-1]
+        assert [t[0][0] for t in tricks] == leaders
+        ns = sum(1 for w in winners if w.side == "NS")
+        assert p.tricks == tricks and p.winners == winners and p.finish() == ns
+        batched = Play(S, "H", deal)
+        assert batched.run_cards([_Card(s, c) for s, c in seq], 0, _Card) == 52
+        assert batched.tricks == tricks and batched.winners == winners and batched.finish() == ns
+        assert not batched.irregularities and batched.next_seat == p.next_seat
+
+
+def test_run_cards_stops_at_the_first_card_needing_the_checked_path():
+    p = new_nt()
+    events = [_Card(W, "CA"), _Card(N, "C5"), _Card(E, "H2"), _Card(S, "C3")]   # E revokes (holds clubs)
+    assert p.run_cards(events, 0, _Card) == 2 and p.tricks[0] == [(W, "CA"), (N, "C5")]
+    assert p.run_cards(events, 2, _Card) == 2                  # nothing laid: ``card`` must flag it
+    assert codes(p.card(E, "H2")) == ["REVOKE"]
+    assert p.run_cards(events, 3, _Card) == 3                  # an open revoke: every card is checked
+    assert p.run_cards(["not a card event"], 0, _Card) == 0
+
+
+# ---------------------------------------------------------------------------------------- the ruling table
+def _flagged_with_options() -> dict[str, list[ast.Call]]:
+    """Every irregularity code the play package flags with options, from its source: the code argument of
+    each ``_flag(out, code, ...)`` call whose options are not an empty list (a code held in a variable is
+    read from the string constants assigned to that variable in the same function)."""
+    found: dict[str, list[ast.Call]] = {}
+    for path in sorted(Path(play_package.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for call in ast.walk(fn):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                        and call.func.attr == "_flag"):
+                    continue
+                options = call.args[6] if len(call.args) > 6 else next(
+                    (k.value for k in call.keywords if k.arg == "options"), None)
+                if options is None or (isinstance(options, ast.List) and not options.elts):
+                    continue
+                code = call.args[1]
+                if isinstance(code, ast.Constant):
+                    names = {code.value}
+                else:
+                    assert isinstance(code, ast.Name), ast.dump(code)
+                    names = {c.value for a in ast.walk(fn) if isinstance(a, ast.Assign)
+                             and any(code.id in {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+                                     for t in a.targets)
+                             for c in ast.walk(a.value)
+                             if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                             and re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", c.value)}
+                    assert names, f"{path.name}: no code found for {ast.unparse(call)[:80]}"
+                for name in names:
+                    found.setdefault(name, []).append(call)
+    return found
+
+
+def test_the_ruling_table_covers_every_code_flagged_with_options():
+    flagged = _flagged_with_options()
+    # the scan sees the flags (a scan that found nothing would prove nothing)
+    assert set(RULINGS) | set(REVOKE_CODES) <= set(flagged), sorted(set(RULINGS) - set(flagged))
+    for code, calls in flagged.items():
+        if code in RULINGS or code in REVOKE_CODES:
+            continue
+        assert code in DIRECTOR_ONLY, f"{code} is flagged with options but has no handler in RULINGS"
+        for call in calls:                        # director-only: every option offered is the director's
+            options = call.args[6]
+            assert isinstance(options, ast.List)
+            for opt in options.elts:
+                assert isinstance(opt, ast.Call) and ast.literal_eval(opt.args[2]) == "director"
+    assert not set(RULINGS) & DIRECTOR_ONLY and not set(REVOKE_CODES) & (set(RULINGS) | DIRECTOR_ONLY)
+
+
+def _card_twice(p: Play) -> None:
+    play_cards(p, "W:CA N:C5 E:C4 S:C3", "W:CT N:C5")
+
+
+def _card_of_another_hand(p: Play) -> None:
+    p.card(W, "SA")
+
+
+def _card_after_claim(p: Play) -> None:
+    p.claim_made(S)
+    p.card(W, "CA")
+
+
+@pytest.mark.parametrize("code, scene", [("CARD_ALREADY_PLAYED", _card_twice),
+                                         ("HAND_RECORD_MISMATCH", _card_of_another_hand),
+                                         ("PLAY_AFTER_CLAIM", _card_after_claim)])
+def test_director_only_codes_take_no_engine_ruling(code, scene):
+    p = new_nt()
+    scene(p)
+    irr = only(p, code)
+    assert irr.open and irr.options and {o.chooser for o in irr.options} == {"director"}
+    with pytest.raises(PlayRulingError, match=f"no open {code} waiting"):
+        p.ruling(code, irr.options[0].code)
+
+
+def test_play_ruling_error_is_a_bridge_error_and_a_value_error():
+    assert issubclass(PlayRulingError, BridgeError) and issubclass(PlayRulingError, ValueError)
+    with pytest.raises(BridgeError):
+        new_nt().ruling("PREMATURE_PLAY", "lowest")

@@ -1,0 +1,244 @@
+"""Detecting the irregularities in a card: a revoke (44C, 61A), a penalty card not played (50, 52), a chosen
+lead or play penalty not complied with (26, 50D2, 57A), a lead or play out of turn (53-57), a card too many
+in a trick (45E, 58B). Each check flags what it finds; counting the card into the trick is the caller's."""
+from __future__ import annotations
+
+from ..cards import CARD_RANK, HONORS, SUITS, Seat
+from ..irregularity import Irregularity, Option
+from .position import PARTNER
+from .records import Obligation, Pending
+from .revokes import establish_by_extra, flag_revoke
+from .state import PlayState
+from .wording import SUIT_NAME, cards_text
+
+
+def _rank(card: str) -> int:
+    return CARD_RANK[card]
+
+
+def legal_set(st: PlayState, seat: Seat, lead: bool) -> set[str] | None:
+    """Cards ``seat`` may legally play now (44C first, then chosen lead/play penalties, 59), or None
+    when his holding is not known well enough to say."""
+    held = set(st._hand[seat])
+    if not lead:
+        ls = st._trick[0][1][0]
+        h = st._holds(seat, ls)
+        if h is None:
+            return None
+        if h:
+            held = {c for c in held if c[0] == ls}
+        for ob in st._play_obs:
+            if ob.seat == seat:
+                held = apply_play_ob(ob, held, ls)
+    else:
+        for ob in st._lead_obs:
+            if ob.seat == seat:
+                held = apply_lead_ob(ob, held)
+    return held
+
+
+def apply_play_ob(ob: Obligation, held: set[str], ls: str) -> set[str]:
+    suit_cards = [c for c in held if c[0] == ls]
+    if ob.kind in ("highest", "lowest") and suit_cards:
+        pick = max(suit_cards, key=_rank) if ob.kind == "highest" else min(suit_cards, key=_rank)
+        return {pick}
+    if ob.kind == "forbid":
+        rest = {c for c in held if c[0] != ob.suit}
+        return rest or held                    # 59: unable to comply -> any legal card
+    return held
+
+
+def apply_lead_ob(ob: Obligation, held: set[str]) -> set[str]:
+    if ob.kind == "require":
+        sub = {c for c in held if c[0] == ob.suit}
+    else:
+        sub = {c for c in held if c[0] != ob.suit}
+    return sub or held                         # 59
+
+
+def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_pc: bool,
+               out: list[Irregularity]) -> None:
+    """The legality of a card about to be counted at place ``idx`` of the current trick."""
+    n = len(st.winners) + 1
+    trick = st._trick
+    # 1. follow suit (44C) - overrides every other obligation
+    if not lead:
+        ls = trick[0][1][0]
+        if card[0] != ls and st._holds(seat, ls):
+            legal = frozenset(st._held(seat, ls))
+            faced = seat == st.dummy or (bool(legal) and all(c in st._pcs[seat] for c in legal))
+            flag_revoke(st, out, seat, card, n, idx, ls, legal, faced, was_pc, "follow",
+                        f"{seat} played {card} on a {SUIT_NAME[ls]} lead holding {cards_text(legal)}: "
+                        "failure to follow suit (44C)")
+            return
+        # 2. 57A play penalty on this seat
+        for ob in list(st._play_obs):
+            if ob.seat != seat or not st._known[seat]:
+                continue
+            allowed = apply_play_ob(ob, set(st._held(seat, ls)) if st._holds(seat, ls)
+                                    else set(st._hand[seat]), ls)
+            if card not in allowed:
+                flag_revoke(st, out, seat, card, n, idx, ob.suit or ls, frozenset(allowed), False, was_pc,
+                            "obligation", f"{seat} played {card} against declarer's 57A choice "
+                            f"'{ob.kind}{f':{ob.suit}' if ob.kind == 'forbid' else ''}' while able to comply (61A)",
+                            ob=ob)
+                return
+    else:
+        # 3. lead penalties (26, 50D2)
+        for ob in list(st._lead_obs):
+            if ob.seat != seat:
+                continue
+            allowed = apply_lead_ob(ob, set(st._hand[seat]))
+            if ob.kind == "require":
+                st._lead_obs.remove(ob)       # a requirement binds this lead only
+            if st._known[seat] and card not in allowed:
+                flag_revoke(st, out, seat, card, n, idx, ob.suit or card[0], frozenset(allowed), False, was_pc,
+                            "obligation", f"{seat} led {card} although declarer chose '{ob.kind}:{ob.suit}' "
+                            f"({ob.law}) and he could comply: revoke (61A)", ob=ob)
+                return
+    # 4. penalty cards (50C, 50D1, 51A; failure -> 52, also a revoke 61A with no transfer 64B3)
+    pcs = st._pcs[seat]
+    if pcs and not was_pc:
+        legal_now = legal_set(st, seat, lead)
+        majors = sorted(c for c, k in pcs.items() if k == "major" and legal_now is not None and c in legal_now)
+        minor_bar = [c for c, k in pcs.items() if k == "minor" and c[0] == card[0] and card[1] not in HONORS]
+        due = majors or minor_bar
+        if due:
+            why = (f"major penalty card(s) {cards_text(majors)} due at the first legal opportunity (50D1)"
+                   if majors else f"minor penalty card {minor_bar[0]} must be played before another small "
+                   f"{SUIT_NAME[card[0]]} (50C)")
+            opts = [Option("accept", "accept the card played; the penalty card stays a penalty card (52B1)",
+                           "declarer")]
+            if len(due) == 1:
+                opts.append(Option("substitute",
+                                   f"require {due[0]} instead; {card} becomes a major penalty card (52B2)", "declarer"))
+            else:
+                opts += [Option(f"substitute:{c}", f"require {c} instead; {card} becomes a major penalty card (52B2)",
+                                "declarer") for c in due]
+            f = st._flag(out, "FAILURE_TO_PLAY_PENALTY_CARD", "52", seat, n, idx, opts,
+                         f"{seat} played {card}: {why}; declarer must accept once he has played on (52B1)")
+            st._pending.append(Pending(f, seat, n, card, due=due))
+            flag_revoke(st, out, seat, card, n, idx, due[0][0], frozenset(due), True, was_pc, "penalty_card",
+                        f"failure to play penalty card {cards_text(due)} when able (61A; no trick transfer, 64B3)",
+                        linked=f)
+
+
+def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) -> bool:
+    """A lead by a seat not on lead (53-56, 60B). Returns True when the card sits, provisionally, as the
+    trick's lead (the law lets it stand or be withdrawn later); False when it is not counted (60B)."""
+    n = len(st.winners) + 1
+    correct = st._next
+    if st._retracted is not None and st._is_defender(seat):
+        # 60B: declarer was required to lead from the correct hand; a defender played first
+        st._add_pc(seat, card, major=True)
+        establish_by_extra(st, seat, n - 1)
+        st._flag(out, "PLAY_AFTER_IRREGULAR_LEAD", "60B", seat, n, 0, [],
+                 f"{seat} played {card} before declarer led from the correct hand ({correct}): "
+                 "it becomes a penalty card (60B, 50)", "penalty_card", "60B")
+        return False
+    note = ""
+    if st.winners and st.tricks[n - 2][-1][0] == seat:
+        note = f"; {seat} played the last card of trick {n - 1}: the director may deem this a fifth card to it (45E)"
+    if st._is_defender(seat):
+        if n == 1:
+            code, law = "OPENING_LEAD_OUT_OF_TURN", "54"
+            opts = [Option("spread", f"54A: declarer spreads his hand and becomes dummy; {PARTNER[st.declarer]} "
+                           f"becomes declarer and {card} is the opening lead", "declarer"),
+                    Option("accept", "54B: accept the lead (53A); dummy is spread and the second card comes from "
+                           "declarer's own hand (54C: must accept if he may have seen dummy's cards)", "declarer"),
+                    Option("refuse", f"54D/56: {card} becomes a major penalty card; {correct} leads and declarer "
+                           "has the 50D2 options", "declarer")]
+        else:
+            code, law = "LEAD_OUT_OF_TURN_DEFENDER", "56"
+            opts = [Option("accept", "53A: accept the lead", "declarer"),
+                    Option("refuse", f"56: {card} becomes a major penalty card; {correct} leads (50D2 options when "
+                           f"{PARTNER[seat]} leads)", "declarer")]
+    elif st._is_defender(correct):
+        code, law = "LEAD_OUT_OF_TURN_DECLARER", "55B1"
+        opts = [Option("accept", "53A: accept the lead", "defenders"),
+                Option("retract", "55B1: declarer restores the card without penalty", "defenders")]
+    else:
+        code, law = "LEAD_FROM_WRONG_HAND", "55B2"
+        opts = [Option("accept", "53A: accept the lead", "defenders"),
+                Option("lead_from_correct_hand", f"55B2: the card is withdrawn and declarer leads from {correct}; "
+                       "a defender's card played before that lead becomes a penalty card (60B)", "defenders")]
+    irr = st._flag(out, code, law, seat, n, 0, opts, f"{seat} led {card}; {correct} was on lead{note}")
+    st._pending.append(Pending(irr, seat, n, card, correct))
+    return True
+
+
+def out_of_turn_play(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) -> None:
+    """A card to a trick by a seat whose turn it is not (49, 57A, 45C); it is counted all the same."""
+    n = len(st.winners) + 1
+    trick = st._trick
+    played = {s for s, _ in trick}
+    idx = len(trick)
+    if st._is_defender(seat) and PARTNER[seat] not in played:
+        pard = PARTNER[seat]
+        if st.declarer in played and st.dummy in played:
+            st._flag(out, "PREMATURE_PLAY", "57A", seat, n, idx, [],
+                     f"{seat} played {card} before his partner {pard}; declarer had played from both hands",
+                     "no_penalty", "57C")
+        else:
+            ls = trick[0][1][0]
+            irr = st._flag(out, "PREMATURE_PLAY", "57A", seat, n, idx, options_57(ls, pard),
+                           f"{seat} played {card} before his partner {pard} ({st._next} was due); if declarer "
+                           f"chooses, {card} becomes a major penalty card and the choice binds {pard}")
+            st._pending.append(Pending(irr, seat, n, card, st._next, lead_suit=ls))
+    elif st._is_defender(seat):
+        irr = st._flag(out, "PLAY_OUT_OF_TURN", "49", seat, n, idx,
+                       [Option("stands", "the card stands as played in rotation (60A2)", "director"),
+                        Option("penalty_card", f"{card} is withdrawn as a major penalty card (49, 50B)", "director")],
+                       f"{seat} played {card} out of rotation ({st._next} was due); partner had played")
+        st._pending.append(Pending(irr, seat, n, card, st._next))
+    else:
+        st._flag(out, "PLAY_OUT_OF_TURN", "45C", seat, n, idx, [],
+                 f"{seat} played {card} out of rotation ({st._next} was due): the card stands (45C, 47F); "
+                 "declarer's and dummy's cards never become penalty cards (48A)", "stands", "47F")
+
+
+def options_57(lead_suit: str, pard: Seat) -> list[Option]:
+    opts = [Option("highest", f"57A1: {pard} must play his highest {SUIT_NAME[lead_suit]}", "declarer"),
+            Option("lowest", f"57A2: {pard} must play his lowest {SUIT_NAME[lead_suit]}", "declarer")]
+    opts += [Option(f"forbid:{s}", f"57A3: {pard} may not play a {SUIT_NAME[s][:-1]}", "declarer")
+             for s in SUITS if s != lead_suit]
+    return opts
+
+
+def extra_card(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) -> None:
+    """A second card by a seat that already played to this trick: not counted (45E, 58B, 57A)."""
+    n = len(st.winners) + 1
+    trick = st._trick
+    played = {s for s, _ in trick}
+    idx = len(trick)
+    defender = st._is_defender(seat)
+    if defender and PARTNER[seat] not in played and trick[-1][0] != seat:
+        if st.declarer in played and st.dummy in played:
+            st._flag(out, "PREMATURE_LEAD", "57A", seat, n, idx, [],
+                     f"{seat} led {card} to the next trick before his partner played; declarer had played from "
+                     "both hands: no penalty, the card goes back to his hand", "no_penalty", "57C")
+            return
+        st._add_pc(seat, card, major=True)
+        ls = trick[0][1][0]
+        irr = st._flag(out, "PREMATURE_LEAD", "57A", seat, n, idx, options_57(ls, PARTNER[seat]),
+                       f"{seat} led {card} to the next trick before his partner {PARTNER[seat]} played to this "
+                       f"one: {card} is a major penalty card (57A, 50B)")
+        st._pending.append(Pending(irr, seat, n, card, None, lead_suit=ls))
+        establish_by_extra(st, seat, n)
+        return
+    code, law = ("MULTIPLE_CARDS_PLAYED", "58B") if trick[-1][0] == seat else ("FIFTH_CARD_TO_TRICK", "45E")
+    first = next(c for s, c in trick if s == seat)
+    if defender:
+        major = card[1] in HONORS or bool(st._pcs[seat])
+        st._add_pc(seat, card, major=major)
+        kind = st._pcs[seat][card]
+        st._flag(out, code, law, seat, n, idx, [],
+                 f"{seat} played {card} after {first} to the same trick: not counted; {card} becomes a {kind} "
+                 + ("penalty card (58B2: the player may designate which card was played; director)" if code ==
+                    "MULTIPLE_CARDS_PLAYED" else "penalty card (45E1; the director may deem it a lead, 53/56)"),
+                 "penalty_card", "58B2" if code == "MULTIPLE_CARDS_PLAYED" else "45E1")
+    else:
+        st._flag(out, code, law, seat, n, idx, [],
+                 f"{seat} played {card} after {first} to the same trick: not counted; no penalty for declarer "
+                 "(45E2, 48A); the card goes back to the hand", "no_penalty",
+                 "45E2" if code == "FIFTH_CARD_TO_TRICK" else "48A")

@@ -1,0 +1,310 @@
+"""The play period (Laws 41-71): follow every card, flag every irregularity the moment it happens.
+
+Pure logic, no I/O. :class:`Play` receives the physical card events of one board (``card``; dummy's
+cards carry dummy's seat), exposures (``expose``), explicit choices (``ruling``) and the end of play
+(``claim_made``, ``finish``). Nothing is refused: an illegal event is recorded, flagged as an
+:class:`~table.irregularity.Irregularity` (law as the 1997 WBF / 1999 CBA edition numbers it, seat,
+``phase="play"``, ``position={"trick": n, "card": k}`` with ``n`` 1-based and ``k`` 0-based in play order,
+and the options the law gives and to whom), and the play goes on as the laws say:
+
+* acceptance by action: a lead out of turn is accepted when the next hand in rotation plays to it (53A);
+  the non-offending side playing on after an irregular play forfeits the right to penalize (60A1); declarer
+  playing on after a defender failed to play a penalty card must accept the card (52B1);
+* explicit choices: ``ruling(code, option, seat)`` applies an option (declarer's 54/56/57/50D2/26/52
+  choices, the defenders' 55 choices, the offender's revoke correction 62, the director's 64B4/64B5).
+
+The package splits the work: ``position`` (where the cards are), ``state`` (the law's bookkeeping),
+``checks`` (irregularities in a card), ``acceptance`` (a card's effect on waiting choices), ``lead_choices``
+(26 and 50D2 at the start of a trick), ``counting`` (a card into the trick on the checked path), ``rulings``
+(the options applied), ``revokes`` (61-64 with the transfer at the end).
+
+Model of a trick: each seat plays one card to a trick; a card played out of rotation by a seat that has not
+played yet is counted in the trick (the law lets it stand or be withdrawn later), the rotation then continues
+from the lead with the seats that have not played. A second card by a seat that has already played to the
+trick is not counted (45E, 58B, 57A premature lead): for a defender it becomes a penalty card.
+
+Performance: a legal card on the usual path (``run_cards``; ``card`` lays a run of one) costs one dict
+look-up for the hand, one for the suit count and a list append; every exceptional state (pending choices,
+penalty cards, open revokes, lead restrictions, hands without a record, a trick played out of rotation)
+switches the board to the checked path; ``finish`` without any revoke skips the Law 64 computation.
+
+Not decided from card events (director input or another module): a face-down lead (41A), designations of
+dummy's cards (45C4b, 45D, 46), retractions after misinformation (47E), dummy's rights (43), illegal revoke
+inquiries (61B, 63B), which of several cards was "visible" (58B: the first read is kept), whether a card
+played by the correct leader just after a lead out of turn by his RHO was a proper lead (53C) rather
+than a play to it (53A is assumed), an omitted play (67: it shows as a trick that never completes and an
+extra card; a card left after 13 tricks is flagged DEFECTIVE_TRICK), the 62C withdrawal of cards played
+after a revoke inside the revoke trick, 62D2, 64B4/64B5 (director's ruling), 64C equity, the claim
+adjudication of Laws 68-71. Dummy's own initiative (57C) is not visible either.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from ..cards import CARD_SET, HONORS, Deal, Seat, parse_card, sort_cards
+from ..irregularity import Irregularity, LeadPenalty, Option
+from .acceptance import resolve_pending
+from .checks import extra_card, irregular_lead, out_of_turn_play
+from .counting import place
+from .errors import PlayRulingError
+from .lead_choices import check_50d2, trick_start
+from .position import LHO, PARTNER
+from .revokes import REVOKE_CODES, establish_on_claim, transfers
+from .revokes import rule as rule_on_revoke
+from .rulings import RULINGS, check_chooser
+from .state import PlayState
+from .wording import cards_text
+
+log = logging.getLogger(__name__)
+
+
+class _Card:
+    """A card event for ``run_cards`` (``card`` lays its card as a run of one)."""
+
+    __slots__ = ("seat", "card")
+
+    def __init__(self, seat: Seat, card: str) -> None:
+        self.seat, self.card = seat, card
+
+
+class Play(PlayState):
+    """The play of one board, card by card (see the module docstring)."""
+
+    def __init__(self, declarer: Seat, strain: str, deal: Deal | None = None,
+                 lead_penalties: Sequence[LeadPenalty] = ()) -> None:
+        PlayState.__init__(self, declarer, strain, deal, lead_penalties)     # (a direct call costs less than super())
+        if self._lps:
+            trick_start(self, [])
+            self._update_slow()
+        else:
+            self._slow = not all(self._known.values())
+
+    # ------------------------------------------------------------------ the card event
+    def card(self, seat: Seat, card: str) -> list[Irregularity]:
+        """Apply one played card; returns the irregularities flagged by it (usually none)."""
+        if not self._slow and self.run_cards((_Card(seat, card),), 0, _Card):
+            return []
+        return self._card_slow(seat, card)
+
+    def run_cards(self, events: Sequence[Any], i: int, card_cls: type) -> int:
+        """Lay ``events[i:]`` on the usual path while each is a ``card_cls`` event (with ``seat`` and ``card``)
+        that needs no check beyond following suit: the seat whose turn it is, a held card, suit followed,
+        nothing exceptional in force (``_slow``). Returns the index of the first event not laid (always
+        stopping after the 13th trick). ``card`` is a run of one; a batch replay passes a whole record."""
+        hand_of, cnt_of, played = self._hand, self._cnt, self._played
+        n = len(events)
+        while i < n and not self._slow:
+            e = events[i]
+            cls = e.__class__              # (compared through a name: ``e.__class__ is`` would narrow e to object)
+            if cls is not card_cls:
+                break
+            seat, card = e.seat, e.card
+            hand = hand_of[seat]
+            if seat is not self._next or card not in hand:
+                break
+            trick = self._trick
+            suit = card[0]
+            cnt = cnt_of[seat]
+            if trick:
+                ls = self._lead_suit
+                if suit != ls and cnt[ls]:
+                    break                  # a revoke: the checked path flags it
+            else:
+                self._lead_suit = suit
+            hand.remove(card)
+            cnt[suit] -= 1
+            played.add(card)
+            trick.append((seat, card))
+            i += 1
+            if len(trick) == 4:
+                # what ``counting.complete_trick`` does when nothing exceptional is in force
+                if not self._close_trick():
+                    break
+            else:
+                self._next = LHO[seat]
+        return i
+
+    # ------------------------------------------------------------------ the checked path
+    def _card_slow(self, seat: Seat, card: str) -> list[Irregularity]:
+        out: list[Irregularity] = []
+        self._slow = True
+        seat = Seat(str(seat).strip().upper()[:1])
+        if card not in CARD_SET:
+            card = parse_card(card)                   # a malformed card is an input error, not an irregularity
+        n = len(self.winners) + 1
+        trick = self._trick
+        here = len(trick) if not self.complete else 0
+        if self._claimed is not None:
+            self._flag(out, "PLAY_AFTER_CLAIM", "68D", seat, n, here,
+                       [Option("void", "68D: play ceases after a claim; the director voids later plays", "director")],
+                       f"{seat} played {card} after {self._claimed}'s claim; not counted")
+            return out
+        if self.complete:
+            if card in self._played:
+                self._flag(out, "CARD_ALREADY_PLAYED", "1", seat, 13, 4, [],
+                           f"{card} reported by {seat} after trick 13; it was played before (repeated read or a "
+                           "recording error); ignored")
+            else:
+                self._flag(out, "DEFECTIVE_TRICK", "67B", seat, 13, 4,
+                           [Option("director", "67B1: the player who kept a card omitted a play to an earlier trick",
+                                   "director")],
+                           f"{seat} still had {card} after 13 tricks: a play was omitted (or the record is wrong)")
+            return out
+
+        # ---- identity of the card
+        if card in self._played:
+            mine = any(s == seat for s, _ in trick) or (
+                not trick and self.winners and (seat, card) in self.tricks[len(self.winners) - 1])
+            if mine:
+                # a repeated report of a card this seat already played to this (or the just completed) trick
+                self._flag(out, "CARD_ALREADY_PLAYED", "1", seat, n, here, [],
+                           f"{card} reported again by {seat}: repeated read; ignored")
+                self._update_slow()
+                return out
+            # Law 1: a pack holds 52 different cards, so a card cannot be played twice. Either the pack is
+            # defective (Laws 1, 13, 14) or the event/record is wrong; only the director can tell. The card is
+            # counted as this seat's play so the trick structure (and everything after it) stays usable, and
+            # the seat's hand record is no longer trusted (no revoke is inferred from it).
+            self._flag(out, "CARD_ALREADY_PLAYED", "1", seat, n, here,
+                       [Option("director", "establish which card was really played (Laws 1, 13, 14, 67)", "director")],
+                       f"{card} was already played earlier; counted as {seat}'s card to keep the trick")
+            self._known[seat] = False
+        elif card not in self._hand[seat]:
+            owner = self._owner.get(card)
+            if owner is not None and owner != seat:
+                self._flag(out, "HAND_RECORD_MISMATCH", "13A1", seat, n, here,
+                           [Option("director", "13A1: correct from the hand record, or score as a fouled board (87)",
+                                   "director")],
+                           f"{seat} played {card}, which the hand record gives to {owner}; accepted as played")
+                self._take_from(owner, card)
+                self._pcs[owner].pop(card, None)
+                self._set_owner(card, seat)
+                self._known[seat] = self._known[owner] = False
+            elif self._known[seat]:
+                self._flag(out, "HAND_RECORD_MISMATCH", "13A1", seat, n, here,
+                           [Option("director", "13A1: correct from the hand record", "director")],
+                           f"{seat} played {card}, which is not in his recorded hand; accepted as played")
+                self._known[seat] = False
+            if card not in self._hand[seat]:
+                self._give(seat, card)                # he physically held it: bookkeeping follows the event
+                self._set_owner(card, seat)
+
+        # ---- acceptance by action and other effects of this card on pending choices
+        suppress_oot = resolve_pending(self, seat, card, out)
+        trick = self._trick
+
+        # ---- classification
+        if self._insert_at is not None and seat == self._insert_at[0]:
+            idx = self._insert_at[1]
+            self._insert_at = None
+            place(self, seat, card, idx, out, checks=True)
+        elif not trick:
+            if seat == self._next:
+                self._retracted = None
+                place(self, seat, card, 0, out, checks=True)
+            elif irregular_lead(self, seat, card, out):
+                place(self, seat, card, 0, out, checks=False)
+        elif any(s == seat for s, _ in trick):
+            extra_card(self, seat, card, out)
+        elif seat == self._next or suppress_oot:
+            place(self, seat, card, len(trick), out, checks=True)
+        else:
+            out_of_turn_play(self, seat, card, out)
+            place(self, seat, card, len(trick), out, checks=True)
+        self._update_slow()
+        return out
+
+    # ------------------------------------------------------------------ exposures
+    def expose(self, seat: Seat, cards: Sequence[str], deliberate: bool) -> list[Irregularity]:
+        """A defender's card(s) exposed other than by playing them (Laws 24, 49): penalty cards, minor for a
+        single inadvertent 9-or-lower, else major (50B). Declarer's and dummy's cards never (48A)."""
+        out: list[Irregularity] = []
+        seat = Seat(str(seat).strip().upper()[:1])
+        if not self._is_defender(seat):
+            log.debug("exposure by %s ignored: declarer's and dummy's cards are never penalty cards (48A)", seat)
+            return out
+        n = len(self.winners) + 1
+        new = []
+        for c in cards:
+            c = parse_card(c) if c not in CARD_SET else c
+            if c in self._played or c in self._pcs[seat]:
+                continue
+            owner = self._owner.get(c)
+            if owner is not None and owner != seat:
+                self._flag(out, "HAND_RECORD_MISMATCH", "13A1", seat, n, len(self._trick),
+                           [Option("director", "13A1: correct from the hand record", "director")],
+                           f"{seat} exposed {c}, which the hand record gives to {owner}")
+                self._take_from(owner, c)
+                self._set_owner(c, seat)
+                self._known[seat] = self._known[owner] = False
+            major = deliberate or c[1] in HONORS
+            self._add_pc(seat, c, major)
+            new.append(c)
+        if new:
+            kinds = ", ".join(f"{c} {self._pcs[seat][c]}" for c in sort_cards(new))
+            self._flag(out, "EXPOSED_CARD", "49", seat, n, len(self._trick), [],
+                       f"{seat} exposed {cards_text(new)}: penalty card(s) ({kinds}; 50B"
+                       + ("; two or more penalty cards are all major" if len(self._pcs[seat]) >= 2 else "") + ")",
+                       "penalty_card", "50B")
+            check_50d2(self, out)
+        self._update_slow()
+        return out
+
+    # ------------------------------------------------------------------ explicit choices
+    def ruling(self, code: str, option: str, seat: Seat | None = None) -> list[Irregularity]:
+        """Apply a choice the law offers for an open irregularity (``option`` is one of its
+        ``Option.code``); ``seat`` is who chose, checked against the option's chooser when given."""
+        out: list[Irregularity] = []
+        who = Seat(str(seat).strip().upper()[:1]) if seat is not None else None
+        if code in REVOKE_CODES:
+            rule_on_revoke(self, code, option, who)
+            self._update_slow()
+            return out
+        p = next((p for p in reversed(self._pending) if p.irr.code == code and p.irr.open), None)
+        if p is None:
+            done = [i for i in self.irregularities if i.code == code]
+            why = f" (it was disposed of: {done[-1].disposition})" if done and done[-1].disposition else ""
+            raise PlayRulingError(f"no open {code} waiting for a choice{why}")
+        irr = p.irr
+        opt = next((o for o in irr.options if o.code == option), None)
+        if opt is None:
+            raise PlayRulingError(f"{option!r} is not an option for {code}; the options are "
+                                  + ", ".join(o.code for o in irr.options))
+        check_chooser(self, opt, who, code)
+        RULINGS[code](self, p, option, out)
+        self._update_slow()
+        return out
+
+    # ------------------------------------------------------------------ claims and the end of play
+    def claim_made(self, claimer: Seat, acquiesced: bool = True) -> None:
+        """A claim or concession (68): play ceases. 63A3: a revoke not yet established becomes established
+        when a member of the offending side makes the claim, or acquiesces in the opponents' claim
+        (``acquiesced=False`` when the opponents disputed it)."""
+        c = Seat(str(claimer).strip().upper()[:1])
+        self._claimed = c
+        establish_on_claim(self, c, acquiesced)
+        self._update_slow()
+
+    def resume_after_claim(self) -> None:
+        """The director lets play continue after a claim (for instance a disputed claim under a regulation
+        that suspends play): later cards are followed again instead of flagged PLAY_AFTER_CLAIM."""
+        self._claimed = None
+        self._update_slow()
+
+    def finish(self, claimed_total: int | None = None) -> int:
+        """Declarer side's final total of tricks after the Law 64 transfers. With a claim, ``claimed_total``
+        is declarer side's agreed total: the tricks not played are attributed by it. Each established revoke
+        is recorded as a ``REVOKE_TRICK_TRANSFER`` (64A1/64A2 with ``tricks_transferred=N`` in the detail,
+        or an exemption 64B1..6 with 0). Calling it again recomputes (the previous records are replaced)."""
+        if self._revokes:
+            return transfers(self, claimed_total)
+        # no revoke was ever flagged (every open one is also in _revokes): nothing to transfer and no
+        # earlier transfer record to replace; only a claim's unplayed tricks are attributed
+        self.irregularities = self.irregularities[:]          # a fresh list, as the full path gives
+        winners = self.winners
+        total = winners.count(self.declarer) + winners.count(PARTNER[self.declarer])
+        if claimed_total is not None:
+            total += min(max(int(claimed_total) - total, 0), 13 - len(winners))
+        return total

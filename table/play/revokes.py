@@ -1,0 +1,275 @@
+"""Revokes (Laws 61-64): flagging, establishment, correction and the trick transfer at the end.
+
+Policy: revokes are flagged and followed silently, OCCURRED (open) -> ``established`` (63A1 by the
+offending side's play to a later trick, 63A3 on a claim) or ``corrected`` (``ruling("REVOKE", "correct")``
+followed by the replacement card, 62). :func:`transfers` computes the Law 64 transfers at the end.
+"""
+from __future__ import annotations
+
+from ..cards import Seat
+from ..irregularity import Irregularity, Option
+from .errors import PlayRulingError
+from .position import SIDE
+from .records import Obligation, Revoke
+from .state import PlayState
+from .wording import SUIT_NAME
+
+REVOKE_CODES = ("REVOKE", "REVOKE_TRICK12")
+
+
+def flag_revoke(st: PlayState, out: list[Irregularity], seat: Seat, card: str, n: int, idx: int, suit: str,
+                legal: frozenset[str], faced: bool, was_pc: bool, kind: str, detail: str,
+                linked: Irregularity | None = None, ob: Obligation | None = None) -> Revoke:
+    """Flag a revoke seen when the card is played (an open one, correctable under 62)."""
+    corrector = str(st.declarer if seat == st.dummy else seat)
+    if n == 12:
+        code, law = "REVOKE_TRICK12", "62D"
+        opts = [Option("correct", "62D1: must be corrected, even if established, before the hands are returned; "
+                       "no trick transfer (64B6)", corrector)]
+    else:
+        code, law = "REVOKE", "61A"
+        opts = [Option("correct", "62A: the offender must correct it before it is established: withdraw the card "
+                       "(a defender's becomes a major penalty card, 62B1; declarer/dummy: no penalty, 62B2) and play "
+                       "a legal card", corrector)]
+    opts += [Option("64B4", "no transfer: attention first drawn after the non-offending side called on the next board",
+                    "director"),
+             Option("64B5", "no transfer: attention first drawn after the round ended", "director")]
+    irr = st._flag(out, code, law, seat, n, idx, opts, detail)
+    rv = Revoke(irr, seat, n, card, suit, legal, faced, was_pc, kind, linked, ob)
+    if kind == "follow":
+        st._retro_done.add((seat, suit))       # never flagged a second time by the no-record inference
+    st._revokes.append(rv)
+    st._open_revokes.append(rv)
+    return rv
+
+
+def establish(st: PlayState, rv: Revoke, law: str) -> None:
+    if rv in st._open_revokes:
+        st._open_revokes.remove(rv)
+    if rv.irr.open:
+        rv.irr.dispose("established", law)
+
+
+def establish_by_play(st: PlayState, seat: Seat, n: int) -> None:
+    """63A1: a card by the offending side to trick ``n`` establishes its open revokes of earlier tricks."""
+    side = SIDE[seat]
+    for rv in list(st._open_revokes):
+        if rv.side == side and rv.trick < n:
+            establish(st, rv, "63A1")
+
+
+def establish_by_extra(st: PlayState, seat: Seat, n: int) -> None:
+    """A card not counted in a trick but led to the trick after ``n`` (a premature lead, a card played
+    before declarer's corrected lead) still establishes the side's revokes up to trick ``n`` (63A1)."""
+    for rv in list(st._open_revokes):
+        if rv.side == SIDE[seat] and rv.trick <= n:
+            establish(st, rv, "63A1")
+
+
+def establish_on_claim(st: PlayState, claimer: Seat, acquiesced: bool) -> None:
+    """63A3: a claim by the offending side, or its acquiescence in the opponents' claim."""
+    for rv in list(st._open_revokes):
+        if rv.side == SIDE[claimer] or acquiesced:
+            establish(st, rv, "63A3")
+
+
+def note_show_out(st: PlayState, seat: Seat, card: str, n: int, idx: int, out: list[Irregularity]) -> None:
+    """Without a hand record a revoke shows when a seat plays a suit it failed to follow earlier."""
+    trick = st._trick
+    so = st._shown_out[seat]
+    suit = card[0]
+    if suit in so and (seat, suit) not in st._retro_done:
+        t, k, rcard = so[suit]
+        st._retro_done.add((seat, suit))
+        code = "REVOKE_TRICK12" if t == 12 else "REVOKE"
+        irr = st._flag(out, code, "62D" if t == 12 else "61A", seat, t, k, [],
+                       f"{seat} played {rcard} on a {SUIT_NAME[suit]} lead at trick {t} and {card} at trick {n}: "
+                       "failure to follow suit (44C), detected afterwards", "established", "63A1")
+        st._revokes.append(Revoke(irr, seat, t, rcard, suit, None, seat == st.dummy, False, "retro"))
+    if idx > 0 and trick:
+        ls = trick[0][1][0]
+        if suit != ls and ls not in so:
+            so[ls] = (n, idx, card)
+
+
+def rule(st: PlayState, code: str, option: str, who: Seat | None) -> None:
+    """``ruling("REVOKE" | "REVOKE_TRICK12", option)``: the director's 64B4/64B5 exemption or the
+    offender's correction (62)."""
+    if option in ("64B4", "64B5"):
+        exempt(st, code, option, who)
+    elif option == "correct":
+        correct(st, code, who)
+    else:
+        raise PlayRulingError(f"{option!r} is not an option for {code}; the options are correct, 64B4, 64B5")
+
+
+def exempt(st: PlayState, code: str, option: str, who: Seat | None) -> None:
+    rv = next((r for r in reversed(st._revokes) if r.irr.code == code and r.irr.disposition == "established"
+               and (who is None or r.seat == who)), None)
+    if rv is None:
+        raise PlayRulingError(f"no established {code} to exempt")
+    rv.exempt = option
+    rv.irr.detail += f"; director: {option} (no transfer)"
+
+
+def correct(st: PlayState, code: str, who: Seat | None) -> None:
+    """62: the revoke card is withdrawn (with every card played after it) and its trick resumes."""
+    rv = next((r for r in reversed(st._revokes) if r.irr.code == code and r.kind != "retro" and
+               (r.irr.open or (code == "REVOKE_TRICK12" and r.irr.disposition == "established"))
+               and (who is None or r.seat == who or (r.seat == st.dummy and who == st.declarer))), None)
+    if rv is None:
+        raise PlayRulingError(f"no {code} that can still be corrected"
+                              + ("" if code == "REVOKE_TRICK12" else
+                                 " (63C: once established a revoke stands, except on trick 12, 62D)"))
+    if st._insert_at is not None:
+        raise PlayRulingError(f"a revoke correction is still waiting for {st._insert_at[0]}'s card")
+    if (rv.seat, rv.card) not in st.tricks[rv.trick - 1]:
+        raise PlayRulingError(f"{rv.card} is no longer in trick {rv.trick}")
+    T = rv.trick
+    seat = rv.seat
+    withdrawn: list[tuple[Seat, str]] = []
+    last_complete = len(st.tricks) > T and len(st.tricks[-1]) == 4
+    reopened = len(st.winners) >= T       # the revoke trick was complete: the next trick's start is undone
+    for t in st.tricks[T:]:
+        withdrawn += t                    # later cards: the non-offending side's (else established), or 62D
+    del st.tricks[T:]
+    del st.winners[T - 1:]
+    for s, c in withdrawn:
+        st._unplay(s, c)
+    if reopened:
+        st._drop_start_flags()
+    for other in list(st._open_revokes):          # revokes made with withdrawn cards lapse
+        if other is not rv and (other.seat, other.card) in withdrawn:
+            st._open_revokes.remove(other)
+            other.irr.dispose("card_withdrawn", "62C1")
+    for q in st._pending:                          # choices about later tricks are moot
+        if q.trick > T and q.irr.open:
+            q.irr.dispose("card_withdrawn", "62C1")
+    st._trick = st.tricks[T - 1]
+    idx = next(i for i, (s, c) in enumerate(st._trick) if s == seat and c == rv.card)
+    if idx == 0:
+        back = list(st._trick)
+        st._trick.clear()
+        for s, c in back:
+            st._unplay(s, c)
+            if s != seat:
+                withdrawn.append((s, c))
+        st._leader = seat
+    else:
+        st._trick.pop(idx)
+        st._unplay(seat, rv.card)
+        st._leader = st._trick[0][0]
+        st._insert_at = (seat, idx)
+    if rv.ob is not None:
+        if rv.ob.law == "57A":
+            st._play_obs.append(rv.ob)
+        else:
+            st._lead_obs.append(rv.ob)
+    if st._is_defender(seat):
+        st._add_pc(seat, rv.card, major=True)
+    law = "62D1" if code == "REVOKE_TRICK12" else ("62B1" if st._is_defender(seat) and not rv.was_pc else "62B2")
+    if rv in st._open_revokes:
+        st._open_revokes.remove(rv)
+    rv.irr.dispose("corrected", law)
+    if withdrawn:
+        rv.irr.detail += "; withdrawn without penalty (62C1): " + " ".join(f"{s}:{c}" for s, c in withdrawn)
+    if T == 12 and last_complete:
+        st._replay_last = True           # the 13th trick is forced: replayed once trick 12 is complete
+    st._recompute_next()
+
+
+def transfers(st: PlayState, claimed_total: int | None) -> int:
+    """Declarer side's final total after the Law 64 transfers (see ``Play.finish``); records each established
+    revoke as a ``REVOKE_TRICK_TRANSFER`` in ``st.irregularities``, replacing earlier records."""
+    st.irregularities = [i for i in st.irregularities if i.code != "REVOKE_TRICK_TRANSFER"]
+    decl = st.declarer.side
+    other = "EW" if decl == "NS" else "NS"
+    played = len(st.winners)
+    sides: list[str | None] = [SIDE[w] for w in st.winners]
+    seats: list[Seat | None] = list(st.winners)
+    wcards: list[str | None] = []
+    for t, w in enumerate(st.winners):
+        wcards.append(next(c for s, c in st.tricks[t] if s == w))
+    total = st.declarer_tricks
+    if claimed_total is not None:
+        unplayed = 13 - played
+        dec_more = min(max(int(claimed_total) - total, 0), unplayed)
+        sides += [decl] * dec_more + [other] * (unplayed - dec_more)
+        seats += [None] * unplayed
+        wcards += [None] * unplayed
+        total += dec_more
+        for rv in list(st._open_revokes):
+            establish(st, rv, "63A3")
+    for rv in list(st._open_revokes):
+        if rv.irr.open:
+            rv.irr.dispose("not_established", "63A")
+    st._open_revokes = [rv for rv in st._open_revokes if rv.irr.open]
+    transferred: set[int] = set()
+    delta = 0
+    seen: list[Revoke] = []
+    sides_revoked = {rv.side for rv in st._revokes if rv.irr.disposition == "established"}
+    # a revoke is only known from the hand record; once the play contradicts that record (13A1) no
+    # transfer is made automatically: the director decides (64C)
+    contradicted = any(i.code == "HAND_RECORD_MISMATCH" for i in st.irregularities)
+    for rv in st._revokes:
+        if rv.irr.disposition != "established":
+            continue
+        T = rv.trick
+        n, law, why = 0, "", ""
+        os_tricks = [k for k in range(T, len(sides) + 1) if sides[k - 1] == rv.side and k not in transferred]
+        if contradicted:
+            law, why = "64C", "the play contradicts the hand record (13A1): transfer left to the director"
+        elif rv.exempt:
+            law, why = rv.exempt, ("attention first drawn after the non-offending side called on the next board"
+                                   if rv.exempt == "64B4" else "attention first drawn after the round ended")
+        elif T == 12:
+            law, why = "64B6", "revoke on the 12th trick (62D: to be corrected)"
+        elif rv.faced:
+            law, why = "64B3", ("revoke by dummy (a hand faced on the table)" if rv.seat == st.dummy
+                                else "failure to play a card faced on the table")
+        elif any(o.seat == rv.seat and o.suit == rv.suit for o in seen):
+            law, why = "64B2", f"second revoke by {rv.seat} in {SUIT_NAME[rv.suit]}"
+        elif not os_tricks:
+            law, why = "64B1", "the offending side won neither the revoke trick nor any later trick"
+        else:
+            chosen: list[int] = []
+            if T <= len(seats) and seats[T - 1] == rv.seat and T in os_tricks:
+                law = "64A1"
+                chosen = [T] + [k for k in os_tricks if k > T][:1]
+                why = (f"{rv.seat} won the revoke trick: it and one later trick of the offending side"
+                       if len(chosen) == 2 else f"{rv.seat} won the revoke trick; no later trick of the offending side")
+            else:
+                law = "64A2"
+                legal = rv.legal if rv.legal is not None else _known_legal(st, rv)
+                extra = [k for k in os_tricks if k > T and seats[k - 1] == rv.seat
+                         and wcards[k - 1] is not None and wcards[k - 1] in legal]
+                first = [k for k in os_tricks if k not in extra[:1]][:1]
+                chosen = first + extra[:1]
+                why = f"{rv.seat} did not win the revoke trick: one trick"
+                if extra:
+                    why += (f", and trick {extra[0]} won by {rv.seat} with {wcards[extra[0] - 1]}, a card he could "
+                            "legally have played to the revoke trick (1997 clause)")
+                    if not first:
+                        why += "; capped: the offending side won no other trick from the revoke on"
+            n = min(len(chosen), len(os_tricks))
+            chosen = chosen[:n]
+            transferred.update(chosen)
+            delta += n if rv.side != decl else -n
+        if len(sides_revoked) == 2:
+            why += "; both sides revoked (seed silent; each revoke processed, 64C equity left to the director)"
+        seen.append(rv)
+        to = "EW" if rv.side == "NS" else "NS"
+        pos = rv.irr.position
+        st.irregularities.append(Irregularity(
+            code="REVOKE_TRICK_TRANSFER", law=law, seat=str(rv.seat), phase="play",
+            position={"trick": pos["trick"], "card": pos["card"]}, options=[],
+            detail=f"tricks_transferred={n}; from {rv.side} to {to}; {why}",
+            disposition="applied" if n else "exempt", disposition_law=law))
+    return total + delta
+
+
+def _known_legal(st: PlayState, rv: Revoke) -> frozenset[str]:
+    """Cards of the revoke suit the seat is known to have held at the revoke trick (no hand record)."""
+    out = {c for t in st.tricks[rv.trick:] for s, c in t if s == rv.seat and c[0] == rv.suit}
+    out |= {c for c in st._hand[rv.seat] if c[0] == rv.suit}
+    return frozenset(out)

@@ -1,0 +1,190 @@
+"""The choices the law offers for an open irregularity, applied: one handler per irregularity code, found in
+:data:`RULINGS` (revokes, which are not pending choices, go to ``revokes.rule``)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..cards import Seat
+from ..irregularity import Irregularity, Option
+from .counting import place
+from .errors import PlayRulingError
+from .lead_choices import check_50d2
+from .position import PARTNER
+from .records import Obligation, Pending
+from .state import PlayState
+
+Handler = Callable[[PlayState, Pending, str, list[Irregularity]], None]
+
+
+def check_chooser(st: PlayState, opt: Option, who: Seat | None, code: str) -> None:
+    if who is None or opt.chooser == "director":
+        return
+    ok = {"declarer": who == st.declarer,
+          "defenders": st._is_defender(who)}.get(opt.chooser, str(who) == opt.chooser)
+    if not ok:
+        raise PlayRulingError(f"{who} may not choose {opt.code!r} for {code}: the choice is {opt.chooser}'s")
+
+
+def _offender_card(p: Pending) -> str:
+    """The card of the offender a choice is about (every choice on a played card has one)."""
+    if p.card is None:
+        raise PlayRulingError(f"{p.irr.code} names no card")
+    return p.card
+
+
+def _correct_leader(p: Pending) -> Seat:
+    if p.correct is None:
+        raise PlayRulingError(f"{p.irr.code} names no correct leader")
+    return p.correct
+
+
+def _opening_lead_out_of_turn(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    if option == "spread":
+        st.declarer = PARTNER[st.declarer]
+        st._leader = p.offender
+        p.irr.dispose("rectified:spread", "54A")
+        st._recompute_next()
+    elif option == "accept":
+        st._leader = p.offender
+        p.irr.dispose("rectified:accept", "54B")
+    else:
+        p.irr.dispose("rectified:refuse", "54D")
+        _refuse_lead(st, p, "56", out)
+
+
+def _lead_out_of_turn_defender(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    if option == "accept":
+        st._leader = p.offender
+        p.irr.dispose("rectified:accept", "53A")
+    else:
+        p.irr.dispose("rectified:refuse", "56")
+        _refuse_lead(st, p, "56", out)
+
+
+def _refuse_lead(st: PlayState, p: Pending, law: str, out: list[Irregularity]) -> None:
+    """56: the defender's card becomes a major penalty card; the correct leader leads (50D2)."""
+    st._withdraw_trick(law)
+    st._add_pc(p.offender, _offender_card(p), major=True)
+    st._leader = _correct_leader(p)
+    st._recompute_next()
+    check_50d2(st, out)
+
+
+def _lead_out_of_turn_declarer(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    if option == "accept":
+        st._leader = p.offender
+        p.irr.dispose("rectified:accept", "53A")
+    else:
+        st._withdraw_trick("55B1")
+        st._leader = _correct_leader(p)
+        p.irr.dispose("rectified:retract", "55B1")
+        st._recompute_next()
+
+
+def _lead_from_wrong_hand(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    if option == "accept":
+        st._leader = p.offender
+        p.irr.dispose("rectified:accept", "53A")
+    else:
+        st._withdraw_trick("55B2")
+        st._leader = _correct_leader(p)
+        p.irr.dispose("rectified:lead_from_correct_hand", "55B2")
+        st._retracted = p
+        st._recompute_next()
+
+
+def _premature_play(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    card = _offender_card(p)
+    if (p.offender, card) in st._trick:
+        st._withdraw(p.offender, card, "57A")
+    st._add_pc(p.offender, card, major=True)
+    _set_57(st, p, option)
+
+
+def _premature_lead(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    _set_57(st, p, option)
+
+
+def _set_57(st: PlayState, p: Pending, option: str) -> None:
+    kind, _, suit = option.partition(":")
+    n = len(st.winners) + 1
+    st._play_obs.append(Obligation(PARTNER[p.offender], kind, suit or p.extra["lead_suit"], n, p.irr, "57A"))
+    p.irr.dispose(f"rectified:{option}", "57A")
+    st._recompute_next()
+
+
+def _play_out_of_turn(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    if option == "stands":
+        p.irr.dispose("ruled:stands", "60A2")
+    else:
+        card = _offender_card(p)
+        if (p.offender, card) in st._trick:
+            st._withdraw(p.offender, card, "49")
+        st._add_pc(p.offender, card, major=True)
+        p.irr.dispose("ruled:penalty_card", "50B")
+
+
+def _lead_penalty_pending(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    law = p.irr.law
+    if option != "none":
+        kind, _, suit = option.partition(":")
+        st._lead_obs.append(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
+    p.irr.dispose(f"rectified:{option}", law)
+
+
+def _penalty_card(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    pard = PARTNER[p.offender]
+    if option == "none":
+        p.irr.dispose("rectified:none", "50D2b")
+        return
+    kind, _, suit = option.partition(":")
+    for c in [c for c in st._pcs[pard] if c[0] == suit]:
+        del st._pcs[pard][c]                         # picked up: no longer a penalty card (50D2a, 51B)
+    law = "50D2a" if p.irr.law == "50D2" else "51B"
+    st._lead_obs.append(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
+    p.irr.dispose(f"rectified:{option}", law)
+
+
+def _failure_to_play_penalty_card(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    if option == "accept":
+        p.irr.dispose("rectified:accept", "52B1")
+        return
+    due = p.extra["due"]
+    pc = option.partition(":")[2] or due[0]
+    seat, card = p.offender, _offender_card(p)
+    if (seat, card) not in st._trick or st.complete:
+        st._reopen_last_trick()
+    if (seat, card) not in st._trick:
+        raise PlayRulingError(f"{card} is no longer in the current trick")
+    if pc not in st._pcs[seat]:
+        raise PlayRulingError(f"{pc} is no longer a penalty card")
+    idx = st._trick.index((seat, card))
+    st._trick.pop(idx)
+    st._unplay(seat, card)
+    for rv in st._revokes:
+        if rv.linked is p.irr:
+            if rv in st._open_revokes:
+                st._open_revokes.remove(rv)
+            rv.irr.dispose("corrected", "52B2")
+    p.irr.dispose(f"rectified:{option}", "52B2")
+    st._add_pc(seat, card, major=True)               # 52B2: the card illegally played is a major penalty card
+    place(st, seat, pc, idx, out, checks=False)
+
+
+# flagged with the director's options only (Laws 1, 13A1, 67B, 68D): the engine has nothing to apply, so
+# ``Play.ruling`` refuses them (PlayRulingError: no choice waiting)
+DIRECTOR_ONLY = frozenset({"CARD_ALREADY_PLAYED", "HAND_RECORD_MISMATCH", "DEFECTIVE_TRICK", "PLAY_AFTER_CLAIM"})
+
+# irregularity code -> the handler of its options
+RULINGS: dict[str, Handler] = {
+    "OPENING_LEAD_OUT_OF_TURN": _opening_lead_out_of_turn,
+    "LEAD_OUT_OF_TURN_DEFENDER": _lead_out_of_turn_defender,
+    "LEAD_OUT_OF_TURN_DECLARER": _lead_out_of_turn_declarer,
+    "LEAD_FROM_WRONG_HAND": _lead_from_wrong_hand,
+    "PREMATURE_PLAY": _premature_play,
+    "PREMATURE_LEAD": _premature_lead,
+    "PLAY_OUT_OF_TURN": _play_out_of_turn,
+    "LEAD_PENALTY_PENDING": _lead_penalty_pending,
+    "PENALTY_CARD": _penalty_card,
+    "FAILURE_TO_PLAY_PENALTY_CARD": _failure_to_play_penalty_card,
+}

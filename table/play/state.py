@@ -1,0 +1,137 @@
+"""The law engine's state on top of the position: the flags raised, the choices waiting, the revokes and
+obligations in force, and whether the board must take the checked path.
+
+:class:`PlayState` holds it with the few operations every rule module needs (raise a flag, take a card
+back, hand a card over as a penalty card). The rules themselves are functions of the sibling modules that
+take the state as their first argument; ``engine.Play`` ties them together.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..cards import SEATS, Deal, Seat
+from ..irregularity import Irregularity, LeadPenalty, Option
+from .errors import PlayRulingError
+from .position import SIDE, E, N, Position, S, W
+from .records import Obligation, Pending, Revoke
+
+
+class PlayState(Position):
+    """Position plus the law's bookkeeping (see the module docstring)."""
+
+    def __init__(self, declarer: Seat, strain: str, deal: Deal | None,
+                 lead_penalties: Sequence[LeadPenalty]) -> None:
+        Position.__init__(self, declarer, strain, deal)
+        self.irregularities: list[Irregularity] = []
+        self._pending: list[Pending] = []
+        self._revokes: list[Revoke] = []
+        self._open_revokes: list[Revoke] = []
+        self._lead_obs: list[Obligation] = []
+        self._play_obs: list[Obligation] = []
+        self._lps: list[LeadPenalty] = [lp for lp in lead_penalties
+                                         if SIDE[Seat(lp.offender)] != self.declarer.side] if lead_penalties else []
+        self._had_lead: set[Seat] = set()
+        self._replay_last = False                                # 62D after trick 13: replay the forced trick
+        self._retracted: Pending | None = None              # 55B2 retraction: window of Law 60B
+        self._claimed: Seat | None = None
+        self._shown_out: dict[Seat, dict[str, tuple[int, int, str]]] = {N: {}, E: {}, S: {}, W: {}}
+        self._retro_done: set[tuple[Seat, str]] = set()
+        self._start_flags: list[Irregularity] = []              # choices created when the current trick began
+        # True while anything exceptional is in force (pending choices, penalty cards, open revokes, lead
+        # restrictions, hands without a record, a trick out of rotation): every card takes the checked path
+        self._slow = True
+
+    @property
+    def awaiting(self) -> Irregularity | None:
+        """The first open irregularity that waits for a choice (declarer's, the defenders', the
+        director's); play is not blocked meanwhile (acceptance by action stays possible)."""
+        for p in self._pending:
+            if p.irr.open:
+                return p.irr
+        return None
+
+    def _flag(self, out: list[Irregularity], code: str, law: str, seat: Seat | None, trick: int, index: int,
+              options: Sequence[Option] = (), detail: str = "", disposition: str | None = None,
+              disposition_law: str | None = None) -> Irregularity:
+        irr = Irregularity(code=code, law=law, seat=str(seat) if seat is not None else None, phase="play",
+                           position={"trick": trick, "card": index}, options=list(options), detail=detail,
+                           disposition=disposition, disposition_law=disposition_law)
+        self.irregularities.append(irr)
+        out.append(irr)
+        return irr
+
+    def _update_slow(self) -> None:
+        self._pending = [p for p in self._pending if p.irr.open]
+        self._slow = bool(self._pending or self._open_revokes or self._lps or self._lead_obs or self._play_obs
+                          or self._insert_at is not None or self._claimed is not None or self._retracted
+                          or self._replay_last or any(self._pcs[s] for s in SEATS)
+                          or not all(self._known[s] for s in SEATS) or not self._in_rotation())
+
+    def _add_pc(self, seat: Seat, card: str, major: bool) -> None:
+        """Make ``card`` (held by the defender ``seat``) a penalty card; 50B: two or more are all major."""
+        if card in self._played:
+            return                                # a card counted as played cannot also lie as a penalty card
+        if card not in self._hand[seat]:
+            for other in SEATS:
+                if other != seat and card in self._hand[other]:
+                    # a CARD_ALREADY_PLAYED duplicate was handed back to another seat: a pack holds the card
+                    # once (Law 1), and the ruling says the offender played it, so it is his
+                    self._take_from(other, card)
+                    self._pcs[other].pop(card, None)
+                    self._known[other] = self._known[seat] = False
+            self._give(seat, card)
+        pcs = self._pcs[seat]
+        pcs[card] = "major" if major else "minor"
+        if len(pcs) >= 2:
+            for c in pcs:
+                pcs[c] = "major"
+
+    # ------------------------------------------------------------------ taking cards back
+    def _withdraw(self, seat: Seat, card: str, law: str) -> None:
+        """Take ``card`` back out of the current trick into ``seat``'s hand; revokes made with it lapse."""
+        trick = self._trick
+        if (seat, card) in trick:
+            trick.remove((seat, card))
+        self._unplay(seat, card)
+        for rv in list(self._open_revokes):
+            if rv.seat == seat and rv.card == card and rv.trick == len(self.winners) + 1:
+                self._open_revokes.remove(rv)
+                rv.irr.dispose("card_withdrawn", law)
+                if rv.linked is not None and rv.linked.open:
+                    rv.linked.dispose("card_withdrawn", law)
+        self._recompute_next()
+
+    def _withdraw_trick(self, law: str) -> None:
+        """Take every card of the current trick back, the last played first: of two plays of one card (a
+        CARD_ALREADY_PLAYED duplicate) the earlier goes back to its hand, the later stays counted out."""
+        for s, c in reversed(list(self._trick)):
+            self._withdraw(s, c, law)
+        self._trick.clear()
+
+    def _reopen_last_trick(self) -> None:
+        """Make the last completed trick current again (its winner is undone); only while the next trick is
+        still empty. Choices created when the next trick began are dropped."""
+        if self.complete:                     # the 13th trick is still "current": only its winner is undone
+            self.winners.pop()
+            self._trick = self.tricks[-1]
+            self._leader = self._trick[0][0]
+            return
+        if self._trick or not self.winners:
+            raise PlayRulingError("the trick is no longer the current one")
+        self.tricks.pop()
+        self._drop_start_flags()
+        self.winners.pop()
+        self._trick = self.tricks[-1]
+        self._leader = self._trick[0][0]
+
+    def _drop_start_flags(self) -> None:
+        """Choices created when a trick began are dropped when that trick start is undone."""
+        for irr in self._start_flags:
+            if irr.open and irr in self.irregularities:
+                self.irregularities.remove(irr)
+                for p in self._pending:
+                    if p.irr is irr and "lp" in p.extra:
+                        self._lps.append(p.extra["lp"])
+                        self._had_lead.discard(p.offender)
+        self._pending = [p for p in self._pending if p.irr not in self._start_flags]
+        self._start_flags = []
