@@ -1,4 +1,6 @@
-"""The service configuration: pydantic models read from a TOML or JSON file (or built in code).
+"""The service configuration: pydantic models of a club's settings (read from a file by
+``service/configuration.py``, or built in code). They describe; checks that need the domain (building the
+event's movements) are made where the domain is built.
 
 A file names the tables, each seat's device URLs, the regulation (Law 80E: law edition, flag or prevent
 mode per device, screens, who may choose a rectification, result release, what spectators see), the
@@ -7,22 +9,19 @@ no tables (``--simulate N`` adds simulated ones).
 """
 from __future__ import annotations
 
-import json
-import os
 import re
-import tomllib
-from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .errors import ConfigError
+
+__all__ = ["ConfigError", "DeviceModes", "EventConfig", "EventSectionConfig", "MovementConfig", "Regulation",
+           "SeatDevices", "Settings", "SimulationConfig", "SpectatorPolicy", "TableConfig", "UploadTarget"]
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 Mode = Literal["flag", "prevent"]
 EDITIONS = ("wbf1997-cba1999",)          # the seed; "wbf2017" is planned as a second profile
-
-
-class ConfigError(ValueError):
-    """A configuration file that cannot be read or does not describe a club."""
 
 
 class _Strict(BaseModel):
@@ -94,7 +93,7 @@ class SimulationConfig(_Strict):
 
 
 class MovementConfig(_Strict):
-    """The event's movement (``service/event.py``, ``docs/results.md``): a builder of ``results.movement``
+    """The event's movement (``service/tournament_setup.py``, ``docs/results.md``): a builder of ``results.movement``
     (``kind`` mitchell / howell / teams / round_robin with its numbers) or a table-of-rounds ``file``."""
     kind: Literal["mitchell", "howell", "teams", "round_robin"] | None = None
     file: str | None = Field(None, description="a table of rounds read with results.Movement.from_text")
@@ -127,7 +126,7 @@ class EventSectionConfig(_Strict):
 
 
 class EventConfig(_Strict):
-    """The event the service scores and shows on /results (``service/event.py``). One section (``movement``,
+    """The event the service scores and shows on /results (``service/tournament.py``). One section (``movement``,
     ``tables``, ``entrants`` here; table ``"1"`` is movement table 1 by default) or ``sections``."""
     name: str = "Club session"
     scoring: Literal["MP", "XIMP", "BUTLER", "TP", "IMP"] = "MP"
@@ -145,8 +144,6 @@ class EventConfig(_Strict):
             raise ValueError("an event has a movement (one section) or sections, not both")
         if self.sections and (self.tables or self.entrants):
             raise ValueError("with sections, tables and entrants go in each section")
-        from .event import build_session  # the movements are built (and checked) now
-        build_session(self)
         return self
 
 
@@ -209,28 +206,3 @@ class Settings(_Strict):
             raise ValueError("upload target names must be unique")
         return v
 
-
-def load_settings(path: str | Path | None = None, **overrides: Any) -> Settings:
-    """Settings from a ``.toml`` or ``.json`` file (none: defaults), then ``BRIDGETABLE_DB`` and
-    ``BRIDGETABLE_DIRECTOR_TOKEN`` from the environment, then keyword overrides."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-            data = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
-        except (OSError, ValueError) as err:
-            raise ConfigError(f"cannot read configuration {p}: {err}") from err
-        if not isinstance(data, dict):
-            raise ConfigError(f"{p}: the configuration is an object")
-    if os.environ.get("BRIDGETABLE_DB"):
-        data["database"] = os.environ["BRIDGETABLE_DB"]
-    if os.environ.get("BRIDGETABLE_DIRECTOR_TOKEN"):
-        data["director_token"] = os.environ["BRIDGETABLE_DIRECTOR_TOKEN"]
-    for k, v in overrides.items():
-        if v is not None:
-            data[k] = v
-    try:
-        return Settings.model_validate(data)
-    except ValidationError as err:
-        raise ConfigError(f"invalid configuration: {err}") from err

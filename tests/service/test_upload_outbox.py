@@ -14,12 +14,14 @@ from typing import Any, TypeVar
 import pytest
 
 from service.club import Club
+from service.configuration import load_settings
 from service.dealing import deal_for
+from service.errors import ConfigError
 from service.hub import Hub
 from service.journal import Journal
 from service.outbox import Outbox
 from service.robot import next_event
-from service.settings import ConfigError, Settings, load_settings
+from service.settings import Settings
 from service.testing import free_port
 from service.upload_targets import backoff_delay, board_lin, classify, lin_rs_entry, sign, verify_signature
 from table.formats.lin import read_lin
