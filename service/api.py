@@ -98,7 +98,8 @@ async def irregularities(table_id: str = TableId, svc: Service = Depends(service
                          v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     rt = _table(svc, table_id, v)
     async with svc.club.lock(table_id):
-        return visible_state(rt, v)["irregularities"]
+        irrs: list[dict[str, Any]] = visible_state(rt, v)["irregularities"]
+        return irrs
 
 
 def _may_see_board(rt: TableRuntime, number: int, v: Viewer) -> bool:

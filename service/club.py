@@ -174,7 +174,7 @@ class Club:
             sd = cfg.seats.get(str(seat))  # type: ignore[call-overload]
             own = (sd.box_mode if device == "box" else sd.reader_mode) if sd is not None else None
             if own:
-                return own
+                return str(own)
         return self.regulation.modes.bidding_box if device == "box" else self.regulation.modes.seat_reader
 
     def _after_commit(self, rt: TableRuntime, row: Row, event: TableEvent | None,

@@ -75,6 +75,7 @@ class DeviceManager:
         emit = loop_emitter(loop, lambda event: q.put_nowait((event, kind, holder.get("driver"))))
 
         from drivers.pool import POOL_SESSION
+        drv: SeatReaderDriver | BiddingBoxDriver
         try:
             if kind == "reader":
                 drv = SeatReaderDriver(url, emit, _seat_map(seat, serial, table_id), decks=self._decks(),

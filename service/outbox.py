@@ -183,7 +183,7 @@ class Outbox:
     async def _deliver(self, st: _TargetState, d: Due) -> None:
         try:
             try:
-                outcome = await st.sender.send(d)       # type: ignore[arg-type]
+                outcome = await st.sender.send(d)
             except Exception as err:                    # a bug in a target: retried, and visible
                 log.exception("upload %s: %s", st.cfg.name, d.key)
                 outcome = Outcome("retry", f"internal error: {type(err).__name__}: {err}", cause="internal")

@@ -17,7 +17,7 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent) -> TableEvent
         raise Unauthenticated("posting events needs a director or seat token")
     if viewer.table != rt.id:
         raise Forbidden(f"this seat token belongs to table {viewer.table}")
-    me = viewer.seat
+    me = viewer.seat or ""                       # a seat token always names its seat
     if isinstance(event, RulingGiven):
         if not entitled(rt, str(me), event.code, event.option):
             raise Forbidden(f"seat {me} may not choose {event.option!r} for {event.code}: the choice is the "

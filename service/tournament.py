@@ -101,7 +101,8 @@ class LiveTournament:
                 steps.append((row.at, 1, row.body))
         for _at, kind, data in sorted(steps, key=lambda s: (s[0], s[1])):
             if kind == 0:
-                self._board_started(*data, publish=False)
+                tid, number, seq = data
+                self._board_started(tid, number, seq, publish=False)
             else:
                 self._apply_round(data)
         for tid in self.where:

@@ -238,8 +238,8 @@ def visible_state(table: TableRuntime, viewer: Viewer) -> dict[str, Any]:
 
     # hands
     hands: dict[str, Any] = {}
-    for s in SEATS:
-        s = str(s)
+    for each in SEATS:
+        s = str(each)
         if sees_hands or s == seat or (seat is not None and s == dummy and lead_faced(t)):
             hands[s] = {"cards": remaining_hand(t, s)}
             if sees_hands:

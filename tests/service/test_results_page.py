@@ -349,7 +349,8 @@ def clients(server: ServerProcess) -> Iterator[dict[str, httpx.Client]]:
 def get(c: httpx.Client, since: int | None = None) -> dict[str, Any]:
     r = c.get("/api/public/results", params={} if since is None else {"since": since})
     assert r.status_code == 200, r.text
-    return r.json()
+    out: dict[str, Any] = r.json()
+    return out
 
 
 def test_public_results_wait_for_every_scheduled_table(server: ServerProcess, clients: dict[str, httpx.Client]) -> None:

@@ -90,7 +90,7 @@ def test_seat_token_is_bound_to_its_table_and_seat(server: ServerProcess, direct
 
 # ---------------------------------------------------------------------------------------------- bad input
 def _state(director: httpx.Client, table: str) -> dict[str, Any]:
-    s = director.get(f"/api/tables/{table}").json()
+    s: dict[str, Any] = director.get(f"/api/tables/{table}").json()
     s.pop("devices", None)
     return s
 
@@ -167,7 +167,7 @@ def test_a_board_played_by_seat_tokens_leaks_nothing(server: ServerProcess, dire
     spectator = server.client()
     rng = random.Random(5)
     phases = set()
-    fault = "insufficient_bid"
+    fault: str | None = "insufficient_bid"
     ruled = False
     try:
         for _ in range(300):
@@ -252,7 +252,8 @@ async def _first_state(url: str) -> dict[str, Any]:
         while True:
             m = json.loads(await asyncio.wait_for(ws.recv(), 5))
             if m["type"] == "state":
-                return m["state"]
+                state: dict[str, Any] = m["state"]
+                return state
 
 
 def test_websocket_views(server: ServerProcess, director: httpx.Client, seats: dict[str, dict[str, str]]) -> None:

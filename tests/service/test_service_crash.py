@@ -79,7 +79,7 @@ class Watcher(threading.Thread):
 
 def _check(srv: ServerProcess, acked: dict[int, dict[str, Any]], seen: dict[str, int]) -> list[dict[str, Any]]:
     with srv.client(srv.token) as d:
-        rows = d.get("/api/tables/X/events").json()
+        rows: list[dict[str, Any]] = d.get("/api/tables/X/events").json()
         by_seq = {r["seq"]: r["body"] for r in rows}
         for seq, body in acked.items():
             assert by_seq.get(seq) == body, f"acknowledged event #{seq} lost or changed"

@@ -100,7 +100,8 @@ def test_an_event_the_journal_cannot_store_is_refused_and_never_seen(tmp_path: P
 
             async def first_state() -> dict[str, Any]:
                 async with websockets.connect(f"{srv.ws_base}/ws/tables/J?token={srv.token}", open_timeout=30) as ws:
-                    return json.loads(await asyncio.wait_for(ws.recv(), 60))["state"]
+                    state: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 60))["state"]
+                    return state
 
             got: dict[str, Any] = {}
             def read_the_table() -> None:
