@@ -93,7 +93,8 @@ async def _submit(svc: Service, table_id: str, data: dict[str, Any], v: Viewer) 
             "flagged": svc.club.flagged_for(rt, v, flagged)}
 
 
-@router.get("/tables/{table_id}/irregularities", summary="the current board's irregularities as the caller may see them")
+@router.get("/tables/{table_id}/irregularities",
+            summary="the current board's irregularities as the caller may see them")
 async def irregularities(table_id: str = TableId, svc: Service = Depends(service),
                          v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     rt = _table(svc, table_id, v)
@@ -137,9 +138,11 @@ async def board(table_id: str = TableId, number: int = BoardNo, svc: Service = D
         if rec is None:
             raise NotFound(f"table {table_id} has not played board {number}")
         if not _may_see_board(rt, number, v):
-            raise (Unauthenticated if v.role == "spectator" else Forbidden)("this board's record is not released to you")
-        if v.role == "seat" and v.table != table_id and svc.club.tournament is not None \
-                and number in svc.club.tournament.still_to_play(v.table):          # Laws 16B, 90B4: the table-specific rule
+            refusal = Unauthenticated if v.role == "spectator" else Forbidden
+            raise refusal("this board's record is not released to you")
+        ev = svc.club.tournament
+        if v.role == "seat" and v.table != table_id and ev is not None \
+                and number in ev.still_to_play(v.table):          # Laws 16B, 90B4: the table-specific rule
             raise Forbidden(f"table {v.table} still has to play board {number}")
         current = rec is rt.current
         irrs = ([dict(i.to_dict(), open=i.open, law_text=statement(i.law)) for i in rt.table.irregularities] if current

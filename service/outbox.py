@@ -165,7 +165,8 @@ class Outbox:
         released = {(tid, n) for tid, rt in self.club.tables.items() for n in rt.released}
         new = released - self._released_seen
         if new and any(st.cfg.only_released for st in self.targets.values()):
-            await self._call(self._store.unhold, [n for n, st in self.targets.items() if st.cfg.only_released], sorted(new))
+            holding = [n for n, st in self.targets.items() if st.cfg.only_released]
+            await self._call(self._store.unhold, holding, sorted(new))
         self._released_seen |= new
         now = time.time()
         soonest = now + 1.0                             # a director's release is noticed within a second

@@ -118,10 +118,11 @@ class OutboxStore:
 
     def last_versions(self) -> dict[tuple[str, int], LastVersion]:
         """The latest stored version of every (table, board)."""
-        return {(tid, board): LastVersion(key, version, content) for tid, board, key, version, content in self.db.execute(
-                "SELECT m.table_id, m.board, m.key, m.version, m.content FROM outbox_message m "
-                "JOIN (SELECT table_id, board, MAX(version) AS v FROM outbox_message GROUP BY table_id, board) x "
-                "ON x.table_id = m.table_id AND x.board = m.board AND x.v = m.version")}
+        rows = self.db.execute(
+            "SELECT m.table_id, m.board, m.key, m.version, m.content FROM outbox_message m "
+            "JOIN (SELECT table_id, board, MAX(version) AS v FROM outbox_message GROUP BY table_id, board) x "
+            "ON x.table_id = m.table_id AND x.board = m.board AND x.v = m.version")
+        return {(tid, board): LastVersion(key, version, content) for tid, board, key, version, content in rows}
 
     def history(self, target: str) -> TargetHistory:
         """A target's last success and last error, as stored by earlier runs."""
@@ -171,9 +172,10 @@ class OutboxStore:
         if feed:
             # a feed shows one text per board: an older version not yet written never will be (written after
             # the newer one it would replace it), so it is marked superseded instead of sent
-            self.db.execute("UPDATE outbox SET status = 'superseded' WHERE target = ? AND status IN ('pending', 'failed') "
-                            "AND EXISTS (SELECT 1 FROM outbox n WHERE n.target = outbox.target AND n.table_id = "
-                            "outbox.table_id AND n.board = outbox.board AND n.version > outbox.version)"
+            self.db.execute("UPDATE outbox SET status = 'superseded' WHERE target = ? "
+                            "AND status IN ('pending', 'failed') AND EXISTS (SELECT 1 FROM outbox n "
+                            "WHERE n.target = outbox.target AND n.table_id = outbox.table_id "
+                            "AND n.board = outbox.board AND n.version > outbox.version)"
                             + skip.replace("o.key", "key"), (target, *flying))
         rows = self.db.execute(_DUE.format(when="AND o.next_at <= ?" + skip) + " ORDER BY o.next_at, o.id LIMIT ?",
                                (target, now, *flying, limit)).fetchall()

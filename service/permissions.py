@@ -10,7 +10,8 @@ from .visibility import Viewer, declarer_of, entitled
 
 
 def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent) -> TableEvent:
-    """Return the event to apply (a seat's ruling is stamped with its seat) or raise ``Unauthenticated``/``Forbidden``."""
+    """Return the event to apply (a seat's ruling is stamped with its seat) or raise ``Unauthenticated`` or
+    ``Forbidden``."""
     if viewer.role == "director":
         return event
     if viewer.role != "seat":
@@ -19,10 +20,10 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent) -> TableEvent
         raise Forbidden(f"this seat token belongs to table {viewer.table}")
     me = viewer.seat or ""                       # a seat token always names its seat
     if isinstance(event, RulingGiven):
-        if not entitled(rt, str(me), event.code, event.option):
+        if not entitled(rt, me, event.code, event.option):
+            why = "" if rt.regulation.player_rulings else " (the regulation leaves choices to the director)"
             raise Forbidden(f"seat {me} may not choose {event.option!r} for {event.code}: the choice is the "
-                                 "director's or another player's" + ("" if rt.regulation.player_rulings else
-                                                                       " (the regulation leaves choices to the director)"))
+                            "director's or another player's" + why)
         event.seat = Seat(me)
         return event
     if isinstance(event, (CallMade, ClaimMade, ClaimResponded)):

@@ -36,7 +36,8 @@ class DeviceModes(_Strict):
 
 
 class SpectatorPolicy(_Strict):
-    delay_s: float = Field(default=10.0, ge=0, le=3600, description="seconds between an event and its showing to spectators")
+    delay_s: float = Field(default=10.0, ge=0, le=3600,
+                           description="seconds between an event and its showing to spectators")
     hands: Literal["never", "released", "delayed"] = Field(
         default="released", description="hands of a board in play: never; once its result is released; or whenever the "
         "spectator view is delayed (delay_s > 0)")
@@ -86,7 +87,8 @@ class TableConfig(_Strict):
 class SimulationConfig(_Strict):
     tables: int = Field(default=0, ge=0, le=1000)
     pace_s: float = Field(default=1.5, ge=0, description="mean seconds between two actions at a simulated table")
-    irregularity_rate: float = Field(default=0.35, ge=0, le=1, description="chance that a board gets a seeded irregularity")
+    irregularity_rate: float = Field(default=0.35, ge=0, le=1,
+                                     description="chance that a board gets a seeded irregularity")
     ruling_wait_s: float = Field(default=20.0, ge=0, description="how long robots wait for a ruling before playing on")
     seed: int = 1
     boards: int = Field(default=0, ge=0, description="boards per table, 0 for endless")
@@ -122,7 +124,8 @@ class EventSectionConfig(_Strict):
     movement: MovementConfig
     tables: dict[str, int] = Field(default={}, description="service table id -> movement table number (default: "
                                                    "'<id>1' is table 1 ...)")
-    entrants: dict[int, list[str] | str] = Field(default={}, description="entrant number -> player names, or a team name")
+    entrants: dict[int, list[str] | str] = Field(default={},
+                                                 description="entrant number -> player names, or a team name")
 
 
 class EventConfig(_Strict):
@@ -180,7 +183,8 @@ class Settings(_Strict):
     database: str = "bridgetable.db"
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
     director_token: str | None = Field(default=None, min_length=8)
-    secret: str | None = Field(default=None, min_length=16, description="signs seat tokens; kept in the database if absent")
+    secret: str | None = Field(default=None, min_length=16,
+                               description="signs seat tokens; kept in the database if absent")
     regulation: Regulation = Regulation()
     tables: list[TableConfig] = []
     simulation: SimulationConfig = SimulationConfig()

@@ -2,9 +2,10 @@
 is in, and the results fed to ``results.Session`` as the tables complete their boards.
 
 ``LiveTournament(config, club)`` builds a :class:`results.Session` from the ``[event]`` configuration
-(``service/settings.py``, planned by ``service/tournament_setup.py``: a Mitchell, a Howell, a teams match or round robin, or a table of rounds read
-with ``Movement.from_text``), maps the service's table ids to movement tables (table ``"1"`` is movement
-table 1 unless ``tables`` says otherwise), and follows the club through ``Club.listeners``:
+(``service/settings.py``, planned by ``service/tournament_setup.py``: a Mitchell, a Howell, a teams match or
+round robin, or a table of rounds read with ``Movement.from_text``), maps the service's table ids to movement
+tables (table ``"1"`` is movement table 1 unless ``tables`` says otherwise), and follows the club through
+``Club.listeners``:
 
 * a table that completes a board (or gets a Law 12 adjustment on it, or has one cancelled) enters or
   replaces that table's :class:`results.BoardResult`; the pairs come from the movement (table + round +
@@ -73,7 +74,8 @@ class LiveTournament:
         self.cfg = cfg
         self.club = club
         self.session, self.plans = build_session(cfg)
-        self.where: dict[str, tuple[SectionPlan, int]] = {tid: (p, mt) for p in self.plans for tid, mt in p.tables.items()}
+        self.where: dict[str, tuple[SectionPlan, int]] = {tid: (p, mt) for p in self.plans
+                                                          for tid, mt in p.tables.items()}
         self.table_ids = {(p.id, mt): tid for p in self.plans for tid, mt in p.tables.items()}
         self.schedule = schedule_of((p.id, p.movement, p.tables) for p in self.plans)
         self.rounds: dict[str, int] = {tid: p.movement.rounds[0] for tid, (p, _mt) in self.where.items()}

@@ -202,7 +202,8 @@ class _HttpTarget:
         try:
             r = await self.client.post(self.cfg.url, content=body, headers=headers)
         except httpx.TimeoutException as err:
-            return Outcome("retry", f"no answer within {self.cfg.timeout_s:g} s ({type(err).__name__})", cause="timeout")
+            return Outcome("retry", f"no answer within {self.cfg.timeout_s:g} s ({type(err).__name__})",
+                           cause="timeout")
         except httpx.TransportError as err:          # refused, reset, DNS, TLS: the network, not the message
             return Outcome("retry", f"{type(err).__name__}: {err or 'connection failed'}", cause="network")
         return _outcome(r)

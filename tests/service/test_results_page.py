@@ -43,7 +43,8 @@ CONFIG = {"tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
 def board_events(board: int, contract: str, declarer: str | None, tricks: int | None) -> list[dict[str, Any]]:
     """A whole board the quick way: the board, its contract, an accepted claim (table/machine.py)."""
     out: list[dict[str, Any]] = [{"type": "board", "board": board},
-                                 {"type": "contract", "contract": contract, **({"declarer": declarer} if declarer else {})}]
+                                 {"type": "contract", "contract": contract,
+                                  **({"declarer": declarer} if declarer else {})}]
     if contract != "PASS":
         assert declarer is not None
         opponents = "EW" if declarer in "NS" else "NS"
@@ -66,7 +67,8 @@ def board_entry(view: dict[str, Any], n: int) -> dict[str, Any]:
 def scores(view: dict[str, Any], n: int) -> dict[str, Any]:
     """table -> score NS (or the adjustment) on board n, from a view that shows it."""
     b = board_entry(view, n)
-    return {r["table"]: r["adjusted"] if r.get("law") == "12C1" else r["score_ns"] for t in b["travellers"] for r in t["rows"]}
+    return {r["table"]: r["adjusted"] if r.get("law") == "12C1" else r["score_ns"]
+            for t in b["travellers"] for r in t["rows"]}
 
 
 # ---------------------------------------------------------------------------------------------- configuration
@@ -150,12 +152,13 @@ def test_the_event_follows_the_club_in_process(tmp_path: Path) -> None:
             sent = [json.loads(t) for t in await asyncio.wait_for(alerts.next_batch(), 1)]
             assert any(m["type"] == "flagged" and m["irregularity"]["code"] == "WRONG_BOARD" and m["table"] == "2"
                        for m in sent)
-            assert club.tables["2"].board_number == 1                   # flagged, not refused (Law 15: the director's call)
+            assert club.tables["2"].board_number == 1          # flagged, not refused (Law 15: the director's call)
             await _play(club, "2", 3, "2H", "E", 8)                      # and table 2 goes on with its own boards
             # the session holds table 1's results with the movement's pairs (table 1 round 1: NS 1 v EW 4)
             s = ev.session
             tr = s.traveller(1)
-            assert tr is not None and [(r.ns, r.ew, r.table, r.round, r.score_ns) for r in tr.results] == [(1, 4, 1, 1, 420)]
+            assert tr is not None
+            assert [(r.ns, r.ew, r.table, r.round, r.score_ns) for r in tr.results] == [(1, 4, 1, 1, 420)]
             assert s.traveller(3) is not None and len(s.traveller(3).results) == 2           # type: ignore[union-attr]
             # Law 12: an adjustment replaces the result, a cancellation restores it
             await club.adjust("1", 1, {"kind": "artificial", "ns": "A+", "ew": "A-"})
@@ -227,7 +230,8 @@ def test_a_board_is_complete_for_the_results_only_once_its_last_row_is_journalle
                 if club.tables["2"].table.state == "board_complete":
                     break
                 await asyncio.sleep(0)
-            assert club.tables["2"].table.state == "board_complete", "the last event is applied, its row not yet written"
+            assert club.tables["2"].table.state == "board_complete", \
+                "the last event is applied, its row not yet written"
             assert not pending.done()
             assert 1 not in ev.public()
             assert not board_entry(ev.view(SPECTATOR), 1)["visible"]
@@ -319,7 +323,8 @@ def test_simulated_tables_follow_the_movement(tmp_path: Path) -> None:
         info = d.get("/api/event").json()
         assert info["alerts"] == [], "the robots play the movement's boards: no wrong board"
         for t in ("1", "2", "3"):
-            played = [r["body"]["board"] for r in d.get(f"/api/tables/{t}/events").json() if r["body"].get("type") == "board"]
+            played = [r["body"]["board"] for r in d.get(f"/api/tables/{t}/events").json()
+                      if r["body"].get("type") == "board"]
             expected = {"1": [1, 2, 3, 4, 5, 6], "2": [3, 4, 5, 6, 1, 2], "3": [5, 6, 1, 2, 3, 4]}[t]
             # the movement's boards round by round; a fast robot may go on past the event (boards beyond it)
             assert played[:len(expected)] == expected[:len(played)], (t, played)
@@ -428,7 +433,8 @@ def test_a_table_that_still_has_to_play_a_board_never_sees_it(server: ServerProc
     assert all(r["boards"] == 6 for r in ranking)
     assert {r["field"] for r in ranking} == {"NS", "EW"}                 # a two-winner Mitchell
     ns = [r for r in ranking if r["field"] == "NS"]
-    assert round(sum(r["total"] for r in ns), 6) == round(sum(r["top"] for r in ns) / 2, 6), "matchpoints share the tops"
+    assert round(sum(r["total"] for r in ns), 6) == round(sum(r["top"] for r in ns) / 2, 6), \
+        "matchpoints share the tops"
     # a revision that has not moved answers cheaply
     assert get(public, since=view["revision"]) == {"revision": view["revision"], "unchanged": True}
 
@@ -441,7 +447,8 @@ def test_adjustments_update_the_traveller(server: ServerProcess, clients: dict[s
     assert r.status_code == 200
     row = next(x for x in board_entry(get(public), 1)["travellers"][0]["rows"] if x["table"] == "3")
     assert row["adjusted"] == "A+/A-" and row["ns_percent"] == 60.0 and row["ew_percent"] == 40.0
-    d.post("/api/tables/3/boards/1/adjustment", json={"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 9})
+    d.post("/api/tables/3/boards/1/adjustment",
+           json={"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 9})
     assert scores(get(public), 1) == {"1": 420, "3": -50, "2": 420}
     d.post("/api/tables/3/boards/1/adjustment", json={"kind": "cancel"})
     view = get(public)

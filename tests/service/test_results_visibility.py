@@ -101,7 +101,10 @@ def test_director_release_and_the_table_specific_rule() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ properties
-def _simulate(mv: Movement, rng: random.Random, releases: float) -> list[tuple[dict[str, set[int]], dict[str, set[int]], set[int]]]:
+State = tuple[dict[str, set[int]], dict[str, set[int]], set[int]]     # completed, started, released
+
+
+def _simulate(mv: Movement, rng: random.Random, releases: float) -> list[State]:
     """Tables progress independently through their boards in movement order; yields each state."""
     tables = ids(mv)
     orders = {tid: order_of(mv, mt) for tid, mt in tables.items()}
@@ -131,7 +134,8 @@ def _simulate(mv: Movement, rng: random.Random, releases: float) -> list[tuple[d
     return states
 
 
-def _check_state(mv: Movement, completed: dict[str, set[int]], started: dict[str, set[int]], released: set[int]) -> None:
+def _check_state(mv: Movement, completed: dict[str, set[int]], started: dict[str, set[int]],
+                 released: set[int]) -> None:
     tables = ids(mv)
     sched = schedule_of([("A", mv, tables)])
     by_rule = public_boards(sched, completed, started)
@@ -213,7 +217,8 @@ def test_the_page_data_depends_only_on_the_visible_boards(seed: int, tables: int
             assert set(board) == {"board", "visible", "tables", "played", "reason"}
     # the ranking from the visible boards is the ranking of a session holding only those boards
     sub = session_subset(full, visible)
-    assert [(r.entrant, round(r.score, 6)) for r in sub.ranking()] == [(r.entrant, round(r.score, 6)) for r in only.ranking()]
+    assert [(r.entrant, round(r.score, 6)) for r in sub.ranking()] == \
+        [(r.entrant, round(r.score, 6)) for r in only.ranking()]
 
 
 def test_traveller_rows_and_adjustments() -> None:

@@ -27,7 +27,8 @@ TRIALS = 20
 class Poster(threading.Thread):
     """Plays table X through the API, remembering every acknowledged event."""
 
-    def __init__(self, srv: ServerProcess, rows: list[dict[str, Any]], acked: dict[int, dict[str, Any]], seed: int) -> None:
+    def __init__(self, srv: ServerProcess, rows: list[dict[str, Any]], acked: dict[int, dict[str, Any]],
+                 seed: int) -> None:
         super().__init__(daemon=True)
         self.srv, self.acked = srv, acked
         self.rt = TableRuntime("X", Regulation())

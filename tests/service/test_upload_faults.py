@@ -195,7 +195,8 @@ def run_session(tmp: Path, tables: int, boards: int, schedule: str, every_s: flo
 
     # ---------------------------------------------------------------- what the service made and sent
     with sqlite3.connect(srv.database) as db:
-        messages = {k: (t, b, v) for k, t, b, v in db.execute("SELECT key, table_id, board, version FROM outbox_message")}
+        messages = {k: (t, b, v) for k, t, b, v in db.execute(
+            "SELECT key, table_id, board, version FROM outbox_message")}
         latest = {(t, b): k for k, t, b, v in db.execute(
             "SELECT key, table_id, board, version FROM outbox_message m WHERE version = "
             "(SELECT MAX(version) FROM outbox_message x WHERE x.table_id = m.table_id AND x.board = m.board)")}

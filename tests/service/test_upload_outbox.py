@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from pydantic import ValidationError
 
 from service.club import Club
 from service.configuration import load_settings
@@ -88,7 +89,7 @@ def test_upload_settings_are_checked(tmp_path: Path) -> None:
                 {"name": "x", "kind": "lin", "url": "ftp://h", "directory": "/tmp"},
                 {"name": "bad name", "kind": "lin", "directory": "/tmp"},
                 {"name": "x", "kind": "carrier-pigeon", "directory": "/tmp"}):
-        with pytest.raises(Exception):
+        with pytest.raises(ValidationError):
             Settings.model_validate({"uploads": [bad]})
     cfg.write_text('[[uploads]]\nname = "a"\nkind = "lin"\ndirectory = "/tmp"\n[[uploads]]\nname = "a"\n'
                    'kind = "lin"\ndirectory = "/tmp"\n')
