@@ -1,7 +1,8 @@
 """FastAPI dependencies: the running service, and who is asking (from a bearer token or ``?token=``)."""
 from __future__ import annotations
 
-from fastapi import Depends, Query, Request
+from fastapi import Depends, Query
+from fastapi.requests import HTTPConnection
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .container import Service
@@ -11,8 +12,9 @@ from .visibility import Viewer
 bearer = HTTPBearer(auto_error=False, description="the director's token or a seat token")
 
 
-def service(request: Request) -> Service:
-    svc: Service = request.app.state.service
+def service(conn: HTTPConnection) -> Service:
+    """The service ``create_app`` assembled (a request's or a WebSocket's)."""
+    svc: Service = conn.app.state.service
     return svc
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 
 from .container import Service
+from .deps import service
 from .errors import Unauthenticated
 from .http_errors import status_of
 from .hub import Hub, Subscriber
@@ -45,8 +46,8 @@ async def _pump(ws: WebSocket, svc: Service, sub: Subscriber) -> None:
 
 
 @router.websocket("/ws/tables/{table_id}")
-async def table_stream(ws: WebSocket, table_id: str, token: str | None = None) -> None:
-    svc: Service = ws.app.state.service
+async def table_stream(ws: WebSocket, table_id: str, token: str | None = None,
+                       svc: Service = Depends(service)) -> None:
     try:
         viewer = svc.tokens.viewer(token)
     except Unauthenticated as err:
@@ -67,8 +68,7 @@ async def table_stream(ws: WebSocket, table_id: str, token: str | None = None) -
 
 
 @router.websocket("/ws/club")
-async def club_stream(ws: WebSocket, token: str | None = None) -> None:
-    svc: Service = ws.app.state.service
+async def club_stream(ws: WebSocket, token: str | None = None, svc: Service = Depends(service)) -> None:
     try:
         viewer = svc.tokens.viewer(token)
     except Unauthenticated as err:
