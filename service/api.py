@@ -1,22 +1,17 @@
 """The REST API under /api: tables, events, irregularities, rulings, boards, adjustments, results."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, Path, Query
 
-from table.events import EventError
-
-from .club import Rejected
+from .container import Service
 from .deps import director, service, viewer
+from .errors import Forbidden, NotFound, Unauthenticated
 from .lawtext import statement
 from .runtime import TableRuntime
 from .schemas import AdjustmentIn, EventIn, RulingIn
 from .visibility import Viewer, summary, turn_of, visible_state
-
-if TYPE_CHECKING:
-    from .app import Service
 
 router = APIRouter(prefix="/api")
 TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
@@ -27,12 +22,8 @@ def _table(svc: Service, table_id: str, v: Viewer) -> TableRuntime:
     """The runtime ``v`` looks at: spectators see the delayed copy; a seat only its own table."""
     rt = svc.club.table(table_id)
     if v.role == "seat" and v.table != table_id:
-        raise Rejected(403, f"this seat token belongs to table {v.table}")
+        raise Forbidden(f"this seat token belongs to table {v.table}")
     return svc.club.feeds[table_id].replica if v.role == "spectator" else rt
-
-
-def rejected_response(err: Rejected) -> JSONResponse:
-    return JSONResponse({"detail": str(err), **err.extra}, status_code=err.status)
 
 
 @router.get("/health", summary="liveness and counts")
@@ -76,7 +67,7 @@ async def table_events(table_id: str = TableId, board: int | None = Query(None, 
 @router.post("/tables/{table_id}/events", summary="post a table event",
              responses={401: {"description": "no valid token"}, 403: {"description": "not this caller's to post"},
                         409: {"description": "the event cannot apply (TableError), or prevent mode refused it"},
-                        422: {"description": "malformed event (EventError)"}})
+                        422: {"description": "malformed event"}})
 async def post_event(body: EventIn, table_id: str = TableId, svc: Service = Depends(service),
                      v: Viewer = Depends(viewer)) -> Any:
     return await _submit(svc, table_id, body.model_dump(exclude_none=True), v)
@@ -92,25 +83,24 @@ async def post_ruling(body: RulingIn, table_id: str = TableId, svc: Service = De
 
 async def _submit(svc: Service, table_id: str, data: dict[str, Any], v: Viewer) -> Any:
     if v.role == "spectator":
-        raise HTTPException(401, "posting needs a director or seat token", headers={"WWW-Authenticate": "Bearer"})
+        raise Unauthenticated("posting needs a director or seat token")
     actor = "director" if v.role == "director" else f"seat:{v.table}:{v.seat}"
     device = None if v.role == "director" else ("box" if data.get("type") == "call" else
                                                  "reader" if data.get("type") == "card" else None)
-    try:
-        row, flagged = await svc.club.submit(table_id, data, actor, viewer=v, device=device)
-    except EventError as err:
-        return JSONResponse({"detail": str(err)}, status_code=422)
+    row, flagged = await svc.club.submit(table_id, data, actor, viewer=v, device=device)
     rt = svc.club.table(table_id)
     return {"table": table_id, "seq": row.seq, "at": row.at, "phase": rt.table.state, "turn": turn_of(rt.table),
             "flagged": svc.club.flagged_for(rt, v, flagged)}
 
 
-@router.get("/tables/{table_id}/irregularities", summary="the current board's irregularities as the caller may see them")
+@router.get("/tables/{table_id}/irregularities",
+            summary="the current board's irregularities as the caller may see them")
 async def irregularities(table_id: str = TableId, svc: Service = Depends(service),
                          v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     rt = _table(svc, table_id, v)
     async with svc.club.lock(table_id):
-        return visible_state(rt, v)["irregularities"]
+        irrs: list[dict[str, Any]] = visible_state(rt, v)["irregularities"]
+        return irrs
 
 
 def _may_see_board(rt: TableRuntime, number: int, v: Viewer) -> bool:
@@ -127,7 +117,7 @@ async def boards(table_id: str = TableId, svc: Service = Depends(service),
                  v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     rt = svc.club.table(table_id)
     if v.role == "seat" and v.table != table_id:
-        raise Rejected(403, f"this seat token belongs to table {v.table}")
+        raise Forbidden(f"this seat token belongs to table {v.table}")
     out = []
     for n, rec in sorted(rt.boards.items()):
         entry: dict[str, Any] = {"board": n, "dealer": rec.dealer, "vulnerable": rec.vulnerable,
@@ -146,12 +136,14 @@ async def board(table_id: str = TableId, number: int = BoardNo, svc: Service = D
     async with svc.club.lock(table_id):          # the live table, not an event awaiting its journal write
         rec = rt.boards.get(number)
         if rec is None:
-            raise Rejected(404, f"table {table_id} has not played board {number}")
+            raise NotFound(f"table {table_id} has not played board {number}")
         if not _may_see_board(rt, number, v):
-            raise Rejected(401 if v.role == "spectator" else 403, "this board's record is not released to you")
-        if v.role == "seat" and v.table != table_id and svc.club.event is not None \
-                and number in svc.club.event.still_to_play(v.table):          # Laws 16B, 90B4: the table-specific rule
-            raise Rejected(403, f"table {v.table} still has to play board {number}")
+            refusal = Unauthenticated if v.role == "spectator" else Forbidden
+            raise refusal("this board's record is not released to you")
+        ev = svc.club.tournament
+        if v.role == "seat" and v.table != table_id and ev is not None \
+                and number in ev.still_to_play(v.table):          # Laws 16B, 90B4: the table-specific rule
+            raise Forbidden(f"table {v.table} still has to play board {number}")
         current = rec is rt.current
         irrs = ([dict(i.to_dict(), open=i.open, law_text=statement(i.law)) for i in rt.table.irregularities] if current
                 else [dict(i, law_text=statement(i.get("law"))) for i in rec.irregularities])
@@ -217,5 +209,5 @@ async def uploads(svc: Service = Depends(service), v: Viewer = Depends(director)
 async def uploads_retry(target: str = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$"), svc: Service = Depends(service),
                         v: Viewer = Depends(director)) -> dict[str, Any]:
     if svc.uploads is None or target not in svc.uploads.targets:
-        raise Rejected(404, f"no upload target {target!r}")
+        raise NotFound(f"no upload target {target!r}")
     return {"target": target, "requeued": await svc.uploads.retry_failed(target)}

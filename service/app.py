@@ -1,45 +1,39 @@
-"""``create_app(settings)``: the FastAPI application. Its lifespan opens the journal, rebuilds every table
-from it, opens the configured devices, starts the simulated tables, and undoes all of that at shutdown."""
+"""``create_app(settings)``: the FastAPI application and the composition root. Its lifespan opens the journal,
+rebuilds every table from it, builds the event, opens the outbox and the configured devices, starts the simulated
+tables (the parts the routers receive: ``service/container.py``), and undoes all of that at shutdown. Every
+``ServiceError`` is answered by one handler (``service/http_errors.py``)."""
 from __future__ import annotations
 
 import gc
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import api, pages, ws
-from . import event as live_event
-from .auth import AuthError, Tokens
-from .club import Club, Rejected
+from .api import router as api_router
+from .auth import Tokens
+from .club import Club
+from .configuration import check_settings
+from .container import Service
 from .devices import DeviceManager
+from .errors import ServiceError
+from .http_errors import service_error_handler
 from .hub import Hub
-from .journal import Journal
+from .journal import CLUB, Journal
 from .outbox import Outbox
 from .pages import STATIC
+from .pages import router as pages_router
 from .settings import Settings
 from .simulate import SimulatedClub
+from .tournament import LiveTournament
+from .tournament_api import router as tournament_router
+from .tournament_setup import default_event_config
+from .ws import router as ws_router
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Service:
-    settings: Settings
-    journal: Journal
-    tokens: Tokens
-    hub: Hub
-    club: Club
-    devices: DeviceManager | None = None
-    simulation: SimulatedClub | None = None
-    uploads: Outbox | None = None               # the live-upload outbox, when targets are configured
-    event: live_event.LiveEvent | None = None   # the event scored live on /results (service/event.py)
-    info: dict[str, Any] = field(default_factory=dict)
 
 
 def _tokens(settings: Settings, journal: Journal) -> Tokens:
@@ -67,7 +61,7 @@ def simulated_ids(settings: Settings) -> list[str]:
 
 def create_app(settings: Settings | None = None,
                on_ready: Callable[[dict[str, Any]], None] | None = None) -> FastAPI:
-    settings = settings or Settings()
+    settings = check_settings(settings or Settings())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -76,10 +70,10 @@ def create_app(settings: Settings | None = None,
         club = Club(settings, journal, hub)
         rows = club.load()
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
-        event_cfg = settings.event or live_event.default_event_config(simulated_ids(settings))
+        event_cfg = settings.event or default_event_config(simulated_ids(settings))
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
-            svc.event = live_event.LiveEvent(event_cfg, club)
-            svc.event.attach(journal.rows(live_event.CLUB))
+            svc.tournament = LiveTournament(event_cfg, club)
+            svc.tournament.attach(journal.rows(CLUB))
         journal.start()
         club.start()
         app.state.service = svc
@@ -90,7 +84,7 @@ def create_app(settings: Settings | None = None,
         n_devices = svc.devices.start()
         if settings.simulation.tables:
             svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings),
-                                           next_board=svc.event.next_board if svc.event is not None else None)
+                                           next_board=svc.tournament.next_board if svc.tournament else None)
             svc.simulation.start()
         svc.info = {"director_token": svc.tokens.director_token, "database": settings.database,
                     "journal_rows": rows, "tables": sorted(club.tables), "devices": n_devices}
@@ -119,17 +113,10 @@ def create_app(settings: Settings | None = None,
                   description="Electronic bridge tables: the law engine's tables, the journal, the director "
                               "console and live views. Tokens: `Authorization: Bearer <token>` or `?token=`.")
 
-    @app.exception_handler(Rejected)
-    async def _rejected(request: Request, err: Rejected) -> JSONResponse:
-        return JSONResponse({"detail": str(err), **err.extra}, status_code=err.status)
-
-    @app.exception_handler(AuthError)
-    async def _auth(request: Request, err: AuthError) -> JSONResponse:
-        return JSONResponse({"detail": str(err)}, status_code=err.status)
-
-    app.include_router(api.router)
-    app.include_router(live_event.router)
-    app.include_router(ws.router)
-    app.include_router(pages.router)
+    app.add_exception_handler(ServiceError, service_error_handler)
+    app.include_router(api_router)
+    app.include_router(tournament_router)
+    app.include_router(ws_router)
+    app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

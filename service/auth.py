@@ -14,15 +14,10 @@ import hashlib
 import hmac
 import secrets
 
+from .errors import Unauthenticated
 from .visibility import DIRECTOR, SPECTATOR, Viewer
 
 SEAT_LETTERS = ("N", "E", "S", "W")
-
-
-class AuthError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class Tokens:
@@ -43,7 +38,7 @@ class Tokens:
         return f"seat.{table}.{seat}.{self._mac(table, seat)}"
 
     def viewer(self, token: str | None) -> Viewer:
-        """The viewer a token stands for; no token is a spectator; a bad token raises ``AuthError(401)``."""
+        """The viewer a token stands for; no token is a spectator; a bad token raises ``Unauthenticated``."""
         if not token:
             return SPECTATOR
         if hmac.compare_digest(token.encode(), self.director_token.encode()):
@@ -53,4 +48,4 @@ class Tokens:
             _, table, seat, mac = parts
             if hmac.compare_digest(mac.encode(), self._mac(table, seat).encode()):
                 return Viewer("seat", table=table, seat=seat)
-        raise AuthError(401, "invalid token")
+        raise Unauthenticated("invalid token")

@@ -2,11 +2,12 @@
 
 ``submit`` (for the REST API, the device drivers and the simulated players alike):
 
-1. parse the event (``EventError`` -> the caller answers 4xx; nothing changed);
-2. under the table's lock: check who may post it, try it on the live engine (``TableError`` -> 409, the
-   table is rebuilt from its journal so nothing of the event remains); a device in prevent mode refuses an
-   event that would flag a preventable irregularity (409, nothing changes);
-3. append it to the journal and wait until it is durable (a journal failure -> 503, the table rebuilt);
+1. parse the event (malformed: ``Invalid``; nothing changed);
+2. under the table's lock: check who may post it, try it on the live engine (``TableError`` -> ``Conflict``,
+   the table is rebuilt from its journal so nothing of the event remains); a device in prevent mode refuses
+   an event that would flag a preventable irregularity (``Prevented``, nothing changes);
+3. append it to the journal and wait until it is durable (a journal failure -> ``JournalError``, an
+   ``Unavailable``; the table rebuilt);
 4. only then: record it in the table's board history, feed the spectators' delayed copy, publish the new
    views, alert the director to each flagged irregularity — and return the acknowledgement.
 
@@ -18,12 +19,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from table.events import TableEvent, event_from_dict, to_dict
+from table.events import EventError, TableEvent, event_from_dict, to_dict
 from table.irregularity import Irregularity
 from table.machine import TableError
 
+from .errors import Conflict, Invalid, NotFound, Prevented
 from .hub import Hub
 from .journal import CLUB, Journal, JournalError, Row, utcnow
 from .lawtext import statement
@@ -47,13 +49,14 @@ PREVENTABLE = {
 }
 
 
-class Rejected(Exception):
-    """An event or request the club refuses; ``status`` is the HTTP status to answer with."""
+class TournamentRules(Protocol):
+    """What the club asks of the event it runs (``service/tournament.py``)."""
 
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.extra = extra
+    def released(self, policy: str, tables: list[TableRuntime], director_released: set[int]) -> set[int]:
+        """The club's release rule, aware of the movement."""
+
+    def still_to_play(self, table_id: str | None) -> set[int]:
+        """Boards ``table_id`` has still to play (a seat never sees their results)."""
 
 
 Listener = Callable[[TableRuntime, Row, TableEvent | None], None]
@@ -71,7 +74,7 @@ class Club:
         self.director_released: set[int] = set()
         self.club_seq = 0
         self.listeners: list[Listener] = []
-        self.event: Any = None        # service.event.LiveEvent: the movement-aware release rule and seat filter
+        self.tournament: TournamentRules | None = None     # the movement-aware release rule and seat filter
         self._configs = {t.id: t for t in settings.tables}
         self.events_acknowledged = 0
 
@@ -87,7 +90,7 @@ class Club:
     def table(self, table_id: str) -> TableRuntime:
         rt = self.tables.get(table_id)
         if rt is None:
-            raise Rejected(404, f"no table {table_id!r}")
+            raise NotFound(f"no table {table_id!r}")
         return rt
 
     def lock(self, table_id: str) -> asyncio.Lock:
@@ -123,13 +126,18 @@ class Club:
 
     # ------------------------------------------------------------------ events
     def parse(self, data: Any) -> TableEvent:
-        return data if hasattr(data, "type") and not isinstance(data, dict) else event_from_dict(data)
+        if hasattr(data, "type") and not isinstance(data, dict):
+            return data  # type: ignore[no-any-return]
+        try:
+            return event_from_dict(data)
+        except EventError as err:
+            raise Invalid(str(err)) from err
 
     async def submit(self, table_id: str, data: Any, actor: str, viewer: Viewer | None = None,
                      device: str | None = None) -> tuple[Row, list[Irregularity]]:
         """Apply, journal, publish; returns the journal row and the irregularities the event flagged."""
         rt = self.table(table_id)
-        event = self.parse(data)               # EventError: malformed, nothing changes
+        event = self.parse(data)               # Invalid: malformed, nothing changes
         return await asyncio.shield(self._submit(rt, event, actor, viewer, device))
 
     async def _submit(self, rt: TableRuntime, event: TableEvent, actor: str, viewer: Viewer | None,
@@ -140,22 +148,21 @@ class Club:
             try:
                 flagged = rt.try_event(event)
             except TableError as err:
-                raise Rejected(409, str(err)) from err
+                raise Conflict(str(err)) from err
             except Exception as err:                    # an engine bug: the table was rebuilt
                 log.exception("table %s: the engine failed on %s", rt.id, event)
-                raise Rejected(409, f"the law engine could not apply this event ({type(err).__name__}: {err})") from err
+                raise Conflict(f"the law engine could not apply this event ({type(err).__name__}: {err})") from err
             if device is not None and flagged and self.mode(rt.id, device, getattr(event, "seat", None)) == "prevent":
                 blocked = sorted({i.code for i in flagged if i.code in PREVENTABLE.get(device, ())})
                 if blocked:
                     rt.rebuild()
-                    raise Rejected(409, f"refused in prevent mode (Law 80E regulation): {', '.join(blocked)}",
-                                   prevented=blocked)
+                    raise Prevented(f"refused in prevent mode (Law 80E regulation): {', '.join(blocked)}", blocked)
             row = Row(rt.id, rt.seq + 1, utcnow(), actor, "event", to_dict(event))
             try:
                 await self.journal.append(row)
-            except JournalError as err:
+            except JournalError:
                 rt.rebuild()
-                raise Rejected(503, str(err)) from err
+                raise
             rt.commit(row, event)
             self.events_acknowledged += 1
             self._after_commit(rt, row, event, flagged)
@@ -167,7 +174,7 @@ class Club:
             sd = cfg.seats.get(str(seat))  # type: ignore[call-overload]
             own = (sd.box_mode if device == "box" else sd.reader_mode) if sd is not None else None
             if own:
-                return own
+                return str(own)
         return self.regulation.modes.bidding_box if device == "box" else self.regulation.modes.seat_reader
 
     def _after_commit(self, rt: TableRuntime, row: Row, event: TableEvent | None,
@@ -195,7 +202,7 @@ class Club:
     # ------------------------------------------------------------------ results, adjustments, release
     def _refresh_released(self, publish: bool = True) -> None:
         policy = self.regulation.results_release
-        rule = self.event.released if self.event is not None else released_numbers
+        rule = self.tournament.released if self.tournament is not None else released_numbers
         club = rule(policy, list(self.tables.values()), self.director_released)
         for rt in self.tables.values():
             new = per_table_released(policy, rt, club)
@@ -211,35 +218,33 @@ class Club:
         async with self._locks[table_id]:
             rec = rt.boards.get(number)
             if rec is None:
-                raise Rejected(404, f"table {table_id} has not played board {number}")
+                raise NotFound(f"table {table_id} has not played board {number}")
             try:
                 adj = adjustment(body, rec.vulnerable)
             except AdjustmentError as err:
-                raise Rejected(422, str(err)) from err
+                raise Invalid(str(err)) from err
             row = Row(table_id, rt.seq + 1, utcnow(), actor, "adjustment", {"board": number, **adj})
-            await asyncio.shield(self._write(row))
+            await asyncio.shield(self.write(row))
             rt.commit(row)
             self._after_commit(rt, row, None, [])
             return row
 
     async def release(self, number: int, actor: str = "director") -> Row:
         row = Row(CLUB, self.club_seq + 1, utcnow(), actor, "release", {"board": number})
-        await asyncio.shield(self._write(row))
+        await asyncio.shield(self.write(row))
         self.club_seq = row.seq
         self.director_released.add(number)
         self._refresh_released()
         return row
 
-    async def _write(self, row: Row) -> None:
-        try:
-            await self.journal.append(row)
-        except JournalError as err:
-            raise Rejected(503, str(err)) from err
+    async def write(self, row: Row) -> None:
+        """Append ``row`` to the journal and wait until it is durable (``JournalError`` if it cannot be)."""
+        await self.journal.append(row)
 
     def results(self, viewer: Viewer) -> list[dict[str, Any]]:
         numbers = sorted({n for rt in self.tables.values() for n in rt.boards})
-        if self.event is not None and viewer.role == "seat":      # never a board the seat's table has to play
-            hide = self.event.still_to_play(viewer.table)
+        if self.tournament is not None and viewer.role == "seat":      # never a board the seat's table has to play
+            hide = self.tournament.still_to_play(viewer.table)
             numbers = [n for n in numbers if n not in hide]
         out = []
         for n in numbers:

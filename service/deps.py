@@ -1,22 +1,21 @@
 """FastAPI dependencies: the running service, and who is asking (from a bearer token or ``?token=``)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from fastapi import Depends, HTTPException, Query, Request
+from fastapi import Depends, Query
+from fastapi.requests import HTTPConnection
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from .auth import AuthError
+from .container import Service
+from .errors import Forbidden, Unauthenticated
 from .visibility import Viewer
-
-if TYPE_CHECKING:
-    from .app import Service
 
 bearer = HTTPBearer(auto_error=False, description="the director's token or a seat token")
 
 
-def service(request: Request) -> Service:
-    return request.app.state.service
+def service(conn: HTTPConnection) -> Service:
+    """The service ``create_app`` assembled (a request's or a WebSocket's)."""
+    svc: Service = conn.app.state.service
+    return svc
 
 
 def token(creds: HTTPAuthorizationCredentials | None = Depends(bearer),
@@ -24,16 +23,13 @@ def token(creds: HTTPAuthorizationCredentials | None = Depends(bearer),
     return creds.credentials if creds is not None else token
 
 
-def viewer(request: Request, tok: str | None = Depends(token)) -> Viewer:
-    try:
-        return service(request).tokens.viewer(tok)
-    except AuthError as err:
-        raise HTTPException(err.status, str(err), headers={"WWW-Authenticate": "Bearer"}) from None
+def viewer(svc: Service = Depends(service), tok: str | None = Depends(token)) -> Viewer:
+    return svc.tokens.viewer(tok)
 
 
 def director(v: Viewer = Depends(viewer)) -> Viewer:
     if v.role == "spectator":
-        raise HTTPException(401, "the director's token is required", headers={"WWW-Authenticate": "Bearer"})
+        raise Unauthenticated("the director's token is required")
     if v.role != "director":
-        raise HTTPException(403, "only the director may do this")
+        raise Forbidden("only the director may do this")
     return v

@@ -15,7 +15,8 @@ import asyncio
 import logging
 from typing import Any
 
-from .club import Club, Rejected
+from .club import Club
+from .errors import Prevented, ServiceError
 from .journal import Row
 from .runtime import TableRuntime
 from .settings import Settings
@@ -74,6 +75,7 @@ class DeviceManager:
         emit = loop_emitter(loop, lambda event: q.put_nowait((event, kind, holder.get("driver"))))
 
         from drivers.pool import POOL_SESSION
+        drv: SeatReaderDriver | BiddingBoxDriver
         try:
             if kind == "reader":
                 drv = SeatReaderDriver(url, emit, _seat_map(seat, serial, table_id), decks=self._decks(),
@@ -107,19 +109,19 @@ class DeviceManager:
                 continue
             try:
                 await self.club.submit(table_id, event, f"device:{name}", device=kind)
-            except Rejected as err:
+            except ServiceError as err:
                 log.info("table %s: %s from %s refused: %s", table_id, event, name, err)
                 self.club.hub.publish(table_id, {"type": "device", "table": table_id, "code": "REFUSED",
                                                  "device": name, "detail": str(err)})
-                if err.extra.get("prevented") and kind == "box" and hasattr(drv, "refuse_call"):
+                if isinstance(err, Prevented) and kind == "box" and hasattr(drv, "refuse_call"):
                     self._refuse(drv, getattr(event, "call", ""), err)
             except Exception:
                 log.exception("table %s: device event %s failed", table_id, event)
 
     @staticmethod
-    def _refuse(drv: Any, call: str, err: Rejected) -> None:
+    def _refuse(drv: Any, call: str, err: Prevented) -> None:
         from firmware_host.constants import ErrorCode
-        code = ErrorCode.INSUFFICIENT_BID if "INSUFFICIENT_BID" in err.extra["prevented"] else ErrorCode.OUT_OF_ROTATION
+        code = ErrorCode.INSUFFICIENT_BID if "INSUFFICIENT_BID" in err.codes else ErrorCode.OUT_OF_ROTATION
         try:
             drv.refuse_call(call, int(code), str(err)[:60])
         except Exception as e:                  # a device that went away: the director sees the refusal anyway

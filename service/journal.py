@@ -10,7 +10,7 @@ commit): a hundred tables pay for one fsync, not a hundred, and the event loop n
 
 Each row records who (``actor``: ``director``, ``seat:N``, ``device:SR-0001``, ``robot:E`` ...), what
 (``kind`` and the JSON ``body``: a table event as ``table.events.to_dict`` writes it, an adjustment, a
-release), and when (``at``, the server's UTC time).
+release), and when (``at``, the server's UTC time). The tables are those of ``service/schema.py``.
 """
 from __future__ import annotations
 
@@ -25,26 +25,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-log = logging.getLogger(__name__)
+from .errors import Unavailable
+from .schema import migrate
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS journal (
-    id       INTEGER PRIMARY KEY AUTOINCREMENT,
-    table_id TEXT    NOT NULL,
-    seq      INTEGER NOT NULL,
-    at       TEXT    NOT NULL,
-    actor    TEXT    NOT NULL,
-    kind     TEXT    NOT NULL,
-    body     TEXT    NOT NULL,
-    UNIQUE (table_id, seq)
-);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
+log = logging.getLogger(__name__)
 
 CLUB = "_club"          # the pseudo-table of club-wide rows (result releases)
 
 
-class JournalError(RuntimeError):
+class JournalError(Unavailable):
     """The journal could not store a row: nothing was acknowledged."""
 
 
@@ -88,7 +77,11 @@ class Journal:
             raise JournalError(f"{self.path}: cannot switch to WAL mode (got {mode})")
         db.execute(f"PRAGMA synchronous={self.synchronous}")
         db.execute("PRAGMA busy_timeout=5000")
-        db.executescript(SCHEMA)
+        try:
+            migrate(db, self.path)
+        except BaseException:
+            db.close()
+            raise
         return db
 
     # ------------------------------------------------------------------ reading (at start-up, before writing)

@@ -4,34 +4,35 @@ from __future__ import annotations
 from table.cards import Seat
 from table.events import CallMade, CardPlayed, ClaimMade, ClaimResponded, RulingGiven, TableEvent
 
-from .auth import AuthError
+from .errors import Forbidden, Unauthenticated
 from .runtime import TableRuntime
 from .visibility import Viewer, declarer_of, entitled
 
 
 def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent) -> TableEvent:
-    """Return the event to apply (a seat's ruling is stamped with its seat) or raise ``AuthError``."""
+    """Return the event to apply (a seat's ruling is stamped with its seat) or raise ``Unauthenticated`` or
+    ``Forbidden``."""
     if viewer.role == "director":
         return event
     if viewer.role != "seat":
-        raise AuthError(401, "posting events needs a director or seat token")
+        raise Unauthenticated("posting events needs a director or seat token")
     if viewer.table != rt.id:
-        raise AuthError(403, f"this seat token belongs to table {viewer.table}")
-    me = viewer.seat
+        raise Forbidden(f"this seat token belongs to table {viewer.table}")
+    me = viewer.seat or ""                       # a seat token always names its seat
     if isinstance(event, RulingGiven):
-        if not entitled(rt, str(me), event.code, event.option):
-            raise AuthError(403, f"seat {me} may not choose {event.option!r} for {event.code}: the choice is the "
-                                 "director's or another player's" + ("" if rt.regulation.player_rulings else
-                                                                       " (the regulation leaves choices to the director)"))
+        if not entitled(rt, me, event.code, event.option):
+            why = "" if rt.regulation.player_rulings else " (the regulation leaves choices to the director)"
+            raise Forbidden(f"seat {me} may not choose {event.option!r} for {event.code}: the choice is the "
+                            "director's or another player's" + why)
         event.seat = Seat(me)
         return event
     if isinstance(event, (CallMade, ClaimMade, ClaimResponded)):
         if str(event.seat) != me:
-            raise AuthError(403, f"seat {me} may only act for itself, not {event.seat}")
+            raise Forbidden(f"seat {me} may only act for itself, not {event.seat}")
         return event
     if isinstance(event, CardPlayed):
         d = declarer_of(rt.table)
         if str(event.seat) == me or (d == me and str(event.seat) == str(Seat(me).partner)):
             return event
-        raise AuthError(403, f"seat {me} may play only its own cards" + (" and dummy's" if d == me else ""))
-    raise AuthError(403, f"a {event.type} event is entered by the director or a device")
+        raise Forbidden(f"seat {me} may play only its own cards" + (" and dummy's" if d == me else ""))
+    raise Forbidden(f"a {event.type} event is entered by the director or a device")

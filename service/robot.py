@@ -103,7 +103,8 @@ def _winning(trick: list[tuple[Seat, str]], trump: str | None) -> tuple[Seat, st
 def choose_card(t: Table, seat: Seat, rng: random.Random, fault: str | None = None) -> tuple[str, bool]:
     p = t.play
     hand = remaining_hand(t, str(seat))
-    trump = p.trump if p is not None else (None if t.contract is None or t.contract.strain == "NT" else t.contract.strain)
+    contract = t.contract
+    trump = p.trump if p is not None else (None if contract is None or contract.strain == "NT" else contract.strain)
     trick = list(p.tricks[len(p.winners)]) if p is not None and len(p.tricks) > len(p.winners) else []
     pcs = p.penalty_cards(seat) if p is not None else {}
     if not trick:
@@ -114,7 +115,8 @@ def choose_card(t: Table, seat: Seat, rng: random.Random, fault: str | None = No
         suits = [s for s in "SHDC" if lens[s] and s != trump] or [s for s in "SHDC" if lens[s]]
         suit = max(suits, key=lambda s: (lens[s], rng.random()))
         in_suit = sorted((c for c in hand if c[0] == suit), key=CARD_RANK.__getitem__, reverse=True)
-        return in_suit[0] if len(in_suit) >= 2 and CARD_RANK[in_suit[0]] - CARD_RANK[in_suit[1]] == 1 else in_suit[-1], False
+        touching = len(in_suit) >= 2 and CARD_RANK[in_suit[0]] - CARD_RANK[in_suit[1]] == 1
+        return in_suit[0] if touching else in_suit[-1], False
     lead = trick[0][1][0]
     follow = sorted((c for c in hand if c[0] == lead), key=CARD_RANK.__getitem__)
     if fault == "revoke" and follow and len(follow) < len(hand):
@@ -135,7 +137,8 @@ def choose_card(t: Table, seat: Seat, rng: random.Random, fault: str | None = No
         over = [c for c in trumps if win_card[0] != trump or CARD_RANK[c] > CARD_RANK[win_card]]
         if over:
             return over[0], False
-    rest = sorted((c for c in hand if c[0] != trump), key=CARD_RANK.__getitem__) or sorted(hand, key=CARD_RANK.__getitem__)
+    rest = (sorted((c for c in hand if c[0] != trump), key=CARD_RANK.__getitem__)
+            or sorted(hand, key=CARD_RANK.__getitem__))
     return rest[0], False
 
 

@@ -9,7 +9,7 @@ EventType = Literal["board", "hand", "call", "contract", "card", "exposed", "cla
 
 
 class EventIn(BaseModel):
-    """A table event in its JSON form (ARCHITECTURE §3); which fields are needed depends on ``type``."""
+    """A table event in its JSON form (``table/events.py``); which fields are needed depends on ``type``."""
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": [
         {"type": "call", "seat": "N", "call": "1NT"}, {"type": "card", "seat": "E", "card": "HT"}]})
     type: EventType

@@ -1,4 +1,6 @@
-"""The service configuration: pydantic models read from a TOML or JSON file (or built in code).
+"""The service configuration: pydantic models of a club's settings (read from a file by
+``service/configuration.py``, or built in code). They describe; checks that need the domain (building the
+event's movements) are made where the domain is built.
 
 A file names the tables, each seat's device URLs, the regulation (Law 80E: law edition, flag or prevent
 mode per device, screens, who may choose a rectification, result release, what spectators see), the
@@ -7,22 +9,19 @@ no tables (``--simulate N`` adds simulated ones).
 """
 from __future__ import annotations
 
-import json
-import os
 import re
-import tomllib
-from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .errors import ConfigError
+
+__all__ = ["ConfigError", "DeviceModes", "EventConfig", "EventSectionConfig", "MovementConfig", "Regulation",
+           "SeatDevices", "Settings", "SimulationConfig", "SpectatorPolicy", "TableConfig", "UploadTarget"]
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 Mode = Literal["flag", "prevent"]
 EDITIONS = ("wbf1997-cba1999",)          # the seed; "wbf2017" is planned as a second profile
-
-
-class ConfigError(ValueError):
-    """A configuration file that cannot be read or does not describe a club."""
 
 
 class _Strict(BaseModel):
@@ -37,9 +36,10 @@ class DeviceModes(_Strict):
 
 
 class SpectatorPolicy(_Strict):
-    delay_s: float = Field(10.0, ge=0, le=3600, description="seconds between an event and its showing to spectators")
+    delay_s: float = Field(default=10.0, ge=0, le=3600,
+                           description="seconds between an event and its showing to spectators")
     hands: Literal["never", "released", "delayed"] = Field(
-        "released", description="hands of a board in play: never; once its result is released; or whenever the "
+        default="released", description="hands of a board in play: never; once its result is released; or whenever the "
         "spectator view is delayed (delay_s > 0)")
 
 
@@ -78,37 +78,38 @@ class TableConfig(_Strict):
     @field_validator("id", mode="before")
     @classmethod
     def _id(cls, v: Any) -> str:
-        v = str(v)
-        if not TABLE_ID.match(v):
+        table_id = str(v)
+        if not TABLE_ID.match(table_id):
             raise ValueError("a table id is 1-32 letters, digits, '-' or '_'")
-        return v
+        return table_id
 
 
 class SimulationConfig(_Strict):
-    tables: int = Field(0, ge=0, le=1000)
-    pace_s: float = Field(1.5, ge=0, description="mean seconds between two actions at a simulated table")
-    irregularity_rate: float = Field(0.35, ge=0, le=1, description="chance that a board gets a seeded irregularity")
-    ruling_wait_s: float = Field(20.0, ge=0, description="how long robots wait for a ruling before playing on")
+    tables: int = Field(default=0, ge=0, le=1000)
+    pace_s: float = Field(default=1.5, ge=0, description="mean seconds between two actions at a simulated table")
+    irregularity_rate: float = Field(default=0.35, ge=0, le=1,
+                                     description="chance that a board gets a seeded irregularity")
+    ruling_wait_s: float = Field(default=20.0, ge=0, description="how long robots wait for a ruling before playing on")
     seed: int = 1
-    boards: int = Field(0, ge=0, description="boards per table, 0 for endless")
+    boards: int = Field(default=0, ge=0, description="boards per table, 0 for endless")
 
 
 class MovementConfig(_Strict):
-    """The event's movement (``service/event.py``, ``docs/results.md``): a builder of ``results.movement``
+    """The event's movement (``service/tournament_setup.py``, ``docs/results.md``): a builder of ``results.movement``
     (``kind`` mitchell / howell / teams / round_robin with its numbers) or a table-of-rounds ``file``."""
     kind: Literal["mitchell", "howell", "teams", "round_robin"] | None = None
-    file: str | None = Field(None, description="a table of rounds read with results.Movement.from_text")
-    tables: int | None = Field(None, ge=2, le=500, description="mitchell: tables")
-    pairs: int | None = Field(None, ge=3, le=500, description="howell: pairs")
-    teams: int | None = Field(None, ge=2, le=200, description="round_robin: teams")
-    boards: int | None = Field(None, ge=1, le=999, description="teams: the match's boards")
-    rounds: int | None = Field(None, ge=1, description="mitchell: fewer rounds than the movement allows")
-    boards_per_round: int = Field(2, ge=1, le=99)
+    file: str | None = Field(default=None, description="a table of rounds read with results.Movement.from_text")
+    tables: int | None = Field(default=None, ge=2, le=500, description="mitchell: tables")
+    pairs: int | None = Field(default=None, ge=3, le=500, description="howell: pairs")
+    teams: int | None = Field(default=None, ge=2, le=200, description="round_robin: teams")
+    boards: int | None = Field(default=None, ge=1, le=999, description="teams: the match's boards")
+    rounds: int | None = Field(default=None, ge=1, description="mitchell: fewer rounds than the movement allows")
+    boards_per_round: int = Field(default=2, ge=1, le=99)
     even: Literal["skip", "relay"] = "skip"
     arrow_switch: list[int] = []
-    one_winner: bool = Field(False, description="mitchell: arrow-switch the last quarter of the rounds")
+    one_winner: bool = Field(default=False, description="mitchell: arrow-switch the last quarter of the rounds")
     absent: list[int] = []
-    first_board: int = Field(1, ge=1)
+    first_board: int = Field(default=1, ge=1)
     name: str | None = None
 
     @model_validator(mode="after")
@@ -119,15 +120,16 @@ class MovementConfig(_Strict):
 
 
 class EventSectionConfig(_Strict):
-    id: str = Field("A", pattern=r"^[A-Za-z0-9_-]{1,8}$")
+    id: str = Field(default="A", pattern=r"^[A-Za-z0-9_-]{1,8}$")
     movement: MovementConfig
-    tables: dict[str, int] = Field({}, description="service table id -> movement table number (default: "
+    tables: dict[str, int] = Field(default={}, description="service table id -> movement table number (default: "
                                                    "'<id>1' is table 1 ...)")
-    entrants: dict[int, list[str] | str] = Field({}, description="entrant number -> player names, or a team name")
+    entrants: dict[int, list[str] | str] = Field(default={},
+                                                 description="entrant number -> player names, or a team name")
 
 
 class EventConfig(_Strict):
-    """The event the service scores and shows on /results (``service/event.py``). One section (``movement``,
+    """The event the service scores and shows on /results (``service/tournament.py``). One section (``movement``,
     ``tables``, ``entrants`` here; table ``"1"`` is movement table 1 by default) or ``sections``."""
     name: str = "Club session"
     scoring: Literal["MP", "XIMP", "BUTLER", "TP", "IMP"] = "MP"
@@ -137,7 +139,7 @@ class EventConfig(_Strict):
     sections: list[EventSectionConfig] = []
     date: str | None = None
     site: str | None = None
-    vp: bool = Field(False, description="teams: rank by WBF victory points")
+    vp: bool = Field(default=False, description="teams: rank by WBF victory points")
 
     @model_validator(mode="after")
     def _checked(self) -> EventConfig:
@@ -145,8 +147,6 @@ class EventConfig(_Strict):
             raise ValueError("an event has a movement (one section) or sections, not both")
         if self.sections and (self.tables or self.entrants):
             raise ValueError("with sections, tables and entrants go in each section")
-        from .event import build_session  # the movements are built (and checked) now
-        build_session(self)
         return self
 
 
@@ -155,15 +155,15 @@ class UploadTarget(_Strict):
     LIN feed POSTed to a URL or written as ``<table>-<board>.lin`` files into a directory."""
     name: str = Field(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
     kind: Literal["webhook", "lin"]
-    url: str | None = Field(None, pattern=r"^https?://", description="where to POST")
-    directory: str | None = Field(None, description="lin only: write files here instead of POSTing")
-    secret: str | None = Field(None, min_length=16, description="HMAC-SHA256 key of the signature header")
-    timeout_s: float = Field(10.0, gt=0, le=300)
-    max_attempts: int = Field(0, ge=0, description="give up after this many failed attempts; 0 = never")
-    backoff_base_s: float = Field(1.0, gt=0, le=3600)
-    backoff_cap_s: float = Field(300.0, gt=0, le=86400)
-    max_in_flight: int = Field(4, ge=1, le=64)
-    only_released: bool | None = Field(None, description="hold a board until its result is released "
+    url: str | None = Field(default=None, pattern=r"^https?://", description="where to POST")
+    directory: str | None = Field(default=None, description="lin only: write files here instead of POSTing")
+    secret: str | None = Field(default=None, min_length=16, description="HMAC-SHA256 key of the signature header")
+    timeout_s: float = Field(default=10.0, gt=0, le=300)
+    max_attempts: int = Field(default=0, ge=0, description="give up after this many failed attempts; 0 = never")
+    backoff_base_s: float = Field(default=1.0, gt=0, le=3600)
+    backoff_cap_s: float = Field(default=300.0, gt=0, le=86400)
+    max_in_flight: int = Field(default=4, ge=1, le=64)
+    only_released: bool | None = Field(default=None, description="hold a board until its result is released "
                                           "(Laws 16B, 90B4); default true for lin, false for webhook")
 
     @model_validator(mode="after")
@@ -182,16 +182,17 @@ class UploadTarget(_Strict):
 class Settings(_Strict):
     database: str = "bridgetable.db"
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
-    director_token: str | None = Field(None, min_length=8)
-    secret: str | None = Field(None, min_length=16, description="signs seat tokens; kept in the database if absent")
+    director_token: str | None = Field(default=None, min_length=8)
+    secret: str | None = Field(default=None, min_length=16,
+                               description="signs seat tokens; kept in the database if absent")
     regulation: Regulation = Regulation()
     tables: list[TableConfig] = []
     simulation: SimulationConfig = SimulationConfig()
     public_url: str | None = None
-    event: EventConfig | None = Field(None, description="the event scored live on /results (docs/results.md)")
-    decks: str | None = Field(None, description="the club's learned decks (JSON written by drivers.decks); "
+    event: EventConfig | None = Field(default=None, description="the event scored live on /results (docs/results.md)")
+    decks: str | None = Field(default=None, description="the club's learned decks (JSON written by drivers.decks); "
                                                    "without it every tag a seat reader sees is unknown")
-    uploads: list[UploadTarget] = Field([], description="live-upload targets (docs/upload.md)")
+    uploads: list[UploadTarget] = Field(default=[], description="live-upload targets (docs/upload.md)")
 
     @field_validator("tables")
     @classmethod
@@ -209,28 +210,3 @@ class Settings(_Strict):
             raise ValueError("upload target names must be unique")
         return v
 
-
-def load_settings(path: str | Path | None = None, **overrides: Any) -> Settings:
-    """Settings from a ``.toml`` or ``.json`` file (none: defaults), then ``BRIDGETABLE_DB`` and
-    ``BRIDGETABLE_DIRECTOR_TOKEN`` from the environment, then keyword overrides."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-            data = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
-        except (OSError, ValueError) as err:
-            raise ConfigError(f"cannot read configuration {p}: {err}") from err
-        if not isinstance(data, dict):
-            raise ConfigError(f"{p}: the configuration is an object")
-    if os.environ.get("BRIDGETABLE_DB"):
-        data["database"] = os.environ["BRIDGETABLE_DB"]
-    if os.environ.get("BRIDGETABLE_DIRECTOR_TOKEN"):
-        data["director_token"] = os.environ["BRIDGETABLE_DIRECTOR_TOKEN"]
-    for k, v in overrides.items():
-        if v is not None:
-            data[k] = v
-    try:
-        return Settings.model_validate(data)
-    except ValidationError as err:
-        raise ConfigError(f"invalid configuration: {err}") from err

@@ -6,7 +6,7 @@ number at every table), with a seeded irregularity on a share of the boards (an 
 opening lead out of turn, a revoke). When an irregularity waits for a choice, the robots wait up to
 ``ruling_wait_s`` for the director (or an entitled player) and then play on, which accepts it by action
 where the laws allow (27A, 53A ...). A simulated table keeps no state of its own: after a restart it
-continues from its replayed journal. When the service runs an event (``service/event.py``; ``--simulate N``
+continues from its replayed journal. When the service runs an event (``service/tournament.py``; ``--simulate N``
 makes a Mitchell for the simulated tables when none is configured), each table plays its movement's
 boards round by round (``next_board``), then carries on past the event's boards.
 """
@@ -18,8 +18,9 @@ import random
 import time
 from collections.abc import Callable
 
-from .club import Club, Rejected
+from .club import Club
 from .dealing import deal_for
+from .errors import Prevented, ServiceError
 from .robot import FAULTS, next_event
 from .settings import SimulationConfig
 
@@ -39,7 +40,7 @@ class SimulatedClub:
     def __init__(self, club: Club, cfg: SimulationConfig, table_ids: list[str],
                  next_board: Callable[[str, int], int] | None = None) -> None:
         self.club = club
-        # the board after the one a table is on: the event's movement order (service/event.py), else n + 1
+        # the board after the one a table is on: the event's movement order (service/tournament.py), else n + 1
         self.next_board = next_board
         self.cfg = cfg
         self.table_ids = table_ids
@@ -111,8 +112,8 @@ class SimulatedClub:
                 await self.club.submit(tid, event, f"robot:{event.get('seat', '')}", device=device)
                 self.actions += 1
                 refused = 0
-            except Rejected as err:
-                if err.extra.get("prevented"):
+            except ServiceError as err:
+                if isinstance(err, Prevented):
                     suppressed = number
                 else:
                     refused += 1

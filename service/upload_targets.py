@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from table.events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, event_from_dict
+from table.events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, TableEvent, event_from_dict
 from table.formats.lin import write_lin
 from table.record import GameRecord
 from table.scoring import parse_contract
@@ -79,7 +79,7 @@ def backoff_delay(attempts: int, base_s: float, cap_s: float, rng: random.Random
     ``cap_s``, then jittered down to between half and all of it, so that many messages failing together do not
     come back together."""
     full = min(cap_s, base_s * 2 ** max(0, attempts - 1))
-    return full * (0.5 + 0.5 * (rng or random).random())
+    return float(full * (0.5 + 0.5 * (rng or random).random()))
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def lin_rs_entry(payload: dict[str, Any]) -> str:
 def board_lin(payload: dict[str, Any], events: list[dict[str, Any]]) -> str:
     """One board as a vugraph LIN text: a ``vg`` header naming the table, the result in ``rs``, then the
     board (deal, vulnerability, auction, play, an agreed claim) as ``table.formats.lin.write_lin`` writes it."""
-    evs = []
+    evs: list[TableEvent] = []
     for body in events:
         try:
             e = event_from_dict(body)
@@ -202,7 +202,8 @@ class _HttpTarget:
         try:
             r = await self.client.post(self.cfg.url, content=body, headers=headers)
         except httpx.TimeoutException as err:
-            return Outcome("retry", f"no answer within {self.cfg.timeout_s:g} s ({type(err).__name__})", cause="timeout")
+            return Outcome("retry", f"no answer within {self.cfg.timeout_s:g} s ({type(err).__name__})",
+                           cause="timeout")
         except httpx.TransportError as err:          # refused, reset, DNS, TLS: the network, not the message
             return Outcome("retry", f"{type(err).__name__}: {err or 'connection failed'}", cause="network")
         return _outcome(r)

@@ -13,7 +13,8 @@ Hidden information is security. The rules, for a board in progress:
   options only to the player who must choose (Law 10C2) and only if the regulation lets players choose.
   Never another hand. Once the board is complete: all four hands and the result.
 * **spectator** — a view delayed by the regulation (the caller passes the delayed copy of the table):
-  calls and played cards; no hand, not even dummy's (a spectator may play the board at another table); hands only when the regulation shows hands of a delayed view, or the board's
+  calls and played cards; no hand, not even dummy's (a spectator may play the board at another table);
+  hands only when the regulation shows hands of a delayed view, or the board's
   result is released; no options, no details that reveal holdings, the result once released.
 
 ``table`` is a :class:`service.runtime.TableRuntime` (the engine's ``Table`` plus board history and the
@@ -125,7 +126,8 @@ def entitled(table: TableRuntime, seat: str, code: str, option: str) -> bool:
     if not table.regulation.player_rulings:
         return False
     t = table.table
-    return any(i.code == code and table.awaits_choice(i) and any(o.code == option and chooser_matches(t, o.chooser, seat)
+    return any(i.code == code and table.awaits_choice(i) and any(o.code == option
+                                                                 and chooser_matches(t, o.chooser, seat)
                                                                  for o in i.options) for i in t.irregularities)
 
 
@@ -238,8 +240,8 @@ def visible_state(table: TableRuntime, viewer: Viewer) -> dict[str, Any]:
 
     # hands
     hands: dict[str, Any] = {}
-    for s in SEATS:
-        s = str(s)
+    for each in SEATS:
+        s = str(each)
         if sees_hands or s == seat or (seat is not None and s == dummy and lead_faced(t)):
             hands[s] = {"cards": remaining_hand(t, s)}
             if sees_hands:

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 
-from .auth import AuthError
+from .container import Service
+from .deps import service
+from .errors import Unauthenticated
+from .http_errors import status_of
 from .hub import Hub, Subscriber
-
-if TYPE_CHECKING:
-    from .app import Service
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -47,12 +46,12 @@ async def _pump(ws: WebSocket, svc: Service, sub: Subscriber) -> None:
 
 
 @router.websocket("/ws/tables/{table_id}")
-async def table_stream(ws: WebSocket, table_id: str, token: str | None = None) -> None:
-    svc: Service = ws.app.state.service
+async def table_stream(ws: WebSocket, table_id: str, token: str | None = None,
+                       svc: Service = Depends(service)) -> None:
     try:
         viewer = svc.tokens.viewer(token)
-    except AuthError as err:
-        await _deny(ws, err.status, str(err))
+    except Unauthenticated as err:
+        await _deny(ws, status_of(err), str(err))
         return
     if table_id not in svc.club.tables:
         await _deny(ws, 404, f"no table {table_id!r}")
@@ -69,12 +68,11 @@ async def table_stream(ws: WebSocket, table_id: str, token: str | None = None) -
 
 
 @router.websocket("/ws/club")
-async def club_stream(ws: WebSocket, token: str | None = None) -> None:
-    svc: Service = ws.app.state.service
+async def club_stream(ws: WebSocket, token: str | None = None, svc: Service = Depends(service)) -> None:
     try:
         viewer = svc.tokens.viewer(token)
-    except AuthError as err:
-        await _deny(ws, err.status, str(err))
+    except Unauthenticated as err:
+        await _deny(ws, status_of(err), str(err))
         return
     if viewer.role == "seat":
         await _deny(ws, 403, "a seat token follows its own table: /ws/tables/{id}")

@@ -1,4 +1,4 @@
-"""The event in the service and the live-results page (service/event.py, /api/public/results, /results).
+"""The event in the service and the live-results page (service/tournament.py, /api/public/results, /results).
 
 In process: the event follows the club (rounds inferred from the boards a table starts, a wrong board flagged
 to the director and not refused, results and Law 12 adjustments fed to the session, rebuilt after a restart).
@@ -21,13 +21,16 @@ import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip
 
 from service.club import Club
-from service.event import LiveEvent, build_movement
+from service.configuration import load_settings
+from service.errors import ConfigError
 from service.hub import Hub
 from service.journal import CLUB, Journal, Row, utcnow
 from service.results import AdjustmentError, adjustment, board_results
 from service.runtime import TableRuntime
-from service.settings import ConfigError, MovementConfig, Regulation, load_settings
+from service.settings import MovementConfig, Regulation
 from service.testing import ServerProcess
+from service.tournament import LiveTournament
+from service.tournament_setup import build_movement
 from service.visibility import DIRECTOR, SPECTATOR
 
 # Mitchell, 3 tables, 2 boards a round. Round 1: T1 boards 1-2, T2 3-4, T3 5-6; round 2: T1 3-4, T2 5-6,
@@ -136,7 +139,7 @@ def test_event_configuration_is_checked(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------- in process
 def _club(path: Path, event: dict[str, Any],
-          journal_type: type[Journal] = Journal) -> tuple[Club, Journal, LiveEvent, Hub]:
+          journal_type: type[Journal] = Journal) -> tuple[Club, Journal, LiveTournament, Hub]:
     settings = load_settings(None, database=str(path), event=event, tables=[{"id": "1"}, {"id": "2"}, {"id": "3"}],
                              regulation={"spectators": {"delay_s": 0}})
     journal = journal_type(settings.database)
@@ -144,7 +147,7 @@ def _club(path: Path, event: dict[str, Any],
     club = Club(settings, journal, hub)
     club.load()
     assert settings.event is not None
-    ev = LiveEvent(settings.event, club)
+    ev = LiveTournament(settings.event, club)
     ev.attach(journal.rows(CLUB))
     journal.start()
     club.start()
@@ -311,7 +314,7 @@ def test_teams_ranking_counts_a_board_once() -> None:
 def test_without_an_event_the_page_shows_released_boards_as_before(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
-    from service.event import _fallback
+    from service.tournament_api import _fallback
 
     async def run() -> None:
         settings = load_settings(None, database=str(tmp_path / "j.db"), tables=[{"id": "A"}, {"id": "B"}])
@@ -321,7 +324,7 @@ def test_without_an_event_the_page_shows_released_boards_as_before(tmp_path: Pat
         journal.start()
         try:
             await _play(club, "A", 1)
-            assert club.event is None
+            assert club.tournament is None
             svc = SimpleNamespace(club=club)
             assert _fallback(svc, SPECTATOR)["boards"] == []             # type: ignore[arg-type]
             await _play(club, "B", 1, "4S", "N", 11)                      # all_tables: every table that started it

@@ -180,7 +180,7 @@ CONTRACTS = [("4S", "N", 10), ("3NT", "S", 8), ("2H", "E", 8), ("PASS", None, No
 def _session(mv: Movement, rng: random.Random, boards: set[int]) -> Session:
     s = Session("test", "MP", mv)
     for sit in mv.sittings:
-        if sit.sit_out:
+        if sit.sit_out or sit.ns is None or sit.ew is None:
             continue
         for b in sit.boards:
             if b in boards:

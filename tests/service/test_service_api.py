@@ -80,7 +80,8 @@ def test_seat_token_is_bound_to_its_table_and_seat(server: ServerProcess, direct
     director.post("/api/tables/B/events", json={"type": "board", "board": 1, "deal": deal_for(3, 1).to_pbn()})
     with server.client(seats["A"]["N"]) as a_north, server.client(seats["B"]["N"]) as b_north:
         assert a_north.get("/api/tables/B").status_code == 403
-        assert a_north.post("/api/tables/B/events", json={"type": "call", "seat": "N", "call": "Pass"}).status_code == 403
+        r = a_north.post("/api/tables/B/events", json={"type": "call", "seat": "N", "call": "Pass"})
+        assert r.status_code == 403
         r = b_north.post("/api/tables/B/events", json={"type": "call", "seat": "E", "call": "Pass"})
         assert r.status_code == 403 and "only act for itself" in r.json()["detail"]
         assert b_north.post("/api/tables/B/events", json={"type": "board", "board": 2}).status_code == 403
@@ -90,7 +91,7 @@ def test_seat_token_is_bound_to_its_table_and_seat(server: ServerProcess, direct
 
 # ---------------------------------------------------------------------------------------------- bad input
 def _state(director: httpx.Client, table: str) -> dict[str, Any]:
-    s = director.get(f"/api/tables/{table}").json()
+    s: dict[str, Any] = director.get(f"/api/tables/{table}").json()
     s.pop("devices", None)
     return s
 
@@ -167,7 +168,7 @@ def test_a_board_played_by_seat_tokens_leaks_nothing(server: ServerProcess, dire
     spectator = server.client()
     rng = random.Random(5)
     phases = set()
-    fault = "insufficient_bid"
+    fault: str | None = "insufficient_bid"
     ruled = False
     try:
         for _ in range(300):
@@ -252,7 +253,8 @@ async def _first_state(url: str) -> dict[str, Any]:
         while True:
             m = json.loads(await asyncio.wait_for(ws.recv(), 5))
             if m["type"] == "state":
-                return m["state"]
+                state: dict[str, Any] = m["state"]
+                return state
 
 
 def test_websocket_views(server: ServerProcess, director: httpx.Client, seats: dict[str, dict[str, str]]) -> None:
@@ -297,7 +299,8 @@ def _post_insufficient_bid(director: httpx.Client) -> None:
     director.post("/api/tables/B/events", json={"type": "board", "board": 4, "deal": deal_for(3, 4).to_pbn()})
     # board 4: dealer W
     for seat, call in (("W", "1S"), ("N", "1H")):
-        assert director.post("/api/tables/B/events", json={"type": "call", "seat": seat, "call": call}).status_code == 200
+        r = director.post("/api/tables/B/events", json={"type": "call", "seat": seat, "call": call})
+        assert r.status_code == 200
 
 
 def test_spectators_are_delayed(tmp_path: Path) -> None:
@@ -324,14 +327,16 @@ def test_prevent_mode_refuses_and_changes_nothing(tmp_path: Path) -> None:
         d.post("/api/tables/P/events", json={"type": "board", "board": 1, "deal": deal_for(1, 1).to_pbn()})
         toks = d.get("/api/tables/P/tokens").json()
         with srv.client(toks["N"]["token"]) as north:
-            assert north.post("/api/tables/P/events", json={"type": "call", "seat": "N", "call": "1S"}).status_code == 200
+            r = north.post("/api/tables/P/events", json={"type": "call", "seat": "N", "call": "1S"})
+            assert r.status_code == 200
             before = d.get("/api/tables/P").json()
         with srv.client(toks["E"]["token"]) as east:
             r = east.post("/api/tables/P/events", json={"type": "call", "seat": "E", "call": "1H"})
             assert r.status_code == 409 and r.json()["prevented"] == ["INSUFFICIENT_BID"]
             after = d.get("/api/tables/P").json()
             assert after["seq"] == before["seq"] and after["auction"] == before["auction"]
-            assert east.post("/api/tables/P/events", json={"type": "call", "seat": "E", "call": "2H"}).status_code == 200
+            r = east.post("/api/tables/P/events", json={"type": "call", "seat": "E", "call": "2H"})
+            assert r.status_code == 200
         # the director's own entry is never prevented (flag, don't block)
         r = d.post("/api/tables/P/events", json={"type": "call", "seat": "S", "call": "1C"})
         assert r.status_code == 200 and r.json()["flagged"][0]["code"] == "INSUFFICIENT_BID"

@@ -27,7 +27,8 @@ TRIALS = 20
 class Poster(threading.Thread):
     """Plays table X through the API, remembering every acknowledged event."""
 
-    def __init__(self, srv: ServerProcess, rows: list[dict[str, Any]], acked: dict[int, dict[str, Any]], seed: int) -> None:
+    def __init__(self, srv: ServerProcess, rows: list[dict[str, Any]], acked: dict[int, dict[str, Any]],
+                 seed: int) -> None:
         super().__init__(daemon=True)
         self.srv, self.acked = srv, acked
         self.rt = TableRuntime("X", Regulation())
@@ -79,7 +80,7 @@ class Watcher(threading.Thread):
 
 def _check(srv: ServerProcess, acked: dict[int, dict[str, Any]], seen: dict[str, int]) -> list[dict[str, Any]]:
     with srv.client(srv.token) as d:
-        rows = d.get("/api/tables/X/events").json()
+        rows: list[dict[str, Any]] = d.get("/api/tables/X/events").json()
         by_seq = {r["seq"]: r["body"] for r in rows}
         for seq, body in acked.items():
             assert by_seq.get(seq) == body, f"acknowledged event #{seq} lost or changed"

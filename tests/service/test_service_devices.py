@@ -29,7 +29,8 @@ def test_configured_bidding_boxes_feed_the_table(tmp_path: Path) -> None:
     from hw_sim.port import DevicePort
     from hw_sim.tcp import TcpEndpoint
 
-    north, east = DevicePort(BiddingBox("BB-9-N")), DevicePort(BiddingBox("BB-9-E"))
+    east_box = BiddingBox("BB-9-E")
+    north, east = DevicePort(BiddingBox("BB-9-N")), DevicePort(east_box)
     ep_n, ep_e = TcpEndpoint(north), TcpEndpoint(east)
     cfg = {"tables": [{"id": "9", "seats": {"N": {"box": ep_n.url},
                                             "E": {"box": ep_e.url, "box_serial": "BB-9-E", "box_mode": "prevent"}}}]}
@@ -43,7 +44,7 @@ def test_configured_bidding_boxes_feed_the_table(tmp_path: Path) -> None:
             assert rows[0]["actor"] == "device:BB-9-N" and rows[0]["body"]["call"] == "1NT"
             assert rows[0]["body"]["seat"] == "N"
             east.act(lambda dev: dev.press("1C"))                 # insufficient: refused in prevent mode
-            refused = _wait(lambda: [m for m in east.device.shown if isinstance(m, RefuseCall)])
+            refused = _wait(lambda: [m for m in east_box.shown if isinstance(m, RefuseCall)])
             assert refused[0].call == "1C"
             assert d.get("/api/tables/9").json()["seq"] == 2          # nothing was recorded
             east.act(lambda dev: dev.press("2C"))

@@ -48,7 +48,8 @@ def test_restart_rebuilds_every_table_and_continues(tmp_path: Path) -> None:
     # stopped: read the journal file directly
     db = sqlite3.connect(srv.database)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    rows = db.execute("SELECT table_id, seq, at, actor, kind, body FROM journal WHERE table_id='X' ORDER BY seq").fetchall()
+    rows = db.execute("SELECT table_id, seq, at, actor, kind, body FROM journal WHERE table_id='X' "
+                      "ORDER BY seq").fetchall()
     assert [r[3] for r in rows] == ["director"] * 3 and all(r[2] for r in rows)
     assert '"call":"1H"' in rows[2][5]
     sim_rows = db.execute("SELECT COUNT(*), COUNT(DISTINCT actor) FROM journal WHERE table_id='1'").fetchone()
@@ -81,7 +82,8 @@ def test_an_event_the_journal_cannot_store_is_refused_and_never_seen(tmp_path: P
     srv = ServerProcess(tmp_path, {"tables": [{"id": "J"}], "regulation": {"spectators": {"delay_s": 0}}})
     with srv, srv.client(srv.token) as d:
         deal = deal_for(7, 1)
-        assert d.post("/api/tables/J/events", json={"type": "board", "board": 1, "deal": deal.to_pbn()}).status_code == 200
+        r = d.post("/api/tables/J/events", json={"type": "board", "board": 1, "deal": deal.to_pbn()})
+        assert r.status_code == 200
         dealer = d.get("/api/tables/J").json()["auction"]["dealer"]
         blocker = sqlite3.connect(srv.database, isolation_level=None)
         blocker.execute("BEGIN EXCLUSIVE")
@@ -100,7 +102,8 @@ def test_an_event_the_journal_cannot_store_is_refused_and_never_seen(tmp_path: P
 
             async def first_state() -> dict[str, Any]:
                 async with websockets.connect(f"{srv.ws_base}/ws/tables/J?token={srv.token}", open_timeout=30) as ws:
-                    return json.loads(await asyncio.wait_for(ws.recv(), 60))["state"]
+                    state: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 60))["state"]
+                    return state
 
             got: dict[str, Any] = {}
             def read_the_table() -> None:

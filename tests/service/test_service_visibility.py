@@ -111,7 +111,7 @@ def check(rt: TableRuntime, viewer: Viewer) -> dict[str, Any]:
     for irr in state["irregularities"]:
         for opt in irr.get("options", []):
             if viewer.role == "seat":
-                assert entitled(rt, viewer.seat, irr["code"], opt["code"])
+                assert entitled(rt, str(viewer.seat), irr["code"], opt["code"])
             assert viewer.role != "spectator"
     if viewer.role == "seat" and not complete:
         assert "tricks" not in state           # only the current and the last trick (Law 66A)
@@ -182,7 +182,8 @@ def test_spectator_policies() -> None:
             next(gen)
         if released:
             rt.released.add(1)
-        return visible_state(rt, SPECTATOR)["hands"]
+        hands: dict[str, Any] = visible_state(rt, SPECTATOR)["hands"]
+        return hands
 
     assert spectator_hands(SpectatorPolicy(delay_s=0, hands="released"), False) == {}
     assert set(spectator_hands(SpectatorPolicy(delay_s=0, hands="released"), True)) == set("NESW")

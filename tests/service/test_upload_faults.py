@@ -22,6 +22,7 @@ from upload_receiver import ReceiverProcess
 
 from service.testing import ServerProcess, free_port
 from service.upload_targets import lin_rs_entry
+from table.events import BoardStarted
 from table.formats.lin import read_lin
 
 SECRET = "webhook-secret-for-tests"
@@ -117,7 +118,7 @@ class Outages(threading.Thread):
 def wait_drained(client: httpx.Client, timeout: float) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
-        st = client.get("/api/uploads").json()
+        st: dict[str, Any] = client.get("/api/uploads").json()
         if all(t["pending"] == 0 and t["held"] == 0 and t["in_flight"] == 0 for t in st["targets"]):
             return st
         assert time.monotonic() < deadline, f"uploads not drained: {st}"
@@ -194,7 +195,8 @@ def run_session(tmp: Path, tables: int, boards: int, schedule: str, every_s: flo
 
     # ---------------------------------------------------------------- what the service made and sent
     with sqlite3.connect(srv.database) as db:
-        messages = {k: (t, b, v) for k, t, b, v in db.execute("SELECT key, table_id, board, version FROM outbox_message")}
+        messages = {k: (t, b, v) for k, t, b, v in db.execute(
+            "SELECT key, table_id, board, version FROM outbox_message")}
         latest = {(t, b): k for k, t, b, v in db.execute(
             "SELECT key, table_id, board, version FROM outbox_message m WHERE version = "
             "(SELECT MAX(version) FROM outbox_message x WHERE x.table_id = m.table_id AND x.board = m.board)")}
@@ -223,7 +225,8 @@ def run_session(tmp: Path, tables: int, boards: int, schedule: str, every_s: flo
         text = (tmp / "vugraph" / f"{t}-{n}.lin").read_text()
         assert f"rs|{lin_rs_entry(p)}|" in text, (t, n, text)
         rec = next(read_lin(tmp / "vugraph" / f"{t}-{n}.lin"))
-        assert rec.error is None and rec.events[0].board == n
+        first = rec.events[0]
+        assert rec.error is None and isinstance(first, BoardStarted) and first.board == n
 
     faults = {k[len("fault_"):]: v for k, v in c.items() if k.startswith("fault_")}
     figures.update({

@@ -12,16 +12,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from pydantic import ValidationError
 
 from service.club import Club
+from service.configuration import load_settings
 from service.dealing import deal_for
+from service.errors import ConfigError
 from service.hub import Hub
 from service.journal import Journal
 from service.outbox import Outbox
 from service.robot import next_event
-from service.settings import ConfigError, Settings, load_settings
+from service.settings import Settings
 from service.testing import free_port
 from service.upload_targets import backoff_delay, board_lin, classify, lin_rs_entry, sign, verify_signature
+from table.events import BoardStarted, CardPlayed
 from table.formats.lin import read_lin
 
 T = TypeVar("T")
@@ -85,8 +89,8 @@ def test_upload_settings_are_checked(tmp_path: Path) -> None:
                 {"name": "x", "kind": "lin", "url": "ftp://h", "directory": "/tmp"},
                 {"name": "bad name", "kind": "lin", "directory": "/tmp"},
                 {"name": "x", "kind": "carrier-pigeon", "directory": "/tmp"}):
-        with pytest.raises(Exception):
-            Settings(uploads=[bad])
+        with pytest.raises(ValidationError):
+            Settings.model_validate({"uploads": [bad]})
     cfg.write_text('[[uploads]]\nname = "a"\nkind = "lin"\ndirectory = "/tmp"\n[[uploads]]\nname = "a"\n'
                    'kind = "lin"\ndirectory = "/tmp"\n')
     with pytest.raises(ConfigError, match="unique"):
@@ -95,9 +99,10 @@ def test_upload_settings_are_checked(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------- in-process club
 def _settings(tmp: Path, **kw: Any) -> Settings:
-    return Settings(database=str(tmp / "journal.db"), tables=[{"id": "A"}, {"id": "B"}],
-                    regulation={"results_release": "immediate"},
-                    uploads=kw.pop("uploads", [{"name": "feed", "kind": "lin", "directory": str(tmp / "lin")}]), **kw)
+    return Settings.model_validate({
+        "database": str(tmp / "journal.db"), "tables": [{"id": "A"}, {"id": "B"}],
+        "regulation": {"results_release": "immediate"},
+        "uploads": kw.pop("uploads", [{"name": "feed", "kind": "lin", "directory": str(tmp / "lin")}]), **kw})
 
 
 def run_club(settings: Settings, fn: Callable[[Club, Outbox], Awaitable[T]]) -> T:
@@ -132,7 +137,9 @@ async def play_board(club: Club, table: str, n: int, seed: int = 5) -> None:
 
 async def quick_board(club: Club, table: str, n: int, contract: str = "4S", declarer: str = "N",
                       tricks: int = 10) -> None:
-    post = lambda body: club.submit(table, body, "director")
+    async def post(body: dict[str, Any]) -> None:
+        await club.submit(table, body, "director")
+
     await post({"type": "board", "board": n})
     await post({"type": "contract", "contract": contract, "declarer": declarer})
     if contract != "PASS":
@@ -174,13 +181,16 @@ def test_lin_file_target_writes_what_the_lin_reader_reads(tmp_path: Path) -> Non
         recs = list(read_lin(path))
         assert len(recs) == 1 and recs[0].error is None
         rec, p = recs[0], msgs[("A", n)]
-        assert rec.events[0].board == n and rec.events[0].deal == deal_for(5, n).to_pbn()
+        first = rec.events[0]
+        assert isinstance(first, BoardStarted) and first.board == n and first.deal == deal_for(5, n).to_pbn()
         calls = [e for e in rec.events if e.type == "call"]
         cards = [e for e in rec.events if e.type == "card"]
         assert calls and len(cards) == 52                  # the whole auction and play went through LIN
         assert rec.recorded.contract == p["contract"]      # the rs| entry matches the auction read back
-        assert rec.recorded.declarer == p["declarer"] and int(rec.recorded.result) == p["tricks"]
-        assert p["lead"] == str(cards[0].card)
+        assert rec.recorded.declarer == p["declarer"] and rec.recorded.result is not None \
+            and int(rec.recorded.result) == p["tricks"]
+        lead = cards[0]
+        assert isinstance(lead, CardPlayed) and p["lead"] == str(lead.card)
     assert "rs|PASS|" in (tmp_path / "lin" / "B-1.lin").read_text()
     assert not list((tmp_path / "lin").glob(".*.tmp"))      # no temporary file left behind
     assert lin_rs_entry({"contract": "3NTX", "declarer": "E", "tricks": 7}) == "3NEX-2"

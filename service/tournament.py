@@ -1,10 +1,11 @@
 """The event as the service runs it: the session (pairs or teams, sections, movements), the round each table
 is in, and the results fed to ``results.Session`` as the tables complete their boards.
 
-``LiveEvent(config, club)`` builds a :class:`results.Session` from the ``[event]`` configuration
-(``service/settings.py``: a Mitchell, a Howell, a teams match or round robin, or a table of rounds read
-with ``Movement.from_text``), maps the service's table ids to movement tables (table ``"1"`` is movement
-table 1 unless ``tables`` says otherwise), and follows the club through ``Club.listeners``:
+``LiveTournament(config, club)`` builds a :class:`results.Session` from the ``[event]`` configuration
+(``service/settings.py``, planned by ``service/tournament_setup.py``: a Mitchell, a Howell, a teams match or
+round robin, or a table of rounds read with ``Movement.from_text``), maps the service's table ids to movement
+tables (table ``"1"`` is movement table 1 unless ``tables`` says otherwise), and follows the club through
+``Club.listeners``:
 
 * a table that completes a board (or gets a Law 12 adjustment on it, or has one cancelled) enters or
   replaces that table's :class:`results.BoardResult`; the pairs come from the movement (table + round +
@@ -19,7 +20,8 @@ table 1 unless ``tables`` says otherwise), and follows the club through ``Club.l
   tables that happen to have started it.
 
 Nothing here is stored of its own: after a restart the event is rebuilt from the tables the journal
-rebuilt (and the journalled round changes). ``GET /api/public/results`` serves the live-results page.
+rebuilt (and the journalled round changes). ``GET /api/public/results`` (``service/tournament_api.py``) serves
+the live-results page.
 """
 from __future__ import annotations
 
@@ -27,30 +29,14 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from fastapi import APIRouter, Body, Depends, Query
-
-from results import (
-    BoardResult,
-    Entrant,
-    Movement,
-    ResultsError,
-    Section,
-    Session,
-    howell,
-    mitchell,
-    one_winner_rounds,
-    round_robin_teams,
-    teams_match,
-)
+from results import BoardResult, Movement, ResultsError, Session
 from results.scoring import Award, award_from_percent
 from table.events import TableEvent
 
-from .club import Club, Rejected
-from .deps import director, service, viewer
+from .club import Club
+from .errors import Invalid, NotFound
 from .journal import CLUB, Row, utcnow
 from .public_results import (
     UNITS,
@@ -63,11 +49,9 @@ from .public_results import (
 )
 from .results import released_numbers
 from .runtime import TableRuntime
-from .settings import TABLE_ID, EventConfig, MovementConfig
+from .settings import EventConfig
+from .tournament_setup import SectionPlan, build_session
 from .visibility import Viewer
-
-if TYPE_CHECKING:
-    from .app import Service
 
 log = logging.getLogger(__name__)
 
@@ -75,101 +59,6 @@ LAW15 = ("Law 15: a board not designated for this round. If no player has played
          "normally lets the score stand and may have the pairs play the right board later; a board a player has "
          "already played is not scored again (adjusted score).")
 MAX_ALERTS = 200
-
-
-# ---------------------------------------------------------------------------------------------- configuration
-def build_movement(cfg: MovementConfig) -> Movement:
-    """The movement a configuration describes (``MovementError``/``ValueError`` when it cannot be built)."""
-    if cfg.file is not None:
-        try:
-            text = Path(cfg.file).read_text(encoding="utf-8")
-        except OSError as err:
-            raise ValueError(f"cannot read the movement file {cfg.file}: {err}") from None
-        return Movement.from_text(text, name=cfg.name)
-    bpr = cfg.boards_per_round
-    if cfg.kind == "mitchell":
-        if cfg.tables is None:
-            raise ValueError("a mitchell movement needs tables")
-        switch = list(cfg.arrow_switch)
-        if cfg.one_winner:
-            rounds = cfg.rounds or (cfg.tables if cfg.tables % 2 or cfg.even == "relay" else cfg.tables - 1)
-            switch += one_winner_rounds(rounds)
-        return mitchell(cfg.tables, cfg.rounds, bpr, even=cfg.even, arrow_switch=switch, absent=cfg.absent,
-                        first_board=cfg.first_board, name=cfg.name)
-    if cfg.kind == "howell":
-        if cfg.pairs is None:
-            raise ValueError("a howell movement needs pairs")
-        return howell(cfg.pairs, bpr, first_board=cfg.first_board, name=cfg.name)
-    if cfg.kind == "teams":
-        if cfg.boards is None:
-            raise ValueError("a teams match needs boards")
-        return teams_match(range(cfg.first_board, cfg.first_board + cfg.boards), 1, 2,
-                           boards_per_round=bpr if bpr < cfg.boards else None, name=cfg.name)
-    if cfg.teams is None:
-        raise ValueError("a round_robin movement needs teams")
-    return round_robin_teams(cfg.teams, bpr, first_board=cfg.first_board, name=cfg.name)
-
-
-@dataclass
-class SectionPlan:
-    id: str
-    movement: Movement
-    tables: dict[str, int]           # service table id -> movement table
-
-
-def _entrant(number: int, v: Any, teams: bool) -> Entrant:
-    if isinstance(v, str):
-        return Entrant(number, team_name=v) if teams else Entrant(number, (v,))
-    return Entrant(number, tuple(str(x) for x in v))
-
-
-def build_session(cfg: EventConfig) -> tuple[Session, list[SectionPlan]]:
-    """The ``results.Session`` of an event configuration and each section's table map (checked)."""
-    if cfg.movement is not None:
-        specs = [("A", cfg.movement, cfg.tables, cfg.entrants, False)]
-    else:
-        specs = [(s.id, s.movement, s.tables, s.entrants, True) for s in cfg.sections]
-    plans: list[SectionPlan] = []
-    sections: list[Section] = []
-    seen: set[str] = set()
-    teams = cfg.scoring == "IMP"
-    for sid, mcfg, tables, entrants, prefixed in specs:
-        if sid in {p.id for p in plans}:
-            raise ValueError(f"section {sid!r} is given twice")
-        mv = build_movement(mcfg)
-        table_map = dict(tables) or {(f"{sid}{t}" if prefixed else str(t)): t for t in mv.tables}
-        for tid, mt in table_map.items():
-            if not TABLE_ID.match(tid):
-                raise ValueError(f"section {sid}: {tid!r} is not a table id")
-            if mt not in mv.tables:
-                raise ValueError(f"section {sid}: table {tid!r} -> {mt}, but the movement has tables "
-                                 f"{mv.tables[0]}..{mv.tables[-1]}")
-            if tid in seen:
-                raise ValueError(f"table {tid!r} is in two sections")
-            seen.add(tid)
-        if len(set(table_map.values())) != len(table_map):
-            raise ValueError(f"section {sid}: two service tables are mapped to the same movement table")
-        sec = Section(sid, mv)
-        for n, v in entrants.items():
-            if n not in mv.entrants:
-                raise ValueError(f"section {sid}: entrant {n} is not in the movement")
-            sec.entrants[n] = _entrant(n, v, teams)
-        plans.append(SectionPlan(sid, mv, table_map))
-        sections.append(sec)
-    session = Session(cfg.name, cfg.scoring, sections, date=cfg.date, site=cfg.site, vp=cfg.vp)
-    return session, plans
-
-
-def default_event_config(table_ids: list[str]) -> EventConfig | None:
-    """The event ``--simulate N`` runs when none is configured: a Mitchell over the simulated tables
-    (relay and bye stand for an even number, so every table plays every round), two boards a round."""
-    if len(table_ids) < 2:
-        return None
-    return EventConfig(name=f"Simulated pairs, {len(table_ids)} tables", scoring="MP",
-                       movement=MovementConfig(kind="mitchell", tables=len(table_ids), boards_per_round=2,
-                                               even="relay"),
-                       tables={tid: i + 1 for i, tid in enumerate(table_ids)})
-
 
 def _expected(mv: Movement, table: int, rnd: int) -> tuple[int, ...]:
     try:
@@ -179,12 +68,13 @@ def _expected(mv: Movement, table: int, rnd: int) -> tuple[int, ...]:
 
 
 # ---------------------------------------------------------------------------------------------- the live event
-class LiveEvent:
+class LiveTournament:
     def __init__(self, cfg: EventConfig, club: Club) -> None:
         self.cfg = cfg
         self.club = club
         self.session, self.plans = build_session(cfg)
-        self.where: dict[str, tuple[SectionPlan, int]] = {tid: (p, mt) for p in self.plans for tid, mt in p.tables.items()}
+        self.where: dict[str, tuple[SectionPlan, int]] = {tid: (p, mt) for p in self.plans
+                                                          for tid, mt in p.tables.items()}
         self.table_ids = {(p.id, mt): tid for p in self.plans for tid, mt in p.tables.items()}
         self.schedule = schedule_of((p.id, p.movement, p.tables) for p in self.plans)
         self.rounds: dict[str, int] = {tid: p.movement.rounds[0] for tid, (p, _mt) in self.where.items()}
@@ -212,7 +102,8 @@ class LiveEvent:
                 steps.append((row.at, 1, row.body))
         for _at, kind, data in sorted(steps, key=lambda s: (s[0], s[1])):
             if kind == 0:
-                self._board_started(*data, publish=False)
+                tid, number, seq = data
+                self._board_started(tid, number, seq, publish=False)
             else:
                 self._apply_round(data)
         for tid in self.where:
@@ -220,7 +111,7 @@ class LiveEvent:
             for n in list(rt.boards):
                 self._sync(rt, n)
         self.club.listeners.append(self.on_row)
-        self.club.event = self
+        self.club.tournament = self
         self.club._refresh_released(publish=False)
 
     def on_row(self, rt: TableRuntime, row: Row, event: TableEvent | None) -> None:
@@ -304,13 +195,13 @@ class LiveEvent:
         ids = list(tables) if tables else list(self.where)
         for tid in ids:
             if tid not in self.where:
-                raise Rejected(404, f"table {tid!r} is not in the event")
+                raise NotFound(f"table {tid!r} is not in the event")
             rounds = self.where[tid][0].movement.rounds
             if rnd not in rounds:
-                raise Rejected(422, f"table {tid}'s movement has rounds {rounds[0]}..{rounds[-1]}")
+                raise Invalid(f"table {tid}'s movement has rounds {rounds[0]}..{rounds[-1]}")
         row = Row(CLUB, self.club.club_seq + 1, utcnow(), actor, "round", {"round": rnd, "tables": ids})
         self.club.club_seq = row.seq
-        await asyncio.shield(self.club._write(row))
+        await asyncio.shield(self.club.write(row))
         self._apply_round(row.body)
         self._bump()
         return row
@@ -465,64 +356,3 @@ class LiveEvent:
         if number in order and order.index(number) + 1 < len(order):
             return order[order.index(number) + 1]
         return max(number, self._last_board) + 1
-
-
-# ---------------------------------------------------------------------------------------------- the API
-router = APIRouter(prefix="/api")
-
-
-def _fallback(svc: Service, v: Viewer) -> dict[str, Any]:
-    """No event configured: the released boards as before (``Club.results``), without pairs or rankings."""
-    club = svc.club
-    boards = []
-    for b in club.results(v):
-        rows = [{"section": "", "table": e["table"], "contract": e["contract"], "declarer": e["declarer"],
-                 "tricks": e["tricks"], "score_ns": e["score_ns"], "ns_percent": e["ns_percent"],
-                 "ew_percent": e["ew_percent"], "adjusted": (e["adjustment"] or {}).get("kind")} for e in b["results"]]
-        boards.append({"board": b["board"], "visible": True, "travellers": [{"section": "", "rows": rows}]})
-    revision = club.club_seq + sum(rt.seq for rt in club.tables.values())
-    return {"event": None, "view": v.role if v.role != "seat" else "table", "table": v.table,
-            "revision": revision, "boards": boards, "rankings": [], "progress": []}
-
-
-@router.get("/public/results", summary="live results: released travellers and the ranking from them",
-            description="No token: the public view (boards every scheduled table has completed, or the director "
-                        "released). A seat token: that table's view (never a board the table still has to play). "
-                        "The director's token: everything. `since=<revision>` answers `{unchanged: true}` when "
-                        "nothing changed.")
-async def public_results(since: int | None = Query(None, ge=0), svc: Service = Depends(service),
-                         v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    ev: LiveEvent | None = getattr(svc, "event", None)
-    if ev is None:
-        out = _fallback(svc, v)
-        return {"revision": since, "unchanged": True} if since == out["revision"] else out
-    if since is not None and since == ev.revision:
-        return {"revision": since, "unchanged": True}
-    return ev.view(v)
-
-
-@router.get("/event", summary="the event: movement, rounds per table (director: wrong-board alerts)")
-async def event_info(svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    ev: LiveEvent | None = getattr(svc, "event", None)
-    if ev is None:
-        return {"event": None}
-    completed, _started = ev._state()
-    out: dict[str, Any] = {"event": ev.summary(), "revision": ev.revision, "progress": ev.progress(completed)}
-    if v.role == "director":
-        out["alerts"] = list(ev.alerts)
-    return out
-
-
-@router.post("/event/round", summary="put tables in a round (director)")
-async def event_round(body: dict[str, Any] = Body(..., examples=[{"round": 2, "tables": ["1", "2"]}]),
-                      svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
-    ev: LiveEvent | None = getattr(svc, "event", None)
-    if ev is None:
-        raise Rejected(404, "no event is configured")
-    rnd, tables = body.get("round"), body.get("tables")
-    if isinstance(rnd, bool) or not isinstance(rnd, int):
-        raise Rejected(422, "round is an integer")
-    if tables is not None and (not isinstance(tables, list) or not all(isinstance(t, str) for t in tables)):
-        raise Rejected(422, "tables is a list of table ids")
-    row = await ev.set_round(rnd, tables)
-    return {"seq": row.seq, "rounds": {t: ev.rounds[t] for t in row.body["tables"]}}

@@ -1,0 +1,30 @@
+"""The running service's parts, as ``create_app`` (``service/app.py``) assembles them at start-up and the
+routers receive them (``deps.service``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .auth import Tokens
+from .club import Club
+from .devices import DeviceManager
+from .hub import Hub
+from .journal import Journal
+from .outbox import Outbox
+from .settings import Settings
+from .simulate import SimulatedClub
+from .tournament import LiveTournament
+
+
+@dataclass
+class Service:
+    settings: Settings
+    journal: Journal
+    tokens: Tokens
+    hub: Hub
+    club: Club
+    devices: DeviceManager | None = None
+    simulation: SimulatedClub | None = None
+    uploads: Outbox | None = None                 # the live-upload outbox, when targets are configured
+    tournament: LiveTournament | None = None      # the event scored live on /results (service/tournament.py)
+    info: dict[str, Any] = field(default_factory=dict)

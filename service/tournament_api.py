@@ -1,0 +1,72 @@
+"""The event's API: ``GET /api/public/results`` (the live-results page's data), ``GET /api/event`` and
+``POST /api/event/round`` (the director puts tables in a round). The event itself is ``service/tournament.py``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body, Depends, Query
+
+from .container import Service
+from .deps import director, service, viewer
+from .errors import Invalid, NotFound
+from .visibility import Viewer
+
+router = APIRouter(prefix="/api")
+
+
+def _fallback(svc: Service, v: Viewer) -> dict[str, Any]:
+    """No event configured: the released boards as before (``Club.results``), without pairs or rankings."""
+    club = svc.club
+    boards = []
+    for b in club.results(v):
+        rows = [{"section": "", "table": e["table"], "contract": e["contract"], "declarer": e["declarer"],
+                 "tricks": e["tricks"], "score_ns": e["score_ns"], "ns_percent": e["ns_percent"],
+                 "ew_percent": e["ew_percent"], "adjusted": (e["adjustment"] or {}).get("kind")} for e in b["results"]]
+        boards.append({"board": b["board"], "visible": True, "travellers": [{"section": "", "rows": rows}]})
+    revision = club.club_seq + sum(rt.seq for rt in club.tables.values())
+    return {"event": None, "view": v.role if v.role != "seat" else "table", "table": v.table,
+            "revision": revision, "boards": boards, "rankings": [], "progress": []}
+
+
+@router.get("/public/results", summary="live results: released travellers and the ranking from them",
+            description="No token: the public view (boards every scheduled table has completed, or the director "
+                        "released). A seat token: that table's view (never a board the table still has to play). "
+                        "The director's token: everything. `since=<revision>` answers `{unchanged: true}` when "
+                        "nothing changed.")
+async def public_results(since: int | None = Query(None, ge=0), svc: Service = Depends(service),
+                         v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    ev = svc.tournament
+    if ev is None:
+        out = _fallback(svc, v)
+        return {"revision": since, "unchanged": True} if since == out["revision"] else out
+    if since is not None and since == ev.revision:
+        return {"revision": since, "unchanged": True}
+    return ev.view(v)
+
+
+@router.get("/event", summary="the event: movement, rounds per table (director: wrong-board alerts)")
+async def event_info(svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    ev = svc.tournament
+    if ev is None:
+        return {"event": None}
+    completed, _started = ev._state()
+    out: dict[str, Any] = {"event": ev.summary(), "revision": ev.revision, "progress": ev.progress(completed)}
+    if v.role == "director":
+        out["alerts"] = list(ev.alerts)
+    return out
+
+
+@router.post("/event/round", summary="put tables in a round (director)")
+async def event_round(body: dict[str, Any] = Body(..., examples=[{"round": 2, "tables": ["1", "2"]}]),
+                      svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    ev = svc.tournament
+    if ev is None:
+        raise NotFound("no event is configured")
+    rnd, tables = body.get("round"), body.get("tables")
+    if isinstance(rnd, bool) or not isinstance(rnd, int):
+        raise Invalid("round is an integer")
+    if tables is not None and (not isinstance(tables, list) or not all(isinstance(t, str) for t in tables)):
+        raise Invalid("tables is a list of table ids")
+    row = await ev.set_round(rnd, tables)
+    return {"seq": row.seq, "rounds": {t: ev.rounds[t] for t in row.body["tables"]}}
