@@ -23,11 +23,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from firmware_host import CardRead, DeviceKind, HandRead, Message, ReaderStatus, Zone
+from firmware_host import CardRead, DeviceKind, HandScan, Message, ReaderStatus, Zone
 from firmware_host.constants import ReaderStatusCode
 from table.cards import Deal, Seat
-from table.events import CardPlayed
-from table.events import HandRead as HandReadEvent
+from table.events import CardPlayed, HandRead
 
 from .base import DeviceDriver
 from .debounce import Debouncer
@@ -71,7 +70,7 @@ class SeatReaderDriver(DeviceDriver):
     def on_message(self, msg: Message) -> bool:
         if isinstance(msg, CardRead):
             self._card(msg)
-        elif isinstance(msg, HandRead):
+        elif isinstance(msg, HandScan):
             self._hand(msg)
         elif isinstance(msg, ReaderStatus):
             if msg.status != ReaderStatusCode.OK:
@@ -112,7 +111,7 @@ class SeatReaderDriver(DeviceDriver):
                 return
         self._emit(CardPlayed(Seat(seat), found.card, source=self.source))
 
-    def _hand(self, msg: HandRead) -> None:
+    def _hand(self, msg: HandScan) -> None:
         seat = self.seat
         if seat is None:
             self.unbound(f"hand read ({len(msg.uids)} tags)")
@@ -134,4 +133,4 @@ class SeatReaderDriver(DeviceDriver):
             self._emit(bad_input(self.name, f"hand read at {seat} incomplete ({bad} of {len(msg.uids)} tags "
                                  "unusable); read the hand again", seat))
             return
-        self._emit(HandReadEvent(Seat(seat), tuple(cards), source=self.source))
+        self._emit(HandRead(Seat(seat), tuple(cards), source=self.source))

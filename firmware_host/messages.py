@@ -56,7 +56,7 @@ from .fields import (
 __all__ = [
     "Message", "decode_message", "MESSAGE_TYPES", "CALL_CODES", "CALL_TO_CODE", "CARDS", "SEATS",
     "Hello", "Welcome", "Ack", "Nack", "Heartbeat", "ErrorMessage", "Reset", "Bind",
-    "CardRead", "HandRead", "ReaderStatus",
+    "CardRead", "HandScan", "ReaderStatus",
     "CallPressed", "Undo", "StopCard", "TrayPassed",
     "CardDealt", "BoardNumberRead", "Jam", "UnreadableCard", "DealDone",
     "ShowAuction", "ShowContract", "ShowTurn", "ShowError", "SetMode", "RefuseCall", "DealBoard",
@@ -229,7 +229,7 @@ class CardRead(Message):
 
 @_message(MessageType.HAND_READ, Direction.TO_HOST)
 @dataclass(frozen=True, slots=True)
-class HandRead(Message):
+class HandScan(Message):
     """HAND_READ: every tag seen at once (a hand taken out of the board), in no particular order."""
     uids: tuple[bytes, ...]
     ts: int
@@ -419,7 +419,7 @@ class DealBoard(Message):
 
 MESSAGE_TYPES: dict[int, type[Message]] = {cls.TYPE: cls for cls in (
     Hello, Welcome, Ack, Nack, Heartbeat, ErrorMessage, Reset, Bind,
-    CardRead, HandRead, ReaderStatus,
+    CardRead, HandScan, ReaderStatus,
     CallPressed, Undo, StopCard, TrayPassed,
     CardDealt, BoardNumberRead, Jam, UnreadableCard, DealDone,
     ShowAuction, ShowContract, ShowTurn, ShowError, SetMode, RefuseCall,

@@ -37,7 +37,7 @@ from firmware_host import (
     CardRead,
     DeviceKind,
     DeviceSession,
-    HandRead,
+    HandScan,
     Message,
     SessionConfig,
     StopCard,
@@ -174,7 +174,7 @@ class SeatReader(SimDevice):
 
     def pick_up_hand(self, uids: Iterable[str | bytes]) -> None:
         raws = tuple(bytes.fromhex(u) if isinstance(u, str) else bytes(u) for u in uids)
-        self.send(HandRead(raws, self.now_ms()))
+        self.send(HandScan(raws, self.now_ms()))
 
 
 class BiddingBox(SimDevice):
