@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from .verdict_output import expand, human
+
 
 @click.command("devices")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object on stdout")
@@ -61,9 +63,9 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
     """Replay records with every call, card and hand read travelling through simulated devices, the wire
     protocol and the drivers; prints the same verdicts as `bridgetable replay`."""
     import hw_sim  # noqa: F401
-    from hw_sim.table_sim import SimError, SimResult, SimulatedTable, sim_replay_paths
 
-    from .cli import _human, expand
+    from .simulated_tables import SimError, SimResult, SimulatedTable, sim_replay_paths
+
     faults = _faults(fault_spec, seed)
     out = sys.stdout
     counts: dict[str, int] = {}
@@ -72,7 +74,7 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
         with SimulatedTable(transport, faults, n_decks=n_decks) as table:
             for v in sim_replay_paths(expand(paths), table, results):
                 counts[v["status"]] = counts.get(v["status"], 0) + 1
-                out.write((json.dumps(v, ensure_ascii=False) if jsonl else _human(v)) + "\n")
+                out.write((json.dumps(v, ensure_ascii=False) if jsonl else human(v)) + "\n")
                 out.flush()
                 if results and results[-1].mismatches:
                     for m in results[-1].mismatches:
@@ -114,7 +116,8 @@ def sim_devices(tables: int, transport: str, kinds: str, fault_spec: str | None,
     import hw_sim  # noqa: F401
     from hw_sim.devices import make_device
     from hw_sim.port import DevicePort
-    from hw_sim.table_sim import DEVICE_CONFIG, club_decks
+
+    from .simulated_tables import DEVICE_CONFIG, club_decks
 
     faults = _faults(fault_spec, seed)
     prefix = {"reader": ("SR", "seat-reader"), "box": ("BB", "bidding-box"), "screen": ("BS", "bidding-screen")}

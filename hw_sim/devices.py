@@ -49,6 +49,7 @@ from firmware_host import (
 
 from .clock import REAL_CLOCK, Clock
 from .faults import FaultSpec
+from .registry import add_factory
 from .tags import misread_uid
 
 DUP_DELAY_MS = 40
@@ -224,9 +225,4 @@ def _sim_factory(m: Any, faults: FaultSpec) -> Any:
     return DevicePort(make_device(kind, name.upper(), faults=faults), faults, name=name)
 
 
-def _register() -> None:
-    from . import registry
-    registry.add_factory(r"(seat-reader|bidding-box|bidding-screen)-[\w.-]+", _sim_factory)
-
-
-_register()
+add_factory(r"(seat-reader|bidding-box|bidding-screen)-[\w.-]+", _sim_factory)

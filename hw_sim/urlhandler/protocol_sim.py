@@ -14,9 +14,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException, SerialTimeoutException, to_bytes
 
-from hw_sim import registry
 from hw_sim.faults import FaultSpec, FaultSpecError
 from hw_sim.port import DevicePort, Unplugged
+from hw_sim.registry import get_or_create
 
 
 def parse_sim_url(url: str) -> tuple[str, FaultSpec | None]:
@@ -55,7 +55,7 @@ class Serial(SerialBase):
             raise SerialException("Port must be configured before it can be used.")
         name, faults = parse_sim_url(self.portstr)
         try:
-            port = registry.get_or_create(name, faults or FaultSpec())
+            port = get_or_create(name, faults or FaultSpec())
         except LookupError as err:
             raise SerialException(str(err)) from err
         if faults is not None and faults != port.faults:

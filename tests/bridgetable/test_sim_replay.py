@@ -15,7 +15,7 @@ from bridgetable.cli import main
 from drivers.events import DeviceEvent
 from firmware_host import Zone
 from hw_sim.faults import FaultSpec
-from hw_sim.table_sim import SimulatedTable, club_decks, sim_replay_paths
+from bridgetable.simulated_tables import SimulatedTable, club_decks, sim_replay_paths
 from table.cards import RANK_VALUE, SEATS, Deal
 from table.events import CardPlayed
 from table.replay import read_records, replay_paths, verdict

@@ -47,8 +47,8 @@ same function ``bridgetable replay`` uses — so a faithful run prints the very 
 Not modelled: the dealing machine (boards and deals come by the console), players' timing, several tables
 sharing a device, a device that reboots (loses its session) instead of being unplugged.
 
-This is the one module of ``hw_sim`` that imports ``drivers``: it is the harness that joins the simulated
-devices to the real host side, as the service does with real devices.
+An integration harness, not a device simulator: it joins the simulated devices (``hw_sim``) to the real
+host side (``drivers``, the law engine), as the service does with real devices.
 """
 from __future__ import annotations
 
@@ -70,18 +70,17 @@ from drivers.events import DeviceEvent
 from drivers.link import register_usb_backend
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host import SessionConfig, Zone
+from hw_sim.clock import REAL_CLOCK, VirtualClock
+from hw_sim.devices import BiddingBox, SeatReader, SimDevice
+from hw_sim.faults import FaultSpec
+from hw_sim.port import DevicePort
+from hw_sim.registry import register, unregister
+from hw_sim.tags import deck_uids
 from table.cards import SEATS, CardError, Deal, Seat
 from table.events import BoardStarted, CallMade, CardPlayed, HandRead, TableEvent, to_dict
 from table.machine import Table, TableError
 from table.record import GameRecord
 from table.replay import read_records, verdict
-
-from . import registry
-from .clock import REAL_CLOCK, VirtualClock
-from .devices import BiddingBox, SeatReader, SimDevice
-from .faults import FaultSpec
-from .port import DevicePort
-from .tags import deck_uids
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +89,9 @@ DEFAULT_DECKS = 4
 
 # Host timings for simulated tables (the host's choice, sent to each device in WELCOME): a loopback wire
 # answers in well under a millisecond, so retransmit after 40 ms; a link with 5 % of its bytes corrupted
-# loses most 30-byte frames, so allow 60 retries (2.4 s) and 20 s of silence (heartbeats are lost too) before declaring the link lost (each
-# loss costs a re-handshake, itself slow on such a link). Devices keep the protocol's defaults.
+# loses most 30-byte frames, so allow 60 retries (2.4 s) and 20 s of silence (heartbeats are lost too) before
+# declaring the link lost (each loss costs a re-handshake, itself slow on such a link). Devices keep the
+# protocol's defaults.
 HOST_CONFIG = SessionConfig(retransmit_ms=40, max_retries=60, link_timeout_ms=20000)
 DEVICE_CONFIG = SessionConfig(hello_interval_ms=100)
 
@@ -175,20 +175,20 @@ class SimulatedTable:
     def _expose(self, port: DevicePort, kind: str) -> str:
         t = self.transport
         if t == "inproc":
-            return registry.register(port, f"{self.name.lower()}-{port.name.lower()}")
+            return register(port, f"{self.name.lower()}-{port.name.lower()}")
         if t == "pty":
-            from .pty import PtyEndpoint
+            from hw_sim.pty import PtyEndpoint
             if self._link_dir is None:
                 self._link_dir = Path(tempfile.mkdtemp(prefix=f"hw_sim-{self.name}-"))
             ep = PtyEndpoint(port, self._link_dir, port.name)
             self._endpoints.append(ep)
             return ep.url
         if t == "tcp":
-            from .tcp import TcpEndpoint
+            from hw_sim.tcp import TcpEndpoint
             ep = TcpEndpoint(port)
             self._endpoints.append(ep)
             return ep.url
-        from .usb_backend import BIDDING_BOX_PID, SEAT_READER_PID, SimUsbBackend
+        from hw_sim.usb_backend import BIDDING_BOX_PID, SEAT_READER_PID, SimUsbBackend
         if self._usb_backend is None:
             self._usb_backend = SimUsbBackend()
             register_usb_backend(f"hw_sim-{self.name}", lambda b=self._usb_backend: b)
@@ -473,7 +473,7 @@ class SimulatedTable:
             ep.close()
         if self.transport == "inproc":
             for p in self.ports:
-                registry.unregister(f"{self.name.lower()}-{p.name.lower()}")
+                unregister(f"{self.name.lower()}-{p.name.lower()}")
         self.table.close()
         self._verdict_table.close()
 
