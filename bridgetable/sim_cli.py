@@ -84,7 +84,7 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
         raise click.ClickException(str(err)) from None
     via = sum(r.via_devices for r in results)
     console = sum(r.console for r in results)
-    errors = sum(1 for r in results for e in r.device_events if e.is_error)
+    errors = sum(1 for r in results for e in r.device_notices if e.is_error)
     bad = sum(1 for r in results if r.mismatches)
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     click.echo(f"{sum(counts.values())} records: {summary}; {via} events via devices ({transport}), {console} via "

@@ -66,8 +66,8 @@ from drivers.base import DeviceDriver
 from drivers.bidding_box import BiddingBoxDriver
 from drivers.config import SeatMap
 from drivers.decks import STANDARD_ORDER, DeckRegistry
-from drivers.events import DeviceEvent
 from drivers.link import register_usb_backend
+from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host import SessionConfig, Zone
 from hw_sim.clock import REAL_CLOCK, VirtualClock
@@ -106,7 +106,7 @@ class SimError(Exception):
 class SimResult:
     verdict: dict[str, Any]
     events: list[TableEvent]                        # as the table received them
-    device_events: list[DeviceEvent] = field(default_factory=list)
+    device_notices: list[DeviceNotice] = field(default_factory=list)
     console: int = 0                                # events that went by the console path
     via_devices: int = 0
     mismatches: list[str] = field(default_factory=list)
@@ -279,7 +279,7 @@ class SimulatedTable:
             if ev is not None:
                 self._other(ev, [], [])
 
-    def _settle(self, received: list[TableEvent], device_events: list[DeviceEvent], mismatches: list[str]) -> None:
+    def _settle(self, received: list[TableEvent], device_notices: list[DeviceNotice], mismatches: list[str]) -> None:
         """Wait until every device has had every read acknowledged, and take any late event."""
         deadline = self.clock.now() + self.action_timeout
         while self.clock.now() < deadline:
@@ -288,13 +288,13 @@ class SimulatedTable:
                 break
             ev = self._next(None, min(deadline, self.clock.now() + 0.05))
             if ev is not None:
-                self._other(ev, received, device_events, mismatches)
+                self._other(ev, received, device_notices, mismatches)
 
-    def _other(self, ev: Any, received: list[TableEvent], device_events: list[DeviceEvent],
+    def _other(self, ev: Any, received: list[TableEvent], device_notices: list[DeviceNotice],
                mismatches: list[str] | None = None) -> None:
         """An event that arrived outside an action's wait."""
-        if isinstance(ev, DeviceEvent):
-            device_events.append(ev)
+        if isinstance(ev, DeviceNotice):
+            device_notices.append(ev)
         else:
             if mismatches is not None:
                 mismatches.append(f"unexpected {_strip(ev)}")
@@ -369,14 +369,14 @@ class SimulatedTable:
     def play(self, record: GameRecord) -> SimResult:
         """Play one record through the devices; the verdict is ``table.replay.verdict`` of what arrived."""
         received: list[TableEvent] = []
-        device_events: list[DeviceEvent] = []
+        device_notices: list[DeviceNotice] = []
         mismatches: list[str] = []
         self._live_error: str | None = None
         console = via = 0
         events = record.events
         if events and events[0].type == "board":
             self.wait_connected()
-            self._settle(received, device_events, mismatches)
+            self._settle(received, device_notices, mismatches)
             plan = self._unplug_plan(record)
             deal: Deal | None = None
             deck: dict[str, str] = {}
@@ -397,8 +397,8 @@ class SimulatedTable:
                 action_no += 1
                 via += 1
                 port.act(action)
-                self._await(ev, drv, received, device_events, mismatches)
-            self._settle(received, device_events, mismatches)
+                self._await(ev, drv, received, device_notices, mismatches)
+            self._settle(received, device_notices, mismatches)
         else:
             for ev in events:
                 console += 1
@@ -406,7 +406,7 @@ class SimulatedTable:
         out = GameRecord(record.source, record.index, received, record.recorded, record.tags, record.notes,
                          record.error)
         v = verdict(out, self._verdict_table)
-        return SimResult(v, received, device_events, console, via, mismatches)
+        return SimResult(v, received, device_notices, console, via, mismatches)
 
     def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
         name = f"deck-{((ev.board or 1) - 1) % self.n_decks}"
@@ -429,7 +429,7 @@ class SimulatedTable:
         return set(rng.sample(range(n_actions), min(self.faults.unplug, n_actions)))
 
     def _await(self, expected: TableEvent, drv: DeviceDriver, received: list[TableEvent],
-               device_events: list[DeviceEvent], mismatches: list[str]) -> None:
+               device_notices: list[DeviceNotice], mismatches: list[str]) -> None:
         deadline = self.clock.now() + self.action_timeout
         want = _strip(expected)
         while True:
@@ -437,8 +437,8 @@ class SimulatedTable:
             if ev is None:
                 mismatches.append(f"timed out waiting for {want}")
                 return
-            if isinstance(ev, DeviceEvent):
-                device_events.append(ev)
+            if isinstance(ev, DeviceNotice):
+                device_notices.append(ev)
                 continue
             self._apply(ev, received)
             got = _strip(ev)

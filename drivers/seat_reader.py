@@ -31,7 +31,8 @@ from table.events import CardPlayed, HandRead
 from .base import DeviceDriver
 from .debounce import Debouncer
 from .decks import STANDARD_ORDER, Deck, DeckLearner, DeckRegistry
-from .events import DeviceEvent, bad_input, unknown_tag, wrong_deck, wrong_seat
+from .errors import NotLearning
+from .notices import DeviceNotice, bad_input, unknown_tag, wrong_deck, wrong_seat
 
 ZONE_NAMES = {Zone.PLAY: "play", Zone.DUMMY: "dummy", Zone.HAND: "hand"}
 
@@ -63,7 +64,7 @@ class SeatReaderDriver(DeviceDriver):
     def finish_learning(self) -> Deck:
         learner, self.learner = self.learner, None
         if learner is None:
-            raise RuntimeError("no deck is being learned")
+            raise NotLearning("no deck is being learned")
         return learner.finish()
 
     # ------------------------------------------------------------------ messages
@@ -74,7 +75,7 @@ class SeatReaderDriver(DeviceDriver):
             self._hand(msg)
         elif isinstance(msg, ReaderStatus):
             if msg.status != ReaderStatusCode.OK:
-                self._emit(DeviceEvent("READER_FAULT", self.name, f"reader status {msg.status.name}",
+                self._emit(DeviceNotice("READER_FAULT", self.name, f"reader status {msg.status.name}",
                                        seat=self.seat))
         else:
             return False
@@ -88,7 +89,7 @@ class SeatReaderDriver(DeviceDriver):
         if self.learner is not None:
             card = self.learner.feed(uid)
             if card is not None:
-                self._emit(DeviceEvent("DECK_LEARNED", self.name, f"tag {uid} is {card} of deck "
+                self._emit(DeviceNotice("DECK_LEARNED", self.name, f"tag {uid} is {card} of deck "
                                        f"{self.learner.name!r}", uid=uid, card=card, zone=zone))
             return
         seat = self.seat

@@ -27,7 +27,16 @@ from .cobs import encode as cobs_encode
 from .cobs import max_encoded_size
 from .constants import CRC_SIZE, HEADER_SIZE, MAX_PAYLOAD, OVERHEAD, PROTOCOL_VERSION, SUPPORTED_VERSIONS, FrameFlags
 from .crc import CRC32_RESIDUE
-from .errors import CobsError, CrcMismatch, FrameError, FrameTooLarge, FrameTooShort, LengthMismatch, UnsupportedVersion
+from .errors import (
+    CobsError,
+    CrcMismatch,
+    FrameError,
+    FrameTooLarge,
+    FrameTooShort,
+    InvalidConfig,
+    LengthMismatch,
+    UnsupportedVersion,
+)
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +192,7 @@ class FrameDecoder:
     def __init__(self, *, versions: Iterable[int] = SUPPORTED_VERSIONS, max_payload: int = MAX_PAYLOAD,
                  on_error: Callable[[DecodeError], None] | None = None) -> None:
         if not 0 <= max_payload <= MAX_PAYLOAD:
-            raise ValueError(f"max_payload must be 0..{MAX_PAYLOAD}")
+            raise InvalidConfig(f"max_payload must be 0..{MAX_PAYLOAD}")
         self._versions = frozenset(versions)
         self._max_payload = max_payload
         self._max_encoded = max_encoded_size(OVERHEAD + max_payload)

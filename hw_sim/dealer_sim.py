@@ -64,6 +64,7 @@ from table.cards import ALL_CARDS, SEATS
 
 from .clock import REAL_CLOCK, VirtualClock
 from .devices import SimDevice
+from .errors import DealerFaultError, UnknownSimulation
 from .faults import FaultSpec
 from .port import DevicePort
 from .registry import add_factory, register, unregister
@@ -74,10 +75,6 @@ _CARD_FAULTS = {"wrong_pocket": 1, "duplicate": 2, "missing": 1, "foreign": 1, "
 DEFAULT_DECKS = 4
 DEVICE_CONFIG = SessionConfig(hello_interval_ms=100)
 HOST_CONFIG = SessionConfig()
-
-
-class DealerFaultError(ValueError):
-    """A dealer fault spec that cannot be parsed."""
 
 
 @dataclass(frozen=True)
@@ -338,7 +335,7 @@ class SimulatedDealer:
                  n_decks: int = DEFAULT_DECKS, auto_continue: float | None = 0.2,
                  link_dir: str | Path | None = None) -> None:
         if transport not in ("inproc", "pty", "tcp"):
-            raise ValueError(f"unknown transport {transport!r} (inproc, pty, tcp)")
+            raise UnknownSimulation(f"unknown transport {transport!r} (inproc, pty, tcp)")
         SimulatedDealer._count += 1
         self.transport = transport
         spec = faults if isinstance(faults, DealerFaults) else DealerFaults.parse(faults)

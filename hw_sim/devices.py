@@ -48,6 +48,7 @@ from firmware_host import (
 )
 
 from .clock import REAL_CLOCK, Clock
+from .errors import UnknownSimulation
 from .faults import FaultSpec
 from .registry import add_factory
 from .tags import misread_uid
@@ -215,7 +216,7 @@ def make_device(kind: str, serial: str, **kwargs: Any) -> SimDevice:
     try:
         return KINDS[kind](serial, **kwargs)
     except KeyError:
-        raise ValueError(f"unknown simulated device kind {kind!r} (known: {', '.join(KINDS)})") from None
+        raise UnknownSimulation(f"unknown simulated device kind {kind!r} (known: {', '.join(KINDS)})") from None
 
 
 def _sim_factory(m: Any, faults: FaultSpec) -> Any:

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException, SerialTimeoutException, to_bytes
 
+from hw_sim.errors import NoSuchDevice
 from hw_sim.faults import FaultSpec, FaultSpecError
 from hw_sim.port import DevicePort, Unplugged
 from hw_sim.registry import get_or_create
@@ -56,7 +57,7 @@ class Serial(SerialBase):
         name, faults = parse_sim_url(self.portstr)
         try:
             port = get_or_create(name, faults or FaultSpec())
-        except LookupError as err:
+        except NoSuchDevice as err:
             raise SerialException(str(err)) from err
         if faults is not None and faults != port.faults:
             port.set_faults(faults)
