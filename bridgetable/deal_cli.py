@@ -128,8 +128,8 @@ def verify(set_path: str, machine: str, board_spec: str | None, faults: str | No
     sim = None
     kwargs: dict[str, Any] = {}
     if machine == "sim" or machine.startswith("sim://"):
-        from hw_sim.dealer_sim import DealerFaultError, SimulatedDealer
-        from hw_sim.faults import FaultSpecError
+        from hw_sim.dealer_sim import SimulatedDealer
+        from hw_sim.errors import DealerFaultError, FaultSpecError
         if machine == "sim":
             try:
                 sim = SimulatedDealer("inproc", faults, seed, wire=wire)

@@ -42,7 +42,8 @@ def sim() -> None:
 
 
 def _faults(spec: str | None, seed: int | None) -> Any:
-    from hw_sim.faults import FaultSpec, FaultSpecError
+    from hw_sim.errors import FaultSpecError
+    from hw_sim.faults import FaultSpec
     try:
         return FaultSpec.parse(spec, seed)
     except FaultSpecError as err:

@@ -123,6 +123,11 @@ def _strip(e: Any) -> dict[str, Any]:
     return d
 
 
+def _placing(uid: str | bytes) -> Callable[[Any], None]:
+    """The action of a reader laying the card with tag ``uid`` in its play zone."""
+    return lambda reader: reader.place_card(uid, Zone.PLAY)
+
+
 def club_decks(n: int = DEFAULT_DECKS, seed: int = 0) -> DeckRegistry:
     """The simulated club's registry, as if its decks had been learned (see ``SimulatedTable.learn_decks``)."""
     reg = DeckRegistry()
@@ -154,6 +159,7 @@ class SimulatedTable:
         self._endpoints: list[Any] = []
         self._link_dir = Path(link_dir) if link_dir else None
         self._usb_backend: Any = None
+        self._live_error: str | None = None           # the first error the live table raised in this record
         self.readers: dict[Seat, tuple[DevicePort, SeatReaderDriver]] = {}
         self.boxes: dict[Seat, tuple[DevicePort, BiddingBoxDriver]] = {}
         self.seat_map = SeatMap({}, table=1)
@@ -180,21 +186,22 @@ class SimulatedTable:
             from hw_sim.pty import PtyEndpoint
             if self._link_dir is None:
                 self._link_dir = Path(tempfile.mkdtemp(prefix=f"hw_sim-{self.name}-"))
-            ep = PtyEndpoint(port, self._link_dir, port.name)
-            self._endpoints.append(ep)
-            return ep.url
+            pty_ep = PtyEndpoint(port, self._link_dir, port.name)
+            self._endpoints.append(pty_ep)
+            return pty_ep.url
         if t == "tcp":
             from hw_sim.tcp import TcpEndpoint
-            ep = TcpEndpoint(port)
-            self._endpoints.append(ep)
-            return ep.url
+            tcp_ep = TcpEndpoint(port)
+            self._endpoints.append(tcp_ep)
+            return tcp_ep.url
         from hw_sim.usb_backend import BIDDING_BOX_PID, SEAT_READER_PID, SimUsbBackend
         if self._usb_backend is None:
-            self._usb_backend = SimUsbBackend()
-            register_usb_backend(f"hw_sim-{self.name}", lambda b=self._usb_backend: b)
+            backend = self._usb_backend = SimUsbBackend()
+            register_usb_backend(f"hw_sim-{self.name}", lambda: backend)
         dev = self._usb_backend.add(port, pid=SEAT_READER_PID if kind == "reader" else BIDDING_BOX_PID,
                                     serial_number=port.name)
-        return self._usb_backend.url_of(dev, f"hw_sim-{self.name}")
+        url: str = self._usb_backend.url_of(dev, f"hw_sim-{self.name}")
+        return url
 
     def _driver_kwargs(self) -> dict[str, Any]:
         if self.virtual:
@@ -205,25 +212,23 @@ class SimulatedTable:
     def _build(self) -> None:
         kw = self._driver_kwargs()
         for s in SEATS:
-            for kind, cls, dcls, store in (("reader", SeatReader, SeatReaderDriver, self.readers),
-                                           ("box", BiddingBox, BiddingBoxDriver, self.boxes)):
+            for kind, cls in (("reader", SeatReader), ("box", BiddingBox)):
                 serial = f"{'SR' if kind == 'reader' else 'BB'}-{self.name}-{s}"
                 device: SimDevice = cls(serial, config=DEVICE_CONFIG, clock=self.clock)
                 port = DevicePort(device, self._device_faults(), clock=self.clock, name=serial)
                 url = self._expose(port, kind)
                 self.seat_map.bind(serial, str(s))
-                if dcls is SeatReaderDriver:
-                    drv: DeviceDriver = SeatReaderDriver(url, self._events.put, self.seat_map, self.decks, **kw)
+                if kind == "reader":
+                    self.readers[s] = (port, SeatReaderDriver(url, self._events.put, self.seat_map, self.decks, **kw))
                 else:
-                    drv = BiddingBoxDriver(url, self._events.put, self.seat_map, **kw)
-                store[s] = (port, drv)  # type: ignore[index]
+                    self.boxes[s] = (port, BiddingBoxDriver(url, self._events.put, self.seat_map, **kw))
         if not self.virtual:
             for d in self.drivers:
                 d.start(0.05)
 
     @property
     def _pairs(self) -> list[tuple[DevicePort, DeviceDriver]]:
-        return list(self.readers.values()) + list(self.boxes.values())  # type: ignore[arg-type]
+        return [*self.readers.values(), *self.boxes.values()]
 
     @property
     def drivers(self) -> list[DeviceDriver]:
@@ -315,7 +320,7 @@ class SimulatedTable:
                 uids = deck_uids(name, 0)
                 learner = drv.learn(name)
                 for card in STANDARD_ORDER:
-                    port.act(lambda d, u=uids[card]: d.place_card(u, Zone.PLAY))
+                    port.act(_placing(uids[card]))
                     deadline = self.clock.now() + self.action_timeout
                     while learner.next_card == card:
                         ev = self._next(drv, deadline)
@@ -371,7 +376,7 @@ class SimulatedTable:
         received: list[TableEvent] = []
         device_notices: list[DeviceNotice] = []
         mismatches: list[str] = []
-        self._live_error: str | None = None
+        self._live_error = None
         console = via = 0
         events = record.events
         if events and events[0].type == "board":

@@ -207,6 +207,7 @@ class SerialLink(Link):
     def _read_sock(self, sock: Any, max_bytes: int, timeout: float | None) -> bytes:
         if sock is None:
             raise LinkClosed(f"{self.url} is closed")
+        data: bytes | None
         for attempt in (0, 1):
             try:
                 data = sock.recv(max_bytes)
@@ -420,7 +421,8 @@ class UsbLink(Link):
 
 def _serial_of(dev: Any) -> str | None:
     try:
-        return dev.serial_number
+        serial: str | None = dev.serial_number
+        return serial
     except Exception:
         return None
 
@@ -429,8 +431,8 @@ def _bulk(direction: int) -> Callable[[Any], bool]:
     import usb.util
 
     def match(ep: Any) -> bool:
-        return (usb.util.endpoint_direction(ep.bEndpointAddress) == direction
-                and usb.util.endpoint_type(ep.bmAttributes) == usb.util.ENDPOINT_TYPE_BULK)
+        return bool(usb.util.endpoint_direction(ep.bEndpointAddress) == direction
+                    and usb.util.endpoint_type(ep.bmAttributes) == usb.util.ENDPOINT_TYPE_BULK)
     return match
 
 

@@ -128,12 +128,16 @@ class Injected:
     read_board: int | None = None    # wrong_board: the board in the machine
 
 
-def expected_problems(injected: Injected, owner: Mapping[str, str], deck_check: bool = True) -> Counter:
+ProblemKey = tuple[str, int, str | None, str | None]       # (kind, board, card, pocket)
+
+
+def expected_problems(injected: Injected, owner: Mapping[str, str],
+                      deck_check: bool = True) -> Counter[ProblemKey]:
     """What a correct host reports for one injected fault, as ``Problem.key()`` tuples
     (kind, board, card, pocket); ``owner``: card -> seat in the hand record. ``foreign`` is only visible
     with the club's deck registry (``deck_check``)."""
     b, c, i = injected.board, injected.card, injected
-    keys: list[tuple[str, int, str | None, str | None]]
+    keys: list[ProblemKey]
     if i.kind == "wrong_pocket":
         keys = [("WRONG_POCKET", b, c, i.pocket)]
     elif i.kind == "duplicate":
@@ -178,7 +182,7 @@ class DealingMachine(SimDevice):
         self._actions: list[tuple[Any, ...]] = []
         self._board = 0
         self._dealt = 0
-        self._attempts: Counter = Counter()
+        self._attempts: Counter[int] = Counter()
         self._consumed: set[tuple[int, str]] = set()
 
     # ------------------------------------------------------------------ host commands
@@ -240,6 +244,8 @@ class DealingMachine(SimDevice):
                     hit[card] = (k, None)
                     self.injected.append(Injected(k, b, card))
         actions: list[tuple[Any, ...]] = []
+        fault: str | None
+        detail: Any
         for card in hopper:
             fault, detail = hit.get(card, (None, None))
             if fault == "missing":
