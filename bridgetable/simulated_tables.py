@@ -23,7 +23,7 @@ event                      path
                            -> ``CardPlayed``
 ``hand``                   the seat's reader: ``pick_up_hand`` -> HAND_READ -> ``HandRead``
 ``board``, ``claim``,      the *console* path: a director/scorer console (or the dealing machine, which
-``claim_response``,        this issue does not simulate) enters them; they go to the table as they are
+``claim_response``,        these tables do not simulate) enters them; they go to the table as they are
 ``ruling``, ``contract``,
 ``exposed``
 a card not dealt to the    the console path as well: no reader could see a card at a seat that does not

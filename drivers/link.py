@@ -1,6 +1,6 @@
 """The narrow link a driver talks through: ``read(max, timeout)``, ``write(bytes)``, ``close()``, ``url``.
 
-A driver never opens its own port (ARCHITECTURE §2); it is handed a ``Link`` opened from a URL:
+A driver never opens its own port (docs/devices.md); it is handed a ``Link`` opened from a URL:
 
 - anything ``serial.serial_for_url`` understands — a device path (``/dev/ttyUSB0``, a pty path),
   ``socket://host:port``, ``loop://``, ``sim://NAME`` once ``hw_sim`` is imported — becomes a
