@@ -82,7 +82,7 @@ def time_verifier(boards, streams, registry=None, deck_for=None, runs=5):
 
 def time_end_to_end(sets):
     sim = SimulatedDealer("inproc")
-    drv = DealerDriver(sim.url, **sim.driver_kwargs())
+    drv = DealerDriver(sim.url, **sim.driver_kwargs(DeckRegistry()))
     drv.wait_ready()
     cards = 0
     t0 = time.perf_counter()
