@@ -170,10 +170,10 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
 
     from test_sim_replay import DEAL
 
+    from bridgetable.simulated_tables import club_decks
     from drivers.bidding_box import BiddingBoxDriver
     from drivers.config import SeatMap
     from drivers.seat_reader import SeatReaderDriver
-    from hw_sim.table_sim import club_decks
     from table.cards import Deal
     from table.events import board_started
     from table.machine import Table

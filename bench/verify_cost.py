@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 import hw_sim  # noqa: E402,F401
 from drivers.dealer import BoardVerifier, DealerDriver  # noqa: E402
+from drivers.decks import DeckRegistry  # noqa: E402
 from hw_sim.dealer_sim import SimulatedDealer  # noqa: E402
 from table.cards import ALL_CARDS, SEATS  # noqa: E402
 from table.dealgen import generate  # noqa: E402
@@ -54,7 +55,7 @@ def card_stream(boards, seed=1):
         rng.shuffle(order)
         deck = uids[sim.deck_for(b.board)]
         streams.append([(c, str(b.deal.owner[c]), bytes.fromhex(deck[c])) for c in order])
-    registry = sim.registry()
+    registry = sim.teach_decks(DeckRegistry())
     sim.close()
     return streams, registry, sim.deck_for
 
@@ -81,7 +82,7 @@ def time_verifier(boards, streams, registry=None, deck_for=None, runs=5):
 
 def time_end_to_end(sets):
     sim = SimulatedDealer("inproc")
-    drv = DealerDriver(sim.url, **sim.driver_kwargs())
+    drv = DealerDriver(sim.url, **sim.driver_kwargs(DeckRegistry()))
     drv.wait_ready()
     cards = 0
     t0 = time.perf_counter()

@@ -3,36 +3,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import click
 
-SUPPORTED = (".pbn", ".lin", ".jsonl")
-
-
-def expand(paths: tuple[str, ...]) -> Iterator[Path]:
-    """Files as given; folders are searched for supported files, in sorted order."""
-    for p in map(Path, paths):
-        if p.is_dir():
-            yield from sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED)
-        else:
-            yield p
-
-
-def _human(v: dict) -> str:
-    where = f"{v['source']}#{v['record']}"
-    if v["status"] == "error":
-        return f"{where}: ERROR {v['error']}"
-    contract = v["contract"] or "-"
-    by = f" by {v['declarer']}" if v["declarer"] else ""
-    tricks = "" if v["tricks"] is None else f", {v['tricks']} tricks"
-    score = "" if v["score_ns"] is None else f", NS {v['score_ns']:+d}"
-    irr = "".join(f"\n    ! {i['code']} (Law {i['law']}) seat {i['seat']}: {i.get('detail', '')}"
-                  f" [{i['disposition'] or 'open'}]" for i in v["irregularities"])
-    dd = v.get("completion")
-    inferred = (f" (double-dummy completion: {dd['tricks']} tricks, NS {dd['score_ns']:+d})" if dd else "")
-    return f"{where} board {v['board']}: {contract}{by}{tricks}{score} [{v['status']}]{inferred}{irr}"
+from .deal_cli import deal
+from .serve_cli import serve
+from .sim_cli import register_commands
+from .verdict_output import expand, human
 
 
 @click.group()
@@ -59,20 +36,16 @@ def replay(paths: tuple[str, ...], jsonl: bool, jobs: int, complete_dd: bool) ->
         if jsonl:
             out.write(json.dumps(v, ensure_ascii=False) + "\n")
         else:
-            out.write(_human(v) + "\n")
+            out.write(human(v) + "\n")
     if not jsonl:
         summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
         click.echo(f"{sum(counts.values())} records: {summary}", err=True)
 
 
 # subcommands of the other layers, registered here so `bridgetable --help` lists them all
-from .deal_cli import deal as _deal  # noqa: E402
-from .serve_cli import serve as _serve  # noqa: E402
-from .sim_cli import register_commands  # noqa: E402
-
 register_commands(main)          # devices, sim
-main.add_command(_serve)
-main.add_command(_deal)
+main.add_command(serve)
+main.add_command(deal)
 
 if __name__ == "__main__":
     main()

@@ -121,25 +121,25 @@ def verify(set_path: str, machine: str, board_spec: str | None, faults: str | No
            jsonl: bool) -> None:
     """Deal SET on a dealing machine and verify every card against the hand record."""
     from drivers.dealer import BoardStop, DealerDriver, DealerError, Decision, Problem, summary
+    from drivers.decks import DeckRegistry
     from drivers.errors import DriverError
 
     boards = _select(_read(set_path), board_spec)
     sim = None
     kwargs: dict[str, Any] = {}
     if machine == "sim" or machine.startswith("sim://"):
-        from hw_sim.dealer_sim import DealerFaultError, SimulatedDealer
-        from hw_sim.faults import FaultSpecError
+        from hw_sim.dealer_sim import SimulatedDealer
+        from hw_sim.errors import DealerFaultError, FaultSpecError
         if machine == "sim":
             try:
                 sim = SimulatedDealer("inproc", faults, seed, wire=wire)
             except (DealerFaultError, FaultSpecError) as err:
                 raise click.BadParameter(str(err), param_hint="--faults/--wire") from None
-            kwargs = sim.driver_kwargs()
+            kwargs = sim.driver_kwargs(DeckRegistry())
             machine = sim.url
     elif faults or wire:
         raise click.BadParameter("only a simulated machine (--machine sim) takes faults", param_hint="--faults")
     if decks_path:
-        from drivers.decks import DeckRegistry
         try:
             kwargs["decks"] = DeckRegistry.load(decks_path)
         except DriverError as err:

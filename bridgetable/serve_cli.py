@@ -12,7 +12,8 @@ import click
 @click.option("--simulate", type=click.IntRange(0, 1000), default=None, help="number of simulated tables")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--db", "database", default=None, help="SQLite journal (default: the configuration's, else bridgetable.db)")
+@click.option("--db", "database", default=None,
+              help="SQLite journal (default: the configuration's, else bridgetable.db)")
 @click.option("--pace", type=float, default=None, help="mean seconds between actions at a simulated table")
 @click.option("--irregularity-rate", type=click.FloatRange(0, 1), default=None,
               help="share of simulated boards with a seeded irregularity")
@@ -40,7 +41,8 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
     settings = settings.model_copy(update={"simulation": sim})
     if spectator_delay is not None:
         spec = settings.regulation.spectators.model_copy(update={"delay_s": spectator_delay})
-        settings = settings.model_copy(update={"regulation": settings.regulation.model_copy(update={"spectators": spec})})
+        regulation = settings.regulation.model_copy(update={"spectators": spec})
+        settings = settings.model_copy(update={"regulation": regulation})
     shown = "localhost" if host in ("0.0.0.0", "::", "127.0.0.1") else host
 
     def ready(info: dict[str, Any]) -> None:

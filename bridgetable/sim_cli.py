@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from .verdict_output import expand, human
+
 
 @click.command("devices")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object on stdout")
@@ -40,7 +42,8 @@ def sim() -> None:
 
 
 def _faults(spec: str | None, seed: int | None) -> Any:
-    from hw_sim.faults import FaultSpec, FaultSpecError
+    from hw_sim.errors import FaultSpecError
+    from hw_sim.faults import FaultSpec
     try:
         return FaultSpec.parse(spec, seed)
     except FaultSpecError as err:
@@ -61,9 +64,9 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
     """Replay records with every call, card and hand read travelling through simulated devices, the wire
     protocol and the drivers; prints the same verdicts as `bridgetable replay`."""
     import hw_sim  # noqa: F401
-    from hw_sim.table_sim import SimError, SimResult, SimulatedTable, sim_replay_paths
 
-    from .cli import _human, expand
+    from .simulated_tables import SimError, SimResult, SimulatedTable, sim_replay_paths
+
     faults = _faults(fault_spec, seed)
     out = sys.stdout
     counts: dict[str, int] = {}
@@ -72,7 +75,7 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
         with SimulatedTable(transport, faults, n_decks=n_decks) as table:
             for v in sim_replay_paths(expand(paths), table, results):
                 counts[v["status"]] = counts.get(v["status"], 0) + 1
-                out.write((json.dumps(v, ensure_ascii=False) if jsonl else _human(v)) + "\n")
+                out.write((json.dumps(v, ensure_ascii=False) if jsonl else human(v)) + "\n")
                 out.flush()
                 if results and results[-1].mismatches:
                     for m in results[-1].mismatches:
@@ -82,7 +85,7 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
         raise click.ClickException(str(err)) from None
     via = sum(r.via_devices for r in results)
     console = sum(r.console for r in results)
-    errors = sum(1 for r in results for e in r.device_events if e.is_error)
+    errors = sum(1 for r in results for e in r.device_notices if e.is_error)
     bad = sum(1 for r in results if r.mismatches)
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     click.echo(f"{sum(counts.values())} records: {summary}; {via} events via devices ({transport}), {console} via "
@@ -114,7 +117,8 @@ def sim_devices(tables: int, transport: str, kinds: str, fault_spec: str | None,
     import hw_sim  # noqa: F401
     from hw_sim.devices import make_device
     from hw_sim.port import DevicePort
-    from hw_sim.table_sim import DEVICE_CONFIG, club_decks
+
+    from .simulated_tables import DEVICE_CONFIG, club_decks
 
     faults = _faults(fault_spec, seed)
     prefix = {"reader": ("SR", "seat-reader"), "box": ("BB", "bidding-box"), "screen": ("BS", "bidding-screen")}

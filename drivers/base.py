@@ -29,8 +29,8 @@ from firmware_host.constants import ErrorCode
 
 from .config import SeatMap
 from .errors import LinkError
-from .events import DeviceEvent, unbound_device
 from .link import Link, open_link
+from .notices import DeviceNotice, unbound_device
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +217,7 @@ class DeviceDriver:
         log.info("%s: link lost (%s); reconnecting", self.name, err)
         if self._connected:
             self._connected = False
-            self._emit(DeviceEvent("DISCONNECTED", self.name, f"link lost: {err}", seat=self.seat))
+            self._emit(DeviceNotice("DISCONNECTED", self.name, f"link lost: {err}", seat=self.seat))
 
     def _check_state(self) -> None:
         hs = self.session.health.handshakes
@@ -228,15 +228,15 @@ class DeviceDriver:
             peer = self.session.peer
             detail = (f"{KIND_NAMES.get(peer.kind, peer.kind)} {peer.serial} firmware {peer.firmware}"
                       f" on {self.url}" if peer is not None else self.url)
-            self._emit(DeviceEvent("CONNECTED", self.name, detail, seat=self.seat))
+            self._emit(DeviceNotice("CONNECTED", self.name, detail, seat=self.seat))
         elif self._connected and self.session.state is LinkState.LOST:
             self._connected = False
             err = self.session.last_error
-            self._emit(DeviceEvent("DISCONNECTED", self.name, f"device silent: {err}", seat=self.seat))
+            self._emit(DeviceNotice("DISCONNECTED", self.name, f"device silent: {err}", seat=self.seat))
 
     # ------------------------------------------------------------------ events
     def _emit(self, event: Any) -> None:
-        if isinstance(event, DeviceEvent):
+        if isinstance(event, DeviceNotice):
             if event.is_error:
                 self.errors_emitted += 1
         else:
@@ -245,7 +245,7 @@ class DeviceDriver:
 
     def _dispatch(self, msg: Message) -> None:
         if isinstance(msg, ErrorMessage):
-            self._emit(DeviceEvent("DEVICE_ERROR", self.name, f"device error 0x{int(msg.code):04X}: {msg.text}",
+            self._emit(DeviceNotice("DEVICE_ERROR", self.name, f"device error 0x{int(msg.code):04X}: {msg.text}",
                                    seat=self.seat))
             return
         if not self.on_message(msg):

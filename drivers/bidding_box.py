@@ -28,7 +28,7 @@ from table.cards import Seat
 from table.events import CallMade
 
 from .base import DeviceDriver
-from .events import DeviceEvent
+from .notices import DeviceNotice
 
 
 class BiddingBoxDriver(DeviceDriver):
@@ -42,13 +42,13 @@ class BiddingBoxDriver(DeviceDriver):
             else:
                 self._emit(CallMade(Seat(seat), msg.call, msg.alert, source=self.source))
         elif isinstance(msg, Undo):
-            self._emit(DeviceEvent("UNDO", self.name, f"{seat or 'unbound box'} withdrew {msg.call} (Law 25A)",
+            self._emit(DeviceNotice("UNDO", self.name, f"{seat or 'unbound box'} withdrew {msg.call} (Law 25A)",
                                    seat=seat))
         elif isinstance(msg, StopCard):
-            self._emit(DeviceEvent("STOP_CARD", self.name, f"{seat or 'unbound box'} showed the stop card",
+            self._emit(DeviceNotice("STOP_CARD", self.name, f"{seat or 'unbound box'} showed the stop card",
                                    seat=seat))
         elif isinstance(msg, TrayPassed):
-            self._emit(DeviceEvent("TRAY_PASSED", self.name, f"tray passed {msg.direction.name.lower()}",
+            self._emit(DeviceNotice("TRAY_PASSED", self.name, f"tray passed {msg.direction.name.lower()}",
                                    seat=seat))
         else:
             return False

@@ -58,8 +58,8 @@ from table.verify import SEAT_NAME, card_name
 
 from .base import DeviceDriver
 from .decks import DeckRegistry
-from .errors import DriverError
-from .events import DeviceEvent
+from .errors import DriverError, NotAChoice
+from .notices import DeviceNotice
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +104,8 @@ class Problem:
     def key(self) -> tuple[str, int, str | None, str | None]:
         return (self.kind, self.board, self.card, self.pocket)
 
-    def to_event(self, device: str) -> DeviceEvent:
-        return DeviceEvent(self.kind, device, self.message, seat=self.pocket, uid=self.uid, card=self.card)
+    def to_event(self, device: str) -> DeviceNotice:
+        return DeviceNotice(self.kind, device, self.message, seat=self.pocket, uid=self.uid, card=self.card)
 
 
 # ------------------------------------------------------------------------------------------ verification
@@ -443,9 +443,10 @@ class DealerDriver(DeviceDriver):
                            (Decision.CONTINUE, Decision.REDEAL, Decision.SKIP, Decision.ABORT))
                 stop = BoardStop(record.board, [p for p in v.problems if p.blocking], v.instructions(),
                                  result.attempts, choices)
-                decision = Decision(operator(stop)) if operator is not None else Decision.SKIP
-                if decision not in choices:
-                    raise ValueError(f"{decision} is not a choice here ({', '.join(choices)})")
+                answer = operator(stop) if operator is not None else Decision.SKIP
+                if answer not in choices:
+                    raise NotAChoice(f"{answer} is not a choice here ({', '.join(choices)})")
+                decision = Decision(answer)
                 if decision == Decision.ABORT:
                     result.status = "aborted"
                     break

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from table.cards import ALL_CARDS, CARD_SET
 
@@ -100,11 +101,11 @@ class DeckRegistry:
             return None
 
     # ------------------------------------------------------------------ persistence
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"version": 1, "decks": {n: dict(d.cards) for n, d in sorted(self.decks.items())}}
 
     @classmethod
-    def from_json(cls, data: dict) -> DeckRegistry:
+    def from_json(cls, data: dict[str, Any]) -> DeckRegistry:
         if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("decks"), dict):
             raise DeckError("not a deck registry (expected {\"version\": 1, \"decks\": {...}})")
         reg = cls()

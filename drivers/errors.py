@@ -1,6 +1,6 @@
 """The drivers' exception tree: link failures (wrapping serial/USB errors ``from err``) and bad configuration.
 
-Irregularities and bad device input are *data* (error events, see ``drivers.events``); these exceptions
+Irregularities and bad device input are *data* (error notices, see ``drivers.notices``); these exceptions
 are for a link that cannot be used or a configuration that cannot be loaded.
 """
 from __future__ import annotations
@@ -24,3 +24,11 @@ class DeckError(DriverError):
 
 class ConfigError(DriverError):
     """A device configuration (serial number -> seat map) that cannot be used."""
+
+
+class NotLearning(DriverError, RuntimeError):
+    """A deck learning was finished while no deck was being learned."""
+
+
+class NotAChoice(DriverError, ValueError):
+    """An operator's decision that the board stop does not offer."""

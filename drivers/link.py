@@ -1,6 +1,6 @@
 """The narrow link a driver talks through: ``read(max, timeout)``, ``write(bytes)``, ``close()``, ``url``.
 
-A driver never opens its own port (ARCHITECTURE §2); it is handed a ``Link`` opened from a URL:
+A driver never opens its own port (docs/devices.md); it is handed a ``Link`` opened from a URL:
 
 - anything ``serial.serial_for_url`` understands — a device path (``/dev/ttyUSB0``, a pty path),
   ``socket://host:port``, ``loop://``, ``sim://NAME`` once ``hw_sim`` is imported — becomes a
@@ -207,6 +207,7 @@ class SerialLink(Link):
     def _read_sock(self, sock: Any, max_bytes: int, timeout: float | None) -> bytes:
         if sock is None:
             raise LinkClosed(f"{self.url} is closed")
+        data: bytes | None
         for attempt in (0, 1):
             try:
                 data = sock.recv(max_bytes)
@@ -420,7 +421,8 @@ class UsbLink(Link):
 
 def _serial_of(dev: Any) -> str | None:
     try:
-        return dev.serial_number
+        serial: str | None = dev.serial_number
+        return serial
     except Exception:
         return None
 
@@ -429,8 +431,8 @@ def _bulk(direction: int) -> Callable[[Any], bool]:
     import usb.util
 
     def match(ep: Any) -> bool:
-        return (usb.util.endpoint_direction(ep.bEndpointAddress) == direction
-                and usb.util.endpoint_type(ep.bmAttributes) == usb.util.ENDPOINT_TYPE_BULK)
+        return bool(usb.util.endpoint_direction(ep.bEndpointAddress) == direction
+                    and usb.util.endpoint_type(ep.bmAttributes) == usb.util.ENDPOINT_TYPE_BULK)
     return match
 
 

@@ -22,6 +22,7 @@ thread. The loop's clock must be ``time.monotonic``, the drivers' (asyncio's def
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 import time
@@ -90,7 +91,7 @@ class LoopPool:
             self._opener = ThreadPoolExecutor(1, thread_name_prefix="device-open")
         self._connecting.add(d)
         fut = self.loop.run_in_executor(self._opener, d.pump, 0)
-        fut.add_done_callback(lambda f, d=d: self._connected(d, f))
+        fut.add_done_callback(functools.partial(self._connected, d))
 
     def _connected(self, d: DeviceDriver, fut: asyncio.Future[int]) -> None:
         self._connecting.discard(d)

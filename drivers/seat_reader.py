@@ -23,16 +23,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from firmware_host import CardRead, DeviceKind, HandRead, Message, ReaderStatus, Zone
+from firmware_host import CardRead, DeviceKind, HandScan, Message, ReaderStatus, Zone
 from firmware_host.constants import ReaderStatusCode
 from table.cards import Deal, Seat
-from table.events import CardPlayed
-from table.events import HandRead as HandReadEvent
+from table.events import CardPlayed, HandRead
 
 from .base import DeviceDriver
 from .debounce import Debouncer
 from .decks import STANDARD_ORDER, Deck, DeckLearner, DeckRegistry
-from .events import DeviceEvent, bad_input, unknown_tag, wrong_deck, wrong_seat
+from .errors import NotLearning
+from .notices import DeviceNotice, bad_input, unknown_tag, wrong_deck, wrong_seat
 
 ZONE_NAMES = {Zone.PLAY: "play", Zone.DUMMY: "dummy", Zone.HAND: "hand"}
 
@@ -64,18 +64,18 @@ class SeatReaderDriver(DeviceDriver):
     def finish_learning(self) -> Deck:
         learner, self.learner = self.learner, None
         if learner is None:
-            raise RuntimeError("no deck is being learned")
+            raise NotLearning("no deck is being learned")
         return learner.finish()
 
     # ------------------------------------------------------------------ messages
     def on_message(self, msg: Message) -> bool:
         if isinstance(msg, CardRead):
             self._card(msg)
-        elif isinstance(msg, HandRead):
+        elif isinstance(msg, HandScan):
             self._hand(msg)
         elif isinstance(msg, ReaderStatus):
             if msg.status != ReaderStatusCode.OK:
-                self._emit(DeviceEvent("READER_FAULT", self.name, f"reader status {msg.status.name}",
+                self._emit(DeviceNotice("READER_FAULT", self.name, f"reader status {msg.status.name}",
                                        seat=self.seat))
         else:
             return False
@@ -89,7 +89,7 @@ class SeatReaderDriver(DeviceDriver):
         if self.learner is not None:
             card = self.learner.feed(uid)
             if card is not None:
-                self._emit(DeviceEvent("DECK_LEARNED", self.name, f"tag {uid} is {card} of deck "
+                self._emit(DeviceNotice("DECK_LEARNED", self.name, f"tag {uid} is {card} of deck "
                                        f"{self.learner.name!r}", uid=uid, card=card, zone=zone))
             return
         seat = self.seat
@@ -112,7 +112,7 @@ class SeatReaderDriver(DeviceDriver):
                 return
         self._emit(CardPlayed(Seat(seat), found.card, source=self.source))
 
-    def _hand(self, msg: HandRead) -> None:
+    def _hand(self, msg: HandScan) -> None:
         seat = self.seat
         if seat is None:
             self.unbound(f"hand read ({len(msg.uids)} tags)")
@@ -134,4 +134,4 @@ class SeatReaderDriver(DeviceDriver):
             self._emit(bad_input(self.name, f"hand read at {seat} incomplete ({bad} of {len(msg.uids)} tags "
                                  "unusable); read the hand again", seat))
             return
-        self._emit(HandReadEvent(Seat(seat), tuple(cards), source=self.source))
+        self._emit(HandRead(Seat(seat), tuple(cards), source=self.source))

@@ -8,11 +8,10 @@ the clock. Modules, one job each:
 - ``cobs``, ``crc`` — byte stuffing and CRC-32
 - ``frame``     — :class:`Frame`, :func:`encode_frame`, :func:`decode_frame`, :class:`FrameDecoder`
 - ``codes``     — one-byte encodings of calls, seats, cards
+- ``fields``    — the wire field kinds a message is declared with
 - ``messages``  — one frozen dataclass per message, :func:`decode_message`
 - ``session``   — :class:`HostSession`, :class:`DeviceSession` (handshake, seq/ack/retransmit, heartbeats)
 """
-import types as _types
-
 from .codes import CALL_CODES, CALL_TO_CODE, CARDS, SEATS
 from .constants import (
                         MAX_ENCODED,
@@ -40,6 +39,7 @@ from .errors import (
                         FrameTooShort,
                         HandshakeError,
                         HandshakeRefused,
+                        InvalidConfig,
                         InvalidField,
                         LengthMismatch,
                         LinkLost,
@@ -65,7 +65,7 @@ from .messages import (
                         DealBoard,
                         DealDone,
                         ErrorMessage,
-                        HandRead,
+                        HandScan,
                         Heartbeat,
                         Hello,
                         Jam,
@@ -88,5 +88,16 @@ from .messages import (
 )
 from .session import Binding, DeviceSession, HostSession, LinkHealth, LinkState, Refusal, SessionConfig
 
-__all__ = [_n for _n, _v in list(globals().items())
-           if not _n.startswith("_") and not isinstance(_v, _types.ModuleType)]
+__all__ = [
+    "CALL_CODES", "CALL_TO_CODE", "CARDS", "SEATS", "MAX_ENCODED", "MAX_FRAME", "MAX_PAYLOAD", "PROTOCOL_VERSION",
+    "SUPPORTED_VERSIONS", "Capability", "DeviceKind", "Direction", "ErrorCode", "FrameFlags", "MessageType", "Mode",
+    "Phase", "ReaderStatusCode", "TrayDirection", "Zone", "CobsError", "CrcMismatch", "FrameError", "FrameTooLarge",
+    "FrameTooShort", "HandshakeError", "HandshakeRefused", "InvalidConfig", "InvalidField", "LengthMismatch",
+    "LinkLost", "MalformedPayload", "MessageError", "NoCommonVersion", "NotSendable", "ProtocolError", "QueueFull",
+    "SessionError", "UnknownMessageType", "UnsupportedVersion", "DecodeError", "DecodeFailure", "DecoderStats",
+    "Frame", "FrameDecoder", "decode_frame", "encode_frame", "MESSAGE_TYPES", "Ack", "Bind", "BoardNumberRead",
+    "CallPressed", "CardDealt", "CardRead", "DealBoard", "DealDone", "ErrorMessage", "HandScan", "Heartbeat", "Hello",
+    "Jam", "Message", "Nack", "ReaderStatus", "RefuseCall", "Reset", "SetMode", "ShowAuction", "ShowContract",
+    "ShowError", "ShowTurn", "StopCard", "TrayPassed", "Undo", "UnreadableCard", "Welcome", "decode_message",
+    "Binding", "DeviceSession", "HostSession", "LinkHealth", "LinkState", "Refusal", "SessionConfig",
+]

@@ -14,6 +14,8 @@
     │   ├── UnknownMessageType
     │   ├── MalformedPayload
     │   └── InvalidField          (also a ValueError) a message built with an out-of-range value
+    ├── InvalidConfig             (also a ValueError) a session or decoder set up with values the protocol
+    │                             does not allow (a window of 0, a version 300)
     └── SessionError              misuse of a session, or the handshake / link failing
         ├── NotSendable           a control message, or a message for the other direction
         ├── QueueFull
@@ -90,6 +92,11 @@ class MalformedPayload(MessageError):
 class InvalidField(MessageError, ValueError):
     """A message constructed with a value the wire cannot carry (a call "8NT", a 3-byte UID...)."""
     code = ErrorCode.MALFORMED_PAYLOAD
+
+
+class InvalidConfig(ProtocolError, ValueError):
+    """A session or frame decoder configured with values the protocol does not allow."""
+    code = ErrorCode.UNSUPPORTED
 
 
 # -- sessions ----------------------------------------------------------------------------------------

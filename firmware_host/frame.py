@@ -22,10 +22,21 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from . import cobs
+from .cobs import decode as cobs_decode
+from .cobs import encode as cobs_encode
+from .cobs import max_encoded_size
 from .constants import CRC_SIZE, HEADER_SIZE, MAX_PAYLOAD, OVERHEAD, PROTOCOL_VERSION, SUPPORTED_VERSIONS, FrameFlags
 from .crc import CRC32_RESIDUE
-from .errors import CobsError, CrcMismatch, FrameError, FrameTooLarge, FrameTooShort, LengthMismatch, UnsupportedVersion
+from .errors import (
+    CobsError,
+    CrcMismatch,
+    FrameError,
+    FrameTooLarge,
+    FrameTooShort,
+    InvalidConfig,
+    LengthMismatch,
+    UnsupportedVersion,
+)
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +77,7 @@ def encode_frame(frame: Frame) -> bytes:
         raw = _HEADER.pack(frame.version, frame.type, frame.flags, frame.seq, frame.ack, len(payload)) + payload
     except struct.error as err:
         raise FrameError(f"header field out of range in {frame!r}: {err}") from err
-    return cobs.encode(raw + zlib.crc32(raw).to_bytes(CRC_SIZE, "little")) + b"\x00"
+    return cobs_encode(raw + zlib.crc32(raw).to_bytes(CRC_SIZE, "little")) + b"\x00"
 
 
 class DecodeFailure(StrEnum):
@@ -158,9 +169,9 @@ def decode_frame(data: bytes, *, versions: Iterable[int] = SUPPORTED_VERSIONS,
     data = bytes(data)
     if data.endswith(b"\x00"):
         data = data[:-1]
-    if len(data) > cobs.max_encoded_size(OVERHEAD + max_payload):
+    if len(data) > max_encoded_size(OVERHEAD + max_payload):
         raise FrameTooLarge(f"{len(data)} encoded bytes exceeds the maximum frame")
-    raw = bytearray(cobs.decode(data))
+    raw = bytearray(cobs_decode(data))
     result = _check(raw, frozenset(versions), max_payload)
     if isinstance(result, Frame):
         return result
@@ -181,10 +192,10 @@ class FrameDecoder:
     def __init__(self, *, versions: Iterable[int] = SUPPORTED_VERSIONS, max_payload: int = MAX_PAYLOAD,
                  on_error: Callable[[DecodeError], None] | None = None) -> None:
         if not 0 <= max_payload <= MAX_PAYLOAD:
-            raise ValueError(f"max_payload must be 0..{MAX_PAYLOAD}")
+            raise InvalidConfig(f"max_payload must be 0..{MAX_PAYLOAD}")
         self._versions = frozenset(versions)
         self._max_payload = max_payload
-        self._max_encoded = cobs.max_encoded_size(OVERHEAD + max_payload)
+        self._max_encoded = max_encoded_size(OVERHEAD + max_payload)
         self._buf = b""
         self._discarding = False
         self.on_error = on_error

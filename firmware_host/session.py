@@ -39,7 +39,16 @@ from .constants import (
     FrameFlags,
     MessageType,
 )
-from .errors import HandshakeRefused, LinkLost, MessageError, NoCommonVersion, NotSendable, ProtocolError, QueueFull
+from .errors import (
+    HandshakeRefused,
+    InvalidConfig,
+    LinkLost,
+    MessageError,
+    NoCommonVersion,
+    NotSendable,
+    ProtocolError,
+    QueueFull,
+)
 from .frame import DecodeError, DecodeFailure, Frame, FrameDecoder, encode_frame
 from .messages import MESSAGE_TYPES, Bind, ErrorMessage, Heartbeat, Hello, Message, Nack, Reset, Welcome, decode_message
 
@@ -79,14 +88,14 @@ class SessionConfig:
 
     def __post_init__(self) -> None:
         if not 1 <= self.window <= MAX_WINDOW:
-            raise ValueError(f"window must be 1..{MAX_WINDOW}")
+            raise InvalidConfig(f"window must be 1..{MAX_WINDOW}")
         for name in ("heartbeat_ms", "link_timeout_ms", "retransmit_ms"):
             if not 1 <= getattr(self, name) <= 0xFFFF:
-                raise ValueError(f"{name} must be 1..65535")
+                raise InvalidConfig(f"{name} must be 1..65535")
         if not 0 <= self.max_retries <= 255:
-            raise ValueError("max_retries must be 0..255")
+            raise InvalidConfig("max_retries must be 0..255")
         if self.hello_interval_ms < 1 or self.ack_delay_ms < 0 or self.max_queue < 1:
-            raise ValueError("hello_interval_ms >= 1, ack_delay_ms >= 0, max_queue >= 1")
+            raise InvalidConfig("hello_interval_ms >= 1, ack_delay_ms >= 0, max_queue >= 1")
 
 
 @dataclass(slots=True)
@@ -154,7 +163,7 @@ class _Session:
         self.config = config or SessionConfig()
         vs = tuple(sorted(set(versions)))
         if not vs or not all(1 <= v <= 255 for v in vs):
-            raise ValueError(f"versions must be 1..255, at least one: {vs!r}")
+            raise InvalidConfig(f"versions must be 1..255, at least one: {vs!r}")
         self.versions: tuple[int, ...] = vs
         self.health = LinkHealth()
         self.state = LinkState.IDLE

@@ -12,4 +12,4 @@ import serial
 if "hw_sim.urlhandler" not in serial.protocol_handler_packages:
     serial.protocol_handler_packages.append("hw_sim.urlhandler")
 
-from . import devices as _devices  # noqa: F401  (sim://seat-reader-N, sim://bidding-box-N factories)
+from . import devices as _devices  # registers the sim://seat-reader-N, sim://bidding-box-N ... factories

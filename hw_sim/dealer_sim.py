@@ -5,7 +5,7 @@ On DEAL_BOARD it "loads" the board, reads its number (BOARD_NUMBER_READ), takes 
 the hopper in a random order and reports each card as it drops into the pocket the host asked for
 (CARD_DEALT: the card as its deck table names it, the tag UID, the pocket), then DEAL_DONE. Each board
 is dealt from deck ``deck-<(board-1) mod n_decks>`` of the simulated club (tags from ``hw_sim.tags``),
-as in ``hw_sim.table_sim``.
+as in ``bridgetable.simulated_tables``.
 
 Faults (:class:`DealerFaults`), seeded per board, each recorded in ``machine.injected``:
 
@@ -41,10 +41,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from firmware_host import (
     BoardNumberRead,
@@ -62,11 +62,12 @@ from firmware_host import (
 from firmware_host.constants import ErrorCode
 from table.cards import ALL_CARDS, SEATS
 
-from . import registry
 from .clock import REAL_CLOCK, VirtualClock
 from .devices import SimDevice
+from .errors import DealerFaultError, UnknownSimulation
 from .faults import FaultSpec
 from .port import DevicePort
+from .registry import add_factory, register, unregister
 from .tags import deck_uids
 
 FAULT_KINDS = ("wrong_pocket", "duplicate", "missing", "foreign", "unknown", "wrong_board", "jam", "unreadable")
@@ -74,10 +75,6 @@ _CARD_FAULTS = {"wrong_pocket": 1, "duplicate": 2, "missing": 1, "foreign": 1, "
 DEFAULT_DECKS = 4
 DEVICE_CONFIG = SessionConfig(hello_interval_ms=100)
 HOST_CONFIG = SessionConfig()
-
-
-class DealerFaultError(ValueError):
-    """A dealer fault spec that cannot be parsed."""
 
 
 @dataclass(frozen=True)
@@ -131,12 +128,16 @@ class Injected:
     read_board: int | None = None    # wrong_board: the board in the machine
 
 
-def expected_problems(injected: Injected, owner: Mapping[str, str], deck_check: bool = True) -> Counter:
+ProblemKey = tuple[str, int, str | None, str | None]       # (kind, board, card, pocket)
+
+
+def expected_problems(injected: Injected, owner: Mapping[str, str],
+                      deck_check: bool = True) -> Counter[ProblemKey]:
     """What a correct host reports for one injected fault, as ``Problem.key()`` tuples
     (kind, board, card, pocket); ``owner``: card -> seat in the hand record. ``foreign`` is only visible
     with the club's deck registry (``deck_check``)."""
     b, c, i = injected.board, injected.card, injected
-    keys: list[tuple[str, int, str | None, str | None]]
+    keys: list[ProblemKey]
     if i.kind == "wrong_pocket":
         keys = [("WRONG_POCKET", b, c, i.pocket)]
     elif i.kind == "duplicate":
@@ -181,7 +182,7 @@ class DealingMachine(SimDevice):
         self._actions: list[tuple[Any, ...]] = []
         self._board = 0
         self._dealt = 0
-        self._attempts: Counter = Counter()
+        self._attempts: Counter[int] = Counter()
         self._consumed: set[tuple[int, str]] = set()
 
     # ------------------------------------------------------------------ host commands
@@ -243,6 +244,8 @@ class DealingMachine(SimDevice):
                     hit[card] = (k, None)
                     self.injected.append(Injected(k, b, card))
         actions: list[tuple[Any, ...]] = []
+        fault: str | None
+        detail: Any
         for card in hopper:
             fault, detail = hit.get(card, (None, None))
             if fault == "missing":
@@ -315,12 +318,21 @@ def _factory(m: Any, faults: FaultSpec) -> DevicePort:
     return DevicePort(DealingMachine(name.upper()), faults, name=name)
 
 
-registry.add_factory(r"dealer-[\w.-]+", _factory)
+add_factory(r"dealer-[\w.-]+", _factory)
+
+
+class DeckBook(Protocol):
+    """What learns a club's decks: the host's deck registry (passed in, as the simulator imports no driver)."""
+
+    def learn(self, name: str, uids: Sequence[str], order: Sequence[str]) -> object: ...
+
+
+B = TypeVar("B", bound=DeckBook)
 
 
 class SimulatedDealer:
     """A :class:`DealingMachine` on a transport, with what a driver needs to reach it (``url``,
-    ``driver_kwargs()``, the club's deck registry)."""
+    ``driver_kwargs(decks)``, the club's decks)."""
 
     _count = 0
 
@@ -329,7 +341,7 @@ class SimulatedDealer:
                  n_decks: int = DEFAULT_DECKS, auto_continue: float | None = 0.2,
                  link_dir: str | Path | None = None) -> None:
         if transport not in ("inproc", "pty", "tcp"):
-            raise ValueError(f"unknown transport {transport!r} (inproc, pty, tcp)")
+            raise UnknownSimulation(f"unknown transport {transport!r} (inproc, pty, tcp)")
         SimulatedDealer._count += 1
         self.transport = transport
         spec = faults if isinstance(faults, DealerFaults) else DealerFaults.parse(faults)
@@ -344,7 +356,7 @@ class SimulatedDealer:
         self.port = DevicePort(self.machine, wire_spec, clock=self.clock, name=self.name)
         self._endpoint: Any = None
         if transport == "inproc":
-            self.url = registry.register(self.port, self.name)
+            self.url = register(self.port, self.name)
         elif transport == "pty":
             from .pty import PtyEndpoint
             self._endpoint = PtyEndpoint(self.port, link_dir, self.name)
@@ -354,9 +366,10 @@ class SimulatedDealer:
             self._endpoint = TcpEndpoint(self.port)
             self.url = self._endpoint.url
 
-    def driver_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``DealerDriver``: the virtual clock in-process, the club's decks."""
-        kw: dict[str, Any] = {"config": HOST_CONFIG, "decks": self.registry(), "deck_for": self.deck_for}
+    def driver_kwargs(self, decks: DeckBook) -> dict[str, Any]:
+        """Keyword arguments for ``DealerDriver``: the virtual clock in-process, and ``decks`` (the driver's
+        deck registry) taught the club's decks."""
+        kw: dict[str, Any] = {"config": HOST_CONFIG, "decks": self.teach_decks(decks), "deck_for": self.deck_for}
         if isinstance(self.clock, VirtualClock):
             kw.update(clock=self.clock.now, sleep=self.clock.advance, backoff=(0.05, 1.0))
         else:
@@ -366,20 +379,18 @@ class SimulatedDealer:
     def deck_for(self, board: int) -> str:
         return club_deck_name(board, self.n_decks)
 
-    def registry(self) -> Any:
-        """The club's deck registry as learned (``drivers.decks.DeckRegistry``)."""
-        from drivers.decks import DeckRegistry
-        reg = DeckRegistry()
+    def teach_decks(self, book: B) -> B:
+        """``book`` (a ``drivers.decks.DeckRegistry``) once it has learned the club's decks."""
         for name, uids in self.machine.decks.items():
-            reg.learn(name, [uids[c] for c in ALL_CARDS], ALL_CARDS)
-        return reg
+            book.learn(name, [uids[c] for c in ALL_CARDS], ALL_CARDS)
+        return book
 
     def close(self) -> None:
         if self._endpoint is not None:
             self._endpoint.close()
             self._endpoint = None
         if self.transport == "inproc":
-            registry.unregister(self.name)
+            unregister(self.name)
 
     def __enter__(self) -> SimulatedDealer:
         return self

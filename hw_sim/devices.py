@@ -37,7 +37,7 @@ from firmware_host import (
     CardRead,
     DeviceKind,
     DeviceSession,
-    HandRead,
+    HandScan,
     Message,
     SessionConfig,
     StopCard,
@@ -48,7 +48,9 @@ from firmware_host import (
 )
 
 from .clock import REAL_CLOCK, Clock
+from .errors import UnknownSimulation
 from .faults import FaultSpec
+from .registry import add_factory
 from .tags import misread_uid
 
 DUP_DELAY_MS = 40
@@ -174,7 +176,7 @@ class SeatReader(SimDevice):
 
     def pick_up_hand(self, uids: Iterable[str | bytes]) -> None:
         raws = tuple(bytes.fromhex(u) if isinstance(u, str) else bytes(u) for u in uids)
-        self.send(HandRead(raws, self.now_ms()))
+        self.send(HandScan(raws, self.now_ms()))
 
 
 class BiddingBox(SimDevice):
@@ -214,7 +216,7 @@ def make_device(kind: str, serial: str, **kwargs: Any) -> SimDevice:
     try:
         return KINDS[kind](serial, **kwargs)
     except KeyError:
-        raise ValueError(f"unknown simulated device kind {kind!r} (known: {', '.join(KINDS)})") from None
+        raise UnknownSimulation(f"unknown simulated device kind {kind!r} (known: {', '.join(KINDS)})") from None
 
 
 def _sim_factory(m: Any, faults: FaultSpec) -> Any:
@@ -224,9 +226,4 @@ def _sim_factory(m: Any, faults: FaultSpec) -> Any:
     return DevicePort(make_device(kind, name.upper(), faults=faults), faults, name=name)
 
 
-def _register() -> None:
-    from . import registry
-    registry.add_factory(r"(seat-reader|bidding-box|bidding-screen)-[\w.-]+", _sim_factory)
-
-
-_register()
+add_factory(r"(seat-reader|bidding-box|bidding-screen)-[\w.-]+", _sim_factory)

@@ -26,15 +26,13 @@ import math
 import random
 from dataclasses import dataclass, fields, replace
 
+from .errors import FaultSpecError
+
 DELIMITER = 0x00          # COBS frame delimiter: the only byte a fault needs to know about
 
 _ALIASES = {"corrupt_byte": "corrupt", "drop_frame": "drop", "duplicate_read": "dup", "misread_tag": "misread",
             "delay": "slow"}
 _RATES = ("corrupt", "drop", "dup", "misread")
-
-
-class FaultSpecError(ValueError):
-    """A fault spec string that cannot be parsed; the message names the bad part."""
 
 
 @dataclass(frozen=True, slots=True)

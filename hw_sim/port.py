@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from .clock import REAL_CLOCK, Clock
+from .errors import Unplugged
 from .faults import FaultSpec, WireFaults
 
 
@@ -29,10 +30,6 @@ class ByteDevice(Protocol):
     def receive(self, data: bytes, now: float) -> None: ...  # bytes from the host
     def poll(self, now: float) -> bytes: ...               # run timers; bytes for the host
     def next_deadline(self) -> float | None: ...        # when poll has work next (None: only on input)
-
-
-class Unplugged(Exception):
-    """The simulated device is unplugged (transports turn this into their own 'device gone' error)."""
 
 
 class DevicePort:

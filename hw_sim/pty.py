@@ -19,7 +19,8 @@ import tempfile
 import tty
 from pathlib import Path
 
-from .port import DevicePort, Unplugged
+from .errors import Unplugged
+from .port import DevicePort
 from .reactor import Reactor, default_reactor
 
 log = logging.getLogger(__name__)

@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from .errors import ReactorTimeout
+
 log = logging.getLogger(__name__)
 
 MAX_SLEEP = 0.05
@@ -68,7 +70,7 @@ class Reactor:
                 done.set()
         self.call(run)
         if not done.wait(timeout):
-            raise TimeoutError("reactor did not answer")
+            raise ReactorTimeout("reactor did not answer")
         ok, value = box[0]
         if not ok:
             raise value

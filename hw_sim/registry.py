@@ -11,6 +11,7 @@ import re
 import threading
 from collections.abc import Callable
 
+from .errors import NoSuchDevice
 from .faults import FaultSpec
 from .port import DevicePort
 
@@ -54,7 +55,7 @@ def get_or_create(name: str, faults: FaultSpec) -> DevicePort:
                 port = factory(m, faults)
                 _ports[name] = port
                 return port
-    raise LookupError(f"no simulated device named {name!r} (registered: {', '.join(sorted(_ports)) or 'none'})")
+    raise NoSuchDevice(f"no simulated device named {name!r} (registered: {', '.join(sorted(_ports)) or 'none'})")
 
 
 def clear() -> None:

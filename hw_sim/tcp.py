@@ -14,7 +14,8 @@ import logging
 import selectors
 import socket
 
-from .port import DevicePort, Unplugged
+from .errors import Unplugged
+from .port import DevicePort
 from .reactor import Reactor, default_reactor
 
 log = logging.getLogger(__name__)

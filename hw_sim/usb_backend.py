@@ -28,7 +28,8 @@ from typing import Any
 import usb.backend
 import usb.core
 
-from .port import DevicePort, Unplugged
+from .errors import Unplugged
+from .port import DevicePort
 
 VENDOR_ID = 0x1209                # pid.codes; the product ids below are placeholders for the simulators
 SEAT_READER_PID = 0xB710
@@ -67,7 +68,7 @@ def _gone(what: str) -> usb.core.USBError:
     return usb.core.USBError(f"{what}: No such device (it may have been disconnected)", -4, errno.ENODEV)
 
 
-class SimUsbBackend(usb.backend.IBackend):
+class SimUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb has no type information
     """Pass an instance as ``backend=`` to ``usb.core.find`` (or to ``drivers.link.open_link``)."""
 
     def __init__(self) -> None:
@@ -180,7 +181,7 @@ class SimUsbBackend(usb.backend.IBackend):
         self._check(dev_handle, "reset")
 
     # ------------------------------------------------------------------ transfers
-    def bulk_write(self, dev_handle: _Handle, ep: int, intf: int, data: array.array, timeout: int) -> int:
+    def bulk_write(self, dev_handle: _Handle, ep: int, intf: int, data: array.array[int], timeout: int) -> int:
         if ep != EP_OUT:
             raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
         port = self._check(dev_handle, "bulk_write")
@@ -191,7 +192,7 @@ class SimUsbBackend(usb.backend.IBackend):
             raise _gone("bulk_write") from None
         return len(raw)
 
-    def bulk_read(self, dev_handle: _Handle, ep: int, intf: int, buff: array.array, timeout: int) -> int:
+    def bulk_read(self, dev_handle: _Handle, ep: int, intf: int, buff: array.array[int], timeout: int) -> int:
         if ep != EP_IN:
             raise usb.core.USBError("Pipe error", -9, errno.EPIPE)
         port = self._check(dev_handle, "bulk_read")
@@ -207,7 +208,7 @@ class SimUsbBackend(usb.backend.IBackend):
         return len(data)
 
     def ctrl_transfer(self, dev_handle: _Handle, bmRequestType: int, bRequest: int, wValue: int, wIndex: int,
-                      data: array.array, timeout: int) -> Any:
+                      data: array.array[int], timeout: int) -> Any:
         self._check(dev_handle, "ctrl_transfer")
         if bmRequestType & 0x80 and bRequest == _GET_DESCRIPTOR:
             kind, index = wValue >> 8, wValue & 0xFF

@@ -14,9 +14,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException, SerialTimeoutException, to_bytes
 
-from hw_sim import registry
-from hw_sim.faults import FaultSpec, FaultSpecError
-from hw_sim.port import DevicePort, Unplugged
+from hw_sim.errors import FaultSpecError, NoSuchDevice, Unplugged
+from hw_sim.faults import FaultSpec
+from hw_sim.port import DevicePort
+from hw_sim.registry import get_or_create
 
 
 def parse_sim_url(url: str) -> tuple[str, FaultSpec | None]:
@@ -30,8 +31,10 @@ def parse_sim_url(url: str) -> tuple[str, FaultSpec | None]:
     unknown = set(query) - {"fault", "faults", "seed"}
     if unknown:
         raise SerialException(f"{url!r}: unknown option(s) {', '.join(sorted(unknown))} (fault, seed)")
-    spec = (query.get("fault") or query.get("faults") or [None])[-1]
-    seed = query.get("seed", [None])[-1]
+    specs = query.get("fault") or query.get("faults")
+    spec = specs[-1] if specs else None
+    seeds = query.get("seed")
+    seed = seeds[-1] if seeds else None
     if spec is None and seed is None:
         return name, None
     try:
@@ -40,8 +43,9 @@ def parse_sim_url(url: str) -> tuple[str, FaultSpec | None]:
         raise SerialException(f"{url!r}: {err}") from err
 
 
-class Serial(SerialBase):
+class Serial(SerialBase):  # type: ignore[misc]  # pyserial has no type information
     """A pyserial port onto an in-process simulated device."""
+    is_open: bool                                  # set by SerialBase.__init__
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         self._dev_port: DevicePort | None = None
@@ -55,8 +59,8 @@ class Serial(SerialBase):
             raise SerialException("Port must be configured before it can be used.")
         name, faults = parse_sim_url(self.portstr)
         try:
-            port = registry.get_or_create(name, faults or FaultSpec())
-        except LookupError as err:
+            port = get_or_create(name, faults or FaultSpec())
+        except NoSuchDevice as err:
             raise SerialException(str(err)) from err
         if faults is not None and faults != port.faults:
             port.set_faults(faults)

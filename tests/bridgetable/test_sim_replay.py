@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 import hw_sim  # noqa: F401
 from bridgetable.cli import main
-from drivers.events import DeviceEvent
+from bridgetable.simulated_tables import SimulatedTable, club_decks, sim_replay_paths
+from drivers.notices import DeviceNotice
 from firmware_host import Zone
 from hw_sim.faults import FaultSpec
-from hw_sim.table_sim import SimulatedTable, club_decks, sim_replay_paths
 from table.cards import RANK_VALUE, SEATS, Deal
 from table.events import CardPlayed
 from table.replay import read_records, replay_paths, verdict
@@ -108,7 +108,8 @@ def test_decks_are_learned_over_the_wire_and_dummy_plays_into_its_zone(handmade)
 def test_cli_sim_replay_prints_what_replay_prints(handmade):
     runner = CliRunner()
     ref = runner.invoke(main, ["replay", "--jsonl", str(handmade), str(EXAMPLES)])
-    for transport, faults in (("inproc", "corrupt=0.02,drop=0.02,dup=1,misread=0.2,unplug=1"), ("tcp", "dup=1,misread=0.2")):
+    for transport, faults in (("inproc", "corrupt=0.02,drop=0.02,dup=1,misread=0.2,unplug=1"),
+                              ("tcp", "dup=1,misread=0.2")):
         sim = runner.invoke(main, ["sim", "replay", "--jsonl", "--transport", transport, "--faults", faults,
                                    "--seed", "3", str(handmade), str(EXAMPLES)])
         assert sim.exit_code == 0, sim.output
@@ -182,11 +183,11 @@ def test_misreads_and_errors_never_touch_the_table(handmade):
         sim._route = meddle
         r = sim.play(record)
     assert json.dumps(r.verdict) == want and r.faithful
-    codes = [e.code for e in r.device_events if e.is_error]
+    codes = [e.code for e in r.device_notices if e.is_error]
     assert "WRONG_SEAT" in codes and "UNBOUND_DEVICE" in codes and codes.count("UNKNOWN_TAG") >= 10
-    assert [e.detail for e in r.device_events if e.code == "UNBOUND_DEVICE"] == [
+    assert [e.detail for e in r.device_notices if e.code == "UNBOUND_DEVICE"] == [
         f"call 7NT from device {serial}, which is bound to no seat" for serial in unbound]
-    assert all(isinstance(e, DeviceEvent) for e in r.device_events)
+    assert all(isinstance(e, DeviceNotice) for e in r.device_notices)
 
 
 # ---------------------------------------------------------------------------------------------- corpus

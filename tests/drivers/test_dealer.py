@@ -24,6 +24,7 @@ from drivers.dealer import (
     Decision,
     summary,
 )
+from drivers.decks import DeckRegistry
 from hw_sim.dealer_sim import FAULT_KINDS, DealerFaults, SimulatedDealer, expected_problems
 from table.cards import Deal, Seat
 from table.dealgen import generate
@@ -43,7 +44,7 @@ def expected(sim, boards, deck_check=True):
 
 
 def deal(sim, boards, operator=lambda stop: Decision.CONTINUE, **kw):
-    drv = DealerDriver(sim.url, **sim.driver_kwargs())
+    drv = DealerDriver(sim.url, **sim.driver_kwargs(DeckRegistry()))
     try:
         return drv.deal_set(boards, operator=operator, **kw)
     finally:
@@ -138,14 +139,14 @@ def test_rates_of_faults_on_a_noisy_wire(seed):
 def test_zero_false_alarms_over_clean_sets():
     clean = 0
     with SimulatedDealer("inproc") as sim:
-        drv = DealerDriver(sim.url, **sim.driver_kwargs())
+        drv = DealerDriver(sim.url, **sim.driver_kwargs(DeckRegistry()))
         for k in range(CLEAN_SETS):
             report = drv.deal_set(generate(32, seed=f"clean-{k}"))
             assert report.problems == [] and report.ok and report.cards == 32 * 52, summary(report)
             clean += 1
         drv.close()
     with SimulatedDealer("inproc", wire="corrupt=0.001,drop=0.01", seed=5) as sim:
-        drv = DealerDriver(sim.url, **sim.driver_kwargs())
+        drv = DealerDriver(sim.url, **sim.driver_kwargs(DeckRegistry()))
         for k in range(5):
             report = drv.deal_set(generate(32, seed=f"clean-wire-{k}"))
             assert report.problems == [] and report.ok, summary(report)
@@ -209,7 +210,7 @@ def test_without_an_operator_failed_boards_are_skipped_and_abort_stops_the_run()
 
 def test_a_machine_that_stays_jammed_is_an_error():
     with SimulatedDealer("inproc", DealerFaults(plan={1: ("jam",)}), auto_continue=None) as sim:
-        drv = DealerDriver(sim.url, **sim.driver_kwargs())
+        drv = DealerDriver(sim.url, **sim.driver_kwargs(DeckRegistry()))
         with pytest.raises(DealerError, match="board 1: the machine has said nothing"):
             drv.deal_set(generate(2, seed=1), jam_timeout=30.0)
         sim.port.act(lambda m: m.press_continue())         # the volunteer clears it: dealing resumes

@@ -60,7 +60,7 @@ from firmware_host.messages import (
     DealBoard,
     DealDone,
     ErrorMessage,
-    HandRead,
+    HandScan,
     Heartbeat,
     Hello,
     Jam,
@@ -207,7 +207,8 @@ def test_frame_round_trip(frame):
 
 
 def sample_frames() -> list[Frame]:
-    return [Frame(MessageType.CARD_READ, 1, 2, FrameFlags.RELIABLE, CardRead(Zone.PLAY, b"\x04\x00\x11\x22", 7).encode()),
+    return [Frame(MessageType.CARD_READ, 1, 2, FrameFlags.RELIABLE,
+                  CardRead(Zone.PLAY, b"\x04\x00\x11\x22", 7).encode()),
             Frame(MessageType.ACK, 0, 9),
             Frame(MessageType.SHOW_AUCTION, 200, 1, FrameFlags.RELIABLE | FrameFlags.FROM_HOST,
                   ShowAuction("N", ("1C", "Pass", "1NT"), (False, False, True)).encode()),
@@ -348,7 +349,7 @@ EXAMPLES: list[Message] = [
     Reset(ErrorCode.NOT_CONNECTED), Reset(reboot=True),
     Bind("W", 7), Bind(None),
     CardRead(Zone.PLAY, UID4, 0, -60), CardRead(Zone.DUMMY, UID10, 0xFFFFFFFF), CardRead(Zone.HAND, UID7, 5, 127),
-    HandRead(tuple(bytes([i, 1, 2, 3, 4, 5, 6]) for i in range(13)), 99), HandRead((), 0, Zone.PLAY),
+    HandScan(tuple(bytes([i, 1, 2, 3, 4, 5, 6]) for i in range(13)), 99), HandScan((), 0, Zone.PLAY),
     ReaderStatus(ReaderStatusCode.ANTENNA_FAULT, 1234, 0b101, 14), ReaderStatus(ReaderStatusCode.OK, 0),
     CallPressed("Pass", 1), CallPressed("XX", 2, True), CallPressed("7NT", 3),
     Undo("1C", 44), StopCard(45), TrayPassed(46, TrayDirection.TOWARDS), TrayPassed(47),
@@ -361,7 +362,8 @@ EXAMPLES: list[Message] = [
     ShowTurn("E", Phase.PLAY), ShowTurn(None, Phase.IDLE),
     ShowError(ErrorCode.INSUFFICIENT_BID, "Insufficient bid — call the director (Law 27)"),
     SetMode(Mode.PREVENT, 3000), SetMode(Mode.FLAG),
-    RefuseCall("1D", ErrorCode.INSUFFICIENT_BID, "1D is insufficient after 1H"), RefuseCall("X", ErrorCode.INADMISSIBLE_CALL),
+    RefuseCall("1D", ErrorCode.INSUFFICIENT_BID, "1D is insufficient after 1H"),
+    RefuseCall("X", ErrorCode.INADMISSIBLE_CALL),
     DealBoard.from_hands(17, HANDS), DealBoard(65535, ("W",) * 52),
 ]
 
@@ -421,7 +423,7 @@ def test_unknown_type_is_its_own_error():
     lambda: ShowError(1, "x" * 201), lambda: ShowError(0x10000, ""), lambda: Bind("X"),
     lambda: DealBoard(1, ("N",) * 51), lambda: DealBoard(0, ("N",) * 52), lambda: ShowContract("4S"),
     lambda: ShowContract("PASS", "N"), lambda: ShowContract("9S", "N"), lambda: ShowContract("X", "N"),
-    lambda: ShowAuction("N", ("1C",), (True, False)), lambda: HandRead((UID4,) * 33, 0),
+    lambda: ShowAuction("N", ("1C",), (True, False)), lambda: HandScan((UID4,) * 33, 0),
     lambda: Hello(DeviceKind.DEALER, "", "1"), lambda: Hello(DeviceKind.DEALER, "é", "1"),
     lambda: Hello(DeviceKind.DEALER, "A", "1", versions=()), lambda: Jam(0, cards_dealt=53),
     lambda: DealBoard.from_hands(1, {**HANDS, "W": HANDS["W"][:12]}),

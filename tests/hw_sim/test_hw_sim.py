@@ -11,9 +11,10 @@ import usb.util
 import hw_sim  # noqa: F401  (registers sim://)
 from hw_sim import registry
 from hw_sim.clock import VirtualClock
-from hw_sim.faults import FaultSpec, FaultSpecError, WireFaults
+from hw_sim.errors import FaultSpecError, Unplugged
+from hw_sim.faults import FaultSpec, WireFaults
 from hw_sim.loopback import LoopbackDevice
-from hw_sim.port import DevicePort, Unplugged
+from hw_sim.port import DevicePort
 from hw_sim.pty import serve_pty
 from hw_sim.tcp import serve_tcp
 from hw_sim.usb_backend import SimUsbBackend

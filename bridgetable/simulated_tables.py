@@ -23,7 +23,7 @@ event                      path
                            -> ``CardPlayed``
 ``hand``                   the seat's reader: ``pick_up_hand`` -> HAND_READ -> ``HandRead``
 ``board``, ``claim``,      the *console* path: a director/scorer console (or the dealing machine, which
-``claim_response``,        this issue does not simulate) enters them; they go to the table as they are
+``claim_response``,        these tables do not simulate) enters them; they go to the table as they are
 ``ruling``, ``contract``,
 ``exposed``
 a card not dealt to the    the console path as well: no reader could see a card at a seat that does not
@@ -47,8 +47,8 @@ same function ``bridgetable replay`` uses — so a faithful run prints the very 
 Not modelled: the dealing machine (boards and deals come by the console), players' timing, several tables
 sharing a device, a device that reboots (loses its session) instead of being unplugged.
 
-This is the one module of ``hw_sim`` that imports ``drivers``: it is the harness that joins the simulated
-devices to the real host side, as the service does with real devices.
+An integration harness, not a device simulator: it joins the simulated devices (``hw_sim``) to the real
+host side (``drivers``, the law engine), as the service does with real devices.
 """
 from __future__ import annotations
 
@@ -66,22 +66,21 @@ from drivers.base import DeviceDriver
 from drivers.bidding_box import BiddingBoxDriver
 from drivers.config import SeatMap
 from drivers.decks import STANDARD_ORDER, DeckRegistry
-from drivers.events import DeviceEvent
 from drivers.link import register_usb_backend
+from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host import SessionConfig, Zone
+from hw_sim.clock import REAL_CLOCK, VirtualClock
+from hw_sim.devices import BiddingBox, SeatReader, SimDevice
+from hw_sim.faults import FaultSpec
+from hw_sim.port import DevicePort
+from hw_sim.registry import register, unregister
+from hw_sim.tags import deck_uids
 from table.cards import SEATS, CardError, Deal, Seat
 from table.events import BoardStarted, CallMade, CardPlayed, HandRead, TableEvent, to_dict
 from table.machine import Table, TableError
 from table.record import GameRecord
 from table.replay import read_records, verdict
-
-from . import registry
-from .clock import REAL_CLOCK, VirtualClock
-from .devices import BiddingBox, SeatReader, SimDevice
-from .faults import FaultSpec
-from .port import DevicePort
-from .tags import deck_uids
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +89,9 @@ DEFAULT_DECKS = 4
 
 # Host timings for simulated tables (the host's choice, sent to each device in WELCOME): a loopback wire
 # answers in well under a millisecond, so retransmit after 40 ms; a link with 5 % of its bytes corrupted
-# loses most 30-byte frames, so allow 60 retries (2.4 s) and 20 s of silence (heartbeats are lost too) before declaring the link lost (each
-# loss costs a re-handshake, itself slow on such a link). Devices keep the protocol's defaults.
+# loses most 30-byte frames, so allow 60 retries (2.4 s) and 20 s of silence (heartbeats are lost too) before
+# declaring the link lost (each loss costs a re-handshake, itself slow on such a link). Devices keep the
+# protocol's defaults.
 HOST_CONFIG = SessionConfig(retransmit_ms=40, max_retries=60, link_timeout_ms=20000)
 DEVICE_CONFIG = SessionConfig(hello_interval_ms=100)
 
@@ -106,7 +106,7 @@ class SimError(Exception):
 class SimResult:
     verdict: dict[str, Any]
     events: list[TableEvent]                        # as the table received them
-    device_events: list[DeviceEvent] = field(default_factory=list)
+    device_notices: list[DeviceNotice] = field(default_factory=list)
     console: int = 0                                # events that went by the console path
     via_devices: int = 0
     mismatches: list[str] = field(default_factory=list)
@@ -121,6 +121,11 @@ def _strip(e: Any) -> dict[str, Any]:
     d.pop("source", None)
     d.pop("ts", None)
     return d
+
+
+def _placing(uid: str | bytes) -> Callable[[Any], None]:
+    """The action of a reader laying the card with tag ``uid`` in its play zone."""
+    return lambda reader: reader.place_card(uid, Zone.PLAY)
 
 
 def club_decks(n: int = DEFAULT_DECKS, seed: int = 0) -> DeckRegistry:
@@ -154,6 +159,7 @@ class SimulatedTable:
         self._endpoints: list[Any] = []
         self._link_dir = Path(link_dir) if link_dir else None
         self._usb_backend: Any = None
+        self._live_error: str | None = None           # the first error the live table raised in this record
         self.readers: dict[Seat, tuple[DevicePort, SeatReaderDriver]] = {}
         self.boxes: dict[Seat, tuple[DevicePort, BiddingBoxDriver]] = {}
         self.seat_map = SeatMap({}, table=1)
@@ -175,26 +181,27 @@ class SimulatedTable:
     def _expose(self, port: DevicePort, kind: str) -> str:
         t = self.transport
         if t == "inproc":
-            return registry.register(port, f"{self.name.lower()}-{port.name.lower()}")
+            return register(port, f"{self.name.lower()}-{port.name.lower()}")
         if t == "pty":
-            from .pty import PtyEndpoint
+            from hw_sim.pty import PtyEndpoint
             if self._link_dir is None:
                 self._link_dir = Path(tempfile.mkdtemp(prefix=f"hw_sim-{self.name}-"))
-            ep = PtyEndpoint(port, self._link_dir, port.name)
-            self._endpoints.append(ep)
-            return ep.url
+            pty_ep = PtyEndpoint(port, self._link_dir, port.name)
+            self._endpoints.append(pty_ep)
+            return pty_ep.url
         if t == "tcp":
-            from .tcp import TcpEndpoint
-            ep = TcpEndpoint(port)
-            self._endpoints.append(ep)
-            return ep.url
-        from .usb_backend import BIDDING_BOX_PID, SEAT_READER_PID, SimUsbBackend
+            from hw_sim.tcp import TcpEndpoint
+            tcp_ep = TcpEndpoint(port)
+            self._endpoints.append(tcp_ep)
+            return tcp_ep.url
+        from hw_sim.usb_backend import BIDDING_BOX_PID, SEAT_READER_PID, SimUsbBackend
         if self._usb_backend is None:
-            self._usb_backend = SimUsbBackend()
-            register_usb_backend(f"hw_sim-{self.name}", lambda b=self._usb_backend: b)
+            backend = self._usb_backend = SimUsbBackend()
+            register_usb_backend(f"hw_sim-{self.name}", lambda: backend)
         dev = self._usb_backend.add(port, pid=SEAT_READER_PID if kind == "reader" else BIDDING_BOX_PID,
                                     serial_number=port.name)
-        return self._usb_backend.url_of(dev, f"hw_sim-{self.name}")
+        url: str = self._usb_backend.url_of(dev, f"hw_sim-{self.name}")
+        return url
 
     def _driver_kwargs(self) -> dict[str, Any]:
         if self.virtual:
@@ -205,25 +212,23 @@ class SimulatedTable:
     def _build(self) -> None:
         kw = self._driver_kwargs()
         for s in SEATS:
-            for kind, cls, dcls, store in (("reader", SeatReader, SeatReaderDriver, self.readers),
-                                           ("box", BiddingBox, BiddingBoxDriver, self.boxes)):
+            for kind, cls in (("reader", SeatReader), ("box", BiddingBox)):
                 serial = f"{'SR' if kind == 'reader' else 'BB'}-{self.name}-{s}"
                 device: SimDevice = cls(serial, config=DEVICE_CONFIG, clock=self.clock)
                 port = DevicePort(device, self._device_faults(), clock=self.clock, name=serial)
                 url = self._expose(port, kind)
                 self.seat_map.bind(serial, str(s))
-                if dcls is SeatReaderDriver:
-                    drv: DeviceDriver = SeatReaderDriver(url, self._events.put, self.seat_map, self.decks, **kw)
+                if kind == "reader":
+                    self.readers[s] = (port, SeatReaderDriver(url, self._events.put, self.seat_map, self.decks, **kw))
                 else:
-                    drv = BiddingBoxDriver(url, self._events.put, self.seat_map, **kw)
-                store[s] = (port, drv)  # type: ignore[index]
+                    self.boxes[s] = (port, BiddingBoxDriver(url, self._events.put, self.seat_map, **kw))
         if not self.virtual:
             for d in self.drivers:
                 d.start(0.05)
 
     @property
     def _pairs(self) -> list[tuple[DevicePort, DeviceDriver]]:
-        return list(self.readers.values()) + list(self.boxes.values())  # type: ignore[arg-type]
+        return [*self.readers.values(), *self.boxes.values()]
 
     @property
     def drivers(self) -> list[DeviceDriver]:
@@ -279,7 +284,7 @@ class SimulatedTable:
             if ev is not None:
                 self._other(ev, [], [])
 
-    def _settle(self, received: list[TableEvent], device_events: list[DeviceEvent], mismatches: list[str]) -> None:
+    def _settle(self, received: list[TableEvent], device_notices: list[DeviceNotice], mismatches: list[str]) -> None:
         """Wait until every device has had every read acknowledged, and take any late event."""
         deadline = self.clock.now() + self.action_timeout
         while self.clock.now() < deadline:
@@ -288,13 +293,13 @@ class SimulatedTable:
                 break
             ev = self._next(None, min(deadline, self.clock.now() + 0.05))
             if ev is not None:
-                self._other(ev, received, device_events, mismatches)
+                self._other(ev, received, device_notices, mismatches)
 
-    def _other(self, ev: Any, received: list[TableEvent], device_events: list[DeviceEvent],
+    def _other(self, ev: Any, received: list[TableEvent], device_notices: list[DeviceNotice],
                mismatches: list[str] | None = None) -> None:
         """An event that arrived outside an action's wait."""
-        if isinstance(ev, DeviceEvent):
-            device_events.append(ev)
+        if isinstance(ev, DeviceNotice):
+            device_notices.append(ev)
         else:
             if mismatches is not None:
                 mismatches.append(f"unexpected {_strip(ev)}")
@@ -315,7 +320,7 @@ class SimulatedTable:
                 uids = deck_uids(name, 0)
                 learner = drv.learn(name)
                 for card in STANDARD_ORDER:
-                    port.act(lambda d, u=uids[card]: d.place_card(u, Zone.PLAY))
+                    port.act(_placing(uids[card]))
                     deadline = self.clock.now() + self.action_timeout
                     while learner.next_card == card:
                         ev = self._next(drv, deadline)
@@ -369,14 +374,14 @@ class SimulatedTable:
     def play(self, record: GameRecord) -> SimResult:
         """Play one record through the devices; the verdict is ``table.replay.verdict`` of what arrived."""
         received: list[TableEvent] = []
-        device_events: list[DeviceEvent] = []
+        device_notices: list[DeviceNotice] = []
         mismatches: list[str] = []
-        self._live_error: str | None = None
+        self._live_error = None
         console = via = 0
         events = record.events
         if events and events[0].type == "board":
             self.wait_connected()
-            self._settle(received, device_events, mismatches)
+            self._settle(received, device_notices, mismatches)
             plan = self._unplug_plan(record)
             deal: Deal | None = None
             deck: dict[str, str] = {}
@@ -397,8 +402,8 @@ class SimulatedTable:
                 action_no += 1
                 via += 1
                 port.act(action)
-                self._await(ev, drv, received, device_events, mismatches)
-            self._settle(received, device_events, mismatches)
+                self._await(ev, drv, received, device_notices, mismatches)
+            self._settle(received, device_notices, mismatches)
         else:
             for ev in events:
                 console += 1
@@ -406,7 +411,7 @@ class SimulatedTable:
         out = GameRecord(record.source, record.index, received, record.recorded, record.tags, record.notes,
                          record.error)
         v = verdict(out, self._verdict_table)
-        return SimResult(v, received, device_events, console, via, mismatches)
+        return SimResult(v, received, device_notices, console, via, mismatches)
 
     def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
         name = f"deck-{((ev.board or 1) - 1) % self.n_decks}"
@@ -429,7 +434,7 @@ class SimulatedTable:
         return set(rng.sample(range(n_actions), min(self.faults.unplug, n_actions)))
 
     def _await(self, expected: TableEvent, drv: DeviceDriver, received: list[TableEvent],
-               device_events: list[DeviceEvent], mismatches: list[str]) -> None:
+               device_notices: list[DeviceNotice], mismatches: list[str]) -> None:
         deadline = self.clock.now() + self.action_timeout
         want = _strip(expected)
         while True:
@@ -437,8 +442,8 @@ class SimulatedTable:
             if ev is None:
                 mismatches.append(f"timed out waiting for {want}")
                 return
-            if isinstance(ev, DeviceEvent):
-                device_events.append(ev)
+            if isinstance(ev, DeviceNotice):
+                device_notices.append(ev)
                 continue
             self._apply(ev, received)
             got = _strip(ev)
@@ -473,7 +478,7 @@ class SimulatedTable:
             ep.close()
         if self.transport == "inproc":
             for p in self.ports:
-                registry.unregister(f"{self.name.lower()}-{p.name.lower()}")
+                unregister(f"{self.name.lower()}-{p.name.lower()}")
         self.table.close()
         self._verdict_table.close()
 

@@ -1,4 +1,4 @@
-"""Device events the drivers emit beside table events: clear error and status reports, never table state.
+"""Device notices: what the drivers emit beside table events — error and status reports, never table state.
 
 A driver's callback receives either a table event (``table.events``: ``CardPlayed``, ``CallMade``,
 ``HandRead`` ...) or one of these. They carry ``type = "device"`` and a ``code``, so a consumer routes
@@ -32,7 +32,7 @@ INFO_CODES = frozenset({"CONNECTED", "DISCONNECTED", "DECK_LEARNED", "UNDO", "ST
 
 
 @dataclass(frozen=True, slots=True)
-class DeviceEvent:
+class DeviceNotice:
     code: str
     device: str                       # the device's serial number (or its URL before the handshake)
     detail: str
@@ -51,24 +51,24 @@ class DeviceEvent:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
-def unknown_tag(device: str, uid: str, seat: str | None, zone: str | None) -> DeviceEvent:
-    return DeviceEvent("UNKNOWN_TAG", device, f"tag {uid} is not in any learned deck", seat=seat, uid=uid,
+def unknown_tag(device: str, uid: str, seat: str | None, zone: str | None) -> DeviceNotice:
+    return DeviceNotice("UNKNOWN_TAG", device, f"tag {uid} is not in any learned deck", seat=seat, uid=uid,
                        zone=zone)
 
 
-def wrong_deck(device: str, seat: str | None, card: str, deck: str, expected: str) -> DeviceEvent:
-    return DeviceEvent("WRONG_DECK", device, f"{card} of deck {deck!r} read, but this board is played with "
+def wrong_deck(device: str, seat: str | None, card: str, deck: str, expected: str) -> DeviceNotice:
+    return DeviceNotice("WRONG_DECK", device, f"{card} of deck {deck!r} read, but this board is played with "
                        f"deck {expected!r}; not played", seat=seat, card=card)
 
 
-def wrong_seat(device: str, seat: str, card: str, owner: str, uid: str | None = None) -> DeviceEvent:
-    return DeviceEvent("WRONG_SEAT", device, f"{card} read at {seat} but it was dealt to {owner}; not played",
+def wrong_seat(device: str, seat: str, card: str, owner: str, uid: str | None = None) -> DeviceNotice:
+    return DeviceNotice("WRONG_SEAT", device, f"{card} read at {seat} but it was dealt to {owner}; not played",
                        seat=seat, card=card, uid=uid)
 
 
-def unbound_device(device: str, what: str) -> DeviceEvent:
-    return DeviceEvent("UNBOUND_DEVICE", device, f"{what} from device {device}, which is bound to no seat")
+def unbound_device(device: str, what: str) -> DeviceNotice:
+    return DeviceNotice("UNBOUND_DEVICE", device, f"{what} from device {device}, which is bound to no seat")
 
 
-def bad_input(device: str, detail: str, seat: str | None = None) -> DeviceEvent:
-    return DeviceEvent("BAD_INPUT", device, detail, seat=seat)
+def bad_input(device: str, detail: str, seat: str | None = None) -> DeviceNotice:
+    return DeviceNotice("BAD_INPUT", device, detail, seat=seat)
