@@ -263,18 +263,19 @@ def test_random_legal_boards_complete_with_no_flags_and_consistent_score(seed, b
         t.close()
 
 
-# ---------------------------------------------------------------- the fast paths of Table.apply
+# ---------------------------------------------------------------- the batch path of Table.apply_all
 def _table_state(t: Table) -> tuple:
     return (t.state, t.tricks, t.score_ns, [i.to_dict() for i in t.irregularities],
             [list(tr) for tr in t.play.tricks] if t.play else None)
 
 
 def _same_course(events) -> None:
-    """Every event through ``apply`` (fast paths for the common card and call) and through ``_apply`` (the
-    general handler dispatch) leaves two tables in the same state, with the same flags, after every event;
-    ``apply_all`` (a replay's batch path) over the whole list ends in that state too, or raises the first
-    error the event-by-event run met."""
-    fast, slow, batch = Table("fast"), Table("slow"), Table("batch")
+    """Every event through ``apply`` (the handler dispatch) and through ``apply_all`` one event at a time
+    (its card run, ``Play.run_cards``, for legal cards in the play) leaves two tables in the same state, with
+    the same flags, after every event; ``apply_all`` (a replay's batch path) over the whole list ends in that
+    state too, or raises the first error the event-by-event run met."""
+    seen: list[str] = []
+    fast, slow, batch = Table("fast"), Table("slow", on_irregularity=lambda irr: seen.append(irr.code)), Table("batch")
     first_error = None
     try:
         for e in events:
@@ -282,11 +283,13 @@ def _same_course(events) -> None:
                 got = [i.code for i in fast.apply(e)]
             except TableError as err:
                 with pytest.raises(TableError):
-                    slow._apply(e)
+                    slow.apply_all([e])
                 assert str(err)
                 first_error = first_error or str(err)
                 continue
-            assert got == [i.code for i in slow._apply(e)]
+            seen.clear()
+            slow.apply_all([e])
+            assert got == seen
             assert _table_state(fast) == _table_state(slow)
         if first_error is None:
             batch.apply_all(events)
