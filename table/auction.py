@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
 from .cards import SEATS, Seat
+from .errors import BridgeError
 from .irregularity import Irregularity, LeadPenalty, Option
 
 NEXT_TURN, REST_OF_AUCTION = "next_turn", "rest_of_auction"
@@ -33,7 +34,7 @@ _CALL_RANK: dict[str, int] = {PASS: 0, DOUBLE: -1, REDOUBLE: -2,
 _LHO = {s: s.lho for s in SEATS}       # a dict hit instead of a property call
 
 
-class AuctionRulingError(ValueError):
+class AuctionRulingError(BridgeError, ValueError):
     """A ruling that does not apply to the auction as it stands."""
 
 

@@ -10,6 +10,8 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import AbstractSet
 
+from .errors import BridgeError
+
 
 class Seat(StrEnum):
     N = "N"
@@ -50,7 +52,7 @@ _RANK_CHARS = frozenset(RANKS)
 CARD_RANK = {c: RANK_VALUE[c[1]] for c in ALL_CARDS}
 
 
-class CardError(ValueError):
+class CardError(BridgeError, ValueError):
     """A card, hand or deal that cannot be what it claims to be."""
 
 

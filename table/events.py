@@ -14,9 +14,10 @@ from typing import IO, Any, Union
 from .board import Vulnerability, dealer_for, parse_vulnerability, vulnerability_for
 from .calls import CallError, parse_call
 from .cards import CardError, Seat, parse_card, seat
+from .errors import BridgeError
 
 
-class EventError(ValueError):
+class EventError(BridgeError, ValueError):
     """A table event that is malformed (not merely illegal: illegal events are flagged, not refused)."""
 
 

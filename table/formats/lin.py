@@ -43,6 +43,7 @@ from typing import IO
 from ..board import Vulnerability, parse_vulnerability
 from ..calls import DOUBLE, PASS, REDOUBLE, is_bid, parse_call
 from ..cards import ALL_CARDS, RANK_VALUE, SEATS, CardError, Deal, Seat, hand_to_pbn, parse_card
+from ..errors import BridgeError
 from ..events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, board_started
 from ..record import GameRecord, Recorded
 from ..tricks import trick_winner_index, trump_of
@@ -62,7 +63,7 @@ _BODY = {"md", "mb", "pc", "mc"}                      # tags that mean the recor
 _RS_ENTRY = re.compile(r"([1-7])([CDHSN])([NESW])(X{0,2})(=|[+-]\d{1,2})", re.I)
 
 
-class LinError(ValueError):
+class LinError(BridgeError, ValueError):
     """A LIN record that cannot be read (caught per record and stored as ``record.error``)."""
 
 

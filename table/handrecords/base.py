@@ -16,12 +16,13 @@ from dataclasses import dataclass
 
 from ..board import Vulnerability, dealer_for, vulnerability_for
 from ..cards import ALL_CARDS, RANKS, SEATS, SUITS, CardError, Deal, Seat
+from ..errors import BridgeError
 from ..events import BoardStarted
 
 CARD_INDEX = {c: i for i, c in enumerate(ALL_CARDS)}
 
 
-class HandRecordError(ValueError):
+class HandRecordError(BridgeError, ValueError):
     """A hand-record file (or a set of boards) that cannot be read or written; the message names the
     file, the board when known, and what is wrong."""
 
