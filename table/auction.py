@@ -96,7 +96,8 @@ class Auction:
         self._watches: list[_Watch] = []
         self._last_bid: CallEntry | None = None
         self._risk_entry: CallEntry | None = None   # the X/XX in effect over the last bid
-        self._contract_memo: tuple | None = None     # (last bid, risk, calls standing, contract)
+        # (last bid, risk, calls standing, contract)
+        self._contract_memo: tuple[CallEntry, CallEntry | None, int, tuple[str, str, Seat]] | None = None
 
     # ------------------------------------------------------------------ queries
     @property

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import IO, Any, Union
+from typing import IO, Any
 
 from .board import Vulnerability, dealer_for, parse_vulnerability, vulnerability_for
 from .calls import CallError, parse_call
 from .cards import CardError, Seat, parse_card, seat
 from .errors import BridgeError
+from .scoring import parse_contract
 
 
 class EventError(BridgeError, ValueError):
@@ -110,7 +111,8 @@ class RulingGiven:
     type: str = field(default="ruling", init=False)
 
 
-TableEvent = Union[BoardStarted, HandRead, CallMade, ContractRecorded, CardPlayed, CardExposed, ClaimMade, ClaimResponded, RulingGiven]
+TableEvent = (BoardStarted | HandRead | CallMade | ContractRecorded | CardPlayed | CardExposed | ClaimMade
+              | ClaimResponded | RulingGiven)
 
 
 def board_started(board: int | None, *, dealer: str | None = None, vulnerable: str | None = None,
@@ -177,7 +179,6 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
             return CallMade(seat=seat(_req(d, "seat")), call=parse_call(str(_req(d, "call"))),
                             alert=bool(d.get("alert", False)), **extra)
         if kind == "contract":
-            from .scoring import parse_contract
             text = str(_req(d, "contract"))
             c = parse_contract(text)
             decl = d.get("declarer")

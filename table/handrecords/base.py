@@ -11,7 +11,7 @@ the order of the wire protocol (§9.3) and of most dealing-machine formats.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..board import Vulnerability, dealer_for, vulnerability_for
@@ -78,7 +78,7 @@ def owners_of(deal: Deal) -> list[Seat]:
     return [deal.owner[c] for c in ALL_CARDS]
 
 
-def make_deal(hands: dict[Seat, Iterable[str]], source: str, board: int | None) -> Deal:
+def make_deal(hands: Mapping[Seat, Iterable[str]], source: str, board: int | None) -> Deal:
     """``Deal`` with its complaint (a card twice, a hand of 12) turned into a ``HandRecordError``."""
     try:
         return Deal(hands)

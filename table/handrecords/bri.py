@@ -38,7 +38,7 @@ def decode_cards(chunk: bytes, source: str, board: int) -> dict[Seat, list[str]]
 
 
 def encode_cards(b: HandRecordBoard) -> bytes:
-    return "".join(f"{CARD_INDEX[c] + 1:02d}" for s in SEATS[:3] for c in sorted(b.deal.hands[s], key=CARD_INDEX.get)
+    return "".join(f"{CARD_INDEX[c] + 1:02d}" for s in SEATS[:3] for c in sorted(b.deal.hands[s], key=CARD_INDEX.__getitem__)
                    ).encode("ascii")
 
 
