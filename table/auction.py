@@ -236,9 +236,9 @@ class Auction:
             self._flag_pending(entry, code, "36", exp, flagged,
                                [Option("cancel", "cancelled; offender substitutes a legal call; partner passes for "
                                        "the rest of the auction (Law 23); Law 26 lead penalty", "director")],
-                               detail="Law 19: " + ("a double needs an opponent's last bid with only passes since"
-                                                    if call == DOUBLE else
-                                                    "a redouble needs an opponent's last double with only passes since"))
+                               detail="Law 19: " + (
+                                   "a double needs an opponent's last bid with only passes since" if call == DOUBLE
+                                   else "a redouble needs an opponent's last double with only passes since"))
             return
         if is_bid(call) and self._last_bid is not None and bid_key(call) <= bid_key(self._last_bid.effective):
             self._flag_pending(entry, "INSUFFICIENT_BID", "27", exp, flagged,

@@ -1,8 +1,8 @@
-"""Table events: the one vocabulary every source produces and the journal stores (ARCHITECTURE §3).
+"""Table events: the one vocabulary every source produces and the journal stores.
 
 Each event is a slotted dataclass (treated as immutable; not frozen because a frozen ``__init__`` costs
-three times as much and a replay builds ~60 events per board) with a JSON form (``to_dict``/``event_from_dict``); a ``.jsonl``
-log holds one object per line.
+three times as much and a replay builds ~60 events per board) with a JSON form (``to_dict``/``event_from_dict``);
+a ``.jsonl`` log holds one object per line.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ the number, Law 2), and how they spell the 52 cards; each format module converts
 and a list of :class:`HandRecordBoard`.
 
 Cards are indexed 0..51 in the order S, H, D, C and A, K, ... 2 within a suit (``table.cards.ALL_CARDS``):
-the order of the wire protocol (§9.3) and of most dealing-machine formats.
+the order of the wire protocol (docs/protocol.md §9.3) and of most dealing-machine formats.
 """
 from __future__ import annotations
 

@@ -1,11 +1,15 @@
-"""The board state machine driven by table events (ARCHITECTURE §3): states, flag-don't-block, rulings, claims."""
+"""The board state machine driven by table events: states, flag-don't-block, rulings, claims."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from table.cards import Deal, Seat, sort_cards
+from table.calls import STRAINS
+from table.cards import ALL_CARDS, SEATS, Deal, Seat, sort_cards
 from table.events import CallMade, CardPlayed, ClaimMade, ClaimResponded, HandRead, RulingGiven, board_started
 from table.machine import MACHINE, Table, TableError
+from table.scoring import score_ns
 from table.tricks import trick_winner_index
 
 DEAL = "N:QJ3.KQ982.KT63.Q K985.J653.74.K84 AT7.4.AQ85.J7632 642.AT7.J92.AT95"
@@ -188,12 +192,6 @@ def test_one_shared_machine_definition():
 
 
 # ---------------------------------------------------------------- whole boards at random
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
-
-from table.calls import STRAINS  # noqa: E402
-from table.cards import ALL_CARDS, SEATS  # noqa: E402
-from table.scoring import score_ns  # noqa: E402
 
 
 def random_board(rng, board_no):
