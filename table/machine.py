@@ -91,8 +91,8 @@ class _LeanTransition(Transition):
             if check() != cond.target:
                 return False
         if self.dest is not None:                # None: an internal transition, no state change
-            machine = event_data.machine
-            machine.set_state(machine.states[self.dest], model)
+            # what Machine.set_state does for one model and a plain string state, without its look-ups
+            setattr(model, event_data.machine.model_attribute, self.dest)
         return True
 
 

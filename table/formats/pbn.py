@@ -249,36 +249,35 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
                     while late and late[0][0] < start:
                         game.problems.append(late.pop(0)[1])
                     yield game
-                game = _Raw(start)
-                game.inherit = inherit
-                tags = game.tags
-                game.notes += pending
+                game = current = _Raw(start)    # ``current``: the game being read, never None
+                current.inherit = inherit
+                tags = current.tags
+                current.notes += pending
                 pending = []
                 section = None
-            assert game is not None              # the first tag pair opened one
             k += 1
             if name == "Note":
-                game.notes.append(value)         # section unchanged: notes close the auction/play lines
+                current.notes.append(value)         # section unchanged: notes close the auction/play lines
                 m = _NOTE_RE.match(value)
                 if m:
-                    game.note_tags.setdefault(m.group(1), value[m.end():].strip())
+                    current.note_tags.setdefault(m.group(1), value[m.end():].strip())
             elif name in tags:
                 section = None                   # PBN 3.4: a repeated tag is ignored
             else:
                 tags[name] = value
                 if name == "Auction":
-                    section = game.auction = []
+                    section = current.auction = []
                 elif name == "Play":
-                    section = game.play = []
+                    section = current.play = []
                 else:
                     section = None
             if data and not data.isspace():
                 if "\x01" in data or "[" in data:
                     toks, notes, bad = _data(data, comments)
-                    game.notes += notes
+                    current.notes += notes
                     if bad:
                         at = line + nl("".join(segs[:3 * k]) + data[:data.index("[")])
-                        game.problems.append(f"line {at}: not a tag pair: {bad!r}")
+                        current.problems.append(f"line {at}: not a tag pair: {bad!r}")
                 else:
                     toks = data.split()
                 if section is not None:
@@ -648,7 +647,7 @@ def _calls(events: list[TableEvent], tokens: list[str], tag: str, dealer: Seat, 
     i = _IDX[seat]
     plain_calls = list(map(_PLAIN_CALL.get, tokens))
     if None not in plain_calls and len(plain_calls) <= 64:      # the usual auction: plain calls only
-        calls = cast(list[str], plain_calls)
+        calls = cast("list[str]", plain_calls)
         cev = _PLAIN_CALL_EV
         events += [cev[(i + k) & 3][c] for k, c in enumerate(calls)]
         return _ROT[i][:len(calls)], calls
@@ -740,7 +739,7 @@ def _play(events: list[TableEvent], tokens: list[str], tag: str, strain: str | N
         cont = "+" in slots
         slots = ["" if c == "+" else c for c in slots]
     else:
-        slots = cast(list[str], plain_slots)
+        slots = cast("list[str]", plain_slots)
     trump = None if strain == "NT" or strain is False else strain
     f = _IDX[first]
     cev = [_CARD_EV[(f + j) & 3] for j in range(4)]   # column -> that seat's card events
