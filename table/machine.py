@@ -4,7 +4,7 @@ The machine only *sequences*: the laws live in ``auction.py`` and ``play.py`` as
 returns irregularities as data. A ``Table`` joins the shared machine with ``add_model`` and leaves
 with ``close()`` (``remove_model``); one definition is built once for the process (a Machine per
 table costs ~150 KB). The machine is built with ``model_override=True``: it binds onto a table only
-the triggers ``Table`` declares, so type checkers see them and a table in mid-play weighs ~17 KB.
+the triggers ``Table`` declares, so type checkers see them and a table in mid-play weighs ~18 KB.
 
 States a director recognises::
 

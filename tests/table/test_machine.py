@@ -1,9 +1,12 @@
 """The board state machine driven by table events: states, flag-don't-block, rulings, claims."""
 from __future__ import annotations
 
+import logging
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from transitions import MachineError
 
 from table.calls import STRAINS
 from table.cards import ALL_CARDS, SEATS, Deal, Seat, sort_cards
@@ -189,6 +192,19 @@ def test_one_shared_machine_definition():
         for t in tables:
             t.close()
     assert all(t not in MACHINE.models for t in tables)
+
+
+def test_table_declares_every_trigger_and_joining_logs_no_warning(caplog):
+    with caplog.at_level(logging.DEBUG, logger="transitions"):
+        t = Table()
+    try:
+        assert set(MACHINE.events) <= set(vars(t))        # add_model bound each declared trigger to the table
+        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+        with pytest.raises(MachineError):
+            t.lead_faced()                                 # not from idle
+        assert t.state == "idle"
+    finally:
+        t.close()
 
 
 # ---------------------------------------------------------------- whole boards at random
