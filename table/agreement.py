@@ -5,11 +5,17 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+from .board import vulnerability_for
+from .scoring import parse_contract, score_ns
+
+Verdict = dict[str, Any]      # one verdict of table.replay.verdict, as its JSON line has it
 
 _NUM = re.compile(r"^[+-]?\d+$")
 
 
-def recorded_tricks(v: dict) -> int | None:
+def recorded_tricks(v: Verdict) -> int | None:
     """The file's Result as declarer side's tricks ("9", "^9", "NS 9", "EW 4")."""
     res = (v["recorded"].get("result") or "").replace("^", "").strip()
     if not res:
@@ -24,7 +30,7 @@ def recorded_tricks(v: dict) -> int | None:
     return int(res) if _NUM.match(res) and 0 <= int(res) <= 13 else None
 
 
-def recorded_score_ns(v: dict) -> int | None:
+def recorded_score_ns(v: Verdict) -> int | None:
     """The file's Score from North-South's side: "NS 620", "EW -50", or a bare number from declarer's side."""
     sc = (v["recorded"].get("score") or "").replace(" ", "")
     m = re.match(r"^(NS|EW)([+-]?\d+)$", sc)
@@ -37,10 +43,8 @@ def recorded_score_ns(v: dict) -> int | None:
     return None
 
 
-def score_reason(v: dict, recorded: int) -> str:
+def score_reason(v: Verdict, recorded: int) -> str:
     """Why the engine's NS score differs from the file's, as far as the record itself shows."""
-    from table.board import vulnerability_for
-    from table.scoring import parse_contract, score_ns
     codes = sorted({i["code"] for i in v["irregularities"]})
     if v["tricks"] is None:
         return "no result: the play stops without a claim and the file has no Result"
@@ -60,11 +64,11 @@ def score_reason(v: dict, recorded: int) -> str:
     return ", ".join(codes) or "the file's Score does not fit its own contract, result and vulnerability"
 
 
-def analyse(verdicts: Iterable[dict]) -> tuple[dict, list[str]]:
+def analyse(verdicts: Iterable[Verdict]) -> tuple[dict[str, Any], list[str]]:
     """Counts of agreement between verdicts and what their files record, and one line per disagreement."""
-    c: Counter = Counter()
+    c: Counter[str] = Counter()
     disagreements: list[str] = []
-    irregular: Counter = Counter()
+    irregular: Counter[tuple[str, str]] = Counter()
     for v in verdicts:
         where = f"{Path(v['source']).parent.name}/{Path(v['source']).name}#{v['record']} (board {v['board']})"
         c["records"] += 1
@@ -106,7 +110,8 @@ def analyse(verdicts: Iterable[dict]) -> tuple[dict, list[str]]:
                 reason = ", ".join(sorted({i["code"] for i in v["irregularities"]})) or "no irregularity flagged"
                 disagreements.append(f"- {where}: tricks {v['tricks']} vs Result {v['recorded']['result']!r} "
                                      f"({v['contract']} by {v['declarer']}; {reason})")
-    c["irregularities"] = dict(sorted((f"{k[0]} ({k[1]})", n) for k, n in irregular.items()))
-    return dict(c), disagreements
+    counts: dict[str, Any] = dict(c)
+    counts["irregularities"] = dict(sorted((f"{k[0]} ({k[1]})", n) for k, n in irregular.items()))
+    return counts, disagreements
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
 from .cards import SEATS, Seat
+from .errors import BridgeError
 from .irregularity import Irregularity, LeadPenalty, Option
 
 NEXT_TURN, REST_OF_AUCTION = "next_turn", "rest_of_auction"
@@ -33,7 +34,7 @@ _CALL_RANK: dict[str, int] = {PASS: 0, DOUBLE: -1, REDOUBLE: -2,
 _LHO = {s: s.lho for s in SEATS}       # a dict hit instead of a property call
 
 
-class AuctionRulingError(ValueError):
+class AuctionRulingError(BridgeError, ValueError):
     """A ruling that does not apply to the auction as it stands."""
 
 
@@ -95,7 +96,8 @@ class Auction:
         self._watches: list[_Watch] = []
         self._last_bid: CallEntry | None = None
         self._risk_entry: CallEntry | None = None   # the X/XX in effect over the last bid
-        self._contract_memo: tuple | None = None     # (last bid, risk, calls standing, contract)
+        # (last bid, risk, calls standing, contract)
+        self._contract_memo: tuple[CallEntry, CallEntry | None, int, tuple[str, str, Seat]] | None = None
 
     # ------------------------------------------------------------------ queries
     @property
@@ -234,9 +236,9 @@ class Auction:
             self._flag_pending(entry, code, "36", exp, flagged,
                                [Option("cancel", "cancelled; offender substitutes a legal call; partner passes for "
                                        "the rest of the auction (Law 23); Law 26 lead penalty", "director")],
-                               detail="Law 19: " + ("a double needs an opponent's last bid with only passes since"
-                                                    if call == DOUBLE else
-                                                    "a redouble needs an opponent's last double with only passes since"))
+                               detail="Law 19: " + (
+                                   "a double needs an opponent's last bid with only passes since" if call == DOUBLE
+                                   else "a redouble needs an opponent's last double with only passes since"))
             return
         if is_bid(call) and self._last_bid is not None and bid_key(call) <= bid_key(self._last_bid.effective):
             self._flag_pending(entry, "INSUFFICIENT_BID", "27", exp, flagged,

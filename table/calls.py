@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .errors import BridgeError
+
 STRAINS = ("C", "D", "H", "S", "NT")          # lowest first (Law 18E)
 STRAIN_RANK = {s: i for i, s in enumerate(STRAINS)}
 PASS, DOUBLE, REDOUBLE = "Pass", "X", "XX"
@@ -17,7 +19,7 @@ _ALIASES = {"P": PASS, "PASS": PASS, "X": DOUBLE, "D": DOUBLE, "DBL": DOUBLE,
 _STRAIN_ALIASES = {"C": "C", "D": "D", "H": "H", "S": "S", "N": "NT", "NT": "NT", "SA": "NT"}
 
 
-class CallError(ValueError):
+class CallError(BridgeError, ValueError):
     """Text that is not a call."""
 
 

@@ -5,10 +5,11 @@ readable in logs and identical to the event vocabulary. Look-up tables give suit
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from enum import StrEnum
 from functools import lru_cache
-from typing import AbstractSet
+
+from .errors import BridgeError
 
 
 class Seat(StrEnum):
@@ -50,7 +51,7 @@ _RANK_CHARS = frozenset(RANKS)
 CARD_RANK = {c: RANK_VALUE[c[1]] for c in ALL_CARDS}
 
 
-class CardError(ValueError):
+class CardError(BridgeError, ValueError):
     """A card, hand or deal that cannot be what it claims to be."""
 
 
@@ -58,7 +59,7 @@ def side_of(seat: str) -> str:
     return "NS" if seat in ("N", "S") else "EW"
 
 
-def seat(value: str) -> Seat:
+def seat(value: object) -> Seat:
     if not isinstance(value, str):
         raise CardError(f"not a seat: {value!r}")
     try:
@@ -86,9 +87,10 @@ class Deal:
 
     __slots__ = ("hands", "_owner", "_suit_counts")
 
-    def __init__(self, hands: Mapping[str, Iterable[str]], *, complete: bool = True) -> None:
+    def __init__(self, hands: Mapping[Seat, Iterable[str]] | Mapping[str, Iterable[str]], *,
+                 complete: bool = True) -> None:
         self.hands: dict[Seat, frozenset[str]] = {}
-        listed: dict[Seat, Sequence[str] | AbstractSet[str]] = {}
+        listed: dict[Seat, Collection[str]] = {}
         every: set[str] = set()
         held = 0
         for s in SEATS:

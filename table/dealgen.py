@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Protocol, Union
+from typing import Protocol
 
 from .cards import ALL_CARDS, SEATS, Deal
 from .handrecords.base import HandRecordBoard
 
-Seed = Union[int, str, bytes]
+Seed = int | str | bytes
 
 
 class RandomSource(Protocol):
-    def randrange(self, stop: int) -> int: ...
+    def randrange(self, stop: int, /) -> int: ...
 
 
 class HashDRBG:

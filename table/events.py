@@ -1,22 +1,24 @@
-"""Table events: the one vocabulary every source produces and the journal stores (ARCHITECTURE §3).
+"""Table events: the one vocabulary every source produces and the journal stores.
 
 Each event is a slotted dataclass (treated as immutable; not frozen because a frozen ``__init__`` costs
-three times as much and a replay builds ~60 events per board) with a JSON form (``to_dict``/``event_from_dict``); a ``.jsonl``
-log holds one object per line.
+three times as much and a replay builds ~60 events per board) with a JSON form (``to_dict``/``event_from_dict``);
+a ``.jsonl`` log holds one object per line.
 """
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import IO, Any, Union
+from typing import IO, Any
 
 from .board import Vulnerability, dealer_for, parse_vulnerability, vulnerability_for
 from .calls import CallError, parse_call
 from .cards import CardError, Seat, parse_card, seat
+from .errors import BridgeError
+from .scoring import parse_contract
 
 
-class EventError(ValueError):
+class EventError(BridgeError, ValueError):
     """A table event that is malformed (not merely illegal: illegal events are flagged, not refused)."""
 
 
@@ -109,7 +111,8 @@ class RulingGiven:
     type: str = field(default="ruling", init=False)
 
 
-TableEvent = Union[BoardStarted, HandRead, CallMade, ContractRecorded, CardPlayed, CardExposed, ClaimMade, ClaimResponded, RulingGiven]
+TableEvent = (BoardStarted | HandRead | CallMade | ContractRecorded | CardPlayed | CardExposed | ClaimMade
+              | ClaimResponded | RulingGiven)
 
 
 def board_started(board: int | None, *, dealer: str | None = None, vulnerable: str | None = None,
@@ -176,7 +179,6 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
             return CallMade(seat=seat(_req(d, "seat")), call=parse_call(str(_req(d, "call"))),
                             alert=bool(d.get("alert", False)), **extra)
         if kind == "contract":
-            from .scoring import parse_contract
             text = str(_req(d, "contract"))
             c = parse_contract(text)
             decl = d.get("declarer")

@@ -3,8 +3,8 @@
 The machine only *sequences*: the laws live in ``auction.py`` and ``play.py`` as pure logic that
 returns irregularities as data. A ``Table`` joins the shared machine with ``add_model`` and leaves
 with ``close()`` (``remove_model``); one definition is built once for the process (a Machine per
-table costs ~150 KB). The machine binds nothing onto a table: the triggers are methods of ``Table``
-(see ``_LeanMachine``), so a live table in mid-play weighs ~15 KB in all.
+table costs ~150 KB). The machine is built with ``model_override=True``: it binds onto a table only
+the triggers ``Table`` declares, so type checkers see them and a table in mid-play weighs ~18 KB.
 
 States a director recognises::
 
@@ -24,6 +24,7 @@ from transitions.core import Event, EventData, MachineError, State, Transition
 from .auction import NEXT_TURN, Auction, AuctionRulingError
 from .calls import bid_level, bid_strain
 from .cards import SEATS, CardError, Deal, Seat
+from .errors import BridgeError
 from .events import (
     BoardStarted,
     CallMade,
@@ -86,20 +87,23 @@ class _LeanTransition(Transition):
     def execute(self, event_data: EventData) -> bool:
         model = event_data.model
         for cond in self.conditions:             # conditions name Table methods taking no argument
-            if getattr(model, cond.func)() != cond.target:
+            check = getattr(model, cond.func) if isinstance(cond.func, str) else cond.func
+            if check() != cond.target:
                 return False
-        # what Machine.set_state does for a plain string state that the machine built and checked itself
-        setattr(model, event_data.machine.model_attribute, self.dest)
+        if self.dest is not None:                # None: an internal transition, no state change
+            # what Machine.set_state does for one model and a plain string state, without its look-ups
+            setattr(model, event_data.machine.model_attribute, self.dest)
         return True
 
 
 class _LeanEvent(Event):
     """A synchronous trigger with no machine-level callbacks: the library's partial, queue hand-off and
-    finalize chain (and their logging) are skipped; invalid triggers still raise ``MachineError``."""
+    finalize chain (and their logging, ~10 µs a trigger) are skipped; invalid triggers still raise
+    ``MachineError``."""
 
-    def trigger(self, model: Any, *args: Any, **kwargs: Any) -> bool:
+    def trigger(self, model: object, *args: Any, **kwargs: Any) -> bool:
         machine = self.machine
-        state = model.state
+        state = getattr(model, machine.model_attribute)
         candidates = self.transitions.get(state)
         if candidates is None:
             raise MachineError(f"Can't trigger event {self.name} from state {state}!")
@@ -112,11 +116,9 @@ class _LeanEvent(Event):
 
 
 class _LeanMachine(Machine):
-    """A machine that binds nothing onto its models. By default ``add_model`` sets a trigger, a
-    ``may_<trigger>`` and an ``is_<state>`` partial on every model (about 9 KB per table here); ``Table``
-    instead declares each trigger once on the class (``_fire``), so a table carries only its state.
-    States, transitions and events are the lean subclasses above (the library's documented extension
-    points), valid because this machine is synchronous and declares no callbacks: checked at build."""
+    """States, transitions and events are the lean subclasses above (the library's documented
+    ``state_cls``/``transition_cls``/``event_cls`` extension points), valid because this machine is
+    synchronous and declares no callbacks: checked when it is built."""
 
     state_cls = _LeanState
     transition_cls = _LeanTransition
@@ -132,32 +134,41 @@ class _LeanMachine(Machine):
         if self.has_queue or any(hooks) or callbacks or states_cb:
             raise TypeError("_LeanMachine runs no callbacks and no queue: declare none")
 
-    def _checked_assignment(self, model: Any, name: str, func: Any) -> None:
-        pass
 
-
+# model_override: add_model binds onto a table only the names Table declares (its triggers), not a
+# trigger, may_<trigger> and is_<state> partial each (~9 KB per table)
 MACHINE = _LeanMachine(model=None, states=STATES, transitions=TRANSITIONS, initial="idle", auto_transitions=False,
-                       ignore_invalid_triggers=False)
-TRIGGERS = sorted({t["trigger"] for t in TRANSITIONS})
+                       ignore_invalid_triggers=False, model_override=True, name="table")
 
 
-def _fire(name: str) -> Callable[[Table], bool]:
-    event = MACHINE.events[name]
+class _UndeclaredHelpers(logging.Filter):
+    """With ``model_override`` the library logs a warning for each helper a model does not declare, ~20 per
+    table here; leaving them undeclared is this module's choice (memory), so those lines of MACHINE go."""
 
-    def trigger(self: Table) -> bool:
-        return event.trigger(self)
-    trigger.__name__ = name
-    return trigger
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.args, tuple) and record.args[:1] == (MACHINE.name,)
+                    and "model override policy" in str(record.msg))
 
 
-class TableError(Exception):
+logging.getLogger("transitions.core").addFilter(_UndeclaredHelpers())
+
+
+class TableError(BridgeError):
     """An event that cannot be applied at all (not an irregularity: those are data)."""
+
+
+def _bound_by_the_machine(self: Table) -> bool:
+    raise RuntimeError("a machine trigger: MACHINE.add_model binds it to each table")
 
 
 class Table:
     """One table's board in progress, driven only by table events."""
 
     state: str
+
+    # The machine's triggers: placeholders that MACHINE.add_model replaces on each table (model_override).
+    board_dealt = auction_started = auction_closed = board_passed_out = contract_recorded = _bound_by_the_machine
+    lead_faced = claim_made = play_ended = irregularity_flagged = irregularity_settled = _bound_by_the_machine
 
     def __init__(self, name: str = "", on_irregularity: Callable[[Irregularity], None] | None = None) -> None:
         self.name = name
@@ -249,31 +260,18 @@ class Table:
     # ------------------------------------------------------------------ events
     def apply(self, event: TableEvent) -> list[Irregularity]:
         """Apply one table event; returns the irregularities it flagged (often none)."""
-        cls = event.__class__
-        state = self.state
-        # The two common cases first, doing what ``_card`` and ``_call`` do in these states without the
-        # handler dispatch of ``_apply`` (a board has ~40 cards and ~10 calls; corpus verdicts unchanged)
-        if cls is CardPlayed and state == "play":
-            play = self.play
-            flagged = play.card(event.seat, event.card)           # type: ignore[union-attr]
-            if len(play.winners) == 13 and play.awaiting is None:  # type: ignore[union-attr]
-                self._finish()
-        elif cls is CallMade and state == "auction":
-            auction = self.auction
-            was_closed = auction.closed                            # type: ignore[union-attr]
-            flagged = auction.call(event.seat, event.call, event.alert)   # type: ignore[union-attr]
-            if not was_closed and auction.closed:                  # type: ignore[union-attr]
-                if auction.passed_out:                             # type: ignore[union-attr]
-                    self.board_passed_out()
-                else:
-                    self.auction_closed()
-        else:
-            return self._apply(event)
-        if flagged:
+        handler = _HANDLERS.get(event.__class__)
+        if handler is None:
+            raise TableError(f"unknown event {event!r}")
+        if self.board is None and handler is not _START:
+            raise TableError(f"{event.type} event before any board event")
+        flagged = handler(self, event)
+        # only a flag, a ruling or a claim response can open or settle a choice: skip the check otherwise
+        if flagged or handler in _SETTLING or self.state == "awaiting_ruling":
             self._sync_ruling_state()
-            if self.on_irregularity:
-                for irr in flagged:
-                    self.on_irregularity(irr)
+        if flagged and self.on_irregularity:
+            for irr in flagged:
+                self.on_irregularity(irr)
         return flagged
 
     def apply_all(self, events: Sequence[TableEvent]) -> None:
@@ -286,11 +284,11 @@ class Table:
         try:
             while i < n:
                 e = events[i]
-                if e.__class__ is CardPlayed and self.state == "play":
-                    play = self.play
-                    j = play.run_cards(events, i, CardPlayed)        # type: ignore[union-attr]
+                play = self.play
+                if e.__class__ is CardPlayed and play is not None and self.state == "play":
+                    j = play.run_cards(events, i, CardPlayed)
                     if j > i:
-                        if len(play.winners) == 13 and play.awaiting is None:   # type: ignore[union-attr]
+                        if play.complete and play.awaiting is None:
                             self._finish()
                         i = j
                         continue
@@ -299,21 +297,6 @@ class Table:
         except Exception as err:
             err.add_note(f"event {i}: {events[i]!r}")
             raise
-
-    def _apply(self, event: TableEvent) -> list[Irregularity]:
-        handler = _HANDLERS.get(event.__class__)
-        if handler is None:
-            raise TableError(f"unknown event {event!r}")
-        if self.board is None and handler is not _START:
-            raise TableError(f"{event.type} event before any board event")
-        flagged = handler(self, event)
-        # only a flag, a ruling or a claim response can open or settle a choice: skip the check otherwise
-        if flagged or self.state == "awaiting_ruling" or handler in _SETTLING:
-            self._sync_ruling_state()
-        if flagged and self.on_irregularity:
-            for irr in flagged:
-                self.on_irregularity(irr)
-        return flagged
 
     def _open_choice(self) -> bool:
         a, p = self.auction, self.play
@@ -390,19 +373,22 @@ class Table:
         return flagged
 
     def _call(self, event: CallMade) -> list[Irregularity]:
-        assert self.board is not None
-        if self.auction is None:
-            self.auction = Auction(self.board.dealer)
-        if self.state == "board_ready":
-            self.auction_started()
-        if self.play is not None and self.play.tricks:
-            irr = self._flag("CALL_AFTER_FINAL_PASS", "39", str(event.seat), "play",
-                             f"{event.call} during the play", disposition="cancelled")
-            return [irr]
-        was_closed = self.auction.closed
-        flagged = self.auction.call(event.seat, event.call, event.alert)
-        if not was_closed and self.auction.closed:
-            if self.auction.passed_out:
+        auction = self.auction
+        if self.state != "auction":                      # in the auction (most calls) there is one already
+            if auction is None:
+                assert self.board is not None
+                auction = self.auction = Auction(self.board.dealer)
+            if self.state == "board_ready":
+                self.auction_started()
+            if self.play is not None and self.play.tricks:
+                irr = self._flag("CALL_AFTER_FINAL_PASS", "39", str(event.seat), "play",
+                                 f"{event.call} during the play", disposition="cancelled")
+                return [irr]
+        assert auction is not None
+        was_closed = auction.closed
+        flagged = auction.call(event.seat, event.call, event.alert)
+        if not was_closed and auction.closed:
+            if auction.passed_out:
                 self.board_passed_out()
             else:
                 self.auction_closed()
@@ -488,7 +474,8 @@ class Table:
         law = "24A" if len(event.cards) == 1 and not honors else ("24B" if len(event.cards) == 1 else "24C")
         irr = self._flag("CARD_EXPOSED_DURING_AUCTION", law, str(event.seat), "auction",
                          f"{', '.join(event.cards)} exposed during the auction",
-                         [Option("penalty_card", "cards stay face up; penalty cards if the offender defends", "director")]
+                         [Option("penalty_card", "cards stay face up; penalty cards if the offender defends",
+                                 "director")]
                          + ([] if law == "24A" else [Option("partner_passes", "partner passes at his next turn",
                                                              "director")]))
         if law != "24A" and self.auction is not None and not self.auction.closed:
@@ -531,7 +518,7 @@ class Table:
 
     def _finish(self, claimed: bool = False, tricks: int | None = None) -> None:
         assert self.play is not None
-        total = tricks            # a claim's tricks are always the declarer side's total (ARCHITECTURE §3)
+        total = tricks            # a claim's tricks are always the declarer side's total
         if total is None and claimed and self.claim is not None:
             total = self.claim.tricks
         self.tricks = self.play.finish(total)
@@ -578,12 +565,9 @@ class Table:
 
 _HANDLERS: dict[type, Callable[[Table, Any], list[Irregularity]]] = {
     BoardStarted: Table._start, CallMade: Table._call, CardPlayed: Table._card, ClaimMade: Table._claim,
-    ClaimResponded: Table._claim_response, ContractRecorded: Table._contract, HandRead: Table._hand, CardExposed: Table._exposed,
-    RulingGiven: Table._ruling,
+    ClaimResponded: Table._claim_response, ContractRecorded: Table._contract, HandRead: Table._hand,
+    CardExposed: Table._exposed, RulingGiven: Table._ruling,
 }
 _START = Table._start
 _SETTLING = frozenset({Table._ruling, Table._claim_response})     # handlers that may settle a choice
 
-
-for _name in TRIGGERS:                       # the machine's triggers as methods of every table
-    setattr(Table, _name, _fire(_name))

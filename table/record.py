@@ -4,10 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import BridgeError
 from .events import TableEvent
 
 
-class RecordError(ValueError):
+class RecordError(BridgeError, ValueError):
     """A record (or a whole file) that cannot be read; the message says where and why."""
 
 

@@ -1,4 +1,4 @@
-"""Replay game records through a ``Table`` and produce one verdict per record (ARCHITECTURE §4)."""
+"""Replay game records through a ``Table`` and produce one verdict per record."""
 from __future__ import annotations
 
 import gc
@@ -93,6 +93,7 @@ def verdict(record: GameRecord, table: Table | None = None, complete: bool = Fal
         out["board"], out["dealer"], out["vulnerable"] = b.board, str(b.dealer), str(b.vulnerable)
         # Table.contract / .status / .score_ns, each read once (a replay spends a tenth of its time here)
         tricks = table.tricks
+        score: int | None
         if table.passed_out:
             out["contract"], score, status = "PASS", 0, "passed_out"
         else:

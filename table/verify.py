@@ -26,7 +26,6 @@ return to the pockets) and says which cards are where.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from typing import Union
 
 from .cards import SEATS, Deal, Seat
 from .events import BoardStarted, CallMade, CardPlayed, ContractRecorded, HandRead, TableEvent
@@ -238,7 +237,7 @@ def check_returned(read: HandRead, played: Deal, board: int | None) -> Irregular
 
 # ------------------------------------------------------------------------------------------ from events
 
-Records = Union[HandRecordBoard, Mapping[int, HandRecordBoard], Iterable[HandRecordBoard], None]
+Records = HandRecordBoard | Mapping[int, HandRecordBoard] | Iterable[HandRecordBoard] | None
 
 
 class BoardVerifier:

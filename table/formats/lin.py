@@ -5,7 +5,7 @@ header (``vg|`` title, ``rs|`` results, ``pn|`` names) and one record per ``qx|o
 or closed room). A hand-record or single-board LIN has no ``qx`` and is one record.
 
 Reading is tolerant: real files differ in card and call case, line ends, encodings, alert markup, player
-lists and claims (see ``shared/data/lin-vugraph/SOURCE.md``). A record that cannot be read gets
+lists and claims. A record that cannot be read gets
 ``record.error``; its ``events`` are then the part read before the problem, and the next record is read.
 
 Choices made here, because LIN leaves them open:
@@ -43,6 +43,7 @@ from typing import IO
 from ..board import Vulnerability, parse_vulnerability
 from ..calls import DOUBLE, PASS, REDOUBLE, is_bid, parse_call
 from ..cards import ALL_CARDS, RANK_VALUE, SEATS, CardError, Deal, Seat, hand_to_pbn, parse_card
+from ..errors import BridgeError
 from ..events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, board_started
 from ..record import GameRecord, Recorded
 from ..tricks import trick_winner_index, trump_of
@@ -62,13 +63,13 @@ _BODY = {"md", "mb", "pc", "mc"}                      # tags that mean the recor
 _RS_ENTRY = re.compile(r"([1-7])([CDHSN])([NESW])(X{0,2})(=|[+-]\d{1,2})", re.I)
 
 
-class LinError(ValueError):
+class LinError(BridgeError, ValueError):
     """A LIN record that cannot be read (caught per record and stored as ``record.error``)."""
 
 
 # ----------------------------------------------------------------------------------------- reading
 
-def _decode(data: bytes) -> str:
+def _decode(data: bytes | bytearray) -> str:
     # Line by line: real files mix UTF-8 and Latin-1 lines (names pasted in from other tools).
     out = []
     for line in data.split(b"\n"):
@@ -79,7 +80,7 @@ def _decode(data: bytes) -> str:
     return "\n".join(out)
 
 
-def _read_text(path_or_stream: str | os.PathLike | IO) -> tuple[str, str]:
+def _read_text(path_or_stream: str | os.PathLike[str] | IO[str] | IO[bytes]) -> tuple[str, str]:
     if isinstance(path_or_stream, (str, os.PathLike)):
         with open(path_or_stream, "rb") as f:
             return _decode(f.read()), os.fspath(path_or_stream)
@@ -128,7 +129,8 @@ def _apply_header(tag: str, value: str, state: _FileState) -> None:
         state.names = _names(value)
 
 
-def read_lin(path_or_stream: str | os.PathLike | IO, source: str | None = None) -> Iterator[GameRecord]:
+def read_lin(path_or_stream: str | os.PathLike[str] | IO[str] | IO[bytes],
+             source: str | None = None) -> Iterator[GameRecord]:
     """Yield one ``GameRecord`` per board of a LIN file (a path, or a text or binary stream)."""
     text, name = _read_text(path_or_stream)
     source = source or name
@@ -247,7 +249,7 @@ def _parse_md(value: str) -> tuple[Seat | None, str | None]:
     return dealer, _pbn(hands)
 
 
-def _pbn(hands: dict) -> str:
+def _pbn(hands: dict[Seat, list[str]]) -> str:
     return "N:" + " ".join(hand_to_pbn(hands[s]) if hands.get(s) else "-" for s in SEATS)
 
 
@@ -326,16 +328,16 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
             due = SEATS[(SEATS.index(leader) + len(trick)) % 4] if leader else None
             # LIN records cards in the order played: the turn decides the seat; a deal that disagrees is
             # the engine's to flag (13A1), not a reason to move the card to another seat
-            seat = due or owner.get(card)
-            if seat is None:
+            player = due or owner.get(card)
+            if player is None:
                 raise LinError(f"pc|{value.strip()}: no deal and no contract, so who played it is unknown")
             holder = owner.get(card)
             if due and holder and holder != due and not misfit:     # once is enough
                 misfit = True
                 rec.notes.append(f"play does not fit the deal: {card} belongs to {holder} but {due} is due "
                                  f"to play (card {sum(isinstance(e, CardPlayed) for e in rec.events) + 1})")
-            rec.events.append(CardPlayed(seat=seat, card=card))
-            trick.append((seat, card))
+            rec.events.append(CardPlayed(seat=player, card=card))
+            trick.append((player, card))
         elif tag == "mc":
             try:
                 tricks = int(value.strip())
@@ -368,7 +370,7 @@ def _match_result(rec: GameRecord, calls: list[tuple[Seat, str]], rs: list[str],
         rec.recorded = Recorded(contract="PASS")
     else:
         m = _RS_ENTRY.fullmatch(entry)
-        if not m or contract is None:
+        if not m or contract is None or declarer is None:
             return
         level, strain, dseat, dbl, res = m.groups()
         said = level + ("NT" if strain.upper() == "N" else strain.upper()) + dbl.upper()
@@ -423,7 +425,7 @@ def _line(rec: GameRecord, names: str) -> str | None:
                 out.append("pg||")
         elif isinstance(e, ClaimMade):
             answers = takewhile(lambda a: isinstance(a, ClaimResponded), rec.events[i + 1:])
-            if not all(a.accept for a in answers):      # LIN can only say "agreed claim"
+            if not all(a.accept for a in answers if isinstance(a, ClaimResponded)):   # LIN says only "agreed claim"
                 log.warning("%s record %s: rejected claim not written", rec.source, rec.index)
                 continue
             out.append(f"mc|{e.tricks}|pg||")

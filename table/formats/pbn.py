@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import combinations
-from typing import IO
+from typing import IO, Literal, cast
 
 from ..board import parse_vulnerability
 from ..calls import PASS, CallError, bid_key, is_bid, parse_call
@@ -46,6 +46,7 @@ from ..events import (
     ClaimResponded,
     ContractRecorded,
     EventError,
+    TableEvent,
     board_started,
 )
 from ..record import GameRecord, Recorded
@@ -73,14 +74,16 @@ _COMMENT_RE = re.compile(r'(\[\s*[A-Za-z0-9_]+\s*' + _VALUE.replace("(", "(?:", 
 _MARK_RE = re.compile(r'\x01(\d+)\x01')
 _CTRL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
 _PIECE_RE = re.compile(r'=\d+=|\$\d+|\^.?|[!?]+|[^=$^!?]+|.')
+PathOrStream = str | os.PathLike[str] | IO[str] | IO[bytes]
 _NOTE_RE = re.compile(r'\s*(\d+)\s*:')
 _CONTRACT_RE = re.compile(r'\s*\^?\s*([1-7]?)\s*(NT|N|S|H|D|C)', re.I)
 
 
-def _load(path_or_stream, source: str | None) -> tuple[str, str, str | None, bool]:
+def _load(path_or_stream: PathOrStream, source: str | None) -> tuple[str, str, str | None, bool]:
     """The file's text, its name, an error when it cannot be read at all, and whether the text holds
     stray control bytes."""
     name = source
+    data: str | bytes
     try:
         if isinstance(path_or_stream, (str, os.PathLike)):
             name = name or os.fspath(path_or_stream)
@@ -92,16 +95,17 @@ def _load(path_or_stream, source: str | None) -> tuple[str, str, str | None, boo
     except (OSError, ValueError) as err:
         return "", name or "<pbn>", f"cannot read the file: {err}", False
     if isinstance(data, (bytes, bytearray)):
-        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raw = data
+        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
             try:
-                data = data.decode("utf-16")
+                data = raw.decode("utf-16")
             except UnicodeDecodeError:
                 return "", name, "not text: a UTF-16 byte order mark over undecodable data", False
         else:
             try:
-                data = data.decode("utf-8")
+                data = raw.decode("utf-8")
             except UnicodeDecodeError:
-                data = data.decode("latin-1")       # ISO-8859-1 is PBN's own character set
+                data = raw.decode("latin-1")        # ISO-8859-1 is PBN's own character set
     if not isinstance(data, str):
         return "", name, f"cannot read a {type(data).__name__}", False
     text = data.lstrip("\ufeff").rstrip("\x1a \t\r\n")   # BOM; DOS end-of-file marks
@@ -154,7 +158,7 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
     comments: list[str] = []
     comment_nl: list[int] = []
     if "{" in text or ";" in text:
-        def mark(m: re.Match) -> str:
+        def mark(m: re.Match[str]) -> str:
             if m.group(1):
                 return m.group(1)                # a tag pair
             body = m.group(2) if m.group(3) is not None else m.group(4)
@@ -245,35 +249,35 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
                     while late and late[0][0] < start:
                         game.problems.append(late.pop(0)[1])
                     yield game
-                game = _Raw(start)
-                game.inherit = inherit
-                tags = game.tags
-                game.notes += pending
+                game = current = _Raw(start)    # ``current``: the game being read, never None
+                current.inherit = inherit
+                tags = current.tags
+                current.notes += pending
                 pending = []
                 section = None
             k += 1
             if name == "Note":
-                game.notes.append(value)         # section unchanged: notes close the auction/play lines
+                current.notes.append(value)         # section unchanged: notes close the auction/play lines
                 m = _NOTE_RE.match(value)
                 if m:
-                    game.note_tags.setdefault(m.group(1), value[m.end():].strip())
+                    current.note_tags.setdefault(m.group(1), value[m.end():].strip())
             elif name in tags:
                 section = None                   # PBN 3.4: a repeated tag is ignored
             else:
                 tags[name] = value
                 if name == "Auction":
-                    section = game.auction = []
+                    section = current.auction = []
                 elif name == "Play":
-                    section = game.play = []
+                    section = current.play = []
                 else:
                     section = None
             if data and not data.isspace():
                 if "\x01" in data or "[" in data:
                     toks, notes, bad = _data(data, comments)
-                    game.notes += notes
+                    current.notes += notes
                     if bad:
                         at = line + nl("".join(segs[:3 * k]) + data[:data.index("[")])
-                        game.problems.append(f"line {at}: not a tag pair: {bad!r}")
+                        current.problems.append(f"line {at}: not a tag pair: {bad!r}")
                 else:
                     toks = data.split()
                 if section is not None:
@@ -290,7 +294,7 @@ def _blank_escapes(text: str) -> str:
     """Turn each escape line (``%`` first on the line, PBN 2.4) into ``\\x1f``: whitespace to ``str.split``
     but not a blank line, so it neither ends a game nor shifts line numbers. ``%`` is rare, so look for
     it with ``str.find`` rather than a multi-line regex over the whole text."""
-    out = []
+    out: list[str] = []
     done = 0
     i = text.find("%")
     while i >= 0:
@@ -322,7 +326,7 @@ def _data(text: str, comments: list[str]) -> tuple[list[str], list[str], str | N
     return toks, notes, bad
 
 
-def read_pbn(path_or_stream: str | os.PathLike | IO, source: str | None = None) -> Iterator[GameRecord]:
+def read_pbn(path_or_stream: PathOrStream, source: str | None = None) -> Iterator[GameRecord]:
     """Yield one ``GameRecord`` per game of a PBN file (a path, or a text or binary stream)."""
     text, name, fatal, dirty = _load(path_or_stream, source)
     if fatal:
@@ -368,12 +372,13 @@ def read_pbn(path_or_stream: str | os.PathLike | IO, source: str | None = None) 
 
 # kinds of token pieces; _ITEM is a call in the auction, a card in the play
 _ITEM, _SKIP, _ALERT, _NOTE, _ALLPASS, _END, _BAD, _CONT, _LEAD = range(9)
-_auction_cache: dict[str, tuple] = {}
-_play_cache: dict[str, tuple] = {}
+Piece = tuple[int, str]            # (kind, the call, card, note or bad text; "" if the kind has none)
+_auction_cache: dict[str, tuple[Piece, ...]] = {}
+_play_cache: dict[str, tuple[Piece, ...]] = {}
 
 
-def _auction_token(tok: str) -> tuple:
-    items = []
+def _auction_token(tok: str) -> tuple[Piece, ...]:
+    items: list[Piece] = []
     for p in _PIECE_RE.findall(tok):
         c = p[0]
         if c == "=":
@@ -381,20 +386,20 @@ def _auction_token(tok: str) -> tuple:
         elif c == "$" or p in ("^I", "^i"):
             continue                             # NAG; insufficient-bid mark (the engine sees it)
         elif c == "^":
-            items.append((_SKIP, None) if p in ("^S", "^s") else (_BAD, p))
+            items.append((_SKIP, "") if p in ("^S", "^s") else (_BAD, p))
         elif c in "!?":
             if p == "!":
-                items.append((_ALERT, None))      # other suffixes judge the call: dropped
+                items.append((_ALERT, ""))      # other suffixes judge the call: dropped
         else:
             u = p.upper()
             if u == "AP":
-                items.append((_ALLPASS, None))
+                items.append((_ALLPASS, ""))
             elif u == "-":
-                items.append((_SKIP, None))
+                items.append((_SKIP, ""))
             elif u == "*":
-                items.append((_END, None))
+                items.append((_END, ""))
             elif u == "+":
-                items.append((_CONT, None))
+                items.append((_CONT, ""))
             else:
                 try:
                     items.append((_ITEM, parse_call(u)))
@@ -403,23 +408,23 @@ def _auction_token(tok: str) -> tuple:
     return tuple(items)
 
 
-def _play_token(tok: str) -> tuple:
-    items = []
+def _play_token(tok: str) -> tuple[Piece, ...]:
+    items: list[Piece] = []
     for p in _PIECE_RE.findall(tok):
         c = p[0]
         if c in "=$!?" and (len(p) > 2 or c != "="):
             continue                             # notes, NAGs, suffixes
         if c == "^":
             if p in ("^L", "^l"):
-                items.append((_LEAD, None))       # the next card leads, out of turn
+                items.append((_LEAD, ""))       # the next card leads, out of turn
             elif p not in ("^R", "^r"):          # a revoke mark: the engine finds revokes itself
                 items.append((_BAD, p))
         elif p == "-":
-            items.append((_SKIP, None))
+            items.append((_SKIP, ""))
         elif p == "+":
-            items.append((_CONT, None))
+            items.append((_CONT, ""))
         elif p == "*":
-            items.append((_END, None))
+            items.append((_END, ""))
         else:
             try:
                 items.append((_ITEM, parse_card(p)))
@@ -428,7 +433,8 @@ def _play_token(tok: str) -> tuple:
     return tuple(items)
 
 
-def _cached(cache: dict, fn, tok: str) -> tuple:
+def _cached(cache: dict[str, tuple[Piece, ...]], fn: Callable[[str], tuple[Piece, ...]],
+            tok: str) -> tuple[Piece, ...]:
     r = cache.get(tok)
     if r is None:
         if len(cache) > 20000:                   # fuzzed or garbage input must not grow it forever
@@ -439,7 +445,7 @@ def _cached(cache: dict, fn, tok: str) -> tuple:
 
 # Prebuilt events: _CARD_EV[seat index][card], _CALL_EV[(seat, call, alert)] (filled on first use).
 _CARD_EV = [{c: CardPlayed(seat=s, card=c) for c in ALL_CARDS} for s in SEATS]
-_CALL_EV: dict[tuple, CallMade] = {}
+_CALL_EV: dict[tuple[Seat, str, bool], CallMade] = {}
 # The usual spellings of cards and calls, looked up directly; anything else goes through the parsers.
 _PLAIN_CARD = {v: c for c in ALL_CARDS for v in (c, c.lower(), c[0] + c[1].lower(), c[0].lower() + c[1])}
 _PLAIN_CARD.update({c[0] + "10": c for c in ALL_CARDS if c[1] == "T"})
@@ -480,10 +486,10 @@ def _normal_deal(raw: str) -> tuple[str | None, str | None]:
                 rot = _IDX[first]
                 return "N:" + " ".join(parts[(i - rot) & 3] for i in range(4)), None
     try:
-        d = Deal.from_pbn(t)
+        deal = Deal.from_pbn(t)
     except (CardError, ValueError) as err:
         return None, f"bad Deal ({err})"
-    return "N:" + " ".join(hand_to_pbn(d.hands[s]) if d.hands[s] else "-" for s in SEATS), None
+    return "N:" + " ".join(hand_to_pbn(deal.hands[s]) if deal.hands[s] else "-" for s in SEATS), None
 
 
 def _contract_tag(raw: str | None) -> tuple[bool, str | None]:
@@ -544,15 +550,14 @@ def _board(b: str, dealer: str, vul: str, deal: str, auction: str) -> tuple[Boar
         problems.append(f"Dealer {dealer.strip()[:20]!r} is not a seat")
     if d is None and board is None:
         d = _SEAT.get(auction.strip())           # export format: the auction starts with the dealer
-    v: str | None = vul.strip()
-    if v in ("", "?"):
-        v = None
-    else:
+    v: str | None = None
+    text = vul.strip()
+    if text not in ("", "?"):
         try:
-            parse_vulnerability(v)
+            parse_vulnerability(text)
+            v = text
         except ValueError:
-            problems.append(f"Vulnerable {v[:20]!r} is not a vulnerability")
-            v = None
+            problems.append(f"Vulnerable {text[:20]!r} is not a vulnerability")
     normal = None
     deal = deal.strip()
     if deal and deal != "?":
@@ -566,7 +571,7 @@ def _board(b: str, dealer: str, vul: str, deal: str, auction: str) -> tuple[Boar
 
 
 @lru_cache(maxsize=64)
-def _claim(declarer: Seat, tricks: int) -> tuple:
+def _claim(declarer: Seat, tricks: int) -> tuple[ClaimMade, ClaimResponded, ClaimResponded]:
     """An agreed claim: by declarer, accepted by both defenders."""
     return (ClaimMade(seat=declarer, tricks=tricks), ClaimResponded(seat=declarer.lho, accept=True),
             ClaimResponded(seat=declarer.rho, accept=True))
@@ -600,6 +605,8 @@ def _record(raw: _Raw, source: str, index: int) -> GameRecord:
         seats, calls = ((), ()) if auction is None else _calls(
             events, auction, get("Auction", ""), start.dealer, raw.note_tags, problems)
         # -- the contract: from the auction when it has a bid, else from the tags
+        strain: str | None
+        declarer: Seat | None
         last = len(calls) - 1
         while last >= 0 and not calls[last][0].isdigit():
             last -= 1
@@ -631,15 +638,16 @@ def _record(raw: _Raw, source: str, index: int) -> GameRecord:
     return rec
 
 
-def _calls(events: list, tokens: list[str], tag: str, dealer: Seat, notes: dict[str, str],
-           problems: list[str]) -> tuple[list[Seat], list[str]]:
+def _calls(events: list[TableEvent], tokens: list[str], tag: str, dealer: Seat, notes: dict[str, str],
+           problems: list[str]) -> tuple[Sequence[Seat], list[str]]:
     seat = _SEAT.get(tag.strip())
     if seat is None:
         problems.append(f"Auction {tag!r} is not a seat; calls start with the dealer")
         seat = dealer
     i = _IDX[seat]
-    calls = list(map(_PLAIN_CALL.get, tokens))
-    if None not in calls and len(calls) <= 64:      # the usual auction: plain calls only
+    plain_calls = list(map(_PLAIN_CALL.get, tokens))
+    if None not in plain_calls and len(plain_calls) <= 64:      # the usual auction: plain calls only
+        calls = cast("list[str]", plain_calls)
         cev = _PLAIN_CALL_EV
         events += [cev[(i + k) & 3][c] for k, c in enumerate(calls)]
         return _ROT[i][:len(calls)], calls
@@ -713,7 +721,8 @@ def _play_slots(tokens: list[str], lead_at: dict[int, int], problems: list[str])
     return slots
 
 
-def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]) -> tuple[int, bool]:
+def _play(events: list[TableEvent], tokens: list[str], tag: str, strain: str | None | Literal[False],
+          problems: list[str]) -> tuple[int, bool]:
     """Append the cards in play order; return (complete tricks, ended with "+")."""
     first = _SEAT.get(tag.strip())
     if first is None:
@@ -724,12 +733,14 @@ def _play(events: list, tokens: list[str], tag: str, strain, problems: list[str]
     cont = False
     if tokens and tokens[-1] == "*":
         tokens = tokens[:-1]
-    slots = list(map(_SLOT.get, tokens))        # cards in PBN column order, "" for "-"
-    if None in slots:                           # annotations, marks, "+", garbage: token by token
+    plain_slots = list(map(_SLOT.get, tokens))  # cards in PBN column order, "" for "-"
+    if None in plain_slots:                     # annotations, marks, "+", garbage: token by token
         slots = _play_slots(tokens, lead_at, problems)
         cont = "+" in slots
         slots = ["" if c == "+" else c for c in slots]
-    trump = None if strain == "NT" else strain
+    else:
+        slots = cast("list[str]", plain_slots)
+    trump = None if strain == "NT" or strain is False else strain
     f = _IDX[first]
     cev = [_CARD_EV[(f + j) & 3] for j in range(4)]   # column -> that seat's card events
     lead = 0                                    # the leader's column (columns start at the Play seat)
@@ -801,10 +812,10 @@ def _contract_of(calls: list[CallMade], recorded: Recorded) -> tuple[str | None,
                                 and is_bid(e.call))
     if calls:
         return None, None
-    contracted, strain = _contract_tag(recorded.contract)
+    contracted, tag_strain = _contract_tag(recorded.contract)
     if not contracted:
         return None, None
-    return strain, _SEAT.get((recorded.declarer or "").lstrip("^").strip()[:1])
+    return tag_strain, _SEAT.get((recorded.declarer or "").lstrip("^").strip()[:1])
 
 
 def _auction_lines(calls: list[CallMade], dealer: Seat) -> tuple[list[str], bool]:

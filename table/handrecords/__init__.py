@@ -27,10 +27,9 @@ Layouts: each module's docstring and ``docs/dealing.md``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from types import ModuleType
-from typing import Union
+from typing import Protocol
 
 from . import ber, bhg, bri, cds, csv, dge, dlm, dup, lin, pbn, rzd
 from .base import HandRecordBoard, HandRecordError, check_set
@@ -38,13 +37,26 @@ from .base import HandRecordBoard, HandRecordError, check_set
 __all__ = ["HandRecordBoard", "HandRecordError", "FORMATS", "format_for", "read_hand_records", "write_hand_records",
            "read_bytes", "to_bytes"]
 
-FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (pbn, lin, csv, dup, dlm, bri, dge, ber, rzd, cds, bhg)}
+
+
+class HandRecordFormat(Protocol):
+    """What each format module provides."""
+
+    @property
+    def NAME(self) -> str: ...
+    @property
+    def SUFFIXES(self) -> tuple[str, ...]: ...
+    def read(self, data: bytes, source: str) -> list[HandRecordBoard]: ...
+    def write(self, boards: Sequence[HandRecordBoard], source: str) -> bytes: ...
+
+
+FORMATS: dict[str, HandRecordFormat] = {m.NAME: m for m in (pbn, lin, csv, dup, dlm, bri, dge, ber, rzd, cds, bhg)}
 _BY_SUFFIX = {suffix: m for m in FORMATS.values() for suffix in m.SUFFIXES}
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = str | os.PathLike[str]
 
 
-def format_for(path: PathLike) -> ModuleType:
+def format_for(path: PathLike) -> HandRecordFormat:
     """The format module for a file name (by suffix, case-insensitive)."""
     suffix = Path(path).suffix.lower()
     try:

@@ -7,21 +7,22 @@ the number, Law 2), and how they spell the 52 cards; each format module converts
 and a list of :class:`HandRecordBoard`.
 
 Cards are indexed 0..51 in the order S, H, D, C and A, K, ... 2 within a suit (``table.cards.ALL_CARDS``):
-the order of the wire protocol (§9.3) and of most dealing-machine formats.
+the order of the wire protocol (docs/protocol.md §9.3) and of most dealing-machine formats.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..board import Vulnerability, dealer_for, vulnerability_for
 from ..cards import ALL_CARDS, RANKS, SEATS, SUITS, CardError, Deal, Seat
+from ..errors import BridgeError
 from ..events import BoardStarted
 
 CARD_INDEX = {c: i for i, c in enumerate(ALL_CARDS)}
 
 
-class HandRecordError(ValueError):
+class HandRecordError(BridgeError, ValueError):
     """A hand-record file (or a set of boards) that cannot be read or written; the message names the
     file, the board when known, and what is wrong."""
 
@@ -77,7 +78,7 @@ def owners_of(deal: Deal) -> list[Seat]:
     return [deal.owner[c] for c in ALL_CARDS]
 
 
-def make_deal(hands: dict[Seat, Iterable[str]], source: str, board: int | None) -> Deal:
+def make_deal(hands: Mapping[Seat, Iterable[str]], source: str, board: int | None) -> Deal:
     """``Deal`` with its complaint (a card twice, a hand of 12) turned into a ``HandRecordError``."""
     try:
         return Deal(hands)

@@ -58,5 +58,5 @@ def write(boards: Sequence[HandRecordBoard], source: str) -> bytes:
     for b in boards:
         first = SEATS.index(b.dealer)
         lines[b.board] = "".join(_letter(c) for k in range(4)
-                                 for c in sorted(b.deal.hands[SEATS[(first + k) % 4]], key=CARD_INDEX.get))
+                                 for c in sorted(b.deal.hands[SEATS[(first + k) % 4]], key=CARD_INDEX.__getitem__))
     return "\r\n".join(lines).encode("ascii")

@@ -1,6 +1,6 @@
 """BRI: the fixed-record file of the Duplimate-era dealing software (``.bri``).
 
-Layout (our description of the files in ``shared/data/dealing-formats``): one 128-byte record per
+Layout (our description of sample files; see ``docs/dealing.md``): one 128-byte record per
 board, boards numbered by position from 1. A record is 39 two-digit ASCII card numbers — North's 13
 cards, then East's, then South's; West holds the other 13 — then 32 spaces and 18 zero bytes. Card
 number ``n`` (01..52) is index ``n - 1`` of S A..2, H A..2, D A..2, C A..2.
@@ -38,8 +38,8 @@ def decode_cards(chunk: bytes, source: str, board: int) -> dict[Seat, list[str]]
 
 
 def encode_cards(b: HandRecordBoard) -> bytes:
-    return "".join(f"{CARD_INDEX[c] + 1:02d}" for s in SEATS[:3] for c in sorted(b.deal.hands[s], key=CARD_INDEX.get)
-                   ).encode("ascii")
+    return "".join(f"{CARD_INDEX[c] + 1:02d}" for s in SEATS[:3]
+                   for c in sorted(b.deal.hands[s], key=CARD_INDEX.__getitem__)).encode("ascii")
 
 
 def read(data: bytes, source: str) -> list[HandRecordBoard]:

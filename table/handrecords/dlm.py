@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from functools import reduce
 
-from ..cards import SEATS
+from ..cards import SEATS, Seat
 from .base import HandRecordBoard, HandRecordError, deal_from_owners, owners_of, require_positional, standard
 
 NAME = "DLM"
@@ -24,7 +24,7 @@ _SORTED = [SEATS[k // 13] for k in range(52)]
 _DIGITS = re.compile(r"[0-9]{1,5}")              # ASCII only: str.isdigit would take "²"
 
 
-def _letters(owners: Sequence) -> str:
+def _letters(owners: Sequence[Seat]) -> str:
     idx = {s: i for i, s in enumerate(SEATS)}
     return "".join(chr(97 + 4 * idx[owners[2 * i]] + idx[owners[2 * i + 1]]) for i in range(26))
 
@@ -40,10 +40,10 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
         raise HandRecordError(source, "not a DLM file: the first line is not [Document]")
     fields: dict[str, str] = {}
     for ln in lines[1:]:
-        key, sep, value = ln.partition("=")
+        key, sep, text_value = ln.partition("=")
         if not sep:
             raise HandRecordError(source, f"line {ln[:40]!r} is not key=value")
-        fields[key.strip()] = value.strip()
+        fields[key.strip()] = text_value.strip()
     try:
         first, last = int(fields["From board"]), int(fields["To board"])
     except KeyError as err:

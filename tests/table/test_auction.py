@@ -1,5 +1,5 @@
-"""The auction engine (Laws 17-39, 1997 WBF numbering as the seed has it), against LAWS_DIGEST section 6,
-its rectification matrix (6.5) and Appendix B scenarios B2-B15.
+"""The auction engine (Laws 17-39, 1997 WBF numbering), against the laws' auction rectifications
+(docs/laws.md) and scenarios B2-B15.
 
 Every auction irregularity the devices can detect is flagged with its code, law, offender and options
 (who chooses), then followed two ways: acceptance by action (the offender's LHO calls) and an explicit

@@ -1,4 +1,4 @@
-"""The law engine judged by real recorded bridge (shared/data): the figures the issue asks for.
+"""The law engine judged by real recorded bridge (the corpus at BRIDGETABLE_CORPUS): its agreement figures.
 
 Skips without BRIDGETABLE_CORPUS; `.ci/run` sets it so CI exercises the whole corpus.
 """

@@ -190,7 +190,8 @@ READERS = sorted(FORMATS)
 
 
 @pytest.mark.parametrize("fmt", READERS)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.binary(max_size=600))
 def test_fuzz_random_bytes_only_hand_record_errors(fmt, data):
     try:

@@ -1,11 +1,18 @@
-"""The board state machine driven by table events (ARCHITECTURE §3): states, flag-don't-block, rulings, claims."""
+"""The board state machine driven by table events: states, flag-don't-block, rulings, claims."""
 from __future__ import annotations
 
-import pytest
+import logging
 
-from table.cards import Deal, Seat, sort_cards
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from transitions import MachineError
+
+from table.calls import STRAINS
+from table.cards import ALL_CARDS, SEATS, Deal, Seat, sort_cards
 from table.events import CallMade, CardPlayed, ClaimMade, ClaimResponded, HandRead, RulingGiven, board_started
 from table.machine import MACHINE, Table, TableError
+from table.scoring import score_ns
 from table.tricks import trick_winner_index
 
 DEAL = "N:QJ3.KQ982.KT63.Q K985.J653.74.K84 AT7.4.AQ85.J7632 642.AT7.J92.AT95"
@@ -187,13 +194,20 @@ def test_one_shared_machine_definition():
     assert all(t not in MACHINE.models for t in tables)
 
 
-# ---------------------------------------------------------------- whole boards at random
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
+def test_table_declares_every_trigger_and_joining_logs_no_warning(caplog):
+    with caplog.at_level(logging.DEBUG, logger="transitions"):
+        t = Table()
+    try:
+        assert set(MACHINE.events) <= set(vars(t))        # add_model bound each declared trigger to the table
+        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+        with pytest.raises(MachineError):
+            t.lead_faced()                                 # not from idle
+        assert t.state == "idle"
+    finally:
+        t.close()
 
-from table.calls import STRAINS  # noqa: E402
-from table.cards import ALL_CARDS, SEATS  # noqa: E402
-from table.scoring import score_ns  # noqa: E402
+
+# ---------------------------------------------------------------- whole boards at random
 
 
 def random_board(rng, board_no):
@@ -263,18 +277,19 @@ def test_random_legal_boards_complete_with_no_flags_and_consistent_score(seed, b
         t.close()
 
 
-# ---------------------------------------------------------------- the fast paths of Table.apply
+# ---------------------------------------------------------------- the batch path of Table.apply_all
 def _table_state(t: Table) -> tuple:
     return (t.state, t.tricks, t.score_ns, [i.to_dict() for i in t.irregularities],
             [list(tr) for tr in t.play.tricks] if t.play else None)
 
 
 def _same_course(events) -> None:
-    """Every event through ``apply`` (fast paths for the common card and call) and through ``_apply`` (the
-    general handler dispatch) leaves two tables in the same state, with the same flags, after every event;
-    ``apply_all`` (a replay's batch path) over the whole list ends in that state too, or raises the first
-    error the event-by-event run met."""
-    fast, slow, batch = Table("fast"), Table("slow"), Table("batch")
+    """Every event through ``apply`` (the handler dispatch) and through ``apply_all`` one event at a time
+    (its card run, ``Play.run_cards``, for legal cards in the play) leaves two tables in the same state, with
+    the same flags, after every event; ``apply_all`` (a replay's batch path) over the whole list ends in that
+    state too, or raises the first error the event-by-event run met."""
+    seen: list[str] = []
+    fast, slow, batch = Table("fast"), Table("slow", on_irregularity=lambda irr: seen.append(irr.code)), Table("batch")
     first_error = None
     try:
         for e in events:
@@ -282,11 +297,13 @@ def _same_course(events) -> None:
                 got = [i.code for i in fast.apply(e)]
             except TableError as err:
                 with pytest.raises(TableError):
-                    slow._apply(e)
+                    slow.apply_all([e])
                 assert str(err)
                 first_error = first_error or str(err)
                 continue
-            assert got == [i.code for i in slow._apply(e)]
+            seen.clear()
+            slow.apply_all([e])
+            assert got == seen
             assert _table_state(fast) == _table_state(slow)
         if first_error is None:
             batch.apply_all(events)

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from table.board import Vulnerability
 from table.scoring import IMP_UPPER, Contract, imps, matchpoints, mp_percent, neuberg, parse_contract, score, score_ns
 
-# --- Law 77 cumulative undertrick table (digest §9), rows: (vulnerable, risk) -------------------
+# --- Law 77 cumulative undertrick table, rows: (vulnerable, risk) -------------------
 UNDERTRICKS = {
     (False, ""): [50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650],
     (False, "X"): [100, 300, 500, 800, 1100, 1400, 1700, 2000, 2300, 2600, 2900, 3200, 3500],
