@@ -157,7 +157,7 @@ def device_process(conn: Any, tables: int, transport: str, pace: float, link_dir
     time.sleep(1.0)
     conn.send(stamps)
     conn.recv()                                    # the host has closed its links
-    for port, ep in devices.values():
+    for _port, ep in devices.values():
         ep.close()
 
 
@@ -238,7 +238,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         config = dataclasses.replace(config, ack_delay_ms=ack_delay_ms)
     def make_drivers(emit_for: Any) -> list[Any]:
         made = []
-        for t, s, kind, serial, url in listing:
+        for t, _s, kind, _serial, url in listing:
             emit = emit_for(t)
             if kind == "reader":
                 d: Any = SeatReaderDriver(url, emit, seats, decks, config=config)

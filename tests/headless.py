@@ -18,7 +18,8 @@ def playwright_or_skip() -> Any:
     """``playwright.sync_api``, with the artifacts folder ready; the test skips (with the reason) when
     Chromium or Playwright is missing."""
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: `make browsers` installs Debian's chromium (apt-get install -y chromium)")
+        pytest.skip(f"no Chromium at {CHROMIUM}: `make browsers` installs Debian's chromium "
+                    "(apt-get install -y chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / ".gitignore").write_text("*\n")

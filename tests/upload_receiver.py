@@ -107,7 +107,8 @@ class Store:
                 body = json.dumps(p, sort_keys=True)
                 db.execute("INSERT INTO applied VALUES (?,?,?,?,?,?)",
                            (key, p["table"], p["board"], p["version"], body, time.time()))
-                db.execute("INSERT INTO counters (name, n) VALUES ('applied', 1) ON CONFLICT (name) DO UPDATE SET n = n + 1")
+                db.execute("INSERT INTO counters (name, n) VALUES ('applied', 1) "
+                           "ON CONFLICT (name) DO UPDATE SET n = n + 1")
                 cur = db.execute("SELECT version FROM results WHERE table_id = ? AND board = ?",
                                  (p["table"], p["board"])).fetchone()
                 if cur is None or cur[0] < p["version"]:            # the latest version wins, whatever the order
@@ -125,7 +126,8 @@ class Store:
     def state(self) -> dict[str, Any]:
         with self.lock:
             counters = dict(self.db.execute("SELECT name, n FROM counters"))
-            results = [json.loads(p) for (p,) in self.db.execute("SELECT payload FROM results ORDER BY table_id, board")]
+            rows = self.db.execute("SELECT payload FROM results ORDER BY table_id, board")
+            results = [json.loads(p) for (p,) in rows]
             keys = [k for (k,) in self.db.execute("SELECT key FROM applied")]
         return {"counters": counters, "results": results, "applied_keys": keys}
 
