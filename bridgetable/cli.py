@@ -66,13 +66,17 @@ def replay(paths: tuple[str, ...], jsonl: bool, jobs: int, complete_dd: bool) ->
 
 
 # subcommands of the other layers, registered here so `bridgetable --help` lists them all
+from .convert_cli import convert as _convert  # noqa: E402
 from .deal_cli import deal as _deal  # noqa: E402
+from .score_cli import score as _score  # noqa: E402
 from .serve_cli import serve as _serve  # noqa: E402
 from .sim_cli import register_commands  # noqa: E402
 
 register_commands(main)          # devices, sim
 main.add_command(_serve)
 main.add_command(_deal)
+main.add_command(_convert)
+main.add_command(_score)
 
 if __name__ == "__main__":
     main()
