@@ -13,8 +13,12 @@ import io
 import logging
 import sys
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from table.record import GameRecord
 
 FORMATS = {".pbn": "pbn", ".lin": "lin", ".jsonl": "jsonl"}
 # events each format can carry; a record holding any other is reported (LIN's own writer reports the rest)
@@ -39,12 +43,15 @@ def _format(path: str) -> str:
     return fmt
 
 
-def _losses(rec, fmt: str) -> list[str]:
+def _losses(rec: GameRecord, fmt: str) -> list[str]:
     """What of the record the output format has no place for (LIN's writer logs its own)."""
     from table.events import ClaimMade, ClaimResponded
     out = []
     if not rec.events or rec.events[0].type != "board":
         out.append("no board event: not written")
+    if fmt == "lin" and rec.recorded.contract and not any(e.type in ("call", "contract") for e in rec.events):
+        out.append(f"contract {rec.recorded.contract!r} without a declarer: LIN carries a contract only as an "
+                   "auction, not written")
     if fmt == "pbn":
         kinds = sorted({e.type for e in rec.events} - _PBN_EVENTS)
         if kinds:
@@ -57,7 +64,7 @@ def _losses(rec, fmt: str) -> list[str]:
     return out
 
 
-def _write(records: list, fmt: str, stream) -> None:
+def _write(records: list[GameRecord], fmt: str, stream: IO[str]) -> None:
     if fmt == "pbn":
         from table.formats.pbn import write_pbn
         write_pbn(records, stream)

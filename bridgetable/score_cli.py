@@ -19,9 +19,14 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
+
+if TYPE_CHECKING:
+    from results.movement import Movement
+    from results.session import Session
+    from table.record import Recorded
 
 METHODS = {"mp": "MP", "imp": "IMP", "butler": "BUTLER", "cross-imp": "XIMP"}
 
@@ -48,12 +53,15 @@ def _int(v: str | None) -> int | None:
     return int(v) if v.isdecimal() and len(v) < 7 else None
 
 
-def _player(tags: dict, seat: str) -> str:
+def _player(tags: dict[str, str], seat: str) -> str:
     v = (tags.get(seat) or "").strip()
     return "" if v in ("?", "-") else v
 
 
-def _tagged_result(rc) -> tuple[str, str | None, int | None] | None:
+Result = tuple[str, Optional[str], Optional[int]]      # contract, declarer, declarer's tricks
+
+
+def _tagged_result(rc: Recorded) -> Result | None:
     """(contract, declarer, declarer's tricks) from the Contract/Declarer/Result tags, if they say it all
     (Result as declarer's tricks, ``9``, or per side, ``NS 9`` / ``EW 4``)."""
     from table.scoring import parse_contract
@@ -80,12 +88,13 @@ def _tagged_result(rc) -> tuple[str, str | None, int | None] | None:
     return (str(c), declarer, tricks) if 0 <= tricks <= 13 else None
 
 
-def _text(result: tuple) -> str:
+def _text(result: Result) -> str:
     contract, declarer, tricks = result
     return "passed out" if contract == "PASS" else f"{contract} by {declarer}, {tricks} tricks"
 
 
 def _games(paths: Iterable[Path], teams: bool, reports: list[str]) -> list[_Game]:
+    from table.events import BoardStarted
     from table.formats.pbn import read_pbn
     from table.replay import verdict
     games = []
@@ -93,7 +102,7 @@ def _games(paths: Iterable[Path], teams: bool, reports: list[str]) -> list[_Game
         for rec in read_pbn(path, source=str(path)):
             where = f"{path}#{rec.index}"
             v = verdict(rec)
-            engine = (v["contract"], v["declarer"], v["tricks"]) \
+            engine: Result | None = (v["contract"], v["declarer"], v["tricks"]) \
                 if v["status"] in ("complete", "claimed", "passed_out") else None
             tagged = _tagged_result(rec.recorded)
             if tagged is None and engine is None:
@@ -102,11 +111,17 @@ def _games(paths: Iterable[Path], teams: bool, reports: list[str]) -> list[_Game
             if tagged is not None and engine is not None and tagged != engine:
                 reports.append(f"{where}: the tags say {_text(tagged)}, the auction and play {_text(engine)}: "
                                "the tags are scored")
-            contract, declarer, tricks = tagged or engine
-            start = rec.events[0]
+            result = tagged or engine
+            start = rec.events[0] if rec.events else None
+            if result is None or not isinstance(start, BoardStarted) or start.board is None:
+                reports.append(f"{where}: no board number")
+                continue
+            contract, declarer, tricks = result
             tags = rec.tags
             ns_names = tuple(_player(tags, s) for s in ("North", "South"))
             ew_names = tuple(_player(tags, s) for s in ("East", "West"))
+            ns: tuple[str, ...]
+            ew: tuple[str, ...]
             if teams:
                 home, visit, room = tags.get("HomeTeam"), tags.get("VisitTeam"), tags.get("Room", "").lower()
                 if not home or not visit or room not in ("open", "closed"):
@@ -128,7 +143,7 @@ def _games(paths: Iterable[Path], teams: bool, reports: list[str]) -> list[_Game
 
 def _number(games: list[_Game]) -> dict[tuple[str, ...], int]:
     keys: dict[tuple[str, ...], int] = {}
-    ids = {k: int(k[0][1:]) for g in games for k in (g.ns, g.ew) if len(k) == 1 and k[0].startswith("#")}
+    ids: dict[tuple[str, ...], int] = {k: int(k[0][1:]) for g in games for k in (g.ns, g.ew) if len(k) == 1 and k[0].startswith("#")}
     if ids and len(ids) == len({k for g in games for k in (g.ns, g.ew)}):
         return ids
     for g in games:
@@ -137,14 +152,15 @@ def _number(games: list[_Game]) -> dict[tuple[str, ...], int]:
     return keys
 
 
-def _movement(games: list[_Game], number: dict, teams: bool):
+def _movement(games: list[_Game], number: dict[tuple[str, ...], int], teams: bool) -> Movement:
     from results.movement import Movement, Sitting
     by_round = all(g.round is not None for g in games)
-    meetings: dict[tuple, int] = {}
-    sittings: dict[tuple, dict[str, Any]] = {}
+    meetings: dict[frozenset[int], int] = {}
+    sittings: dict[tuple[int, int, int], dict[str, Any]] = {}
     for g in games:
         ns, ew = number[g.ns], number[g.ew]
-        rnd = g.round if by_round else meetings.setdefault(frozenset((ns, ew)), len(meetings) + 1)
+        rnd = g.round if by_round and g.round is not None else meetings.setdefault(frozenset((ns, ew)),
+                                                                                  len(meetings) + 1)
         s = sittings.setdefault((rnd, ns, ew), {"boards": set(), "table": g.table})
         s["boards"].add(g.board)
     tables: dict[int, int] = {}
@@ -158,15 +174,16 @@ def _movement(games: list[_Game], number: dict, teams: bool):
         if len(seen) != len(out):
             count: dict[int, int] = {}
             renum = []
-            for s in out:
-                count[s.round] = count.get(s.round, 0) + 1
-                renum.append(Sitting(count[s.round], s.round, s.ns, s.ew, s.boards))
+            for st in out:
+                count[st.round] = count.get(st.round, 0) + 1
+                renum.append(Sitting(count[st.round], st.round, st.ns, st.ew, st.boards))
             out = renum
     return Movement("from the results", tuple(out), kind="teams" if teams else "custom", one_field=True,
                     shared_boards=True)
 
 
-def build_session(paths: Iterable[Path], method: str = "mp", movement_file: Path | None = None):
+def build_session(paths: Iterable[Path], method: str = "mp",
+                  movement_file: Path | None = None) -> tuple[Session, list[str]]:
     """The scored session and the reports on games left out."""
     from results.errors import ResultsError
     from results.movement import Movement
@@ -178,7 +195,7 @@ def build_session(paths: Iterable[Path], method: str = "mp", movement_file: Path
         raise ResultsError("no game with a result in the files")
     # a pair plays a board once, a team once in each direction: later copies are reported; so is a game
     # whose deal is not the one the board's first game had (files that number each round's boards anew)
-    seen: set[tuple] = set()
+    seen: set[tuple[object, ...]] = set()
     deal_of: dict[int, str] = {}
     kept = []
     for g in games:
@@ -225,13 +242,15 @@ def _fmt(v: float | None) -> str:
     return "" if v is None else f"{v:.2f}"
 
 
-def render(session) -> str:
+def render(session: Session) -> str:
     """Travellers and rankings as text."""
     out = []
     imp = session.scoring.value != "MP"
     for sec in session.sections.values():
         for b in session.boards(sec.id):
             tr = session.traveller(b, sec.id)
+            if tr is None:
+                continue
             out.append(f"Board {b}")
             for r, ls in zip(tr.results, tr.scores):
                 res = "Pass" if r.contract == "PASS" else f"{r.contract} {r.declarer} {r.tricks}"
@@ -246,7 +265,7 @@ def render(session) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_out(session, path: Path) -> list[Path]:
+def write_out(session: Session, path: Path) -> list[Path]:
     """Write the export chosen by the extension; returns the files written."""
     from results.export_csv import ranking_csv, travellers_csv
     from results.export_pbn import results_pbn_text

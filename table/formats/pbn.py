@@ -46,6 +46,7 @@ from ..events import (
     ClaimResponded,
     ContractRecorded,
     EventError,
+    TableEvent,
     board_started,
 )
 from ..record import GameRecord, Recorded
@@ -879,7 +880,7 @@ def _export_deal(deal: str | None, dealer: Seat) -> str:
     return f"{dealer}:" + " ".join(hands[(_IDX[dealer] + k) & 3] for k in range(4))
 
 
-def _export_contract(events: list, calls: list[CallMade], cards: list[CardPlayed],
+def _export_contract(events: list[TableEvent], calls: list[CallMade], cards: list[CardPlayed],
                      rc: Recorded) -> tuple[str | None, str | None, str | None]:
     """Contract, Declarer and Result in export format (PBN 2.1 §3.4.13-15), whatever form the file had:
     the contract the auction reached (else the one entered without an auction, else the tag's, read as
@@ -929,13 +930,13 @@ def _export_contract(events: list, calls: list[CallMade], cards: list[CardPlayed
     return contract, declarer.value, None if tricks is None or tricks > 13 else str(tricks)
 
 
-def _claimed(events: list) -> int | None:
+def _claimed(events: list[TableEvent]) -> int | None:
     """The tricks of the last claim all others accepted (``ClaimMade.tricks``: declarer side's total)."""
     found = None
     for i, e in enumerate(events):
         if isinstance(e, ClaimMade):
             answers = list(takewhile(lambda a: isinstance(a, ClaimResponded), events[i + 1:]))
-            if len(answers) >= 2 and all(a.accept for a in answers):
+            if len(answers) >= 2 and all(isinstance(a, ClaimResponded) and a.accept for a in answers):
                 found = e.tricks
     return found
 
