@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -58,7 +58,7 @@ def _player(tags: dict[str, str], seat: str) -> str:
     return "" if v in ("?", "-") else v
 
 
-Result = tuple[str, Optional[str], Optional[int]]      # contract, declarer, declarer's tricks
+Result = tuple[str, str | None, int | None]      # contract, declarer, declarer's tricks
 
 
 def _tagged_result(rc: Recorded) -> Result | None:
@@ -143,7 +143,8 @@ def _games(paths: Iterable[Path], teams: bool, reports: list[str]) -> list[_Game
 
 def _number(games: list[_Game]) -> dict[tuple[str, ...], int]:
     keys: dict[tuple[str, ...], int] = {}
-    ids: dict[tuple[str, ...], int] = {k: int(k[0][1:]) for g in games for k in (g.ns, g.ew) if len(k) == 1 and k[0].startswith("#")}
+    ids: dict[tuple[str, ...], int] = {k: int(k[0][1:]) for g in games for k in (g.ns, g.ew)
+                                       if len(k) == 1 and k[0].startswith("#")}
     if ids and len(ids) == len({k for g in games for k in (g.ns, g.ew)}):
         return ids
     for g in games:
