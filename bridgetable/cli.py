@@ -6,7 +6,9 @@ import sys
 
 import click
 
+from .convert_cli import convert
 from .deal_cli import deal
+from .score_cli import score
 from .serve_cli import serve
 from .sim_cli import register_commands
 from .verdict_output import expand, human
@@ -46,6 +48,8 @@ def replay(paths: tuple[str, ...], jsonl: bool, jobs: int, complete_dd: bool) ->
 register_commands(main)          # devices, sim
 main.add_command(serve)
 main.add_command(deal)
+main.add_command(convert)
+main.add_command(score)
 
 if __name__ == "__main__":
     main()

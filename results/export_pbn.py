@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterable
 from typing import IO, Any
 
 from table.board import dealer_for, vulnerability_for
+from table.cards import CardError, Deal, hand_to_pbn
 
 from .errors import ScoreTableError
 from .movement import Movement, Sitting
@@ -90,7 +92,20 @@ def _tag(name: str, value: str | None) -> str:
     return f"[{name} {quote('?' if value is None else value)}]"
 
 
-def _names(names) -> str:
+def _deal(session: Session, board: int) -> str | None:
+    """The board's deal with the dealer's hand first (PBN 2.1 export format), ``-`` for an unknown hand."""
+    deal = session.deals.get(board)
+    if not deal:
+        return None
+    try:
+        hands = Deal.from_pbn(deal).hands
+    except (CardError, ValueError):
+        return deal                              # not a deal we can read: as given, for the reader to judge
+    d = dealer_for(board)
+    return f"{d.value}:" + " ".join(hand_to_pbn(hands[s]) if hands[s] else "-" for s in (d, d.lho, d.partner, d.rho))
+
+
+def _names(names: Iterable[str]) -> str:
     """PBN <names>: the players separated by ';' (a ';' inside a name is written as ',')."""
     return ";".join(n.replace(";", ",") for n in names)
 
@@ -117,8 +132,9 @@ def write_results_pbn(session: Session, stream: IO[str], *, per_result: bool = F
             if tr is None:
                 continue
             lines = list(head) + [_tag("Section", sec.id), _tag("Board", str(board)),
-                                  _tag("Dealer", dealer_for(board).value), _tag("Vulnerable", vulnerability_for(board).value),
-                                  _tag("Deal", session.deals.get(board)), _tag("Scoring", _PBN_SCORING[session.scoring]),
+                                  _tag("Dealer", dealer_for(board).value),
+                                  _tag("Vulnerable", vulnerability_for(board).value),
+                                  _tag("Deal", _deal(session, board)), _tag("Scoring", _PBN_SCORING[session.scoring]),
                                   _tag("Declarer", None), _tag("Contract", None), _tag("Result", None)]
             cols = _score_columns(session.scoring)
             rows = [_row(r, ls, session.scoring) for r, ls in zip(tr.results, tr.scores)]
@@ -139,7 +155,7 @@ def _result_game(session: Session, sec: Section, r: BoardResult, ls: LineScore) 
             _tag("East", sec.entrant(r.ew).names[0] if sec.entrant(r.ew).names else None),
             _tag("South", sec.entrant(r.ns).names[1] if len(sec.entrant(r.ns).names) > 1 else None),
             _tag("Dealer", dealer_for(r.board).value), _tag("Vulnerable", vulnerability_for(r.board).value),
-            _tag("Deal", session.deals.get(r.board)), _tag("Scoring", _PBN_SCORING[session.scoring]),
+            _tag("Deal", _deal(session, r.board)), _tag("Scoring", _PBN_SCORING[session.scoring]),
             _tag("PairId_NS", str(r.ns)), _tag("PairId_EW", str(r.ew))]
     if r.kind == "table":
         c = "Pass" if r.contract == "PASS" else r.contract

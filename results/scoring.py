@@ -24,7 +24,10 @@ Conventions (the laws leave them to regulation, Law 78D; each is a parameter whe
   its comparison with it (OKbridge's convention, seen in the corpus).
 - Butler datum: the mean of the board's scores without the ``trim`` (default 1) highest and ``trim``
   lowest when there are more than ``2 * trim + 1`` scores (otherwise the plain mean), rounded to the
-  nearest multiple of 10, an exact 5 away from zero (e.g. 933.3 -> 930, 445 -> 450, -445 -> -450).
+  nearest multiple of 10, an exact 5 away from zero (e.g. 933.3 -> 930, 445 -> 450, -445 -> -450), as
+  many regulations do. The rounding is what keeps every difference from the datum a multiple of 10, as the
+  IMP scale's bands (0-10, 20-40, ..., 3500-3990, 4000+) assume: an unrounded mean gives differences
+  such as 15 or 3995 that fall between the bands.
 - Fouled boards (Law 87): lines carry a ``group`` (the form of the board they played, e.g. a hash of
   the cards actually held); each group is scored alone, then factored (Neuberg) to the whole board's
   line count, so every group shares the same top. In IMPs, cross-IMPs and datum are per group.
@@ -314,10 +317,12 @@ def butler_board(lines: Sequence[Line], *, trim: int = 1, step: int = 10,
     for members in _groups(lines).values():
         pool: list[float] = []
         for i in members:
-            ln = lines[i]
-            pool += [ln.ns_view] * 2 if not ln.split else [ln.ns_view, ln.ew_view]
-        # each line counted twice (once per view) keeps the trimming per line: trim 2 * trim values
-        d = butler_datum(pool, trim=2 * trim, step=step) if trim else butler_datum(pool, trim=0, step=step)
+            ns_view, ew_view = lines[i].views
+            pool += [ns_view, ns_view] if not lines[i].split else [ns_view, ew_view]
+        # each line is in the pool twice (once per view), so trimming ``trim`` lines drops 2 * trim values;
+        # whether to trim at all is decided on the number of lines, not of pool values
+        trimmed = trim and len(members) > 2 * trim + 1
+        d = butler_datum(pool, trim=2 * trim if trimmed else 0, step=step)
         for i in members:
             ln = lines[i]
             out[i] = LineScore(float(imps(ln.views[0] - d)), float(imps(d - ln.views[1])), datum=d)

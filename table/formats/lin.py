@@ -26,6 +26,11 @@ Choices made here, because LIN leaves them open:
 - ``recorded.contract`` is ``"4SX"``-style (``"PASS"`` for a passed-out board), ``recorded.result`` the
   declarer's total tricks as a string (PBN ``Result`` style); the verbatim entry is ``tags["LinResult"]``.
 - The deal is a PBN string with North first, ``-`` for a hand the file does not give.
+- Writing: LIN carries a contract only as an auction, so a contract entered without one (a traveller)
+  is written as the shortest auction reaching it (passes to declarer, the bid, X by declarer's LHO, XX
+  by declarer's partner, three passes), marked by an ``an`` note after its first call; reading that note
+  turns the calls back into the entered contract. A comma inside a player's name is written ``;`` (pn is
+  split at every comma by other readers) and read back as a comma.
 - When a card's owner in the deal is not the seat due to play it, the seat due still plays it and a
   note says where play and deal first part: some real files carry an ``md`` that does not belong to the
   play recorded, and the engine flags each such card against the hand record (Law 13A1).
@@ -44,8 +49,9 @@ from ..board import Vulnerability, parse_vulnerability
 from ..calls import DOUBLE, PASS, REDOUBLE, is_bid, parse_call
 from ..cards import ALL_CARDS, RANK_VALUE, SEATS, CardError, Deal, Seat, hand_to_pbn, parse_card
 from ..errors import BridgeError
-from ..events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, board_started
+from ..events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, ContractRecorded, board_started
 from ..record import GameRecord, Recorded
+from ..scoring import parse_contract
 from ..tricks import trick_winner_index, trump_of
 
 __all__ = ["read_lin", "write_lin", "LinError"]
@@ -60,6 +66,9 @@ _LIN_VUL = {"o": "None", "0": "None", "-": "None", "n": "NS", "e": "EW", "b": "A
 _SCORING = {"I": "IMP", "P": "MP", "B": "BAM"}
 _SEAT_WORD = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
 _BODY = {"md", "mb", "pc", "mc"}                      # tags that mean the record's board has begun
+#: The ``an`` note after the first call of an auction the writer synthesized for a contract entered without
+#: one (LIN can carry a contract only as an auction); read_lin turns such an auction back into the contract.
+_SYNTHESIZED = "bridgetable: auction synthesized from a contract entered without an auction"
 _RS_ENTRY = re.compile(r"([1-7])([CDHSN])([NESW])(X{0,2})(=|[+-]\d{1,2})", re.I)
 
 
@@ -117,7 +126,8 @@ def _names(value: str) -> list[str]:
             names[i - 1:i + 1] = [names[i - 1] + "," + names[i]]
         else:
             i += 1
-    return [_clean(n) for n in names] if len(names) in (4, 8) else []
+    # our writer writes a comma inside a name as ";" (see write_lin): read it back as the comma
+    return [_clean(n).replace(";", ",") for n in names] if len(names) in (4, 8) else []
 
 
 def _apply_header(tag: str, value: str, state: _FileState) -> None:
@@ -178,6 +188,8 @@ def _record(chunk: list[tuple[str, str]], state: _FileState, source: str, index:
         start = _board_event(board, dealer, head.get("sv"), deal)
         rec.events.append(start)
         calls = _body(rec, body, start, deal)
+        if _SYNTHESIZED in rec.notes:
+            calls = _unsynthesize(rec, calls)
         if rs and vg:
             _match_result(rec, calls, rs, vg, board, room)
     except ValueError as err:                           # CardError, CallError, EventError, LinError
@@ -309,7 +321,9 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
             last_call = (seat, call)
             closed = closed or _closed(calls)
         elif tag == "an":
-            if value.strip():
+            if value.strip() == _SYNTHESIZED:
+                rec.notes.append(_SYNTHESIZED)           # taken out again by _unsynthesize
+            elif value.strip():
                 who = f"{last_call[0]} {last_call[1]}: " if last_call else ""
                 rec.notes.append(who + value.strip())
         elif tag == "nt":
@@ -352,6 +366,20 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
                            ClaimResponded(seat=declarer.lho, accept=True),
                            ClaimResponded(seat=declarer.rho, accept=True)]
     return calls
+
+
+def _unsynthesize(rec: GameRecord, calls: list[tuple[Seat, str]]) -> list[tuple[Seat, str]]:
+    """A record whose auction our writer synthesized from a contract entered without one (see
+    :func:`_synthetic_calls`): the calls become that contract again, as a ``ContractRecorded``."""
+    rec.notes.remove(_SYNTHESIZED)
+    if not _closed(calls):
+        raise LinError("an auction marked as synthesized does not close")
+    contract, declarer = _contract(calls)
+    entered = ContractRecorded("PASS") if contract is None else ContractRecorded(contract, declarer)
+    at = next(i for i, e in enumerate(rec.events) if isinstance(e, CallMade))
+    rec.events[:] = (rec.events[:at] + [entered]
+                     + [e for e in rec.events[at:] if not isinstance(e, CallMade)])
+    return []
 
 
 def _match_result(rec: GameRecord, calls: list[tuple[Seat, str]], rs: list[str], vg: list[str],
@@ -400,31 +428,46 @@ def _md(start: BoardStarted) -> str:
 
 
 def _line(rec: GameRecord, names: str) -> str | None:
-    """One board; ``names`` is the ``pn`` value in force (written only when it changes, as readers
-    carry a ``pn`` over to the boards that follow)."""
+    """One board; ``names`` is its ``pn`` value (written on every board: endplay, for one, starts a new
+    board at each ``pn``). A contract entered without an auction is written as a synthesized auction
+    marked by an ``an`` note (:data:`_SYNTHESIZED`), which read_lin turns back into the contract."""
     start = next((e for e in rec.events if isinstance(e, BoardStarted)), None)
     if start is None:
         log.warning("%s record %s: no board event, not written", rec.source, rec.index)
         return None
     room = "c" if rec.tags.get("Room") == "Closed" else "o"
-    out = [f"qx|{room}{start.board or ''}|"]
-    if names:
-        out.append(f"pn|{names}|")
+    out = [f"qx|{room}{start.board or ''}|", f"pn|{names}|"]
+    if start.board is not None:
+        out.append(f"ah|Board {start.board}|")
     out.append(f"md|{_md(start)}|sv|{_VUL_LIN[start.vulnerable]}|")
     in_play, cards = False, 0
-    for i, e in enumerate(rec.events):
+    events = list(rec.events)
+    calls = [e for e in events if isinstance(e, CallMade)]
+    if any(e.seat != SEATS[(SEATS.index(start.dealer) + k) % 4] for k, e in enumerate(calls)):
+        log.warning("%s record %s: calls out of rotation: LIN implies seats by rotation, so they read back "
+                    "at other seats", rec.source, rec.index)
+    marked = -1                                  # the call the synthesized-auction note follows
+    entered = next((e for e in events if isinstance(e, ContractRecorded)), None)
+    if entered is not None and not any(isinstance(e, CallMade) for e in events):
+        synthetic = _synthetic_calls(entered, start.dealer)
+        if synthetic:
+            marked = events.index(entered)
+            events[marked:marked + 1] = synthetic
+    for i, e in enumerate(events):
         if isinstance(e, (CardPlayed, ClaimMade)) and not in_play:
             out.append("pg||")                          # vugraph style: the auction is a page of its own
             in_play = True
         if isinstance(e, CallMade):
             out.append(f"mb|{_lin_call(e.call)}{'!' if e.alert else ''}|")
+            if i == marked:
+                out.append(f"an|{_SYNTHESIZED}|")
         elif isinstance(e, CardPlayed):
             out.append(f"pc|{e.card}|")
             cards += 1
             if cards % 4 == 0:
                 out.append("pg||")
         elif isinstance(e, ClaimMade):
-            answers = takewhile(lambda a: isinstance(a, ClaimResponded), rec.events[i + 1:])
+            answers = takewhile(lambda a: isinstance(a, ClaimResponded), events[i + 1:])
             if not all(a.accept for a in answers if isinstance(a, ClaimResponded)):   # LIN says only "agreed claim"
                 log.warning("%s record %s: rejected claim not written", rec.source, rec.index)
                 continue
@@ -436,6 +479,36 @@ def _line(rec: GameRecord, names: str) -> str | None:
     return "".join(out)
 
 
+def _synthetic_calls(entered: ContractRecorded, dealer: Seat) -> list[CallMade]:
+    """An auction reaching a contract entered without one: passes from the dealer up to declarer, the
+    bid, the double (by declarer's LHO) and redouble (by declarer's partner), three passes; four passes
+    for a passed-out board. ``[]`` when it cannot be built (no declarer)."""
+    if entered.contract == "PASS":
+        return [CallMade(seat=s, call=PASS) for s in (dealer, dealer.lho, dealer.partner, dealer.rho)]
+    try:
+        c = parse_contract(entered.contract)
+    except ValueError:
+        return []
+    declarer = entered.declarer
+    if c is None or declarer is None:
+        return []
+    calls: list[CallMade] = []
+    seat = dealer
+    while seat != declarer:
+        calls.append(CallMade(seat=seat, call=PASS))
+        seat = seat.lho
+    calls.append(CallMade(seat=declarer, call=f"{c.level}{c.strain}"))
+    if c.risk:
+        calls.append(CallMade(seat=declarer.lho, call=DOUBLE))
+    if c.risk == "XX":
+        calls.append(CallMade(seat=declarer.partner, call=REDOUBLE))
+    seat = calls[-1].seat.lho
+    for _ in range(3):
+        calls.append(CallMade(seat=seat, call=PASS))
+        seat = seat.lho
+    return calls
+
+
 def _lin_call(call: str) -> str:
     return {PASS: "p", DOUBLE: "d", REDOUBLE: "r"}.get(call) or call.replace("NT", "N")
 
@@ -443,12 +516,11 @@ def _lin_call(call: str) -> str:
 def write_lin(records: Iterable[GameRecord], stream: IO[str]) -> None:
     """Write vugraph-style LIN, one line per board. LIN implies seats, so calls and cards are written in
     order and read back in rotation; hand reads, rulings and rejected claims have no LIN form."""
-    in_force = ",,,"                                   # no names
     for rec in records:
-        # LIN has no escape: a comma inside a name is written ", " so that the reader glues it back
-        names = ",".join(re.sub(r",\s*", ", ", _clean(rec.tags.get(_SEAT_WORD[s], "").replace("|", " ")))
+        # LIN has no escape and readers split pn at every comma: a comma inside a name is written ";"
+        # (read back as a comma by read_lin); pn starts every board, as readers split boards at pn
+        names = ",".join(_clean(rec.tags.get(_SEAT_WORD[s], "").replace("|", " ")).replace(",", ";")
                          for s in LIN_ORDER)
-        line = _line(rec, names if names != in_force else "")
+        line = _line(rec, names)
         if line is not None:
-            in_force = names
             stream.write(line + "\n")

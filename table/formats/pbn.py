@@ -32,11 +32,11 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, takewhile
 from typing import IO, Literal, cast
 
 from ..board import parse_vulnerability
-from ..calls import PASS, CallError, bid_key, is_bid, parse_call
+from ..calls import DOUBLE, PASS, REDOUBLE, CallError, bid_key, is_bid, parse_call
 from ..cards import ALL_CARDS, SEATS, CardError, Deal, Seat, hand_to_pbn, parse_card
 from ..events import (
     BoardStarted,
@@ -51,7 +51,7 @@ from ..events import (
 )
 from ..record import GameRecord, Recorded
 from ..scoring import parse_contract
-from ..tricks import trick_winner_index
+from ..tricks import trick_winner_index, trump_of
 
 __all__ = ["read_pbn", "write_pbn"]
 
@@ -890,6 +890,67 @@ def _export_deal(deal: str | None, dealer: Seat) -> str:
     return f"{dealer}:" + " ".join(hands[(_IDX[dealer] + k) & 3] for k in range(4))
 
 
+def _export_contract(events: list[TableEvent], calls: list[CallMade], cards: list[CardPlayed],
+                     rc: Recorded) -> tuple[str | None, str | None, str | None]:
+    """Contract, Declarer and Result in export format (PBN 2.1 §3.4.13-15), whatever form the file had:
+    the contract the auction reached (else the one entered without an auction, else the tag's, read as
+    the reader reads it), ``Pass`` with empty Declarer and Result for a passed-out board, and Result the
+    number of tricks declarer won: an agreed claim's figure, the 13 tricks played, else the recorded
+    Result (``NS 9`` style included). ``None`` (written ``?``) where unknown."""
+    bid = next((k for k in range(len(calls) - 1, -1, -1) if is_bid(calls[k].call)), None)
+    contract: str | None = None
+    declarer: Seat | None = None
+    if bid is not None:
+        strain, side = calls[bid].call[1:], calls[bid].seat.side
+        declarer = next(e.seat for e in calls if is_bid(e.call) and e.call[1:] == strain and e.seat.side == side)
+        risk = ""
+        for e in calls[bid + 1:]:
+            risk = "X" if e.call == DOUBLE else "XX" if e.call == REDOUBLE else risk
+        contract = calls[bid].call + risk
+    elif calls:
+        return ("Pass", "", "") if _closed([e.call for e in calls]) else (None, None, None)
+    else:
+        entered = next((e for e in events if isinstance(e, ContractRecorded)), None)
+        if entered is not None:
+            contract, declarer = entered.contract, entered.declarer
+        else:
+            try:
+                c = parse_contract(rc.contract) if rc.contract else None
+            except ValueError:                   # "PAS", "Passed out": passed; anything else: unknown
+                passed = (rc.contract or "").strip().upper().startswith("PAS")
+                return ("Pass", "", "") if passed else (None, None, None)
+            if c is None and rc.contract:
+                return "Pass", "", ""
+            contract = str(c) if c is not None else None
+            declarer = _SEAT.get((rc.declarer or "").lstrip("^").strip()[:1])
+        if contract == "PASS":
+            return "Pass", "", ""
+    if contract is None or declarer is None:
+        return contract, None, None
+    tricks = _claimed(events)
+    if tricks is None and len(cards) >= 52:
+        trump = trump_of(contract.rstrip("X")[1:])
+        won = 0
+        for t in range(0, 52, 4):
+            trick = cards[t:t + 4]
+            won += trick[trick_winner_index([e.card for e in trick], trump)].seat.side == declarer.side
+        tricks = won
+    if tricks is None:
+        tricks = _declarer_tricks(rc.result, declarer)
+    return contract, declarer.value, None if tricks is None or tricks > 13 else str(tricks)
+
+
+def _claimed(events: list[TableEvent]) -> int | None:
+    """The tricks of the last claim all others accepted (``ClaimMade.tricks``: declarer side's total)."""
+    found = None
+    for i, e in enumerate(events):
+        if isinstance(e, ClaimMade):
+            answers = list(takewhile(lambda a: isinstance(a, ClaimResponded), events[i + 1:]))
+            if len(answers) >= 2 and all(isinstance(a, ClaimResponded) and a.accept for a in answers):
+                found = e.tricks
+    return found
+
+
 def _game_text(rec: GameRecord) -> str:
     events = rec.events
     start = events[0] if events and isinstance(events[0], BoardStarted) else None
@@ -919,9 +980,10 @@ def _game_text(rec: GameRecord) -> str:
     tag("Vulnerable", start.vulnerable.value if start else tags.get("Vulnerable"))
     tag("Deal", _export_deal(start.deal, start.dealer) if start else tags.get("Deal"))
     tag("Scoring", tags.get("Scoring"))
-    tag("Declarer", rc.declarer)
-    tag("Contract", rc.contract)
-    tag("Result", rc.result)
+    contract, by, result = _export_contract(events, calls, cards, rc)
+    tag("Declarer", by)
+    tag("Contract", contract)
+    tag("Result", result)
     extra = {k: v for k, v in tags.items() if k not in _WRITTEN and not k.endswith("Table") and _NAME_RE.match(k)}
     if rc.score is not None:
         extra["Score"] = rc.score

@@ -317,9 +317,13 @@ def test_corpus_roundtrip(corpus: Path):
     assert len(sample) >= 200 and any(r.error for r in sample)
     _, back = roundtrip(sample)
     assert len(back) == len(sample)
-    for a, b in zip(sample, back):
+    _, again = roundtrip(back)
+    for a, b, c in zip(sample, back, again):
         assert b.events == a.events, (a.source, a.index)
-        assert b.recorded == a.recorded, (a.source, a.index)
+        # the writer writes Contract/Declarer/Result in export form (tests/table/test_export_strict.py),
+        # so what it wrote is what it writes again; the Score tag is kept as it was
+        assert c.recorded == b.recorded and b.recorded.score == a.recorded.score, (a.source, a.index)
+        assert b.recorded.result in (None, "") or b.recorded.result.isdecimal(), (a.source, a.index)
 
 
 def test_endplay_reads_what_we_write(corpus: Path):
@@ -393,4 +397,6 @@ def test_fuzz_mutated_game(data):
     _, back = roundtrip(records)                       # whatever was read is written and read back the same
     check(back)
     assert [r.events for r in back] == [r.events for r in records]
-    assert [r.recorded for r in back] == [r.recorded for r in records]
+    # Contract/Declarer/Result are written in export form: what was written is written again unchanged
+    assert [r.recorded for r in roundtrip(back)[1]] == [r.recorded for r in back]
+    assert [r.recorded.score for r in back] == [r.recorded.score for r in records]
