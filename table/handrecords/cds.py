@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from . import rzd
 from .base import HandRecordBoard, HandRecordError, check_set, require_positional, standard
+from .rzd import decode_body, encode_body
 
 NAME = "CDS"
 SUFFIXES = (".cds",)
@@ -25,10 +25,10 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
         n = data[k]
         if n == 0:
             raise HandRecordError(source, f"record {k // RECORD + 1} has board number 0")
-        boards.append(standard(n, rzd.decode_body(data[k + 1:k + RECORD], source, n, offset=1)))
+        boards.append(standard(n, decode_body(data[k + 1:k + RECORD], source, n, offset=1)))
     return check_set(boards, source)
 
 
 def write(boards: Sequence[HandRecordBoard], source: str) -> bytes:
     require_positional(boards, NAME, source, limit=255, consecutive=False)
-    return b"".join(bytes([b.board]) + rzd.encode_body(b.deal, offset=1) for b in boards)
+    return b"".join(bytes([b.board]) + encode_body(b.deal, offset=1) for b in boards)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from . import bri, dge
 from .base import HandRecordBoard, HandRecordError, make_deal, require_positional, standard
+from .bri import CARDS_LEN, decode_cards, encode_cards
+from .dge import decode_hands, encode_hands
 
 NAME = "DUP"
 SUFFIXES = (".dup",)
@@ -45,8 +46,8 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
     for k in range(records):
         rec = data[k * RECORD:(k + 1) * RECORD]
         number = first + k
-        one = make_deal(bri.decode_cards(rec[:bri.CARDS_LEN], source, number), source, number)
-        two = make_deal(dge.decode_hands(rec[bri.CARDS_LEN:HEADER_AT], source, number), source, number)
+        one = make_deal(decode_cards(rec[:CARDS_LEN], source, number), source, number)
+        two = make_deal(decode_hands(rec[CARDS_LEN:HEADER_AT], source, number), source, number)
         if one != two:
             raise HandRecordError(source, "the two copies of the deal in the record disagree (damaged file)",
                                   number)
@@ -61,5 +62,5 @@ def write(boards: Sequence[HandRecordBoard], source: str) -> bytes:
     header = f"YN{boards[0].board:<2d} 0 {len(boards):02d} ".encode("ascii")
     out = bytearray()
     for k, b in enumerate(boards):
-        out += bri.encode_cards(b) + dge.encode_hands(b) + (header if k == 0 else b"\0" * 10)
+        out += encode_cards(b) + encode_hands(b) + (header if k == 0 else b"\0" * 10)
     return bytes(out)
