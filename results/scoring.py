@@ -35,12 +35,11 @@ Conventions (the laws leave them to regulation, Law 78D; each is a parameter whe
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
-
-from table.scoring import imps, neuberg
 
 from .errors import ResultsError
 
@@ -48,6 +47,28 @@ __all__ = ["Artificial", "Award", "Line", "LineScore", "ARTIFICIAL_PERCENT", "AR
            "matchpoint_board", "cross_imps_board", "butler_board", "butler_datum", "round_datum",
            "team_board_imps", "knockout_average", "wbf_vp", "total_points", "percent_of_field", "parse_award",
            "award_text", "award_percent", "award_imps", "percent_to_imps", "award_from_percent"]
+
+
+# Law 78B: upper bound of each IMP band, 0 IMP up to 10, ..., 23 IMP up to 3990; 24 beyond.
+IMP_UPPER = (10, 40, 80, 120, 160, 210, 260, 310, 360, 420, 490, 590, 740, 890, 1090, 1290,
+             1490, 1740, 1990, 2240, 2490, 2990, 3490, 3990)
+
+
+def imps(difference: int) -> int:
+    """Convert a total-point difference to IMPs, keeping its sign (Law 78B)."""
+    n = bisect_left(IMP_UPPER, abs(difference))     # first band whose upper bound >= |difference|
+    return n if difference >= 0 else -n
+
+
+def neuberg(mp: float, n_results: int, n_max: int) -> float:
+    """Factor a score from a board with n_results results up to n_max (standard Neuberg formula).
+
+    Not seed law: factoring is left to the sponsoring organization's regulations (Law 78D).
+    Same 2-per-beat units as :func:`matchpoint_board`: (mp + 1) * n_max / n_results - 1.
+    """
+    if n_results < 1 or n_max < n_results:
+        raise ResultsError(f"need 1 <= n_results <= n_max, got {n_results}, {n_max}")
+    return (mp + 1) * n_max / n_results - 1
 
 
 class Artificial(StrEnum):

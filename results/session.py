@@ -33,7 +33,7 @@ from enum import StrEnum
 from typing import Any, NotRequired, TypedDict
 
 from table.board import Vulnerability, vulnerability_for
-from table.scoring import imps, parse_contract, score_ns
+from table.scoring import parse_contract, score_ns
 
 from .errors import ResultEntryError, ResultsError
 from .movement import Movement
@@ -46,6 +46,7 @@ from .scoring import (
     award_imps,
     butler_board,
     cross_imps_board,
+    imps,
     matchpoint_board,
     wbf_vp,
 )

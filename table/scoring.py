@@ -1,4 +1,5 @@
-"""Duplicate scoring (Law 77), IMPs and matchpoints (Law 78).
+"""Duplicate scoring (Law 77): the score of one board. Comparing scores across the field (Law 78:
+matchpoints, IMPs) is ``results.scoring``'s.
 
 Undertricks follow the seed's 1997 schedule (Law 77): non-vulnerable doubled 100/300/500/800 and
 +300 thereafter. The seed misprints the doubled major trick value as 40; it is 60 (30 x 2).
@@ -7,8 +8,6 @@ There are no honours in duplicate, and a passed-out board scores 0 to both sides
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -108,43 +107,3 @@ def score_ns(contract: Contract | None, vulnerability: Vulnerability, tricks: in
         raise ValueError(f"contract {contract} has no declarer; cannot score it for North-South")
     s = score(contract, vulnerability.is_vulnerable(contract.declarer), tricks)
     return s if contract.declarer in ("N", "S") else -s
-
-
-# Law 78B: upper bound of each IMP band, 0 IMP up to 10, ..., 23 IMP up to 3990; 24 beyond.
-IMP_UPPER = (10, 40, 80, 120, 160, 210, 260, 310, 360, 420, 490, 590, 740, 890, 1090, 1290,
-             1490, 1740, 1990, 2240, 2490, 2990, 3490, 3990)
-
-
-def imps(difference: int) -> int:
-    """Convert a total-point difference to IMPs, keeping its sign (Law 78B)."""
-    n = bisect_left(IMP_UPPER, abs(difference))     # first band whose upper bound >= |difference|
-    return n if difference >= 0 else -n
-
-
-def matchpoints(scores: list[int]) -> list[float]:
-    """Law 78A: 2 per score beaten, 1 per score tied, 0 per score that beats it; same order as input."""
-    below: dict[int, int] = {}
-    running = 0
-    counts = Counter(scores)
-    for s in sorted(counts):           # O(n log n): one pass counts the scores below each value
-        below[s] = running
-        running += counts[s]
-    return [float(2 * below[s] + counts[s] - 1) for s in scores]
-
-
-def mp_percent(mp: float, n_results: int) -> float:
-    """Matchpoints as a percentage of the top, 2*(n-1) (Law 78A)."""
-    if n_results < 2:
-        raise ValueError("a percentage needs at least two results on the board")
-    return 100.0 * mp / (2 * (n_results - 1))
-
-
-def neuberg(mp: float, n_results: int, n_max: int) -> float:
-    """Factor a score from a board with n_results results up to n_max (standard Neuberg formula).
-
-    Not seed law: factoring is left to the sponsoring organization's regulations (Law 78D).
-    Same 2-per-beat units as :func:`matchpoints`: (mp + 1) * n_max / n_results - 1.
-    """
-    if n_results < 1 or n_max < n_results:
-        raise ValueError(f"need 1 <= n_results <= n_max, got {n_results}, {n_max}")
-    return (mp + 1) * n_max / n_results - 1

@@ -22,13 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from results import imps
 from results.pbn_tables import PbnTable, TableGame, cell, read_tables
 from results.scoring import Line, butler_board, cross_imps_board, matchpoint_board, percent_of_field, team_board_imps
 from table.board import Vulnerability, parse_vulnerability
 from table.events import BoardStarted
 from table.formats.pbn import read_pbn
 from table.record import GameRecord
-from table.scoring import imps, parse_contract, score_ns
+from table.scoring import parse_contract, score_ns
 
 pytestmark = pytest.mark.corpus
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from results import imps
 from results.movement import mitchell
 from results.scoring import Line, butler_board, butler_datum, cross_imps_board, matchpoint_board
 from results.session import BoardResult, Session
-from table.scoring import imps
 
 T = Line.table
 

@@ -1,10 +1,10 @@
-"""Law 77 scoring table, Law 78A matchpoints, Law 78B IMPs: digest test vectors plus properties."""
+"""Law 77 scoring table: test vectors plus properties (Law 78 is results's: tests/results/test_law78.py)."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from table.board import Vulnerability
-from table.scoring import IMP_UPPER, Contract, imps, matchpoints, mp_percent, neuberg, parse_contract, score, score_ns
+from table.scoring import Contract, parse_contract, score, score_ns
 
 # --- Law 77 cumulative undertrick table, rows: (vulnerable, risk) -------------------
 UNDERTRICKS = {
@@ -87,45 +87,6 @@ def test_parse_declarer_and_validation():
     for bad in [(0, "S"), (8, "S"), (1, "N"), (1, "S", "XXX"), (1, "S", "", "Q")]:
         with pytest.raises(ValueError):
             Contract(*bad)
-
-
-# --- Law 78B IMPs -----------------------------------------------------------------------------
-def test_imp_table_boundaries():
-    low = 0
-    for n, high in enumerate(IMP_UPPER):
-        for d in (low, high):
-            assert imps(d) == n and imps(-d) == -n
-        low = high + 10
-    assert imps(4000) == 24 and imps(-4000) == -24 and imps(9990) == 24
-    # spot checks from the table itself
-    assert (imps(20), imps(370), imps(420), imps(430), imps(1500), imps(3990)) == (1, 9, 9, 10, 17, 23)
-
-
-# --- Law 78A matchpoints ----------------------------------------------------------------------
-def test_matchpoints_examples():
-    assert matchpoints([420, 450, 420, -50, 170]) == [5.0, 8.0, 5.0, 0.0, 2.0]
-    assert matchpoints([100, 100, 100]) == [2.0, 2.0, 2.0]
-    assert matchpoints([0]) == [0.0]
-    assert matchpoints([]) == []
-
-
-def test_percent_and_neuberg():
-    assert mp_percent(8, 5) == 100.0 and mp_percent(4, 5) == 50.0
-    with pytest.raises(ValueError):
-        mp_percent(0, 1)
-    assert neuberg(6, 4, 4) == 6                 # full board: unchanged
-    assert neuberg(6, 4, 6) == pytest.approx(9.5)  # (6+1)*6/4 - 1
-    assert neuberg(0, 1, 5) == 4                 # lone result factors to the average of top 8
-
-
-@given(st.lists(st.integers(-100, 100).map(lambda x: x * 10), min_size=1, max_size=30))
-def test_matchpoints_properties(scores):
-    mps = matchpoints(scores)
-    n = len(scores)
-    assert sum(mps) == n * (n - 1)               # every comparison hands out exactly 2 units
-    for i, s in enumerate(scores):
-        brute = sum(2 if s > t else 1 if s == t else 0 for j, t in enumerate(scores) if j != i)
-        assert mps[i] == brute
 
 
 # --- Law 77 properties ------------------------------------------------------------------------
