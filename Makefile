@@ -3,21 +3,30 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: run test check lint types setup bench clean browsers
 
 # Pure Python: installing is creating the virtual environment and fetching the dependencies (pip prints each).
-$(STAMP): pyproject.toml
+# `make run` needs only the service's; `make test` adds the test tools (pytest, Playwright, mypy …).
+$(BIN)/python:
 	@echo "==> creating the virtual environment in $(VENV) (first run only)"
 	$(PYTHON) -m venv $(VENV)
 	@echo "==> upgrading pip"
 	$(BIN)/pip install --progress-bar off --upgrade pip
-	@echo "==> installing bridgetable and its dependencies (about a minute on a fresh machine)"
-	$(BIN)/pip install --progress-bar off -e '.[test]'
-	touch $(STAMP)
-	@echo "==> ready"
 
-setup: $(STAMP)
+$(STAMP): pyproject.toml | $(BIN)/python
+	@echo "==> installing bridgetable and what it runs on (first run only)"
+	$(BIN)/pip install --progress-bar off -e .
+	touch $(STAMP)
+	@echo "==> installed"
+
+$(TEST_STAMP): $(STAMP)
+	@echo "==> installing the test tools (first run only)"
+	$(BIN)/pip install --progress-bar off -e '.[test]'
+	touch $(TEST_STAMP)
+
+setup: $(TEST_STAMP)
 
 # The main job: the service with four simulated tables on the SQLite default (bridgetable.db); it prints
 # the director console's URL and token. SIMULATE, HOST and PORT can be overridden: make run PORT=9000
@@ -38,10 +47,10 @@ browsers:
 	  || echo "note: chromium could not be installed; the browser tests will skip"
 
 # Lint (ruff) and types (mypy: strict on table/ and firmware_host/, pyproject.toml says where)
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	@echo "==> ruff"
 	$(BIN)/ruff check .
-types: $(STAMP)
+types: $(TEST_STAMP)
 	@echo "==> mypy"
 	$(BIN)/mypy
 check: lint types
@@ -50,7 +59,7 @@ test: check browsers
 	@echo "==> pytest"
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python bench/replay_corpus.py
 
 clean:
