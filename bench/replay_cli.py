@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,16 +44,21 @@ REPLAY = ("import sys; from bridgetable.cli import main; "
           "sys.argv = ['bridgetable', 'replay', '--jsonl', sys.argv[1]]; main()")
 
 
-def timed(argv: list[str], tree: Path | None) -> tuple[float, str]:
+def timed(argv: list[str], tree: Path | None) -> tuple[float, float, str]:
+    """Wall time and CPU time (user + system) of one child process, and what it printed. On a shared VM the
+    CPU time is the steadier figure: another process's load stretches the wall time, not the work done."""
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=tree or ROOT)
     elapsed = time.perf_counter() - started
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     if done.returncode not in (0, 1):
         raise SystemExit(f"{argv[:3]} failed ({done.returncode}): {done.stderr[-1000:]}")
-    return elapsed, done.stdout
+    return elapsed, cpu, done.stdout
 
 
 def main() -> None:
@@ -72,29 +78,33 @@ def main() -> None:
             commands[f"bridgetable@{args.before}"] = ([sys.executable, "-c", REPLAY, pbn_dir], before_tree)
             timed(commands[f"bridgetable@{args.before}"][0][:2] + ["pass"], before_tree)   # compile its bytecode
         names = list(commands)
-        times: dict[str, list[float]] = {n: [] for n in names}
+        wall: dict[str, list[float]] = {n: [] for n in names}
+        cpu: dict[str, list[float]] = {n: [] for n in names}
         counts: dict[str, int] = {}
         for r in range(args.rounds):
             order = names[r % len(names):] + names[: r % len(names)]
             for name in order:
                 argv, tree = commands[name]
-                elapsed, out = timed(argv, tree)
-                times[name].append(elapsed)
+                elapsed, used, out = timed(argv, tree)
+                wall[name].append(elapsed)
+                cpu[name].append(used)
                 counts[name] = (int(out.strip()) if name == "endplay"
                                 else sum(1 for line in out.splitlines() if json.loads(line)["status"] != "error"))
-            print(f"round {r + 1}: " + ", ".join(f"{n} {times[n][-1]:.1f} s" for n in names), flush=True)
-    rate = {n: counts[n] / statistics.median(times[n]) for n in names}
+            print(f"round {r + 1}: " + ", ".join(f"{n} {wall[n][-1]:.1f} s (CPU {cpu[n][-1]:.1f} s)" for n in names),
+                  flush=True)
     print(f"\nboards: {counts}")
     for n in names:
-        print(f"{n}: median {statistics.median(times[n]):.1f} s, {rate[n]:,.0f} boards/s "
-              f"(runs {', '.join(f'{t:.1f}' for t in times[n])})")
-    per_round = [counts["bridgetable"] / tb / (counts["endplay"] / te)
-                 for tb, te in zip(times["bridgetable"], times["endplay"], strict=True)]
-    print("bridgetable / endplay, boards per second, per round: " + ", ".join(f"{x:.2f}x" for x in per_round))
-    if before_tree is not None:
-        key = f"bridgetable@{args.before}"
-        print(f"time now / time at {args.before}, per round: "
-              + ", ".join(f"{a / b:.3f}" for a, b in zip(times["bridgetable"], times[key], strict=True)))
+        print(f"{n}: median {statistics.median(wall[n]):.1f} s wall, {statistics.median(cpu[n]):.1f} s CPU; "
+              f"{counts[n] / statistics.median(wall[n]):,.0f} boards/s wall")
+    for label, t in (("wall", wall), ("CPU", cpu)):
+        ratio = [counts["bridgetable"] / tb / (counts["endplay"] / te)
+                 for tb, te in zip(t["bridgetable"], t["endplay"], strict=True)]
+        print(f"bridgetable / endplay, boards per second ({label} time), per round: "
+              + ", ".join(f"{x:.2f}x" for x in ratio))
+        if before_tree is not None:
+            key = f"bridgetable@{args.before}"
+            print(f"time now / time at {args.before} ({label}), per round: "
+                  + ", ".join(f"{a / b:.3f}" for a, b in zip(t["bridgetable"], t[key], strict=True)))
 
 
 if __name__ == "__main__":
