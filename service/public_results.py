@@ -137,6 +137,21 @@ def still_to_play(table: str, schedule: Schedule, completed: Boards, started: Bo
     return mine - set(completed.get(table, ()))
 
 
+def in_play(schedule: Schedule, completed: Boards, started: Boards = NO_BOARDS) -> set[int]:
+    """Boards some table still has to play (Law 16B: an anonymous viewer sees nothing of them)."""
+    out = set()
+    for b in set(schedule) | {b for bs in started.values() for b in bs}:
+        if not all(b in completed.get(t, ()) for t in tables_needed(b, schedule, started)):
+            out.add(b)
+    return out
+
+
+def pair_still_to_play(sittings: Iterable[tuple[str, Iterable[int]]], completed: Boards) -> set[int]:
+    """The boards a pair still has to play: ``sittings`` are its sittings as (service table id, boards), a
+    board is played once the table of its sitting has completed it (a table plays a board once)."""
+    return {b for tid, boards in sittings for b in boards if b not in completed.get(tid, ())}
+
+
 def visible_boards(table: str | None, public: AbstractSet[int], schedule: Schedule, completed: Boards,
                    started: Boards = NO_BOARDS) -> set[int]:
     """What a page may show: the public boards; for a table's own view (``table`` given) less every board
