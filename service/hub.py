@@ -66,10 +66,13 @@ class Hub:
     def subscribe(self, viewer: Viewer, table: str | None) -> Subscriber:
         sub = Subscriber(viewer, table)
         self._subs.setdefault(table or ALL, set()).add(sub)
-        # the newcomer gets the current snapshot on connecting: the next change must reach it even if it
-        # brings a view back to one sent before
-        self._last = {k: v for k, v in self._last.items() if k[1] != viewer.key}
         return sub
+
+    def greet(self, sub: Subscriber, rt: TableRuntime) -> None:
+        """Offer a new subscriber the current snapshot of ``rt`` (what its kind was sent last, or newer)."""
+        body = json.dumps(self.state(rt, sub.viewer), separators=(",", ":"))
+        self._last[(rt.id, sub.viewer.key)] = body
+        sub.offer_state(rt.id, self._message(rt.id, body))
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self._subs.get(sub.table or ALL, set()).discard(sub)
