@@ -168,9 +168,13 @@ def verdict(name: str, checker: Checker, w: Watch) -> None:
     for s in w.snaps:
         kind = s.viewer if not s.viewer.startswith("seat:") else "seat"
         by_viewer[kind] = by_viewer.get(kind, 0) + 1
+    kinds: dict[str, int] = {}
+    for lk in leaks:
+        k = f"{lk.snapshot.viewer.split(':')[0]} {lk.why.split(' of ')[0]}"
+        kinds[k] = kinds.get(k, 0) + 1
     print(f"\n{name}: {checker.checked} snapshots checked of {len(w.snaps)} received {by_viewer}; "
           f"{checker.withheld_seen} withheld live views; {checker.vugraph_shown} vugraph views of boards in play "
-          f"elsewhere; {len(leaks)} leaks")
+          f"elsewhere; {len(leaks)} leaks {kinds}")
     assert not leaks, [(lk.snapshot.viewer, lk.snapshot.source, lk.board, lk.why) for lk in leaks[:10]]
     assert checker.checked >= 1000, "too few snapshots to mean anything"
     assert checker.withheld_seen > 0, "no viewer ever met a board it may not see: the check proved nothing"
