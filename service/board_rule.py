@@ -93,7 +93,8 @@ class ClubBoardRule:
                 if not s.sit_out and pair in (s.ns, s.ew)]
         return mine, here.boards
 
-    def _seat(self, viewer: Viewer) -> tuple[set[int], tuple[int, ...]]:
+    def _seat(self, viewer: Viewer) -> tuple[set[int], set[int]]:
+        """The boards a seat may see nothing of, and the boards its pair plays at its own table."""
         table = viewer.table or ""
         completed, started = self._state()
         sittings, now = self.pair_sittings(table, viewer.seat or "", viewer.round)
@@ -101,7 +102,8 @@ class ClubBoardRule:
             own = still_to_play(table, self.event.schedule, completed, started)
         else:                                     # no movement: the table plays every board
             own = {b for bs in started.values() for b in bs} - completed.get(table, set())
-        return (pair_still_to_play(sittings, completed) | own) - set(now), now
+        here = {b for tid, boards in sittings if tid == table for b in boards}
+        return (pair_still_to_play(sittings, completed) | own) - set(now), here
 
     def hidden(self, viewer: Viewer) -> AbstractSet[int]:
         if viewer.role == "director":
@@ -115,12 +117,13 @@ class ClubBoardRule:
             return NOTHING
         if viewer.role == "spectator":
             return NOTHING if table_id in self.vugraph else self.anonymous()
-        hidden, _now = self._seat(viewer)
+        hidden, here = self._seat(viewer)
         rt = self.club.tables.get(table_id)
         ev = self.event
         in_round = viewer.round is None or ev is None or table_id not in ev.where or viewer.round == ev.rounds[table_id]
-        if viewer.table == table_id and in_round and rt is not None and rt.board_number is not None:
-            hidden.discard(rt.board_number)        # the board the seat is playing
+        if viewer.table == table_id and rt is not None and rt.board_number is not None \
+                and (in_round or rt.board_number in here):
+            hidden.discard(rt.board_number)        # the board the seat's pair is playing at its table
         return frozenset(hidden)
 
     # ------------------------------------------------------------------ vugraph tables

@@ -20,7 +20,15 @@ import websockets
 from leak_check import ANONYMOUS, DIRECTOR, Checker, Snapshot, Truth
 
 from results.movement import howell, mitchell
+from service.board_rule import ClubBoardRule
+from service.club import Club
+from service.configuration import load_settings
+from service.hub import Hub
+from service.journal import CLUB, Journal
 from service.testing import ServerProcess
+from service.tournament import LiveTournament
+from service.visibility import DIRECTOR as THE_DIRECTOR
+from service.visibility import SPECTATOR, Viewer, visible_state
 
 TABLES = ("1", "2", "3")
 SEATS = "NESW"
@@ -198,3 +206,101 @@ def test_no_leak_over_a_simulated_howell(tmp_path: Path) -> None:
     checker, w = watch(tmp_path, movement, howell(6, 1), vugraph=())
     verdict("Howell", checker, w)
     assert checker.vugraph_shown == 0
+
+
+# ---------------------------------------------------------------------------------------------- the rule itself
+# Mitchell, 3 tables, 2 boards a round: table 1 plays boards 1-2 (NS 1 v EW 4) in round 1, 3-4 (NS 1 v EW 6) in
+# round 2; EW 4 plays boards 3-4 at table 3 in round 3.
+MITCHELL3 = {"name": "Rule", "scoring": "MP", "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}
+
+
+def _quick_board(board: int) -> list[dict[str, Any]]:
+    return [{"type": "board", "board": board}, {"type": "contract", "contract": "4S", "declarer": "N"},
+            {"type": "claim", "seat": "N", "tricks": 10},
+            {"type": "claim_response", "seat": "E", "accept": True},
+            {"type": "claim_response", "seat": "W", "accept": True}]
+
+
+def test_a_pair_never_sees_a_board_it_still_has_to_play(tmp_path: Path) -> None:
+    """In process, the rule of service/board_rule.py: a round-1 credential of East at table 1 (EW 4) sees
+    nothing of board 3 when table 1 plays it in round 2 (EW 4 plays it in round 3); North (NS 1, who plays
+    it now) and the current East see it; the public sees "board 3 in play"; the director everything."""
+    async def run() -> None:
+        settings = load_settings(None, database=str(tmp_path / "j.db"), event=MITCHELL3,
+                                 tables=[{"id": t} for t in TABLES], regulation={"spectators": {"delay_s": 0}})
+        journal = Journal(settings.database)
+        hub = Hub()
+        club = Club(settings, journal, hub)
+        club.load()
+        assert settings.event is not None
+        ev = LiveTournament(settings.event, club)
+        ev.attach(journal.rows(CLUB))
+        rule = hub.rule = ClubBoardRule(club, ev).load(journal.rows(CLUB))
+        journal.start()
+        club.start()
+        try:
+            for b in (1, 2):
+                for body in _quick_board(b):
+                    await club.submit("1", body, "director")
+            await club.submit("1", {"type": "board", "board": 3}, "director")
+            await club.submit("1", {"type": "contract", "contract": "3NT", "declarer": "S"}, "director")
+            assert ev.rounds["1"] == 2
+            rt = club.tables["1"]
+            east_r1 = Viewer("seat", table="1", seat="E", round=1)
+            north_r1 = Viewer("seat", table="1", seat="N", round=1)
+            assert 3 in rule.hidden_at("1", east_r1)
+            seen = visible_state(rt, east_r1, rule.hidden_at("1", east_r1))
+            assert seen["withheld"] and seen["contract"] is None and seen["hands"] == {} and seen["auction"] is None
+            for v in (north_r1, Viewer("seat", table="1", seat="E")):
+                state = visible_state(rt, v, rule.hidden_at("1", v))
+                assert state["contract"] == "3NT" and v.seat in state["hands"], v
+            public = visible_state(club.feeds["1"].replica, SPECTATOR, rule.hidden_at("1", SPECTATOR))
+            assert public["withheld"] and public["board"]["number"] == 3 and public["contract"] is None
+            assert visible_state(rt, THE_DIRECTOR, rule.hidden_at("1", THE_DIRECTOR))["contract"] == "3NT"
+            # records: boards 1-2 (completed by NS 1 v EW 4) are EW 6's still to play, not EW 4's
+            east_now = Viewer("seat", table="1", seat="E")
+            assert {1, 2} <= set(rule.hidden(east_now)) and not {1, 2} & set(rule.hidden(east_r1))
+            assert {3, 4, 5, 6} <= set(rule.hidden(east_r1)) and rule.anonymous() == {1, 2, 3, 4, 5, 6}
+            # a vugraph table shows its play to the public; journalled, read again at start-up
+            await rule.set_vugraph("1", True)
+            assert not rule.hidden_at("1", SPECTATOR) and rule.hidden_at("2", SPECTATOR)
+            assert ClubBoardRule(club, ev).load(journal.rows(CLUB)).vugraph == {"1"}
+            await rule.set_vugraph("1", False)
+            assert 3 in rule.hidden_at("1", SPECTATOR)
+        finally:
+            journal.close()
+            club.close()
+
+    asyncio.run(run())
+
+
+def test_vugraph_marks_delays_and_laws_over_http(tmp_path: Path) -> None:
+    """The director's vugraph API (journalled: it survives a restart), the spectator delay on the boards list
+    and the event's progress, and 404 for a law without a statement."""
+    cfg = {"regulation": {"spectators": {"delay_s": 1.5}}, "event": MITCHELL3}
+    srv = ServerProcess(tmp_path / "v", cfg).start()
+    try:
+        with srv.client(srv.token) as d, srv.client() as anon:
+            assert anon.post("/api/tables/2/vugraph", json={"on": True}).status_code == 401
+            assert d.post("/api/tables/2/vugraph", json={"on": "yes"}).status_code == 422
+            assert d.post("/api/tables/9/vugraph", json={"on": True}).status_code == 404
+            assert d.post("/api/tables/2/vugraph", json={"on": True}).json()["tables"] == ["2"]
+            for body in _quick_board(1):
+                assert d.post("/api/tables/1/events", json=body).status_code == 200
+            assert anon.get("/api/tables/1/boards").json() == [], "the public's copy is 1.5 s late"
+            assert next(p for p in anon.get("/api/event").json()["progress"] if p["table"] == "1")["board"] is None
+            assert d.get("/api/tables/1/boards").json()[0]["board"] == 1
+            time.sleep(2.0)
+            listed = anon.get("/api/tables/1/boards").json()
+            assert [e["board"] for e in listed] == [1] and "result" not in listed[0], "board 1 is still in play"
+            assert next(p for p in anon.get("/api/event").json()["progress"] if p["table"] == "1")["board"] == 1
+            assert anon.get("/api/tables/1/boards/1").status_code == 401
+            assert anon.get("/api/laws/%00").status_code == 404 and anon.get("/api/laws/999").status_code == 404
+            assert anon.get("/api/laws/27").json()["text"]
+        srv.stop()
+        srv.start()
+        with srv.client(srv.token) as d, srv.client() as anon:
+            assert anon.get("/api/vugraph").json() == {"tables": ["2"]}
+            assert d.post("/api/tables/2/vugraph", json={"on": False}).json()["tables"] == []
+    finally:
+        srv.stop()
