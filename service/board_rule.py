@@ -2,9 +2,10 @@
 
 * the **director** sees everything;
 * a **seat** (a table and a seat; its pair is the movement's pair at that table and seat in the token's
-  round, else in the table's current round) sees nothing of a board its pair still has to play at a later
-  sitting, nor of one its table still has to play; the board in play at its own table in its own round is
-  shown as ``service/visibility.py`` says for a seat;
+  round, else in the table's current round) sees nothing of a board its pair still has to play (a board of
+  one of its sittings that the sitting's table has not completed), nor of one its table still has to play;
+  the board in play at its own table is shown as ``service/visibility.py`` says for a seat when the token
+  is of the table's current round or the board is one its pair plays at that table;
 * an **anonymous** viewer sees nothing of a board any table still has to play (unless the director
   released it), and only through the spectators' delayed copies; the director can mark a table as a
   **vugraph table** (a team match's open room, a final) whose live view, delayed, is the one exception.

@@ -9,6 +9,9 @@ would tell a board's result. A table's own view (a seat token) never includes a 
 to play — scheduled at that table and not completed there, or started there and not finished — even if it
 was released club-wide by mistake: the table-specific rule wins.
 
+The same plain data give the movement's rule for live views (``service/board_rule.py``): :func:`in_play`, the
+boards some table still has to play, and :func:`pair_still_to_play`, a pair's.
+
 The inputs are plain data: ``schedule`` maps a board number to the (service) table ids the movement
 schedules to play it; ``completed`` and ``started`` map a table id to the board numbers it has completed
 and started. :func:`results_payload` turns a :class:`results.Session` and a set of visible boards into the
