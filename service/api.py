@@ -1,6 +1,11 @@
-"""The REST API under /api: tables, events, irregularities, rulings, boards, adjustments, results."""
+"""The REST API under /api: tables, events, irregularities, rulings, boards, adjustments, results.
+
+Every view answers the movement's rule (``service/board_rule.py``: nothing of a board the viewer's pair, or
+for an anonymous viewer any table, still has to play) and gives anonymous viewers the spectators' delayed
+copies of the tables."""
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from fastapi import APIRouter, Depends, Path, Query
@@ -11,7 +16,7 @@ from .errors import Forbidden, NotFound, Unauthenticated
 from .lawtext import statement
 from .runtime import TableRuntime
 from .schemas import AdjustmentIn, EventIn, RulingIn
-from .visibility import Viewer, summary, turn_of, visible_state
+from .visibility import NOTHING, Viewer, summary, turn_of
 
 router = APIRouter(prefix="/api")
 TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
@@ -24,6 +29,12 @@ def _table(svc: Service, table_id: str, v: Viewer) -> TableRuntime:
     if v.role == "seat" and v.table != table_id:
         raise Forbidden(f"this seat token belongs to table {v.table}")
     return svc.club.feeds[table_id].replica if v.role == "spectator" else rt
+
+
+def _hidden(svc: Service, v: Viewer) -> AbstractSet[int]:
+    """The boards ``v`` may see nothing of (records, results)."""
+    rule = svc.hub.rule
+    return rule.hidden(v) if rule is not None else NOTHING
 
 
 @router.get("/health", summary="liveness and counts")
@@ -42,7 +53,7 @@ async def tables(svc: Service = Depends(service), v: Viewer = Depends(viewer)) -
     out = []
     for tid in sorted(svc.club.tables, key=lambda s: (len(s), s)):
         rt = svc.club.tables[tid] if v.role != "spectator" else svc.club.feeds[tid].replica
-        out.append(summary(rt, v))
+        out.append(summary(rt, v, svc.hub.rule.hidden_at(tid, v) if svc.hub.rule is not None else NOTHING))
     return out
 
 
@@ -51,7 +62,7 @@ async def table_state(table_id: str = TableId, svc: Service = Depends(service),
                       v: Viewer = Depends(viewer)) -> dict[str, Any]:
     rt = _table(svc, table_id, v)
     async with svc.club.lock(table_id):
-        return visible_state(rt, v)
+        return svc.hub.state(rt, v)
 
 
 @router.get("/tables/{table_id}/events", summary="the table's journal: who, what, when (director)")
@@ -99,15 +110,15 @@ async def irregularities(table_id: str = TableId, svc: Service = Depends(service
                          v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     rt = _table(svc, table_id, v)
     async with svc.club.lock(table_id):
-        irrs: list[dict[str, Any]] = visible_state(rt, v)["irregularities"]
+        irrs: list[dict[str, Any]] = svc.hub.state(rt, v)["irregularities"]
         return irrs
 
 
-def _may_see_board(rt: TableRuntime, number: int, v: Viewer) -> bool:
+def _may_see_board(rt: TableRuntime, number: int, v: Viewer, hidden: AbstractSet[int]) -> bool:
     if v.role == "director":
         return True
     rec = rt.boards.get(number)
-    if rec is None:
+    if rec is None or number in hidden:
         return False
     return rt.completed(number) and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
 
@@ -115,14 +126,13 @@ def _may_see_board(rt: TableRuntime, number: int, v: Viewer) -> bool:
 @router.get("/tables/{table_id}/boards", summary="boards played at the table")
 async def boards(table_id: str = TableId, svc: Service = Depends(service),
                  v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
-    rt = svc.club.table(table_id)
-    if v.role == "seat" and v.table != table_id:
-        raise Forbidden(f"this seat token belongs to table {v.table}")
+    rt = _table(svc, table_id, v)
+    hidden = _hidden(svc, v)
     out = []
     for n, rec in sorted(rt.boards.items()):
         entry: dict[str, Any] = {"board": n, "dealer": rec.dealer, "vulnerable": rec.vulnerable,
                                  "current": rec is rt.current, "started": rec.started_at}
-        if _may_see_board(rt, n, v):
+        if _may_see_board(rt, n, v, hidden):
             entry["result"] = rt.result(n)
             entry["adjustment"] = rec.adjustment
         out.append(entry)
@@ -132,18 +142,18 @@ async def boards(table_id: str = TableId, svc: Service = Depends(service),
 @router.get("/tables/{table_id}/boards/{number}", summary="a board's full record")
 async def board(table_id: str = TableId, number: int = BoardNo, svc: Service = Depends(service),
                 v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    rt = svc.club.table(table_id)
+    svc.club.table(table_id)
+    rt = svc.club.feeds[table_id].replica if v.role == "spectator" else svc.club.tables[table_id]
     async with svc.club.lock(table_id):          # the live table, not an event awaiting its journal write
         rec = rt.boards.get(number)
         if rec is None:
             raise NotFound(f"table {table_id} has not played board {number}")
-        if not _may_see_board(rt, number, v):
+        hidden = _hidden(svc, v)
+        if v.role == "seat" and number in hidden:                 # Laws 16B, 90B4: the pair's and table's rule
+            raise Forbidden(f"your pair or table still has to play board {number}")
+        if not _may_see_board(rt, number, v, hidden):
             refusal = Unauthenticated if v.role == "spectator" else Forbidden
             raise refusal("this board's record is not released to you")
-        ev = svc.club.tournament
-        if v.role == "seat" and v.table != table_id and ev is not None \
-                and number in ev.still_to_play(v.table):          # Laws 16B, 90B4: the table-specific rule
-            raise Forbidden(f"table {v.table} still has to play board {number}")
         current = rec is rt.current
         irrs = ([dict(i.to_dict(), open=i.open, law_text=statement(i.law)) for i in rt.table.irregularities] if current
                 else [dict(i, law_text=statement(i.get("law"))) for i in rec.irregularities])
@@ -177,7 +187,8 @@ async def tokens(table_id: str = TableId, svc: Service = Depends(service),
 
 @router.get("/results", summary="results per board (released boards; the director sees all)")
 async def results(svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
-    return svc.club.results(v)
+    hidden = _hidden(svc, v)
+    return [b for b in svc.club.results(v) if b["board"] not in hidden]
 
 
 @router.post("/boards/{number}/release", summary="release a board's results and hands (director)")
@@ -194,7 +205,10 @@ async def devices(svc: Service = Depends(service), v: Viewer = Depends(director)
 
 @router.get("/laws/{law}", summary="a short statement of a law (seed numbering)")
 async def law(law: str = Path(..., max_length=10)) -> dict[str, Any]:
-    return {"law": law, "text": statement(law)}
+    text = statement(law)
+    if not text:
+        raise NotFound(f"no statement of law {law!r}")
+    return {"law": law, "text": text}
 
 
 # ---------------------------------------------------------------------------------------------- live upload

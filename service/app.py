@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 
 from .api import router as api_router
 from .auth import Tokens
+from .board_rule import ClubBoardRule
 from .club import Club
 from .configuration import check_settings
 from .container import Service
@@ -74,6 +75,7 @@ def create_app(settings: Settings | None = None,
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
             svc.tournament = LiveTournament(event_cfg, club)
             svc.tournament.attach(journal.rows(CLUB))
+        svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         journal.start()
         club.start()
         app.state.service = svc

@@ -34,7 +34,7 @@ from .results import AdjustmentError, adjustment, board_results, per_table_relea
 from .runtime import TableRuntime
 from .settings import Settings
 from .spectators import SpectatorFeed
-from .visibility import Viewer, visible_irregularities
+from .visibility import SPECTATOR, Viewer, visible_irregularities
 
 log = logging.getLogger(__name__)
 
@@ -206,6 +206,8 @@ class Club:
         club = rule(policy, list(self.tables.values()), self.director_released)
         for rt in self.tables.values():
             new = per_table_released(policy, rt, club)
+            if self.hub.rule is not None:       # Law 16B: never a board in play elsewhere (service/board_rule.py)
+                new -= set(self.hub.rule.hidden_at(rt.id, SPECTATOR))
             if new != rt.released:
                 rt.released = new
                 replica = self.feeds[rt.id].replica

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .auth import Tokens
+from .board_rule import ClubBoardRule
 from .club import Club
 from .devices import DeviceManager
 from .hub import Hub
@@ -27,4 +28,5 @@ class Service:
     simulation: SimulatedClub | None = None
     uploads: Outbox | None = None                 # the live-upload outbox, when targets are configured
     tournament: LiveTournament | None = None      # the event scored live on /results (service/tournament.py)
+    rule: ClubBoardRule | None = None             # who sees which board (service/board_rule.py)
     info: dict[str, Any] = field(default_factory=dict)

@@ -4,7 +4,9 @@ Each subscriber has a viewer (director, seat, spectator) and a set of tables (or
 snapshot of what that viewer may see of a table (``visible_state``), so a slow client loses nothing by
 skipping stale ones: a subscriber keeps only the newest snapshot per table (plus a bounded list of
 one-off messages such as irregularity alerts) and its WebSocket task sends whatever is waiting. A snapshot
-is computed and serialised once per (table, viewer kind) and shared by every subscriber of that kind.
+is computed and serialised once per (table, viewer kind) and shared by every subscriber of that kind, with
+the boards the movement's rule (``rule``, ``service/board_rule.py``) hides from that viewer; a snapshot equal
+to the last one sent to that kind is not sent again (a withheld board's view does not move while it is played).
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .runtime import TableRuntime
-from .visibility import Viewer, visible_state
+from .visibility import NOTHING, BoardRule, Viewer, visible_state
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +60,19 @@ class Hub:
     def __init__(self) -> None:
         self._subs: dict[str, set[Subscriber]] = {}
         self.messages_sent = 0
+        self.rule: BoardRule | None = None           # create_app sets the movement's rule
+        self._last: dict[tuple[str, str], str] = {}
 
     def subscribe(self, viewer: Viewer, table: str | None) -> Subscriber:
         sub = Subscriber(viewer, table)
         self._subs.setdefault(table or ALL, set()).add(sub)
         return sub
+
+    def greet(self, sub: Subscriber, rt: TableRuntime) -> None:
+        """Offer a new subscriber the current snapshot of ``rt`` (what its kind was sent last, or newer)."""
+        body = json.dumps(self.state(rt, sub.viewer), separators=(",", ":"))
+        self._last[(rt.id, sub.viewer.key)] = body
+        sub.offer_state(rt.id, self._message(rt.id, body))
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self._subs.get(sub.table or ALL, set()).discard(sub)
@@ -80,22 +90,35 @@ class Hub:
                     out.append(sub)
         return out
 
+    def state(self, rt: TableRuntime, viewer: Viewer) -> dict[str, Any]:
+        """``visible_state`` under the movement's rule: what ``viewer`` may see of ``rt`` now."""
+        hidden = self.rule.hidden_at(rt.id, viewer) if self.rule is not None else NOTHING
+        return visible_state(rt, viewer, hidden)
+
     @staticmethod
-    def state_message(rt: TableRuntime, viewer: Viewer) -> str:
-        return json.dumps({"type": "state", "table": rt.id, "sent": time.time(), "state": visible_state(rt, viewer)},
-                          separators=(",", ":"))
+    def _message(table_id: str, state_text: str) -> str:
+        return f'{{"type":"state","table":{json.dumps(table_id)},"sent":{time.time()},"state":{state_text}}}'
+
+    def state_message(self, rt: TableRuntime, viewer: Viewer) -> str:
+        return self._message(rt.id, json.dumps(self.state(rt, viewer), separators=(",", ":")))
 
     def publish_state(self, rt: TableRuntime, roles: Iterable[str] = ("director", "seat")) -> None:
-        cache: dict[str, str] = {}
+        cache: dict[str, str | None] = {}
         for sub in self._targets(rt.id, roles):
             key = sub.viewer.key
-            text = cache.get(key)
-            if text is None:
+            if key not in cache:
                 try:
-                    text = cache[key] = self.state_message(rt, sub.viewer)
+                    body = json.dumps(self.state(rt, sub.viewer), separators=(",", ":"))
                 except Exception:                       # a view bug must not stop the others' delivery
                     log.exception("view of table %s for %s failed", rt.id, key)
+                    cache[key] = None
                     continue
+                seen = (rt.id, key)
+                cache[key] = None if self._last.get(seen) == body else self._message(rt.id, body)
+                self._last[seen] = body
+            text = cache[key]
+            if text is None:
+                continue
             sub.offer_state(rt.id, text)
             self.messages_sent += 1
 

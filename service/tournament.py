@@ -28,7 +28,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from results import BoardResult, Movement, ResultsError, Session
@@ -295,21 +296,26 @@ class LiveTournament:
                               "rounds": len(p.movement.rounds), "boards": len(p.movement.boards),
                               "tables": dict(p.tables)} for p in self.plans]}
 
-    def progress(self, completed: dict[str, set[int]]) -> list[dict[str, Any]]:
+    def progress(self, completed: dict[str, set[int]],
+                 tables: Mapping[str, TableRuntime] | None = None) -> list[dict[str, Any]]:
+        """Where each table is; ``tables``: the copies to read (the spectators' delayed ones), else the live."""
         out = []
         for tid, (plan, mt) in sorted(self.where.items(), key=lambda kv: (kv[1][0].id, kv[1][1])):
             exp = self.expected_boards(tid)
             done = completed.get(tid, set())
-            rt = self.club.tables[tid]
+            rt = (tables or self.club.tables)[tid]
             out.append({"table": tid, "section": plan.id, "movement_table": mt, "round": self.rounds[tid],
                         "rounds": len(plan.movement.rounds), "boards": list(exp),
                         "done": [b for b in exp if b in done], "board": rt.board_number,
                         "finished": self._scheduled_at(tid) <= done})
         return out
 
-    def view(self, v: Viewer) -> dict[str, Any]:
-        """The live-results data for ``v``: the public's, a seat's table's, or the director's (everything)."""
+    def view(self, v: Viewer, hidden: AbstractSet[int] = frozenset()) -> dict[str, Any]:
+        """The live-results data for ``v``: the public's, a seat's, or the director's (everything). ``hidden``:
+        the boards the movement's rule hides from ``v`` (``service/board_rule.py``), never shown."""
         key = "director" if v.role == "director" else f"table:{v.table}" if v.role == "seat" else "public"
+        if hidden and v.role != "director":
+            key += ":" + ",".join(map(str, sorted(hidden)))
         cached = self._views.get(key)
         if cached is not None and cached[0] == self.revision:
             return cached[1]
@@ -319,9 +325,10 @@ class LiveTournament:
             visible = set(self.schedule) | {b for (_t, b) in self.entered}
         else:
             table = v.table if v.role == "seat" else None
-            visible = visible_boards(table, self.public(), self.schedule, completed, started)
+            visible = visible_boards(table, self.public(), self.schedule, completed, started) - set(hidden)
             if table is not None:
-                reasons = {b: "your_table" for b in still_to_play(table, self.schedule, completed, started)}
+                mine = still_to_play(table, self.schedule, completed, started) | set(hidden)
+                reasons = {b: "your_table" for b in mine}
         out = results_payload(self.session, visible, schedule=self.schedule, completed=completed, started=started,
                               table_ids=self.table_ids, reasons=reasons, scored=self._scored(visible))
         out.update({"event": self.summary(), "view": "director" if v.role == "director" else
@@ -329,6 +336,7 @@ class LiveTournament:
                     "revision": self.revision, "progress": self.progress(completed)})
         if v.role == "director":
             out["alerts"] = list(self.alerts)
+        self._views = {k: e for k, e in self._views.items() if e[0] == self.revision}
         self._views[key] = (self.revision, out)
         return out
 

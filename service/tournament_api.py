@@ -1,16 +1,18 @@
 """The event's API: ``GET /api/public/results`` (the live-results page's data), ``GET /api/event`` and
-``POST /api/event/round`` (the director puts tables in a round). The event itself is ``service/tournament.py``.
+``POST /api/event/round`` (the director puts tables in a round), ``GET /api/vugraph`` and
+``POST /api/tables/{id}/vugraph`` (the director marks a vugraph table). The event itself is
+``service/tournament.py``; who sees which board, ``service/board_rule.py``.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Body, Depends, Query
+from fastapi import APIRouter, Body, Depends, Path, Query
 
 from .container import Service
 from .deps import director, service, viewer
 from .errors import Invalid, NotFound
-from .visibility import Viewer
+from .visibility import NOTHING, Viewer
 
 router = APIRouter(prefix="/api")
 
@@ -42,7 +44,8 @@ async def public_results(since: int | None = Query(None, ge=0), svc: Service = D
         return {"revision": since, "unchanged": True} if since == out["revision"] else out
     if since is not None and since == ev.revision:
         return {"revision": since, "unchanged": True}
-    return ev.view(v)
+    rule = svc.hub.rule
+    return ev.view(v, rule.hidden(v) if rule is not None and v.role == "seat" else NOTHING)
 
 
 @router.get("/event", summary="the event: movement, rounds per table (director: wrong-board alerts)")
@@ -50,8 +53,13 @@ async def event_info(svc: Service = Depends(service), v: Viewer = Depends(viewer
     ev = svc.tournament
     if ev is None:
         return {"event": None}
-    completed, _started = ev._state()
-    out: dict[str, Any] = {"event": ev.summary(), "revision": ev.revision, "progress": ev.progress(completed)}
+    if v.role == "spectator":                   # the spectators' delayed copies, as on every public view
+        copies = {tid: feed.replica for tid, feed in svc.club.feeds.items()}
+        done = {tid: {n for n in rt.boards if rt.completed(n)} for tid, rt in copies.items()}
+        progress = ev.progress(done, copies)
+    else:
+        progress = ev.progress(ev._state()[0])
+    out: dict[str, Any] = {"event": ev.summary(), "revision": ev.revision, "progress": progress}
     if v.role == "director":
         out["alerts"] = list(ev.alerts)
     return out
@@ -70,3 +78,26 @@ async def event_round(body: dict[str, Any] = Body(..., examples=[{"round": 2, "t
         raise Invalid("tables is a list of table ids")
     row = await ev.set_round(rnd, tables)
     return {"seq": row.seq, "rounds": {t: ev.rounds[t] for t in row.body["tables"]}}
+
+
+# ---------------------------------------------------------------------------------------------- vugraph tables
+@router.get("/vugraph", summary="the tables marked as vugraph tables (their delayed live view is public)")
+async def vugraph_tables(svc: Service = Depends(service)) -> dict[str, Any]:
+    rule = svc.rule
+    return {"tables": sorted(rule.vugraph) if rule is not None else []}
+
+
+@router.post("/tables/{table_id}/vugraph", summary="mark or unmark a vugraph table (director; journalled)",
+             description="A vugraph table (a team match's open room, a final) shows its play to anonymous "
+                         "spectators, after the spectator delay, even while other tables still have its boards "
+                         "to play. Body: `{\"on\": true}` or `{\"on\": false}`.")
+async def set_vugraph(table_id: str = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$"),
+                      body: dict[str, Any] = Body(..., examples=[{"on": True}]),
+                      svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    on = body.get("on")
+    if not isinstance(on, bool):
+        raise Invalid("on is true or false")
+    if svc.rule is None:
+        raise NotFound("the service runs no visibility rule")
+    row = await svc.rule.set_vugraph(table_id, on)
+    return {"seq": row.seq, "table": table_id, "vugraph": on, "tables": sorted(svc.rule.vugraph)}

@@ -17,13 +17,19 @@ Hidden information is security. The rules, for a board in progress:
   hands only when the regulation shows hands of a delayed view, or the board's
   result is released; no options, no details that reveal holdings, the result once released.
 
+Above these rules stands the movement's (Law 16B, ``service/board_rule.py``): a viewer never receives any
+part of a board its own pair still has to play, an anonymous viewer nothing of a board any table still has
+to play (unless the director marked the table a vugraph table). The caller passes those boards as
+``hidden``; a table on such a board shows only "board 7 in play" (:func:`withheld_state`).
+
 ``table`` is a :class:`service.runtime.TableRuntime` (the engine's ``Table`` plus board history and the
 table's regulation); the function reads it and returns plain JSON data, changing nothing.
 """
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from table.cards import SEATS, Seat, sort_cards
 from table.irregularity import Irregularity
@@ -45,14 +51,28 @@ class Viewer:
     role: Role
     table: str | None = None          # a seat's table
     seat: str | None = None           # a seat's seat
+    round: int | None = None          # a seat's round, when its token names one (else: the table's current round)
 
     @property
     def key(self) -> str:
-        return f"seat:{self.seat}" if self.role == "seat" else self.role
+        if self.role != "seat":
+            return self.role
+        return f"seat:{self.seat}" if self.round is None else f"seat:{self.seat}:r{self.round}"
 
 
 DIRECTOR = Viewer("director")
 SPECTATOR = Viewer("spectator")
+NOTHING: AbstractSet[int] = frozenset()
+
+
+class BoardRule(Protocol):
+    """The movement's rule (``service/board_rule.py``): the boards of which ``viewer`` may see nothing."""
+
+    def hidden(self, viewer: Viewer) -> AbstractSet[int]:
+        """Anywhere: board records, results, exports."""
+
+    def hidden_at(self, table_id: str, viewer: Viewer) -> AbstractSet[int]:
+        """In the live view of ``table_id`` (a seat's own current board, a vugraph table)."""
 
 
 # ---------------------------------------------------------------------- reading the engine
@@ -214,8 +234,34 @@ def spectator_sees_hands(table: TableRuntime, board: int | None) -> bool:
     return pol.hands != "never" and board is not None and board in table.released
 
 
-def visible_state(table: TableRuntime, viewer: Viewer) -> dict[str, Any]:
-    """What ``viewer`` may see of ``table`` now (JSON data)."""
+def _withheld(table: TableRuntime, hidden: AbstractSet[int]) -> bool:
+    return table.board_number is not None and table.board_number in hidden
+
+
+def _frozen(table: TableRuntime) -> tuple[int, str | None]:
+    """The sequence number and time of the current board's first row: a withheld view does not move while
+    the board is played (the number of events would tell how the auction and play went)."""
+    rec = table.current
+    if rec is None or not rec.rows:
+        return table.seq, table.updated_at
+    return rec.rows[0].seq, rec.started_at or rec.rows[0].at
+
+
+def withheld_state(table: TableRuntime, viewer: Viewer) -> dict[str, Any]:
+    """The view of a table on a board ``viewer`` may not see: "board 7 in play", nothing else."""
+    board = table.table.board
+    seq, updated = _frozen(table)
+    return {"table": table.id, "seq": seq, "updated": updated, "view": viewer.key,
+            "board": None if board is None else {"number": board.board, "dealer": str(board.dealer),
+                                                  "vulnerable": str(board.vulnerable)},
+            "phase": "in_play", "withheld": True, "turn": None, "declarer": None, "dummy": None, "contract": None,
+            "hands": {}, "auction": None, "irregularities": [], "choices": []}
+
+
+def visible_state(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] = NOTHING) -> dict[str, Any]:
+    """What ``viewer`` may see of ``table`` now (JSON data); ``hidden``: the boards it may see nothing of."""
+    if viewer.role != "director" and _withheld(table, hidden):
+        return withheld_state(table, viewer)
     t = table.table
     reg = table.regulation
     board = t.board
@@ -296,9 +342,13 @@ def visible_state(table: TableRuntime, viewer: Viewer) -> dict[str, Any]:
     return out
 
 
-def summary(table: TableRuntime, viewer: Viewer) -> dict[str, Any]:
+def summary(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] = NOTHING) -> dict[str, Any]:
     """The one-line view of a table for lists (public facts only, devices for the director)."""
     t = table.table
+    if viewer.role != "director" and _withheld(table, hidden):
+        seq, updated = _frozen(table)
+        return {"table": table.id, "board": table.board_number, "phase": "in_play", "withheld": True, "turn": None,
+                "seq": seq, "updated": updated, "contract": None}
     out: dict[str, Any] = {"table": table.id, "board": t.board.board if t.board else None, "phase": t.state,
                            "turn": turn_of(t), "seq": table.seq, "updated": table.updated_at}
     c = t.contract

@@ -2,7 +2,8 @@
 object. ``{"type": "state", "table": ..., "state": visible_state(...)}`` on connect and after every change;
 the director also receives ``{"type": "flagged", ...}`` the moment an irregularity is flagged and
 ``{"type": "device", ...}`` for device reports. The token (``?token=``) decides the view: the director's
-(everything), a seat's (its own table, filtered), none (spectator: the delayed copy, filtered)."""
+(everything), a seat's (its own table, filtered), none (spectator: the delayed copy, filtered); every view
+under the movement's rule (``service/board_rule.py``, via ``Hub.greet`` and ``Hub.publish_state``)."""
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +16,7 @@ from .container import Service
 from .deps import service
 from .errors import Unauthenticated
 from .http_errors import status_of
-from .hub import Hub, Subscriber
+from .hub import Subscriber
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -63,7 +64,7 @@ async def table_stream(ws: WebSocket, table_id: str, token: str | None = None,
     sub = svc.hub.subscribe(viewer, table_id)
     rt = svc.club.feeds[table_id].replica if viewer.role == "spectator" else svc.club.tables[table_id]
     async with svc.club.lock(table_id):          # not an event still awaiting its journal write
-        sub.offer_state(table_id, Hub.state_message(rt, viewer))
+        svc.hub.greet(sub, rt)
     await _pump(ws, svc, sub)
 
 
@@ -82,5 +83,5 @@ async def club_stream(ws: WebSocket, token: str | None = None, svc: Service = De
     for tid in list(svc.club.tables):
         rt = svc.club.feeds[tid].replica if viewer.role == "spectator" else svc.club.tables[tid]
         async with svc.club.lock(tid):
-            sub.offer_state(tid, Hub.state_message(rt, viewer))
+            svc.hub.greet(sub, rt)
     await _pump(ws, svc, sub)

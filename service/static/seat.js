@@ -22,7 +22,8 @@ async function choose(code, option) {
 function render() {
   const s = state;
   document.getElementById("title").textContent = `Table ${TABLE}, seat ${ME}`;
-  document.getElementById("board").innerHTML = s.board ?
+  document.getElementById("board").innerHTML = s.withheld ?
+    `Board ${s.board.number} in play &middot; <span class="muted">your pair still has to play it: nothing of it is shown (Law 16B)</span>` : s.board ?
     `Board ${s.board.number}, dealer ${s.board.dealer}, ${esc(s.board.vulnerable)} vulnerable &middot; <span class="phase ${s.phase}">${esc(s.phase)}</span>
      &middot; turn: <b>${s.turn || "-"}</b> &middot; contract ${contractHtml(s.contract)} ${s.declarer || ""}` : "Waiting for a board.";
   const playing = s.phase === "play" || s.phase === "opening_lead" || s.phase === "awaiting_ruling";

@@ -1,4 +1,5 @@
-// Spectators: every table, delayed as the regulation says; hands only when the regulation shows them.
+// Spectators: every table, delayed as the regulation says; hands only when the regulation shows them; a board
+// other tables still have to play only as "board 7 in play" (withheld), unless the director made it a vugraph table.
 const states = {};
 let selected = new URLSearchParams(location.search).get("table");
 
@@ -6,6 +7,8 @@ function renderTables() {
   const ids = Object.keys(states).sort((a, b) => a.length - b.length || a.localeCompare(b));
   document.getElementById("tables").innerHTML = ids.map(id => {
     const s = states[id];
+    if (s.withheld) return `<div class="tcard${id === selected ? " sel" : ""}" data-table="${esc(id)}"><b>Table ${esc(id)}</b><br>
+      board ${s.board.number} in play</div>`;
     return `<div class="tcard${id === selected ? " sel" : ""}" data-table="${esc(id)}"><b>Table ${esc(id)}</b><br>
       board ${s.board ? s.board.number : "-"} <span class="phase ${s.phase}">${esc(s.phase)}</span><br>
       contract ${contractHtml(s.contract)} ${s.declarer && s.contract !== "PASS" ? s.declarer || "" : ""}
@@ -18,6 +21,11 @@ function renderDetail() {
   const s = states[selected];
   if (!s) { el.style.display = "none"; return; }
   el.style.display = "";
+  if (s.withheld) {
+    el.innerHTML = `<h2>Table ${esc(selected)} &mdash; board ${s.board.number} in play</h2>
+      <p class="muted">Other tables still have to play this board: it is shown once they have (Law 16B).</p>`;
+    return;
+  }
   el.innerHTML = `<h2>Table ${esc(selected)} &mdash; board ${s.board ? s.board.number : "-"}</h2>
     <div class="row"><div><div class="hands">${SEATS.map(seat => `<div class="hand ${seat}"><b>${seat}</b>
       ${s.hands[seat] ? handHtml(s.hands[seat].cards) : '<span class="muted">hidden</span>'}</div>`).join("")}

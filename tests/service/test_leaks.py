@@ -1,0 +1,311 @@
+"""No viewer receives any part of a board its pair (anonymous: any table) still has to play, over real HTTP and
+WebSocket while the simulated club robots play a whole Mitchell and a whole Howell (``--simulate``).
+
+Every viewer class is watched while the event runs: the anonymous public (``/ws/club`` and every public REST
+route), the director, and each pair through the seat credential of the table and seat it holds in each round
+(``credential``). Every snapshot is checked against the movement by ``leak_check.py``; table 1 of the Mitchell
+is marked a vugraph table by the director, and its delayed live view is the one exception. The checker is
+shown to catch a planted leak (the director's snapshots relabelled as the public's).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+from leak_check import ANONYMOUS, DIRECTOR, Checker, Snapshot, Truth
+
+from results.movement import howell, mitchell
+from service.board_rule import ClubBoardRule
+from service.club import Club
+from service.configuration import load_settings
+from service.hub import Hub
+from service.journal import CLUB, Journal
+from service.testing import ServerProcess
+from service.tournament import LiveTournament
+from service.visibility import DIRECTOR as THE_DIRECTOR
+from service.visibility import SPECTATOR, Viewer, visible_state
+
+TABLES = ("1", "2", "3")
+SEATS = "NESW"
+TIMEOUT_S = 150.0
+
+
+def config(movement: dict[str, Any], boards: int) -> dict[str, Any]:
+    return {"regulation": {"spectators": {"delay_s": 0.3, "hands": "delayed"}, "results_release": "all_tables"},
+            "event": {"name": "Leak test", "scoring": "MP", "movement": movement},
+            "simulation": {"tables": len(TABLES), "pace_s": 0.012, "irregularity_rate": 0.3, "ruling_wait_s": 0.05,
+                           "seed": 11, "boards": boards},
+            "synchronous": "NORMAL"}
+
+
+def credential(director: httpx.Client, table: str, seat: str, rnd: int, cache: dict[tuple[str, str, int], str]) -> str:
+    """The seat credential the pair sitting at ``table``/``seat`` holds in round ``rnd`` (today a seat token
+    does not depend on the round; the one place to change when it does)."""
+    key = (table, seat, rnd)
+    if key not in cache:
+        cache[key] = director.get(f"/api/tables/{table}/tokens").json()[seat]["token"]
+    return cache[key]
+
+
+class Watch:
+    """Runs every viewer against the server until the event is over; collects snapshots and the truth."""
+
+    def __init__(self, srv: ServerProcess, checker: Checker, vugraph: tuple[str, ...]) -> None:
+        self.srv = srv
+        self.checker = checker
+        self.vugraph = vugraph
+        self.snaps: list[Snapshot] = []
+        self.tokens: dict[tuple[str, str, int], str] = {}
+        self.rounds: dict[str, int] = {t: 1 for t in TABLES}
+        self.done = asyncio.Event()
+        self.director = srv.client(srv.token)
+
+    # ------------------------------------------------------------------ the truth
+    async def truth(self, c: httpx.AsyncClient) -> None:
+        deadline = time.monotonic() + TIMEOUT_S
+        final = 0
+        while final < 3 and time.monotonic() < deadline:
+            start = time.time()
+            ev = (await c.get("/api/event")).json()
+            completed = {}
+            for t in TABLES:
+                entries = (await c.get(f"/api/tables/{t}/boards")).json()
+                completed[t] = frozenset(e["board"] for e in entries
+                                         if not e["current"] or (e.get("result") or {}).get("complete"))
+            rounds = {p["table"]: p["round"] for p in ev["progress"]}
+            self.checker.truths.append(Truth(start, time.time(), rounds, completed))
+            self.rounds = rounds
+            if all(p["finished"] for p in ev["progress"]):
+                self.done.set()
+                final += 1
+                await asyncio.sleep(0.5)               # the delayed copies catch up; a few more truths after
+            await asyncio.sleep(0.02)
+        self.done.set()
+
+    # ------------------------------------------------------------------ WebSocket streams
+    async def stream(self, url: str, viewer: str, table: str | None = None, rnd: int | None = None) -> None:
+        """Collect a stream's states until the event is over (a seat's: until its table's round changes)."""
+        try:
+            async with websockets.connect(url, open_timeout=10, max_size=None) as ws:
+                while not self.done.is_set():
+                    try:
+                        raw = await asyncio.wait_for(ws.recv(), 0.5)
+                    except TimeoutError:
+                        continue
+                    m = json.loads(raw)
+                    if m["type"] == "state":
+                        # the server stamps ``sent`` right after computing the view (same host clock)
+                        self.snaps.append(Snapshot(viewer, "state", m["sent"] - 0.1, m["sent"], m["state"],
+                                                   m["table"]))
+                    if table is not None and self.rounds.get(table) != rnd:
+                        return                                     # a new round: reconnect with its credential
+        except websockets.exceptions.ConnectionClosed:
+            pass
+
+    async def seat_stream(self, table: str, seat: str) -> None:
+        while not self.done.is_set():
+            rnd = self.rounds.get(table, 1)
+            tok = await asyncio.to_thread(credential, self.director, table, seat, rnd, self.tokens)
+            await self.stream(f"{self.srv.ws_base}/ws/tables/{table}?token={tok}", f"seat:{table}:{seat}", table, rnd)
+
+    # ------------------------------------------------------------------ REST
+    async def get(self, c: httpx.AsyncClient, viewer: str, path: str, source: str, table: str | None = None) -> Any:
+        lo = time.time()
+        r = await c.get(path)
+        hi = time.time()
+        if r.status_code != 200:
+            assert r.status_code in (401, 403, 404), (viewer, path, r.status_code, r.text)
+            return None
+        body = r.json()
+        self.snaps.append(Snapshot(viewer, source, lo, hi, body, table))
+        return body
+
+    async def rest(self, viewer: str, table: str | None, seat: str | None) -> None:
+        async with httpx.AsyncClient(base_url=self.srv.base, timeout=10) as c:
+            while not self.done.is_set():
+                if seat is not None and table is not None:
+                    tok = await asyncio.to_thread(credential, self.director, table, seat,
+                                                  self.rounds.get(table, 1), self.tokens)
+                    c.headers["Authorization"] = f"Bearer {tok}"
+                    tables: tuple[str, ...] = (table,)
+                else:
+                    await self.get(c, viewer, "/api/tables", "tables")
+                    await self.get(c, viewer, "/api/event", "event")
+                    tables = TABLES
+                for t in tables:
+                    await self.get(c, viewer, f"/api/tables/{t}", "state", t)
+                    listed = await self.get(c, viewer, f"/api/tables/{t}/boards", "boards") or []
+                    for e in listed:
+                        await self.get(c, viewer, f"/api/tables/{t}/boards/{e['board']}", "board")
+                await self.get(c, viewer, "/api/results", "results")
+                await self.get(c, viewer, "/api/public/results", "public_results")
+
+    async def run(self) -> None:
+        """Mark the vugraph tables, then watch with every viewer until the event is over."""
+        mark = time.time()
+        for t in self.vugraph:
+            assert self.director.post(f"/api/tables/{t}/vugraph", json={"on": True}).status_code == 200
+            self.checker.vugraph[t] = mark
+        if self.vugraph:
+            await asyncio.sleep(0.5)       # views made before the mark are checked as any other table's
+        async with httpx.AsyncClient(base_url=self.srv.base, timeout=10,
+                                     headers={"Authorization": f"Bearer {self.srv.token}"}) as d:
+            jobs = [self.truth(d),
+                    self.stream(f"{self.srv.ws_base}/ws/club", ANONYMOUS, None),
+                    self.stream(f"{self.srv.ws_base}/ws/club?token={self.srv.token}", DIRECTOR, None),
+                    self.rest(ANONYMOUS, None, None)]
+            jobs += [self.seat_stream(t, s) for t in TABLES for s in SEATS]
+            jobs += [self.rest(f"seat:{t}:{s}", t, s) for t in TABLES for s in SEATS]
+            await asyncio.gather(*jobs)
+        self.director.close()
+
+
+def watch(tmp_path: Path, movement: dict[str, Any], mv: Any, vugraph: tuple[str, ...]) -> tuple[Checker, Watch]:
+    checker = Checker(mv)
+    boards_per_table = len({b for s in mv.sittings if s.table == 1 for b in s.boards})
+    with ServerProcess(tmp_path / "srv", config(movement, boards_per_table)) as srv:
+        w = Watch(srv, checker, vugraph)
+        asyncio.run(w.run())
+    return checker, w
+
+
+def verdict(name: str, checker: Checker, w: Watch) -> None:
+    leaks = [leak for s in w.snaps for leak in checker.check(s)]
+    by_viewer: dict[str, int] = {}
+    for s in w.snaps:
+        kind = s.viewer if not s.viewer.startswith("seat:") else "seat"
+        by_viewer[kind] = by_viewer.get(kind, 0) + 1
+    kinds: dict[str, int] = {}
+    for lk in leaks:
+        k = f"{lk.snapshot.viewer.split(':')[0]} {lk.why.split(' of ')[0]}"
+        kinds[k] = kinds.get(k, 0) + 1
+    print(f"\n{name}: {checker.checked} snapshots checked of {len(w.snaps)} received {by_viewer}; "
+          f"{checker.withheld_seen} withheld live views; {checker.vugraph_shown} vugraph views of boards in play "
+          f"elsewhere; {len(leaks)} leaks {kinds}")
+    assert not leaks, [(lk.snapshot.viewer, lk.snapshot.source, lk.snapshot.table, lk.snapshot.lo, lk.snapshot.hi,
+                        lk.board, lk.why) for lk in leaks[:10]]
+    assert checker.checked >= 1000, "too few snapshots to mean anything"
+    assert checker.withheld_seen > 0, "no viewer ever met a board it may not see: the check proved nothing"
+    assert w.checker.truths and all(p for p in w.checker.truths[-1].completed.values())
+    # the planted leak: the director's views, as if the public had received them, must be caught
+    planted = Checker(checker.movement, truths=checker.truths)
+    caught = [leak for s in w.snaps if s.viewer == DIRECTOR
+              for leak in planted.check(Snapshot(ANONYMOUS, s.source, s.lo, s.hi, s.body, s.table))]
+    assert caught, "the checker must catch the director's views shown to the public"
+
+
+def test_no_leak_over_a_simulated_mitchell_with_a_vugraph_table(tmp_path: Path) -> None:
+    movement = {"kind": "mitchell", "tables": 3, "boards_per_round": 2}
+    checker, w = watch(tmp_path, movement, mitchell(3, boards_per_round=2), vugraph=("1",))
+    verdict("Mitchell", checker, w)
+    assert checker.vugraph_shown > 0, "the vugraph table's live play reaches the public"
+
+
+def test_no_leak_over_a_simulated_howell(tmp_path: Path) -> None:
+    movement = {"kind": "howell", "pairs": 6, "boards_per_round": 1}
+    checker, w = watch(tmp_path, movement, howell(6, 1), vugraph=())
+    verdict("Howell", checker, w)
+    assert checker.vugraph_shown == 0
+
+
+# ---------------------------------------------------------------------------------------------- the rule itself
+# Mitchell, 3 tables, 2 boards a round: table 1 plays boards 1-2 (NS 1 v EW 4) in round 1, 3-4 (NS 1 v EW 6) in
+# round 2; EW 4 plays boards 3-4 at table 3 in round 3.
+MITCHELL3 = {"name": "Rule", "scoring": "MP", "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}
+
+
+def _quick_board(board: int) -> list[dict[str, Any]]:
+    return [{"type": "board", "board": board}, {"type": "contract", "contract": "4S", "declarer": "N"},
+            {"type": "claim", "seat": "N", "tricks": 10},
+            {"type": "claim_response", "seat": "E", "accept": True},
+            {"type": "claim_response", "seat": "W", "accept": True}]
+
+
+def test_a_pair_never_sees_a_board_it_still_has_to_play(tmp_path: Path) -> None:
+    """In process, the rule of service/board_rule.py: a round-1 credential of East at table 1 (EW 4) sees
+    nothing of board 3 when table 1 plays it in round 2 (EW 4 plays it in round 3); North (NS 1, who plays
+    it now) and the current East see it; the public sees "board 3 in play"; the director everything."""
+    async def run() -> None:
+        settings = load_settings(None, database=str(tmp_path / "j.db"), event=MITCHELL3,
+                                 tables=[{"id": t} for t in TABLES], regulation={"spectators": {"delay_s": 0}})
+        journal = Journal(settings.database)
+        hub = Hub()
+        club = Club(settings, journal, hub)
+        club.load()
+        assert settings.event is not None
+        ev = LiveTournament(settings.event, club)
+        ev.attach(journal.rows(CLUB))
+        rule = hub.rule = ClubBoardRule(club, ev).load(journal.rows(CLUB))
+        journal.start()
+        club.start()
+        try:
+            for b in (1, 2):
+                for body in _quick_board(b):
+                    await club.submit("1", body, "director")
+            await club.submit("1", {"type": "board", "board": 3}, "director")
+            await club.submit("1", {"type": "contract", "contract": "3NT", "declarer": "S"}, "director")
+            assert ev.rounds["1"] == 2
+            rt = club.tables["1"]
+            east_r1 = Viewer("seat", table="1", seat="E", round=1)
+            north_r1 = Viewer("seat", table="1", seat="N", round=1)
+            assert 3 in rule.hidden_at("1", east_r1)
+            seen = visible_state(rt, east_r1, rule.hidden_at("1", east_r1))
+            assert seen["withheld"] and seen["contract"] is None and seen["hands"] == {} and seen["auction"] is None
+            for v in (north_r1, Viewer("seat", table="1", seat="E")):
+                state = visible_state(rt, v, rule.hidden_at("1", v))
+                assert state["contract"] == "3NT" and v.seat in state["hands"], v
+            public = visible_state(club.feeds["1"].replica, SPECTATOR, rule.hidden_at("1", SPECTATOR))
+            assert public["withheld"] and public["board"]["number"] == 3 and public["contract"] is None
+            assert visible_state(rt, THE_DIRECTOR, rule.hidden_at("1", THE_DIRECTOR))["contract"] == "3NT"
+            # records: boards 1-2 (completed by NS 1 v EW 4) are EW 6's still to play, not EW 4's
+            east_now = Viewer("seat", table="1", seat="E")
+            assert {1, 2} <= set(rule.hidden(east_now)) and not {1, 2} & set(rule.hidden(east_r1))
+            assert {3, 4, 5, 6} <= set(rule.hidden(east_r1)) and rule.anonymous() == {1, 2, 3, 4, 5, 6}
+            # a vugraph table shows its play to the public; journalled, read again at start-up
+            await rule.set_vugraph("1", True)
+            assert not rule.hidden_at("1", SPECTATOR) and rule.hidden_at("2", SPECTATOR)
+            assert ClubBoardRule(club, ev).load(journal.rows(CLUB)).vugraph == {"1"}
+            await rule.set_vugraph("1", False)
+            assert 3 in rule.hidden_at("1", SPECTATOR)
+        finally:
+            journal.close()
+            club.close()
+
+    asyncio.run(run())
+
+
+def test_vugraph_marks_delays_and_laws_over_http(tmp_path: Path) -> None:
+    """The director's vugraph API (journalled: it survives a restart), the spectator delay on the boards list
+    and the event's progress, and 404 for a law without a statement."""
+    cfg = {"regulation": {"spectators": {"delay_s": 1.5}}, "event": MITCHELL3}
+    srv = ServerProcess(tmp_path / "v", cfg).start()
+    try:
+        with srv.client(srv.token) as d, srv.client() as anon:
+            assert anon.post("/api/tables/2/vugraph", json={"on": True}).status_code == 401
+            assert d.post("/api/tables/2/vugraph", json={"on": "yes"}).status_code == 422
+            assert d.post("/api/tables/9/vugraph", json={"on": True}).status_code == 404
+            assert d.post("/api/tables/2/vugraph", json={"on": True}).json()["tables"] == ["2"]
+            for body in _quick_board(1):
+                assert d.post("/api/tables/1/events", json=body).status_code == 200
+            assert anon.get("/api/tables/1/boards").json() == [], "the public's copy is 1.5 s late"
+            assert next(p for p in anon.get("/api/event").json()["progress"] if p["table"] == "1")["board"] is None
+            assert d.get("/api/tables/1/boards").json()[0]["board"] == 1
+            time.sleep(2.0)
+            listed = anon.get("/api/tables/1/boards").json()
+            assert [e["board"] for e in listed] == [1] and "result" not in listed[0], "board 1 is still in play"
+            assert next(p for p in anon.get("/api/event").json()["progress"] if p["table"] == "1")["board"] == 1
+            assert anon.get("/api/tables/1/boards/1").status_code == 401
+            assert anon.get("/api/laws/%00").status_code == 404 and anon.get("/api/laws/999").status_code == 404
+            assert anon.get("/api/laws/27").json()["text"]
+        srv.stop()
+        srv.start()
+        with srv.client(srv.token) as d, srv.client() as anon:
+            assert anon.get("/api/vugraph").json() == {"tables": ["2"]}
+            assert d.post("/api/tables/2/vugraph", json={"on": False}).json()["tables"] == []
+    finally:
+        srv.stop()
