@@ -204,6 +204,8 @@ class Table:
 
     # ------------------------------------------------------------------ conditions used by the machine
     def _in_board_ready(self) -> bool:
+        if self.recorded_contract is not None or self.recorded_passed_out:
+            return False                           # a contract entered without its auction: past board_ready
         return self.auction is None or not self.auction.calls
 
     def _in_auction(self) -> bool:
