@@ -511,7 +511,8 @@ class Auction:
                 Option("original_stands", "the original call stands, partner is free; the substitute is "
                        "unauthorized information to partner (25B2)", "director"),
                 Option("original_stands_26B", "the original call stands (25B2) and the director applies Law 26B",
-                       "director")] if self.edition.comparable_call else [Option("inadvertent", "the first call was inadvertent and corrected without pause for thought: "
+                       "director")] if self.edition.comparable_call else [
+                Option("inadvertent", "the first call was inadvertent and corrected without pause for thought: "
                        "the substitute stands (25A)", "director"),
                 Option("accept", "LHO accepts the substituted call (25B1); calling accepts it", str(entry.seat.lho)),
                 Option("first_stands", "first call stands; partner passes at his next turn (25B2b1); Law 26",
@@ -871,9 +872,9 @@ class Auction:
                         [Option("comparable", "comparable: no further rectification; the withdrawn call is not "
                                 "unauthorized information (23B); the director may adjust at the end (23C)",
                                 "director"),
-                         Option("not_comparable", f"not comparable ({rect.law}): partner "
-                                f"{'passes at his next turn' if rect.partner_pass.startswith(P1) else 'passes for the rest of the auction'}"
-                                f"; Law 26B; Law {self.edition.damage_review_law}", "director")],
+                         Option("not_comparable", f"not comparable ({rect.law}): partner passes "
+                                + ("at his next turn" if rect.partner_pass.startswith(P1) else "for the rest of the "
+                                   "auction") + f"; Law 26B; Law {self.edition.damage_review_law}", "director")],
                         detail=f"{entry.seat}'s {first.call} was withdrawn ({w.irr.code}, {rect.law}) and replaced by "
                                f"{entry.call}" + ("; suggested: comparable (the same call, neither alerted)"
                                                   if same else "") + f". {LAW23_TEXT}")

@@ -315,7 +315,7 @@ def edition(name: str | Edition | None) -> Edition:
 def matrix_rows() -> list[tuple[str, ...]]:
     """The rectification matrix of every edition: (situation, edition, law, options, chooser, offender's
     forced pass, partner's forced pass, lead restriction)."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for key, text in SITUATIONS.items():
         for ed in (EDITION_1997, EDITION_2017):
             r = ed.rect(key)
@@ -331,3 +331,7 @@ def matrix_markdown() -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in matrix_rows()]
     return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":          # regenerate the matrix of docs/laws.md
+    print(matrix_markdown(), end="")
