@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from results.errors import ResultsError
+from results.scoring import artificial_session_percent, weighted_assigned_matchpoints
 from table.auction import NEXT_TURN, REST_OF_AUCTION, Auction, AuctionRulingError
 from table.calls import parse_call
 from table.cards import SEATS, Deal, Seat
@@ -464,6 +466,17 @@ def test_d15_artificial_score_session_percentage(ed):
     assert ed.artificial_percent(at_fault=True, session_percent=35.0) == (40.0 if ed is EDITION_1997 else 35.0)
     assert ed.artificial_percent(at_fault=True, session_percent=55.0) == 40.0
     assert ed.artificial_percent(at_fault=False, session_percent=None) == 60.0
+
+
+def test_d15_in_results_scoring_and_weighted_assigned_score():
+    assert artificial_session_percent(True, 35.0) == 40.0
+    assert artificial_session_percent(True, 35.0, "2017") == 35.0
+    assert artificial_session_percent(False, 65.0, "2017") == artificial_session_percent(False, 65.0) == 65.0
+    # 12C1(c): 4S making (+420) 60 %, one down (-50) 40 %, against +420, +450, -50
+    assert weighted_assigned_matchpoints([(420, 0.6), (-50, 0.4)], [420, 450, -50]) == pytest.approx(
+        0.6 * 3 + 0.4 * 1)
+    with pytest.raises(ResultsError, match="add up to 1"):
+        weighted_assigned_matchpoints([(420, 0.6), (-50, 0.3)], [420])
 
 
 # ---------------------------------------------------------------------------------------------- R1-R6
