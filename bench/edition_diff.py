@@ -94,10 +94,11 @@ def section(old: list[dict[str, Any]], new: list[dict[str, Any]], baseline: list
         changed = []
         for b, x in zip(baseline, old, strict=True):
             if {k: v for k, v in b.items() if k != "source"} != {k: v for k, v in x.items() if k != "source"}:
-                why = "both sides revoked → director (64C)" if any(
+                cause = "both sides revoked → director (64C)" if any(
                     i["code"] == "BOTH_SIDES_REVOKED" for i in x["irregularities"]) else "other"
                 score = "" if b["score_ns"] == x["score_ns"] else f"{b['score_ns']} → {x['score_ns']}"
-                changed.append(f"| {x['source']} | {x['record']} | {x['board']} | {x['contract']} | {score} | {why} |")
+                changed.append(f"| {x['source']} | {x['record']} | {x['board']} | {x['contract']} | {score} "
+                               f"| {cause} |")
         lines += ["", "### 1997 verdicts changed by the edition work", "",
                   f"{len(changed)} records: both sides revoked on the board. The seed's digest processed each "
                   "revoke mechanically; the 2017 delta corrects it (a 2001 WBF Laws Committee minute already sent "
