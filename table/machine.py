@@ -24,7 +24,7 @@ from transitions.core import Event, EventData, MachineError, State, Transition
 from .auction import NEXT_TURN, Auction, AuctionRulingError
 from .calls import bid_level, bid_strain
 from .cards import SEATS, CardError, Deal, Seat
-from .editions import Edition, edition
+from .editions import DEFAULT, Edition, edition
 from .errors import BridgeError
 from .events import (
     BoardStarted,
@@ -58,8 +58,6 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "lead_faced", "source": ["opening_lead", "awaiting_ruling"], "dest": "play"},
     {"trigger": "claim_made", "source": ["opening_lead", "play", "awaiting_ruling"], "dest": "claim_pending"},
     {"trigger": "play_ended", "source": ["play", "claim_pending", "awaiting_ruling"], "dest": "board_complete"},
-    # 2017 68D2(b): all four players agree to play on after a disputed claim; the claim is void
-    {"trigger": "play_resumed", "source": ["claim_pending", "awaiting_ruling"], "dest": "play"},
     {"trigger": "irregularity_flagged", "source": LIVE, "dest": "awaiting_ruling"},
     # leaving awaiting_ruling returns to the phase the data says the board is in
     {"trigger": "irregularity_settled", "source": "awaiting_ruling", "dest": "board_ready",
@@ -172,14 +170,17 @@ class Table:
     # The machine's triggers: placeholders that MACHINE.add_model replaces on each table (model_override).
     board_dealt = auction_started = auction_closed = board_passed_out = contract_recorded = _bound_by_the_machine
     lead_faced = claim_made = play_ended = irregularity_flagged = irregularity_settled = _bound_by_the_machine
-    play_resumed = _bound_by_the_machine
+    # class-level defaults, stored on a table only when they differ: a table's attributes (the machine's
+    # triggers included) fill CPython's shared-key dict to its limit of 30; one key more and each table's
+    # dict becomes a private one, ~1.3 KB more per live table
+    laws: Edition = DEFAULT                      # the table's law book; a board event may name another
+    play_on: frozenset[Seat] = frozenset()       # seats agreeing to play on after a claim (2017 68D2(b))
 
     def __init__(self, name: str = "", on_irregularity: Callable[[Irregularity], None] | None = None,
                  laws: Edition | str | None = None) -> None:
         self.name = name
-        self.laws = edition(laws)                  # the table's law book; a board event may name another
-        self.edition = self.laws                   # the current board's
-        self.play_on: set[Seat] = set()            # seats agreeing to play on after a claim (2017 68D2(b))
+        if laws is not None and edition(laws) is not DEFAULT:
+            self.laws = edition(laws)
         self.on_irregularity = on_irregularity
         self.board: BoardStarted | None = None
         self.deal: Deal | None = None
@@ -221,6 +222,12 @@ class Table:
         return self.claim is not None and self.tricks is None
 
     # ------------------------------------------------------------------ results
+    @property
+    def edition(self) -> Edition:
+        """The current board's law book: the board event's, else the table's."""
+        b = self.board
+        return edition(b.laws) if b is not None and b.laws else self.laws
+
     @property
     def irregularities(self) -> list[Irregularity]:
         out = list(self.table_irregularities)
@@ -337,8 +344,8 @@ class Table:
 
     def _start(self, event: BoardStarted) -> list[Irregularity]:
         self.board = event
-        self.edition = edition(event.laws) if event.laws else self.laws
-        self.play_on = set()
+        if self.play_on:
+            del self.play_on
         self.deal = None
         self.auction = None
         self.play = None
@@ -557,7 +564,7 @@ class Table:
                                disposition="refused")]
         if event.seat is None:
             raise TableError("each player's agreement to play on names his seat")
-        self.play_on.add(event.seat)
+        self.play_on = self.play_on | {event.seat}
         if len(self.play_on) < 4:
             return []
         assert self.play is not None
@@ -570,10 +577,13 @@ class Table:
         irr.disposition_law = "68D2b"
         self.claim = None
         self.claim_responses = {}
-        self.play_on = set()
+        del self.play_on
         self.play.resume_after_claim()
-        if self.state in ("claim_pending", "awaiting_ruling"):
-            self.play_resumed()
+        # back to the play through the existing triggers (the data now says: play, no claim)
+        if self.state == "claim_pending":
+            self.irregularity_flagged()
+        if self.state == "awaiting_ruling":
+            self.irregularity_settled()
         return [irr]
 
     def _ruling(self, event: RulingGiven) -> list[Irregularity]:
@@ -591,7 +601,7 @@ class Table:
                 self.tricks = self.play.finish()
             return flagged
         if event.code == "CLAIM_DISPUTED" and self.claim is not None and self.tricks is None and self.play_on:
-            self.play_on = set()                   # the director rules instead of play on
+            del self.play_on                       # the director rules instead of play on
         if event.code in ("CLAIM_DISPUTED", "CLAIM") and self.claim is not None and self.tricks is None:
             if event.tricks is None:
                 raise TableError("a claim ruling must give the declarer side's tricks")

@@ -46,7 +46,7 @@ def place(st: PlayState, seat: Seat, card: str, idx: int, out: list[Irregularity
             # 2017 53A: trick 13 is counted as led from the correct hand (each hand held one card)
             k = next(i for i, (s, _) in enumerate(trick) if s == st._lead13)
             trick[:] = trick[k:] + trick[:k]
-            st._lead13 = None
+            del st._lead13
         complete_trick(st, out)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import SEATS, Deal, Seat
-from ..editions import Edition, edition
+from ..editions import DEFAULT, Edition, edition
 from ..irregularity import Irregularity, LeadPenalty, Option
 from .errors import PlayRulingError
 from .position import SIDE, E, N, Position, S, W
@@ -20,11 +20,15 @@ from .records import Obligation, Pending, Revoke
 class PlayState(Position):
     """Position plus the law's bookkeeping (see the module docstring)."""
 
+    # class-level defaults, stored on an instance only when they differ (memory per live table)
+    edition: Edition = DEFAULT
+    _lead13: Seat | None = None         # 2017 53A: trick 13's correct leader after a lead out of turn
+
     def __init__(self, declarer: Seat, strain: str, deal: Deal | None,
                  lead_penalties: Sequence[LeadPenalty], laws: Edition | str | None = None) -> None:
         Position.__init__(self, declarer, strain, deal)
-        self.edition = edition(laws)
-        self._lead13: Seat | None = None          # 2017 53A: trick 13's correct leader after a lead out of turn
+        if laws is not None and edition(laws) is not DEFAULT:
+            self.edition = edition(laws)
         self.irregularities: list[Irregularity] = []
         self._pending: list[Pending] = []
         self._revokes: list[Revoke] = []
