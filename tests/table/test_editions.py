@@ -7,6 +7,7 @@ play, one string per trick, ``"W:C2 N:CA E:C3 S:C4"`` in the order the cards wer
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -621,3 +622,32 @@ def test_55a_defender_next_in_turn_prevails_2017():
     assert flags[0].open
     p.ruling("LEAD_FROM_WRONG_HAND", "accept", W)                  # ... W, next in turn after S, prevails
     assert flags[0].disposition == "rectified:accept"
+
+
+def test_replay_cli_laws_option(tmp_path):
+    from click.testing import CliRunner
+
+    from bridgetable.cli import main
+    from table.events import to_dict
+    log = tmp_path / "d6.jsonl"
+    events = [board_started(1)] + [CallMade(Seat(s), parse_call(c)) for s, c in
+                                   (("N", "1NT"), ("E", "P"), ("S", "P"), ("W", "P"), ("W", "2S"))]
+    log.write_text("".join(json.dumps(to_dict(e)) + "\n" for e in events), encoding="utf-8")
+    runner = CliRunner()
+    out = {}
+    for laws in ("1997", "2017"):
+        res = runner.invoke(main, ["replay", "--jsonl", "--laws", laws, str(log)])
+        assert res.exit_code == 0, res.output
+        out[laws] = json.loads(res.output.splitlines()[0])
+    assert "laws" not in out["1997"] and out["2017"]["laws"] == "2017"
+    assert [i["law"] for i in out["1997"]["irregularities"]] == ["39B"]
+    assert [i["law"] for i in out["2017"]["irregularities"]] == ["39C"]
+    bad = runner.invoke(main, ["replay", "--laws", "1975", str(log)])
+    assert bad.exit_code != 0 and "1975" in bad.output
+
+
+def test_board_event_laws_round_trips():
+    from table.events import to_dict
+    e = board_started(2, laws="2017")
+    assert to_dict(e)["laws"] == "2017" and event_from_dict(to_dict(e)).laws == "2017"
+    assert "laws" not in to_dict(board_started(2))
