@@ -112,10 +112,20 @@ def exempt(st: PlayState, code: str, option: str, who: Seat | None) -> None:
     rv.irr.detail += f"; director: {option} (no transfer)"
 
 
+def _both_on_one_trick(st: PlayState, rv: Revoke) -> bool:
+    """2017 62C3: both sides revoked on this revoke's trick and only one side has played to the next trick:
+    both revokes must be corrected, the established one too (then no transfer, 64B8)."""
+    if not st.edition.comparable_call or rv.irr.disposition != "established" or len(st.tricks) <= rv.trick:
+        return False
+    other = any(o is not rv and o.side != rv.side and o.trick == rv.trick and o.irr.open for o in st._revokes)
+    return other and all(SIDE[s] == rv.side for s, _ in st.tricks[rv.trick])
+
+
 def correct(st: PlayState, code: str, who: Seat | None) -> None:
     """62: the revoke card is withdrawn (with every card played after it) and its trick resumes."""
     rv = next((r for r in reversed(st._revokes) if r.irr.code == code and r.kind != "retro" and
-               (r.irr.open or (code == "REVOKE_TRICK12" and r.irr.disposition == "established"))
+               (r.irr.open or (code == "REVOKE_TRICK12" and r.irr.disposition == "established")
+                or _both_on_one_trick(st, r))
                and (who is None or r.seat == who or (r.seat == st.dummy and who == st.declarer))), None)
     if rv is None:
         raise PlayRulingError(f"no {code} that can still be corrected"
@@ -168,6 +178,8 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
     if st._is_defender(seat):
         st._add_pc(seat, rv.card, major=True)
     law = "62D1" if code == "REVOKE_TRICK12" else ("62B1" if st._is_defender(seat) and not rv.was_pc else "62B2")
+    if rv.irr.disposition == "established" and code == "REVOKE":
+        law = "62C3"                      # both sides revoked on this trick: corrected, no transfer (64B8)
     if rv in st._open_revokes:
         st._open_revokes.remove(rv)
     rv.irr.dispose("corrected", law)

@@ -651,3 +651,22 @@ def test_board_event_laws_round_trips():
     e = board_started(2, laws="2017")
     assert to_dict(e)["laws"] == "2017" and event_from_dict(to_dict(e)).laws == "2017"
     assert "laws" not in to_dict(board_started(2))
+
+
+@EDITIONS
+def test_62c3_both_revokes_on_one_trick_corrected_when_only_one_side_played_on(ed):
+    t = table_for(ed, deal_from_tricks(R3, fill(R3)), "4H", S)
+    play(t, *R3[:5], "N:D2 E:H2 S:H5 W:D3", "S:DA")             # only NS have played to trick 7
+    if ed is EDITION_1997:
+        with pytest.raises(TableError, match="63C"):
+            t.apply(RulingGiven("REVOKE", "correct", seat=S))
+        return
+    t.apply(RulingGiven("REVOKE", "correct", seat=S))           # S's revoke, established, is corrected (62C3)
+    play(t, "S:D7")                                            # S follows suit now
+    t.apply(RulingGiven("REVOKE", "correct", seat=E))
+    play(t, "E:D6")
+    assert t.play is not None and t.play.penalty_cards(E) == {"H2": "major"}      # the defender's card: 62C3
+    revokes = [i for i in t.irregularities if i.code == "REVOKE"]
+    assert [(i.seat, i.disposition, i.disposition_law) for i in revokes] == [
+        ("E", "corrected", "62B1"), ("S", "corrected", "62C3")]
+    assert t.play.tricks[5] == [(N, "D2"), (E, "D6"), (S, "D7"), (W, "D3")]
