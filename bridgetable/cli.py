@@ -28,12 +28,15 @@ def main() -> None:
 @click.option("--complete-dd", is_flag=True,
               help="a play that stops with no claim and no result also gets a double-dummy 'completion' "
                    "(an inference, kept apart from the verdict's tricks and score)")
-def replay(paths: tuple[str, ...], jsonl: bool, jobs: int, complete_dd: bool) -> None:
+@click.option("--laws", type=click.Choice(["1997", "2017"]), default="1997", show_default=True,
+              help="the law edition: the 1997 WBF Laws (1999 CBA edition) or the 2017 WBF Laws; a board event "
+                   "of an event log may name its own")
+def replay(paths: tuple[str, ...], jsonl: bool, jobs: int, complete_dd: bool, laws: str) -> None:
     """Replay PBN, LIN or table-event logs through the law engine; one verdict per record."""
     from table.replay import replay_paths
     out = sys.stdout
     counts: dict[str, int] = {}
-    for v in replay_paths(list(expand(paths)), jobs=jobs, complete=complete_dd):
+    for v in replay_paths(list(expand(paths)), jobs=jobs, complete=complete_dd, laws=laws):
         counts[v["status"]] = counts.get(v["status"], 0) + 1
         if jsonl:
             out.write(json.dumps(v, ensure_ascii=False) + "\n")

@@ -41,12 +41,15 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
+from table.editions import edition
+
 from .errors import ResultsError
 
 __all__ = ["Artificial", "Award", "Line", "LineScore", "ARTIFICIAL_PERCENT", "ARTIFICIAL_IMPS",
            "matchpoint_board", "cross_imps_board", "butler_board", "butler_datum", "round_datum",
            "team_board_imps", "knockout_average", "wbf_vp", "total_points", "percent_of_field", "parse_award",
-           "award_text", "award_percent", "award_imps", "percent_to_imps", "award_from_percent"]
+           "award_text", "award_percent", "award_imps", "percent_to_imps", "award_from_percent",
+           "IMP_UPPER", "imps", "neuberg", "artificial_session_percent", "weighted_assigned_matchpoints"]
 
 
 # Law 78B: upper bound of each IMP band, 0 IMP up to 10, ..., 23 IMP up to 3990; 24 beyond.
@@ -143,6 +146,27 @@ def award_from_percent(percent: float, *, imps: bool) -> Award:
         if value == pct:
             return award
     return percent_to_imps(value) if imps else value
+
+
+def artificial_session_percent(at_fault: bool, session_percent: float | None, laws: str | None = None) -> float:
+    """A pairs contestant's artificial score, in percent, on a board it could not play, by the law edition
+    (``table.editions``): not at fault, average plus but at least its session percentage (1997 Law 88,
+    2017 12C2(c)); at fault, average minus, and under the 2017 Laws at most its session percentage
+    (12C2(c) is symmetrical). ``session_percent``: its percentage on the other boards, None if unknown."""
+    return edition(laws).artificial_percent(at_fault, session_percent)
+
+
+def weighted_assigned_matchpoints(components: Sequence[tuple[int, float]], others: Sequence[int]) -> float:
+    """Law 12C1(c) (2017): a weighted assigned score, as North-South's matchpoints against the board's other
+    scores (Law 78A units: 2 per score beaten, 1 per tie): each component's matchpoints times its weight.
+    ``components``: (NS score, weight) pairs whose weights add up to 1."""
+    if not components:
+        raise ResultsError("a weighted assigned score needs at least one component")
+    total = math.fsum(w for _, w in components)
+    if any(w <= 0 for _, w in components) or not math.isclose(total, 1.0, abs_tol=1e-9):
+        raise ResultsError(f"the weights of an assigned score must be positive and add up to 1, not {total:g}")
+    return math.fsum(w * sum(2 if score > o else 1 if score == o else 0 for o in others)
+                     for score, w in components)
 
 
 def award_text(award: Award) -> str:

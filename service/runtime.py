@@ -47,7 +47,7 @@ class TableRuntime:
     def __init__(self, table_id: str, regulation: Regulation) -> None:
         self.id = table_id
         self.regulation = regulation
-        self.table = Table(name=table_id)
+        self.table = Table(name=table_id, laws=regulation.law_edition)
         self.seq = 0
         self.current: BoardRecord | None = None
         self.boards: dict[int, BoardRecord] = {}
@@ -161,7 +161,7 @@ class TableRuntime:
     def rebuild(self) -> None:
         """A fresh engine fed the current board's journal rows."""
         self.table.close()
-        self.table = Table(name=self.id)
+        self.table = Table(name=self.id, laws=self.regulation.law_edition)
         self.ruled.clear()
         if self.current is None:
             return

@@ -21,7 +21,7 @@ __all__ = ["ConfigError", "DeviceModes", "EventConfig", "EventSectionConfig", "M
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 Mode = Literal["flag", "prevent"]
-EDITIONS = ("wbf1997-cba1999",)          # the seed; "wbf2017" is planned as a second profile
+EDITIONS = ("wbf1997-cba1999", "wbf2017")    # the seed, and the 2017 WBF Laws (table/editions.py)
 
 
 class _Strict(BaseModel):

@@ -13,17 +13,28 @@ seed's Law 35 settles them: an inadmissible X/XX and LHO's call over it are canc
 reverts to the player whose turn it was (35A); a barred player's call stands (35B); a bid above seven
 becomes a pass and LHO's call over it is cancelled, so LHO calls again (35C). Calls after the final
 pass are cancelled (39); LHO calling over one removes its Law 26 lead penalty (35D).
+
+The law book is the auction's ``edition`` (table/editions.py): the seed's 1997 rules above, or the 2017
+Laws, where a withdrawn call replaced by a *comparable* call (Law 23) carries no rectification. There the
+engine records the withdrawn call and the replacement and opens a ``COMPARABLE_CALL_RULING`` for the
+director (comparable / not comparable, with the law's text); the auction goes on meanwhile, and the answer
+installs the edition's consequences (none; or the partner's forced pass and the Law 26B prohibition).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
 from .cards import SEATS, Seat
+from .editions import P1, Edition, edition
 from .errors import BridgeError
 from .irregularity import Irregularity, LeadPenalty, Option
 
 NEXT_TURN, REST_OF_AUCTION = "next_turn", "rest_of_auction"
+LAW23_TEXT = ("Law 23A: a call is comparable to a withdrawn call if it has the same or similar meaning, defines a "
+              "subset of the meanings of the withdrawn call, or has the same purpose (e.g. an asking bid or a "
+              "relay). 23B: replaced by a comparable call, the auction and play continue without further "
+              "rectification and the withdrawn call is not unauthorized information (16C2 does not apply).")
 
 # The fast path's view of a call, one dict hit per call: Pass -> 0, X -> -1, XX -> -2, a bid 1C..7NT -> its
 # rank 1..35 (a higher rank is a sufficient bid, Law 18B/C). Bids above seven are absent on purpose: Law 38
@@ -62,11 +73,24 @@ class _Pending:
 
 @dataclass(slots=True)
 class _Watch:
-    """A consequence that depends on a later call (31A, 32B, 27B replacement)."""
+    """A consequence that depends on a later call (31A, 32B, 27B replacement; 2017: the offender's next call
+    opens a Law 23 comparable-call ruling)."""
     kind: str
     offender: Seat
     irr: Irregularity
     call: str = ""
+    situation: str = ""        # kind "23": the row of the edition's rectification matrix
+
+
+@dataclass(slots=True)
+class _Comparable:
+    """A Law 23 comparable-call question waiting for the director (2017)."""
+    irr: Irregularity          # the COMPARABLE_CALL_RULING flag
+    source: Irregularity       # the irregularity that withdrew the call
+    offender: Seat
+    withdrawn: int             # index of the withdrawn call
+    replacement: int           # index of the replacing call
+    situation: str
 
 
 def _related_suits(call: str) -> frozenset[str]:
@@ -79,10 +103,13 @@ def _related_suits(call: str) -> frozenset[str]:
 class Auction:
     __slots__ = ("dealer", "calls", "stood", "irregularities", "pending", "obligations", "no_double_now",
                  "lead_penalties", "closed", "passed_out", "_turn", "_watches", "_last_bid", "_risk_entry",
-                 "_contract_memo")
+                 "_contract_memo", "edition", "comparable", "no_automatic_score")
 
-    def __init__(self, dealer: Seat) -> None:
+    def __init__(self, dealer: Seat, laws: Edition | str | None = None) -> None:
         self.dealer = dealer if dealer.__class__ is Seat else Seat(dealer)
+        self.edition = edition(laws)
+        self.comparable: list[_Comparable] = []         # Law 23 questions (2017), open or answered
+        self.no_automatic_score = False                 # 1997: an inadmissible call found after the lead
         self.calls: list[CallEntry] = []
         self.stood: list[CallEntry] = []
         self.irregularities: list[Irregularity] = []
@@ -210,10 +237,13 @@ class Auction:
                 flagged.extend(self._after_final_pass(entry))
                 return
             exp = seat
+        ed = self.edition
+        review, lead_law = ed.damage_review_law, ed.lead_restriction_law
         if is_bid(call) and bid_level(call) > 7:
             self._flag_pending(entry, "BID_ABOVE_SEVEN", "38", exp, flagged,
                                [Option("cancel", "bid cancelled; both members of the offending side pass for "
-                                       "the rest of the auction (Law 23); Law 26 lead penalty", "director")],
+                                       f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
+                                       "director")],
                                detail="no contract above seven may be played")
             return
         if seat != exp:
@@ -223,7 +253,8 @@ class Auction:
         if obligation and call != PASS:
             self._flag_pending(entry, "CALL_IN_VIOLATION_OF_PASS_OBLIGATION", "37", exp, flagged,
                                [Option("cancel", "call cancelled; both members of the offending side pass for "
-                                       "the rest of the auction (Law 23); Law 26 lead penalty", "director")],
+                                       f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
+                                       "director")],
                                detail=f"{seat} was required to pass ({obligation.replace('_', ' ')})")
             return
         if call in (DOUBLE, REDOUBLE) and seat in self.no_double_now:
@@ -235,19 +266,23 @@ class Auction:
             code = "INADMISSIBLE_DOUBLE" if call == DOUBLE else "INADMISSIBLE_REDOUBLE"
             self._flag_pending(entry, code, "36", exp, flagged,
                                [Option("cancel", "cancelled; offender substitutes a legal call; partner passes for "
-                                       "the rest of the auction (Law 23); Law 26 lead penalty", "director")],
+                                       f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
+                                       "director")],
                                detail="Law 19: " + (
                                    "a double needs an opponent's last bid with only passes since" if call == DOUBLE
                                    else "a redouble needs an opponent's last double with only passes since"))
             return
         if is_bid(call) and self._last_bid is not None and bid_key(call) <= bid_key(self._last_bid.effective):
+            refuse = ("offender substitutes a sufficient bid or pass (27B1: lowest sufficient bid in the same "
+                      "denomination, no penalty; 27B2: otherwise partner passes for the rest of the auction; 27B3: "
+                      "X/XX cancelled)") if not ed.comparable_call else (
+                      "offender substitutes a legal call (27B1(a): lowest sufficient bid in the same denomination, "
+                      "no rectification; 27B1(b): a comparable call (Law 23, director), no rectification; 27B2/B3: "
+                      "otherwise partner passes for the rest of the auction, Law 26B)")
             self._flag_pending(entry, "INSUFFICIENT_BID", "27", exp, flagged,
                                [Option("accept", "accept the insufficient bid (Law 27A); calling accepts it",
                                        str(seat.lho)),
-                                Option("refuse", "offender substitutes a sufficient bid or pass (27B1: lowest "
-                                       "sufficient bid in the same denomination, no penalty; 27B2: otherwise "
-                                       "partner passes for the rest of the auction; 27B3: X/XX cancelled)",
-                                       str(seat.lho))],
+                                Option("refuse", refuse, str(seat.lho))],
                                detail=f"{call} does not exceed {self._last_bid.effective}")
             return
         self._stand(entry)
@@ -288,7 +323,10 @@ class Auction:
             self.passed_out = self._last_bid is None
             self.obligations.clear()
             if self.lead_penalties and not self.passed_out:
-                self._law26a1()
+                if self.edition.comparable_call:
+                    self._law26b_specified()
+                else:
+                    self._law26a1()
 
     def _law26a1(self) -> None:
         """Law 26A1: no lead penalty for a suit the offender later named legally in the auction."""
@@ -296,6 +334,45 @@ class Auction:
             return any(e.seat == lp.offender and e.index > lp.call_index and e.effective and is_bid(e.effective)
                        and bid_strain(e.effective) in lp.suits for e in self.stood)
         self.lead_penalties = [lp for lp in self.lead_penalties if not (lp.suits and named_later(lp))]
+
+    def specified_suits(self, seat: Seat) -> frozenset[str]:
+        """Suits ``seat`` specified in the legal auction by natural bids (2017 Law 26B: declarer may prohibit
+        any one suit but these). Suits shown by artificial calls are the director's to add (29C)."""
+        return frozenset(bid_strain(e.effective) for e in self.stood
+                         if e.seat == seat and e.effective and is_bid(e.effective) and bid_strain(e.effective) != "NT")
+
+    def _law26b_specified(self) -> None:
+        """2017 Law 26B: the suits the offender specified legally are not open to the prohibition."""
+        self.lead_penalties = [replace(lp, specified=self.specified_suits(Seat(lp.offender)))
+                               for lp in self.lead_penalties]
+
+    def after_opening_lead(self) -> list[Irregularity]:
+        """The opening lead is faced: an inadmissible X/XX the table went on without noticing is found now.
+        2017 36C: the contract is scored as if it had not been made; 1997: no rule (35A would revert an
+        auction that is over), so the director decides and no score is computed automatically."""
+        out: list[Irregularity] = []
+        for irr in list(self.irregularities):
+            if irr.code not in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE") or irr.disposition != "unnoticed":
+                continue
+            entry = self.calls[irr.position["call"]]
+            if self.edition.law36c_score_without_call:
+                entry.effective = ""
+                self._recompute_bids()
+                irr.dispose("scored_as_if_not_made", "36C")
+                new = self._irr("INADMISSIBLE_CALL_36C", "36C", entry, [],
+                                detail=f"{entry.seat}'s {entry.call} was inadmissible and first noticed after the "
+                                       "opening lead: the contract is scored as if it had not been made")
+                new.dispose("scored_as_if_not_made", "36C")
+            else:
+                self.no_automatic_score = True
+                irr.dispose("noticed_after_lead", "35A")
+                new = self._irr("DIRECTOR_REQUIRED", "35A", entry,
+                                [Option("rule", "this edition has no rule once the opening lead is faced (35A "
+                                        "would revert the auction): the director rules; no automatic score",
+                                        "director")],
+                                detail=f"{entry.seat}'s inadmissible {entry.call} first noticed after the lead")
+            out.append(new)
+        return out
 
     def _law34_revert(self, k: int) -> None:
         oor = self.stood[k]
@@ -348,6 +425,9 @@ class Auction:
             return
         any_bid = self._last_bid is not None
         accept = Option("accept", "accept the call out of rotation (Law 29A); calling accepts it", str(seat.lho))
+        if self.edition.comparable_call:
+            self._out_of_rotation_2017(entry, exp, where, accept, flagged)
+            return
         if call == PASS:
             law = "30A" if not any_bid else {"RHO": "30B1", "PARTNER": "30B2", "LHO": "30B3"}[where]
             rect = {"30A": "offender must pass at his next turn",
@@ -382,11 +462,57 @@ class Auction:
             if not admissible:
                 entry.effective = ""
 
+    def _out_of_rotation_2017(self, entry: CallEntry, exp: Seat, where: str, accept: Option,
+                              flagged: list[Irregularity]) -> None:
+        """Laws 30-32 and 36B4 as the 2017 Laws give them: a forced pass for one turn at most, and the
+        offender's replacement judged comparable or not (Law 23)."""
+        seat, call = entry.seat, entry.call
+        after = "then the director rules whether the offender's next call is comparable (Law 23): if not, " \
+                "partner passes at his next turn and Law 26B may apply"
+        if call == PASS:
+            law = "30A" if where == "RHO" else "30B1"
+            rect = "offender must pass at his next turn" if law == "30A" else \
+                f"partner may make any legal call (16C2); {after}"
+            self._flag_pending(entry, "PASS_OUT_OF_ROTATION", law, exp, flagged,
+                               [accept, Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))], where,
+                               detail=f"{seat} passed at {exp}'s turn")
+        elif is_bid(call):
+            law = "31A" if where == "RHO" else "31B"
+            rect = (f"if RHO passes the offender must repeat the bid (31A1); if RHO calls, {after} (31A2)"
+                    if where == "RHO" else f"partner may make any legal call (16C2); {after}")
+            self._flag_pending(entry, "BID_OUT_OF_ROTATION", law, exp, flagged,
+                               [accept, Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))], where,
+                               detail=f"{seat} bid {call} at {exp}'s turn")
+        else:
+            code = "DOUBLE_OUT_OF_ROTATION" if call == DOUBLE else "REDOUBLE_OUT_OF_ROTATION"
+            admissible = self.can_double(seat) if call == DOUBLE else self.can_redouble(seat)
+            if not admissible:
+                law, rect = "36B4", ("the auction reverts to the player whose turn it was; the offender makes any "
+                                     "legal call at his turn; partner passes for the rest of the auction; Law 26B")
+            elif where == "RHO":
+                law, rect = "32A", f"if RHO passes the offender must repeat it (32A1); if RHO calls, {after} (32A2)"
+            else:
+                law, rect = "32B", f"partner may make any legal call (16C2); {after}"
+            options = ([accept] if admissible else []) + [Option("cancel", f"call cancelled (29B); {rect}",
+                                                                  str(seat.lho))]
+            self._flag_pending(entry, code, law, exp, flagged, options, where,
+                               detail=f"{seat} {'doubled' if call == DOUBLE else 'redoubled'} at {exp}'s turn"
+                                      + ("" if admissible else "; inadmissible (Law 19), cannot be accepted (36)"))
+            if not admissible:
+                entry.effective = ""
+
     def _change_of_call(self, entry: CallEntry, exp: Seat, flagged: list[Irregularity]) -> None:
         """The same player calls again before his LHO (Law 25): the substitute tentatively replaces the first."""
         # his own call: the last one standing, except after a Law 34 reversion (another player's pass is last)
         first = next(e for e in reversed(self.stood) if e.seat == entry.seat)
-        opts = [Option("inadvertent", "the first call was inadvertent and corrected without pause for thought: "
+        opts = [Option("unintended", "the first call was unintended (a mechanical error or slip of the tongue): the "
+                       "substitute stands, no rectification (25A)", "director"),
+                Option("accept", "LHO accepts the substituted call (25B1); calling accepts it", str(entry.seat.lho)),
+                Option("original_stands", "the original call stands, partner is free; the substitute is "
+                       "unauthorized information to partner (25B2)", "director"),
+                Option("original_stands_26B", "the original call stands (25B2) and the director applies Law 26B",
+                       "director")] if self.edition.comparable_call else [
+                Option("inadvertent", "the first call was inadvertent and corrected without pause for thought: "
                        "the substitute stands (25A)", "director"),
                 Option("accept", "LHO accepts the substituted call (25B1); calling accepts it", str(entry.seat.lho)),
                 Option("first_stands", "first call stands; partner passes at his next turn (25B2b1); Law 26",
@@ -414,23 +540,34 @@ class Auction:
         entry.stands = False
         c = self.contract()
         defender = c is not None and entry.seat.side != c[2].side
-        law = "39B" if defender and entry.call != PASS else "39A"
+        penalised = self.edition.rect("after_final_pass").law          # 1997 39B, 2017 39C
+        law = penalised if defender and entry.call != PASS else "39A"
         irr = self._irr("CALL_AFTER_FINAL_PASS", law, entry, [], detail=f"{entry.call} after the auction closed")
         irr.dispose("cancelled", law)
         prev = self.calls[entry.index - 1] if entry.index else None
         if prev is not None and not prev.stands and entry.seat == prev.seat.lho:
-            # Law 35D: LHO called over a call made after the final pass: no penalty for it (no Law 26)
+            # LHO called over a call made after the final pass: no penalty for it (1997 35D, 2017 39B)
             for old in reversed(self.irregularities):
                 if old.code == "CALL_AFTER_FINAL_PASS" and old.position.get("call") == prev.index:
-                    if old.disposition_law == "39B":
+                    if old.disposition_law == penalised:
                         self.lead_penalties = [lp for lp in self.lead_penalties if lp.call_index != prev.index]
-                        old.dispose("condoned_no_penalty", "35D")
+                        old.dispose("condoned_no_penalty", "39B" if self.edition.comparable_call else "35D")
                     break
-        if law == "39B":
+        if law == penalised:
             self._lead_penalty(entry, irr)
         return [irr]
 
     def _lead_penalty(self, entry: CallEntry, irr: Irregularity, call: str | None = None) -> None:
+        if self.edition.lead_restriction_law == "26B":
+            # 2017 Law 26B: prohibit one suit the offender did not specify legally (known when the auction ends)
+            lp = LeadPenalty(str(entry.seat), str(entry.seat.partner), "26B", frozenset(), irr.code, entry.index)
+            if self.closed:
+                lp = replace(lp, specified=self.specified_suits(entry.seat))
+            self.lead_penalties.append(lp)
+            irr.options.append(Option("lead_penalty", f"if {entry.seat} defends: at {entry.seat.partner}'s first "
+                                      "turn to lead declarer may prohibit one suit not specified legally by "
+                                      f"{entry.seat} (26B)", "declarer"))
+            return
         suits = _related_suits(call or entry.call)
         self.lead_penalties.append(LeadPenalty(str(entry.seat), str(entry.seat.partner), "26A" if suits else "26B",
                                                suits, irr.code, entry.index))
@@ -464,16 +601,20 @@ class Auction:
                 self._cancel(p.entry)
                 entry.stands = False
                 self._turn = p.turn_of
-                p.irr.dispose("condoned_no_effect", "35A")
+                p.irr.dispose("condoned_no_effect", self.edition.rect("inadmissible_condoned").law)
                 return True
             elif kind == "CALL_IN_VIOLATION_OF_PASS_OBLIGATION":
-                p.irr.dispose("condoned_stands", "35B")
+                p.irr.dispose("condoned_stands", self.edition.rect("barred_call_condoned").law)
             elif kind == "BID_ABOVE_SEVEN":
-                # 35C: the bid and LHO's call are cancelled, the offender's pass is substituted; LHO calls again
+                # the bid and LHO's call are cancelled, the offender's pass is substituted; LHO calls again
+                # (1997 35C, no bar; 2017 38C, both members of the offending side pass for the rest, no 26B)
                 p.entry.effective = PASS
                 entry.stands = False
                 self._recompute_bids()
-                p.irr.dispose("condoned_offender_passes", "35C")
+                rect = self.edition.rect("above_seven_condoned")
+                p.irr.dispose("condoned_offender_passes", rect.law)
+                if rect.partner_pass:
+                    self.obligations[offender] = self.obligations[offender.partner] = REST_OF_AUCTION
                 self._check_closure()
                 return True
             elif kind == "CHANGE_OF_CALL":
@@ -525,6 +666,9 @@ class Auction:
         ib = p.entry.call
         call = entry.call
         offender = p.entry.seat
+        if self.edition.comparable_call:
+            self._replace_insufficient_2017(p, entry, flagged)
+            return
         if call in (DOUBLE, REDOUBLE):
             p.irr.dispose("replaced_by_double_cancelled", "27B3")
             self.obligations[offender.partner] = REST_OF_AUCTION
@@ -548,6 +692,25 @@ class Auction:
             self._lead_penalty(p.entry, p.irr)
         self._classify(entry, flagged)
 
+    def _replace_insufficient_2017(self, p: _Pending, entry: CallEntry, flagged: list[Irregularity]) -> None:
+        """2017 27B: the lowest sufficient bid in the same denomination, both natural, needs nothing (27B1(a));
+        any other replacement is the director's Law 23 question (27B1(b) comparable, else 27B2/27B3)."""
+        ib, call = p.entry.call, entry.call
+        lowest_same = None
+        if is_bid(ib) and self._last_bid is not None:
+            level = bid_level(ib)
+            while level <= 7 and bid_key(f"{level}{bid_strain(ib)}") <= bid_key(self._last_bid.effective):
+                level += 1
+            lowest_same = f"{level}{bid_strain(ib)}" if level <= 7 else None
+        natural = not (p.entry.alert or entry.alert)
+        if call == lowest_same and natural and self.edition.auto_27B1a_natural:
+            p.irr.dispose("replaced_lowest_same_denomination", "27B1a")
+            self._classify(entry, flagged)
+            return
+        situation = "insufficient_double" if call in (DOUBLE, REDOUBLE) else "insufficient_other"
+        self._classify(entry, flagged)
+        self._open_comparable(_Watch("23", p.entry.seat, p.irr, ib, situation), entry)
+
     def _run_watches(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
         keep = []
         for w in self._watches:
@@ -562,16 +725,24 @@ class Auction:
                 if entry.call == PASS:
                     w.kind = "32B1"
                     keep.append(w)
+                elif self.edition.comparable_call:
+                    keep.append(_Watch("23", w.offender, w.irr, w.call, "double_oor_rho_acts"))
                 else:
                     self.obligations[w.offender.partner] = REST_OF_AUCTION
                     w.irr.dispose("rectified", "32B2")
                     self._lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)   # Law 26B
             elif w.kind in ("31A1", "32B1") and entry.seat == w.offender:
+                law = self.edition.rect("bid_oor_rho_passes" if w.kind == "31A1" else "double_oor_rho_passes").law
                 if entry.call != w.call:
-                    irr = self._irr("CALL_NOT_REPEATED", w.kind, entry,
+                    irr = self._irr("CALL_NOT_REPEATED", law, entry,
                                     [Option("rule", f"{w.offender} had to repeat {w.call}", "director")])
                     flagged.append(irr)
-                w.irr.dispose("rectified", w.kind)
+                w.irr.dispose("rectified", law)
+            elif w.kind == "23" and entry.seat == w.offender:
+                self._open_comparable(w, entry)
+            elif w.kind == "31A2" and entry.seat == w.offender and self.edition.comparable_call:
+                w.situation = "bid_oor_rho_acts"
+                self._open_comparable(w, entry)
             elif w.kind == "31A2" and entry.seat == w.offender:
                 if is_bid(entry.call) and bid_strain(entry.call) == bid_strain(w.call):
                     self.obligations[w.offender.partner] = NEXT_TURN
@@ -588,10 +759,18 @@ class Auction:
     def ruling(self, code: str, option: str) -> list[Irregularity]:
         """Apply the chosen rectification to the pending irregularity ``code``."""
         p = self.pending
+        if code == "COMPARABLE_CALL_RULING":
+            return self._rule_comparable(option)
         if option == "conventional" and code == "INSUFFICIENT_BID" and (p is None or p.kind != code):
             return self._rule_27b1_conventional()
         if p is None or p.kind != code or not p.irr.open:
             raise AuctionRulingError(f"no pending {code} to rule on")
+        if option == "unnoticed" and p.kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE"):
+            # the director's record that the table went on without noticing: the call stands as made until
+            # attention is drawn after the opening lead (``after_opening_lead``: 2017 36C; 1997 no rule)
+            p.irr.dispose("unnoticed")
+            self.pending = None
+            return []
         if option == "accept" and any(o.code == "accept" for o in p.irr.options):
             p.irr.dispose("accepted", p.irr.law)
             self.pending = None
@@ -617,6 +796,8 @@ class Auction:
         p.irr.dispose("cancelled", p.irr.law)
         self._turn = p.turn_of
         partner = offender.partner
+        if self.edition.comparable_call and self._cancel_2017(p, entry):
+            return []
         if p.kind == "PASS_OUT_OF_ROTATION":
             if p.irr.law in ("30A", "30B1"):
                 self.obligations[offender] = NEXT_TURN
@@ -648,6 +829,100 @@ class Auction:
             self._turn = offender
         return []
 
+    def _cancel_2017(self, p: _Pending, entry: CallEntry) -> bool:
+        """The 2017 consequences of a cancelled call out of rotation (30-32, 36B4); True when handled."""
+        offender, partner = entry.seat, entry.seat.partner
+        if p.kind == "PASS_OUT_OF_ROTATION":
+            if p.irr.law == "30A":
+                self.obligations[offender] = NEXT_TURN
+            else:
+                self._watch_comparable(p, entry, "pass_oor_partner" if p.where == "PARTNER" else "pass_oor_lho")
+            return True
+        if p.kind == "BID_OUT_OF_ROTATION":
+            if p.where == "RHO":
+                self._watches.append(_Watch("31A", offender, p.irr, entry.call))
+                p.irr.disposition = None          # finished when RHO and then the offender have called
+            else:
+                self._watch_comparable(p, entry, "bid_oor_partner")
+            return True
+        if p.kind.endswith("DOUBLE_OUT_OF_ROTATION"):
+            if p.irr.law == "36B4":
+                self.obligations[partner] = REST_OF_AUCTION
+                self._lead_penalty(entry, p.irr)
+            elif p.where == "RHO":
+                self._watches.append(_Watch("32B", offender, p.irr, entry.call))
+                p.irr.disposition = None
+            else:
+                self._watch_comparable(p, entry, "double_oor_partner")
+            return True
+        return False
+
+    def _watch_comparable(self, p: _Pending, entry: CallEntry, situation: str) -> None:
+        """2017: the offender's next call (at his turn) opens the Law 23 question."""
+        self._watches.append(_Watch("23", entry.seat, p.irr, entry.call, situation))
+        p.irr.detail += f"; {entry.seat.partner} may call freely (16C2); Law 23 decides on {entry.seat}'s next call"
+
+    def _open_comparable(self, w: _Watch, entry: CallEntry) -> None:
+        """The offender's replacement is in: ask the director whether it is comparable (Law 23)."""
+        withdrawn = w.irr.position["call"]
+        first = self.calls[withdrawn]
+        same = entry.call == first.call and not (entry.alert or first.alert)
+        rect = self.edition.rect(w.situation)
+        irr = self._irr("COMPARABLE_CALL_RULING", "23", entry,
+                        [Option("comparable", "comparable: no further rectification; the withdrawn call is not "
+                                "unauthorized information (23B); the director may adjust at the end (23C)",
+                                "director"),
+                         Option("not_comparable", f"not comparable ({rect.law}): partner passes "
+                                + ("at his next turn" if rect.partner_pass.startswith(P1) else "for the rest of the "
+                                   "auction") + f"; Law 26B; Law {self.edition.damage_review_law}", "director")],
+                        detail=f"{entry.seat}'s {first.call} was withdrawn ({w.irr.code}, {rect.law}) and replaced by "
+                               f"{entry.call}" + ("; suggested: comparable (the same call, neither alerted)"
+                                                  if same else "") + f". {LAW23_TEXT}")
+        self.comparable.append(_Comparable(irr, w.irr, entry.seat, withdrawn, entry.index, w.situation))
+        w.irr.dispose("replaced_awaiting_law23", rect.law)
+
+    def comparable_open(self) -> bool:
+        return any(c.irr.open for c in self.comparable)
+
+    def _rule_comparable(self, option: str) -> list[Irregularity]:
+        """The director's answer to the oldest open Law 23 question."""
+        c = next((c for c in self.comparable if c.irr.open), None)
+        if c is None:
+            raise AuctionRulingError("no open COMPARABLE_CALL_RULING to rule on")
+        rect = self.edition.rect(c.situation)
+        if option == "comparable":
+            c.irr.dispose("comparable", "23B")
+            c.source.dispose("replaced_comparable", "23B")
+            return []
+        if option != "not_comparable":
+            raise AuctionRulingError(f"{option!r} is not an option for COMPARABLE_CALL_RULING "
+                                     "(comparable, not_comparable)")
+        c.irr.dispose("not_comparable", rect.law)
+        c.source.dispose("replaced_not_comparable", rect.law)
+        partner = c.offender.partner
+        since = [e for e in self.calls[c.replacement + 1:] if e.seat == partner and e.stands and not e.deemed]
+        scope = NEXT_TURN if rect.partner_pass.startswith(P1) else REST_OF_AUCTION
+        if since and since[0].call != PASS:
+            c.irr.detail += (f"; {partner} had already called {since[0].call} before the ruling: the director "
+                             f"decides (Law {self.edition.damage_review_law})")
+        if not self.closed and not (scope == NEXT_TURN and since):
+            self.obligations[partner] = scope
+        withdrawn = self.calls[c.withdrawn]
+        if c.situation == "insufficient_double":
+            self._undo_27b3(c)
+        self._lead_penalty(withdrawn, c.source)
+        return []
+
+    def _undo_27b3(self, c: _Comparable) -> None:
+        """2017 27B3: a double or redouble replacing an insufficient bid, not comparable, is cancelled and the
+        offender calls again; possible while nobody has called over it."""
+        entry = self.calls[c.replacement]
+        if self.stood and self.stood[-1] is entry:
+            self._cancel(entry)
+            self._turn = entry.seat
+        else:
+            c.irr.detail += "; calls were made over the X/XX before the ruling: the director decides (27B3)"
+
     def _rule_27b1_conventional(self) -> list[Irregularity]:
         """The director finds that the insufficient bid or its lowest-same-denomination replacement could be
         conventional: 27B1 gives way to 27B2 (partner passes for the rest of the auction; Law 26)."""
@@ -666,10 +941,20 @@ class Auction:
     def _rule_change_of_call(self, p: _Pending, option: str) -> list[Irregularity]:
         first = p.replaced
         assert first is not None
+        if option not in {o.code for o in p.irr.options}:
+            raise AuctionRulingError(f"{option!r} is not an option for CHANGE_OF_CALL")
         self.pending = None
-        if option in ("inadvertent", "accept"):
-            p.irr.dispose(option, "25A" if option == "inadvertent" else "25B1")
+        if option in ("inadvertent", "unintended", "accept"):
+            p.irr.dispose(option, "25B1" if option == "accept" else "25A")
             self._check_closure()
+        elif option in ("original_stands", "original_stands_26B") and self.edition.comparable_call:
+            # 2017 25B2: the original call stands, partner is free; Law 26B only if the director applies it
+            self._cancel(p.entry)
+            first.stands = True
+            self._stand(first)
+            if option == "original_stands_26B":
+                self._lead_penalty(p.entry, p.irr)
+            p.irr.dispose(option, "25B2")
         elif option == "first_stands":
             self._cancel(p.entry)
             first.stands = True

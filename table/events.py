@@ -14,6 +14,7 @@ from typing import IO, Any
 from .board import Vulnerability, dealer_for, parse_vulnerability, vulnerability_for
 from .calls import CallError, parse_call
 from .cards import CardError, Seat, parse_card, seat
+from .editions import NAMES
 from .errors import BridgeError
 from .scoring import parse_contract
 
@@ -31,6 +32,7 @@ class BoardStarted:
     ts: str | None = None
     source: str | None = None
     type: str = field(default="board", init=False)
+    laws: str | None = None          # the law edition for this board ("1997" | "2017"); None: the table's
 
 
 @dataclass(slots=True)
@@ -168,6 +170,11 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
             board = _int(_req(d, "board"), "board")
             if board < 1:
                 raise EventError("board number must be 1 or more")
+            laws = d.get("laws")
+            if laws is not None:
+                if str(laws) not in NAMES:
+                    raise EventError(f"laws must be one of {', '.join(NAMES)}, not {laws!r}")
+                extra["laws"] = str(laws)
             return board_started(board, dealer=d.get("dealer"), vulnerable=d.get("vulnerable"),
                                  deal=d.get("deal"), **extra)
         if kind == "hand":

@@ -50,11 +50,12 @@ class Irregularity:
 @dataclass(frozen=True, slots=True)
 class LeadPenalty:
     """A Law 26 lead penalty owed after a withdrawn call, enforced only if the offender becomes a defender:
-    at the offender's partner's first lead declarer may require/forbid a related suit (26A2) or forbid
-    any one suit he names (26B)."""
+    at the offender's partner's first lead declarer may require/forbid a related suit (1997 26A2) or forbid
+    any one suit he names (1997 26B); under the 2017 Laws only prohibit a suit not in ``specified`` (26B)."""
     offender: str
     restricted: str                          # the offender's partner
     law: str                                 # "26A" or "26B"
     suits: frozenset[str] = frozenset()      # related suits (26A), letters S H D C; empty for 26B
     source_code: str = ""                    # the irregularity that withdrew the call
     call_index: int = -1
+    specified: frozenset[str] = frozenset()  # 2017 26B: suits the offender specified in the legal auction

@@ -24,6 +24,7 @@ from transitions.core import Event, EventData, MachineError, State, Transition
 from .auction import NEXT_TURN, Auction, AuctionRulingError
 from .calls import bid_level, bid_strain
 from .cards import SEATS, CardError, Deal, Seat
+from .editions import DEFAULT, Edition, edition
 from .errors import BridgeError
 from .events import (
     BoardStarted,
@@ -169,9 +170,17 @@ class Table:
     # The machine's triggers: placeholders that MACHINE.add_model replaces on each table (model_override).
     board_dealt = auction_started = auction_closed = board_passed_out = contract_recorded = _bound_by_the_machine
     lead_faced = claim_made = play_ended = irregularity_flagged = irregularity_settled = _bound_by_the_machine
+    # class-level defaults, stored on a table only when they differ: a table's attributes (the machine's
+    # triggers included) fill CPython's shared-key dict to its limit of 30; one key more and each table's
+    # dict becomes a private one, ~1.3 KB more per live table
+    laws: Edition = DEFAULT                      # the table's law book; a board event may name another
+    play_on: frozenset[Seat] = frozenset()       # seats agreeing to play on after a claim (2017 68D2(b))
 
-    def __init__(self, name: str = "", on_irregularity: Callable[[Irregularity], None] | None = None) -> None:
+    def __init__(self, name: str = "", on_irregularity: Callable[[Irregularity], None] | None = None,
+                 laws: Edition | str | None = None) -> None:
         self.name = name
+        if laws is not None and edition(laws) is not DEFAULT:
+            self.laws = edition(laws)
         self.on_irregularity = on_irregularity
         self.board: BoardStarted | None = None
         self.deal: Deal | None = None
@@ -196,6 +205,8 @@ class Table:
 
     # ------------------------------------------------------------------ conditions used by the machine
     def _in_board_ready(self) -> bool:
+        if self.recorded_contract is not None or self.recorded_passed_out:
+            return False                           # a contract entered without its auction: past board_ready
         return self.auction is None or not self.auction.calls
 
     def _in_auction(self) -> bool:
@@ -211,6 +222,12 @@ class Table:
         return self.claim is not None and self.tricks is None
 
     # ------------------------------------------------------------------ results
+    @property
+    def edition(self) -> Edition:
+        """The current board's law book: the board event's, else the table's."""
+        b = self.board
+        return edition(b.laws) if b is not None and b.laws else self.laws
+
     @property
     def irregularities(self) -> list[Irregularity]:
         out = list(self.table_irregularities)
@@ -252,6 +269,8 @@ class Table:
     def score_ns(self) -> int | None:
         if self.status == "passed_out":
             return 0
+        if self.auction is not None and self.auction.no_automatic_score:
+            return None                            # the director rules (an inadmissible call found after the lead)
         c = self.contract
         if c is None or self.tricks is None or self.board is None:
             return None
@@ -300,7 +319,7 @@ class Table:
 
     def _open_choice(self) -> bool:
         a, p = self.auction, self.play
-        if a is not None and a.pending is not None and a.pending.irr.open:
+        if a is not None and (a.pending is not None and a.pending.irr.open or a.comparable and a.comparable_open()):
             return True
         if p is not None and p.awaiting is not None:
             return True
@@ -325,6 +344,8 @@ class Table:
 
     def _start(self, event: BoardStarted) -> list[Irregularity]:
         self.board = event
+        if self.play_on:
+            del self.play_on
         self.deal = None
         self.auction = None
         self.play = None
@@ -377,7 +398,7 @@ class Table:
         if self.state != "auction":                      # in the auction (most calls) there is one already
             if auction is None:
                 assert self.board is not None
-                auction = self.auction = Auction(self.board.dealer)
+                auction = self.auction = Auction(self.board.dealer, self.edition)
             if self.state == "board_ready":
                 self.auction_started()
             if self.play is not None and self.play.tricks:
@@ -415,7 +436,7 @@ class Table:
             if c is None or c.declarer is None:
                 return None
             penalties = self.auction.lead_penalties if self.auction is not None else ()
-            self.play = Play(Seat(c.declarer), c.strain, self.deal, penalties)
+            self.play = Play(Seat(c.declarer), c.strain, self.deal, penalties, self.edition)
             for seat, cards in self.auction_exposures:
                 if seat.side != Seat(c.declarer).side:    # Law 24: a future defender's cards become penalty cards
                     self.play.expose(seat, cards, deliberate=False)
@@ -460,6 +481,8 @@ class Table:
         first = not self.lead_made
         self.lead_made = True
         flagged = play.card(event.seat, event.card)
+        if first and self.auction is not None and self.auction.irregularities:
+            flagged += self.auction.after_opening_lead()       # an unnoticed inadmissible X/XX (36C)
         if first and self.state == "opening_lead":
             self.lead_faced()
         if play.complete and play.awaiting is None:
@@ -528,7 +551,57 @@ class Table:
         if self.state != "board_complete":
             self.play_ended()
 
+    def _play_on(self, event: RulingGiven) -> list[Irregularity]:
+        """A player asks or agrees to play on after a claim. 2017 68D2(b): once all four agree the claim is void
+        and play continues; 1997 68D: play has ceased, so the request is recorded for the director."""
+        if not self.edition.play_on_after_claim:
+            if any(i.code == "PLAY_ON_AFTER_CLAIM" for i in self.table_irregularities):
+                return []
+            return [self._flag("PLAY_ON_AFTER_CLAIM", "68D", str(event.seat) if event.seat else None, "claim",
+                               "play on after a claim requested: under this edition play ceases after a claim; "
+                               "later plays are void and the director adjudicates the claim (70)",
+                               [Option("rule", "director adjudicates the claim (70)", "director")],
+                               disposition="refused")]
+        if event.seat is None:
+            raise TableError("each player's agreement to play on names his seat")
+        self.play_on = self.play_on | {event.seat}
+        if len(self.play_on) < 4:
+            return []
+        assert self.play is not None
+        for irr in self.table_irregularities:
+            if irr.code == "CLAIM_DISPUTED" and irr.open:
+                irr.dispose("claim_void_play_continued", "68D2b")
+        irr = self._flag("CLAIM_VOID_PLAY_CONTINUED", "68D2b", str(self.claim.seat) if self.claim else None, "claim",
+                         "all four players agreed to play on: the claim is void and the play continues",
+                         disposition="play_continued")
+        irr.disposition_law = "68D2b"
+        self.claim = None
+        self.claim_responses = {}
+        del self.play_on
+        self.play.resume_after_claim()
+        # back to the play through the existing triggers (the data now says: play, no claim)
+        if self.state == "claim_pending":
+            self.irregularity_flagged()
+        if self.state == "awaiting_ruling":
+            self.irregularity_settled()
+        return [irr]
+
     def _ruling(self, event: RulingGiven) -> list[Irregularity]:
+        if event.code == "CLAIM" and event.option == "play_on" and self.claim is not None and self.tricks is None:
+            return self._play_on(event)
+        if event.code == "DEFECTIVE_TRICK" and event.option in ("omitted_holding_suit", "omitted_void") \
+                and self.play is not None:
+            if event.seat is None or event.tricks is None:
+                raise TableError("an omitted play names the seat and the trick (tricks = the trick's number)")
+            try:
+                flagged = self.play.omitted_play(event.seat, event.tricks, event.option == "omitted_holding_suit")
+            except PlayRulingError as err:
+                raise TableError(str(err)) from err
+            if self.tricks is not None and not self.claimed:
+                self.tricks = self.play.finish()
+            return flagged
+        if event.code == "CLAIM_DISPUTED" and self.claim is not None and self.tricks is None and self.play_on:
+            del self.play_on                       # the director rules instead of play on
         if event.code in ("CLAIM_DISPUTED", "CLAIM") and self.claim is not None and self.tricks is None:
             if event.tricks is None:
                 raise TableError("a claim ruling must give the declarer side's tricks")
@@ -540,6 +613,12 @@ class Table:
             return []
         a = self.auction
         try:
+            if a is not None and event.code == "COMPARABLE_CALL_RULING":
+                before = len(a.lead_penalties)
+                flagged = a.ruling(event.code, event.option)
+                if self.play is not None and len(a.lead_penalties) > before:
+                    self.play.add_lead_penalties(a.lead_penalties[before:])
+                return flagged
             if a is not None and (a.pending is not None and a.pending.kind == event.code
                                   or event.code == "INSUFFICIENT_BID" and event.option == "conventional"):
                 return a.ruling(event.code, event.option)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .completion import completion
+from .editions import DEFAULT, edition
 from .events import EventError, TableEvent, read_jsonl
 from .machine import Table, TableError
 from .record import GameRecord, Recorded
@@ -110,6 +111,8 @@ def verdict(record: GameRecord, table: Table | None = None, complete: bool = Fal
         out["state"] = table.state
         out["has_deal"] = table.deal is not None
         out["calls"] = len(table.auction.calls) if table.auction else 0
+        if table.edition is not DEFAULT:
+            out["laws"] = table.edition.name        # (absent under the default 1997 edition)
         if complete and table.tricks is None and table.play is not None:
             out["completion"] = completion(table)
     finally:
@@ -137,17 +140,20 @@ def _raise_gc_threshold(threshold: int = 10_000) -> tuple[int, ...]:
     return old
 
 
-def replay_paths(paths: Iterable[str | Path], jobs: int = 1, complete: bool = False) -> Iterator[dict[str, Any]]:
+def replay_paths(paths: Iterable[str | Path], jobs: int = 1, complete: bool = False,
+                 laws: str | None = None) -> Iterator[dict[str, Any]]:
     """One verdict per record of every file, in file order. One Table serves a whole run (boards are
-    sequential); with ``jobs > 1`` files are spread over that many worker processes."""
+    sequential); with ``jobs > 1`` files are spread over that many worker processes. ``laws``: the edition
+    ("1997" default, "2017"); a board event of an event log may name its own."""
+    edition(laws)                     # an unknown edition is refused before any work starts
     if jobs > 1:
         import multiprocessing
         with multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_init) as pool:
-            work = [(str(p), complete) for p in paths]
+            work = [(str(p), complete, laws) for p in paths]
             for verdicts in pool.imap(_replay_file, work, chunksize=4):
                 yield from verdicts
         return
-    table = Table()
+    table = Table(laws=laws)
     try:
         with _batch_gc():
             for path in paths:
@@ -160,14 +166,14 @@ def _worker_init() -> None:
     _raise_gc_threshold()             # a worker process only replays: no need to put it back
 
 
-_worker_table: Table | None = None
+_worker_tables: dict[str | None, Table] = {}
 
 
-def _replay_file(work: tuple[str, bool]) -> list[dict[str, Any]]:
-    global _worker_table
-    if _worker_table is None:
-        _worker_table = Table()
-    return list(_replay_one(work[0], _worker_table, work[1]))
+def _replay_file(work: tuple[str, bool, str | None]) -> list[dict[str, Any]]:
+    table = _worker_tables.get(work[2])
+    if table is None:
+        table = _worker_tables[work[2]] = Table(laws=work[2])
+    return list(_replay_one(work[0], table, work[1]))
 
 
 def _replay_one(path: str | Path, table: Table, complete: bool = False) -> Iterator[dict[str, Any]]:

@@ -3,7 +3,7 @@ lead or play penalty not complied with (26, 50D2, 57A), a lead or play out of tu
 in a trick (45E, 58B). Each check flags what it finds; counting the card into the trick is the caller's."""
 from __future__ import annotations
 
-from ..cards import CARD_RANK, HONORS, SUITS, Seat
+from ..cards import CARD_RANK, HONORS, Seat
 from ..irregularity import Irregularity, Option
 from .position import PARTNER
 from .records import Obligation, Pending
@@ -45,6 +45,8 @@ def apply_play_ob(ob: Obligation, held: set[str], ls: str) -> set[str]:
     if ob.kind == "forbid":
         rest = {c for c in held if c[0] != ob.suit}
         return rest or held                    # 59: unable to comply -> any legal card
+    if ob.kind == "require" and not suit_cards:
+        return {c for c in held if c[0] == ob.suit} or held      # 2017 57A3, when void in the suit led
     return held
 
 
@@ -136,6 +138,15 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
                  f"{seat} played {card} before declarer led from the correct hand ({correct}): "
                  "it becomes a penalty card (60B, 50)", "penalty_card", "60B")
         return False
+    if n == 13 and not st.edition.lead_oot_acceptable_at_trick13:
+        # 2017 53A ("prior to the thirteenth trick"): the lead cannot be accepted; each hand holds one card, so
+        # the trick is counted with the correct leader's card as its lead
+        st._lead13 = correct
+        st._flag(out, "LEAD_OUT_OF_TURN_DEFENDER" if st._is_defender(seat) else "LEAD_OUT_OF_TURN_DECLARER", "53A",
+                 seat, n, 0, [], f"{seat} led {card} to trick 13; {correct} was on lead: at trick 13 a lead out of "
+                 f"turn cannot be accepted (53A); the trick is led from {correct}", "not_acceptable_at_trick13",
+                 "53A")
+        return True
     note = ""
     if st.winners and st.tricks[n - 2][-1][0] == seat:
         note = f"; {seat} played the last card of trick {n - 1}: the director may deem this a fifth card to it (45E)"
@@ -167,12 +178,27 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
     return True
 
 
-def out_of_turn_play(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) -> None:
-    """A card to a trick by a seat whose turn it is not (49, 57A, 45C); it is counted all the same."""
+def out_of_turn_play(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) -> bool:
+    """A card to a trick by a seat whose turn it is not (49, 57A, 45C); it is counted all the same (returns
+    True), except a 2017 57D card that could not legally be played: a major penalty card (returns False)."""
     n = len(st.winners) + 1
     trick = st._trick
     played = {s for s, _ in trick}
     idx = len(trick)
+    if st.edition.law57d_hold_for_proper_turn and st._is_defender(seat) and PARTNER[seat] in played \
+            and st._next == seat.rho:
+        ls = trick[0][1][0]
+        legal = card[0] == ls or st._holds(seat, ls) is False
+        if legal:
+            st._flag(out, "PREMATURE_PLAY_AT_RHO_TURN", "57D", seat, n, idx, [],
+                     f"{seat} played {card} at his RHO {st._next}'s turn: a legal card, held and played at his proper "
+                     "turn (57D; Law 16 may apply)", "held_for_proper_turn", "57D")
+            return True
+        st._add_pc(seat, card, major=True)
+        st._flag(out, "PREMATURE_PLAY_AT_RHO_TURN", "57D", seat, n, idx, [],
+                 f"{seat} played {card} at his RHO {st._next}'s turn; it could not legally be played to the trick: "
+                 "a major penalty card (57D)", "penalty_card", "57D")
+        return False
     if st._is_defender(seat) and PARTNER[seat] not in played:
         pard = PARTNER[seat]
         if st.declarer in played and st.dummy in played:
@@ -181,7 +207,7 @@ def out_of_turn_play(st: PlayState, seat: Seat, card: str, out: list[Irregularit
                      "no_penalty", "57C")
         else:
             ls = trick[0][1][0]
-            irr = st._flag(out, "PREMATURE_PLAY", "57A", seat, n, idx, options_57(ls, pard),
+            irr = st._flag(out, "PREMATURE_PLAY", "57A", seat, n, idx, options_57(st, ls, pard),
                            f"{seat} played {card} before his partner {pard} ({st._next} was due); if declarer "
                            f"chooses, {card} becomes a major penalty card and the choice binds {pard}")
             st._pending.append(Pending(irr, seat, n, card, st._next, lead_suit=ls))
@@ -195,14 +221,21 @@ def out_of_turn_play(st: PlayState, seat: Seat, card: str, out: list[Irregularit
         st._flag(out, "PLAY_OUT_OF_TURN", "45C", seat, n, idx, [],
                  f"{seat} played {card} out of rotation ({st._next} was due): the card stands (45C, 47F); "
                  "declarer's and dummy's cards never become penalty cards (48A)", "stands", "47F")
+    return True
 
 
-def options_57(lead_suit: str, pard: Seat) -> list[Option]:
-    opts = [Option("highest", f"57A1: {pard} must play his highest {SUIT_NAME[lead_suit]}", "declarer"),
-            Option("lowest", f"57A2: {pard} must play his lowest {SUIT_NAME[lead_suit]}", "declarer")]
-    opts += [Option(f"forbid:{s}", f"57A3: {pard} may not play a {SUIT_NAME[s][:-1]}", "declarer")
-             for s in SUITS if s != lead_suit]
-    return opts
+def options_57(st: PlayState, lead_suit: str, pard: Seat) -> list[Option]:
+    """Declarer's choices after a premature play or lead, as the edition lists them (2017 adds 57A3)."""
+    out = []
+    for code, law in st.edition.law57_options(lead_suit):
+        kind, _, suit = code.partition(":")
+        text = {"highest": f"{pard} must play his highest {SUIT_NAME[lead_suit]}",
+                "lowest": f"{pard} must play his lowest {SUIT_NAME[lead_suit]}",
+                "require": f"{pard} must play a {SUIT_NAME[suit][:-1] if suit else ''} (if he has none of the "
+                           "suit led)",
+                "forbid": f"{pard} may not play a {SUIT_NAME[suit][:-1] if suit else ''}"}[kind]
+        out.append(Option(code, f"{law}: {text}", "declarer"))
+    return out
 
 
 def extra_card(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) -> None:
@@ -220,7 +253,7 @@ def extra_card(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) ->
             return
         st._add_pc(seat, card, major=True)
         ls = trick[0][1][0]
-        irr = st._flag(out, "PREMATURE_LEAD", "57A", seat, n, idx, options_57(ls, PARTNER[seat]),
+        irr = st._flag(out, "PREMATURE_LEAD", "57A", seat, n, idx, options_57(st, ls, PARTNER[seat]),
                        f"{seat} led {card} to the next trick before his partner {PARTNER[seat]} played to this "
                        f"one: {card} is a major penalty card (57A, 50B)")
         st._pending.append(Pending(irr, seat, n, card, None, lead_suit=ls))

@@ -42,6 +42,11 @@ def place(st: PlayState, seat: Seat, card: str, idx: int, out: list[Irregularity
             st._play_obs.remove(ob)
     st._recompute_next()
     if len(trick) == 4:
+        if st._lead13 is not None:
+            # 2017 53A: trick 13 is counted as led from the correct hand (each hand held one card)
+            k = next(i for i, (s, _) in enumerate(trick) if s == st._lead13)
+            trick[:] = trick[k:] + trick[:k]
+            del st._lead13
         complete_trick(st, out)
 
 

@@ -44,13 +44,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..cards import CARD_SET, HONORS, Deal, Seat, parse_card, sort_cards
+from ..editions import Edition
 from ..irregularity import Irregularity, LeadPenalty, Option
 from .acceptance import resolve_pending
 from .checks import extra_card, irregular_lead, out_of_turn_play
 from .counting import place
 from .errors import PlayRulingError
 from .lead_choices import check_50d2, trick_start
-from .position import LHO, PARTNER
+from .position import LHO, PARTNER, SIDE
+from .records import Revoke
 from .revokes import REVOKE_CODES, establish_on_claim, transfers
 from .revokes import rule as rule_on_revoke
 from .rulings import RULINGS, check_chooser
@@ -73,8 +75,9 @@ class Play(PlayState):
     """The play of one board, card by card (see the module docstring)."""
 
     def __init__(self, declarer: Seat, strain: str, deal: Deal | None = None,
-                 lead_penalties: Sequence[LeadPenalty] = ()) -> None:
-        PlayState.__init__(self, declarer, strain, deal, lead_penalties)     # (a direct call costs less than super())
+                 lead_penalties: Sequence[LeadPenalty] = (), laws: Edition | str | None = None) -> None:
+        # (a direct call costs less than super())
+        PlayState.__init__(self, declarer, strain, deal, lead_penalties, laws)
         if self._lps:
             trick_start(self, [])
             self._update_slow()
@@ -210,8 +213,7 @@ class Play(PlayState):
             extra_card(self, seat, card, out)
         elif seat == self._next or suppress_oot:
             place(self, seat, card, len(trick), out, checks=True)
-        else:
-            out_of_turn_play(self, seat, card, out)
+        elif out_of_turn_play(self, seat, card, out):
             place(self, seat, card, len(trick), out, checks=True)
         self._update_slow()
         return out
@@ -273,6 +275,7 @@ class Play(PlayState):
             raise PlayRulingError(f"{option!r} is not an option for {code}; the options are "
                                   + ", ".join(o.code for o in irr.options))
         check_chooser(self, opt, who, code)
+        p.extra["chooser_seat"] = who
         RULINGS[code](self, p, option, out)
         self._update_slow()
         return out
@@ -286,6 +289,41 @@ class Play(PlayState):
         self._claimed = c
         establish_on_claim(self, c, acquiesced)
         self._update_slow()
+
+    def add_lead_penalties(self, penalties: Sequence[LeadPenalty]) -> None:
+        """Law 26 restrictions that arrive once the play has begun (a late Law 23 ruling): they apply if the
+        restricted defender has not had his first lead yet."""
+        for lp in penalties:
+            if SIDE[Seat(lp.offender)] != self.declarer.side and Seat(lp.restricted) not in self._had_lead:
+                self._lps.append(lp)
+                if not self._trick and self._leader == Seat(lp.restricted):
+                    self._had_lead.discard(self._leader)
+                    trick_start(self, [])
+        self._update_slow()
+
+    def omitted_play(self, seat: Seat, trick: int, held_suit: bool) -> list[Irregularity]:
+        """Law 67B1, the director's finding: ``seat`` omitted to play to ``trick`` (the card he places there
+        is in the record). Holding the suit led: 1997 no penalty; 2017 67B1(a) a deemed revoke costing one
+        trick (64A2, switch ``law67B1a_deemed_revoke``). Void: a deemed revoke in both editions."""
+        out: list[Irregularity] = []
+        seat = Seat(str(seat).strip().upper()[:1])
+        if not 1 <= trick <= len(self.winners):
+            raise PlayRulingError(f"trick {trick} is not a completed trick")
+        deemed = not held_suit or self.edition.law67B1a_deemed_revoke
+        law = "67B1" if not self.edition.comparable_call else ("67B1(a)" if held_suit else "67B1(b)")
+        idx = next((i for i, (s, _) in enumerate(self.tricks[trick - 1]) if s == seat), 0)
+        irr = self._flag(out, "DEFECTIVE_TRICK", law, seat, trick, idx, [],
+                         f"{seat} omitted to play to trick {trick}"
+                         + (" holding the suit led" if held_suit else " with none of the suit led")
+                         + ("; deemed to have revoked: one trick (64A2)" if deemed else
+                            "; the card placed there, no penalty"),
+                         "deemed_revoke" if deemed else "no_penalty", law)
+        if deemed:
+            card = self.tricks[trick - 1][idx][1] if self.tricks[trick - 1] else ""
+            rv = Revoke(irr, seat, trick, card, card[:1], frozenset(), False, False, "deemed")
+            self._revokes.append(rv)
+            irr.disposition = "established"
+        return out
 
     def resume_after_claim(self) -> None:
         """The director lets play continue after a claim (for instance a disputed claim under a regulation

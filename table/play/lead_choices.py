@@ -40,15 +40,13 @@ def trick_start(st: PlayState, out: list[Irregularity]) -> None:
 def _first_lead(st: PlayState, leader: Seat, n: int, out: list[Irregularity]) -> None:
     for lp in [lp for lp in st._lps if Seat(lp.restricted) == leader]:
         st._lps.remove(lp)
-        law = "26A2" if lp.law.upper().startswith("26A") else "26B"
-        if law == "26A2":
-            opts = [Option(f"require:{s}", f"require the lead of {SUIT_NAME[s]} (26A2)", "declarer")
-                    for s in SUITS if s in lp.suits]
-            opts += [Option(f"forbid:{s}", f"forbid the lead of {SUIT_NAME[s]} while {leader} keeps the lead (26A2)",
-                            "declarer") for s in SUITS if s in lp.suits]
-        else:
-            opts = [Option(f"forbid:{s}", f"forbid the lead of {SUIT_NAME[s]} while {leader} keeps the lead (26B)",
-                           "declarer") for s in SUITS]
+        related = lp.suits if lp.law.upper().startswith("26A") else frozenset()
+        choices = st.edition.lead_options(related, lp.specified)
+        law = choices[0][1] if choices else "26B"
+        verb = "prohibit" if st.edition.lead_restriction_law == "26B" else "forbid"
+        opts = [Option(code, f"require the lead of {SUIT_NAME[code[-1]]} ({lw})" if code.startswith("require")
+                       else f"{verb} the lead of {SUIT_NAME[code[-1]]} while {leader} keeps the lead ({lw})",
+                       "declarer") for code, lw in choices]
         opts.append(Option("none", "no lead restriction", "declarer"))
         irr = st._flag(out, "LEAD_PENALTY_PENDING", law, leader, n, 0, opts,
                        f"{leader}'s first lead; his partner {lp.offender}'s call was withdrawn"

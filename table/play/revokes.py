@@ -112,10 +112,20 @@ def exempt(st: PlayState, code: str, option: str, who: Seat | None) -> None:
     rv.irr.detail += f"; director: {option} (no transfer)"
 
 
+def _both_on_one_trick(st: PlayState, rv: Revoke) -> bool:
+    """2017 62C3: both sides revoked on this revoke's trick and only one side has played to the next trick:
+    both revokes must be corrected, the established one too (then no transfer, 64B8)."""
+    if not st.edition.comparable_call or rv.irr.disposition != "established" or len(st.tricks) <= rv.trick:
+        return False
+    other = any(o is not rv and o.side != rv.side and o.trick == rv.trick and o.irr.open for o in st._revokes)
+    return other and all(SIDE[s] == rv.side for s, _ in st.tricks[rv.trick])
+
+
 def correct(st: PlayState, code: str, who: Seat | None) -> None:
     """62: the revoke card is withdrawn (with every card played after it) and its trick resumes."""
     rv = next((r for r in reversed(st._revokes) if r.irr.code == code and r.kind != "retro" and
-               (r.irr.open or (code == "REVOKE_TRICK12" and r.irr.disposition == "established"))
+               (r.irr.open or (code == "REVOKE_TRICK12" and r.irr.disposition == "established")
+                or _both_on_one_trick(st, r))
                and (who is None or r.seat == who or (r.seat == st.dummy and who == st.declarer))), None)
     if rv is None:
         raise PlayRulingError(f"no {code} that can still be corrected"
@@ -168,6 +178,8 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
     if st._is_defender(seat):
         st._add_pc(seat, rv.card, major=True)
     law = "62D1" if code == "REVOKE_TRICK12" else ("62B1" if st._is_defender(seat) and not rv.was_pc else "62B2")
+    if rv.irr.disposition == "established" and code == "REVOKE":
+        law = "62C3"                      # both sides revoked on this trick: corrected, no transfer (64B8)
     if rv in st._open_revokes:
         st._open_revokes.remove(rv)
     rv.irr.dispose("corrected", law)
@@ -181,7 +193,8 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
 def transfers(st: PlayState, claimed_total: int | None) -> int:
     """Declarer side's final total after the Law 64 transfers (see ``Play.finish``); records each established
     revoke as a ``REVOKE_TRICK_TRANSFER`` in ``st.irregularities``, replacing earlier records."""
-    st.irregularities = [i for i in st.irregularities if i.code != "REVOKE_TRICK_TRANSFER"]
+    st.irregularities = [i for i in st.irregularities if i.code != "REVOKE_TRICK_TRANSFER"
+                         and not (i.code == "BOTH_SIDES_REVOKED" and i.open)]
     decl = st.declarer.side
     other = "EW" if decl == "NS" else "NS"
     played = len(st.winners)
@@ -208,6 +221,18 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
     delta = 0
     seen: list[Revoke] = []
     sides_revoked = {rv.side for rv in st._revokes if rv.irr.disposition == "established"}
+    # both sides revoked, both established: no automatic transfer, the director restores equity (2017 64B7 and
+    # 64C2(b); under the 1997 Laws the same by the WBF Laws Committee's 2001 minute on 64C)
+    both = len(sides_revoked) == 2
+    ed = st.edition
+    if both and not any(i.code == "BOTH_SIDES_REVOKED" for i in st.irregularities):
+        last = [rv for rv in st._revokes if rv.irr.disposition == "established"][-1].irr.position
+        st.irregularities.append(Irregularity(
+            code="BOTH_SIDES_REVOKED", law=ed.both_sides_revoked_law, seat=None, phase="play",
+            position={"trick": last["trick"], "card": last["card"]},
+            options=[Option("rule", "the director assigns the result likely had neither revoke occurred "
+                            f"({'64C2(b)' if ed.comparable_call else '64C'})", "director")],
+            detail="both sides have established revokes on this board: no automatic trick transfer"))
     # a revoke is only known from the hand record; once the play contradicts that record (13A1) no
     # transfer is made automatically: the director decides (64C)
     contradicted = any(i.code == "HAND_RECORD_MISMATCH" for i in st.irregularities)
@@ -219,6 +244,8 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
         os_tricks = [k for k in range(T, len(sides) + 1) if sides[k - 1] == rv.side and k not in transferred]
         if contradicted:
             law, why = "64C", "the play contradicts the hand record (13A1): transfer left to the director"
+        elif both:
+            law, why = ed.both_sides_revoked_law, "both sides revoked: no automatic transfer (director)"
         elif rv.exempt:
             law, why = rv.exempt, ("attention first drawn after the non-offending side called on the next board"
                                    if rv.exempt == "64B4" else "attention first drawn after the round ended")
@@ -233,7 +260,10 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
             law, why = "64B1", "the offending side won neither the revoke trick nor any later trick"
         else:
             chosen: list[int] = []
-            if T <= len(seats) and seats[T - 1] == rv.seat and T in os_tricks:
+            won_by = seats[T - 1] if T <= len(seats) else None
+            if ed.dummy_win_counts_for_declarer and won_by == st.dummy and rv.seat == st.declarer:
+                won_by = rv.seat                 # the 1997 reading that dummy's win is declarer's (switch)
+            if won_by == rv.seat and T in os_tricks and rv.kind != "deemed":
                 law = "64A1"
                 chosen = [T] + [k for k in os_tricks if k > T][:1]
                 why = (f"{rv.seat} won the revoke trick: it and one later trick of the offending side"
@@ -242,7 +272,7 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
                 law = "64A2"
                 legal = rv.legal if rv.legal is not None else _known_legal(st, rv)
                 extra = [k for k in os_tricks if k > T and seats[k - 1] == rv.seat
-                         and wcards[k - 1] is not None and wcards[k - 1] in legal]
+                         and wcards[k - 1] is not None and wcards[k - 1] in legal] if ed.revoke_extra_trick else []
                 first = [k for k in os_tricks if k not in extra[:1]][:1]
                 chosen = first + extra[:1]
                 why = f"{rv.seat} did not win the revoke trick: one trick"
@@ -255,8 +285,6 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
             chosen = chosen[:n]
             transferred.update(chosen)
             delta += n if rv.side != decl else -n
-        if len(sides_revoked) == 2:
-            why += "; both sides revoked (seed silent; each revoke processed, 64C equity left to the director)"
         seen.append(rv)
         to = "EW" if rv.side == "NS" else "NS"
         pos = rv.irr.position

@@ -9,7 +9,7 @@ from ..irregularity import Irregularity, Option
 from .counting import place
 from .errors import PlayRulingError
 from .lead_choices import check_50d2
-from .position import PARTNER
+from .position import LHO, PARTNER
 from .records import Obligation, Pending
 from .state import PlayState
 
@@ -70,7 +70,25 @@ def _refuse_lead(st: PlayState, p: Pending, law: str, out: list[Irregularity]) -
     check_50d2(st, out)
 
 
+def _defenders_choice(st: PlayState, p: Pending, option: str) -> str | None:
+    """2017 55A: if the defenders choose differently, the one next in turn after the irregular lead prevails.
+    Returns the option to apply now, or None while only the other defender has chosen."""
+    if not st.edition.law55a_next_in_turn_prevails:
+        return option                                  # 1997: the first choice made is applied
+    who = p.extra.get("chooser_seat")
+    prevails = LHO[p.offender]
+    if who is None or who == prevails:
+        return option
+    p.extra["other_choice"] = option
+    p.irr.detail += f"; {who} chose {option}: {prevails}, next in turn, prevails if he chooses differently (55A)"
+    return None
+
+
 def _lead_out_of_turn_declarer(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    chosen = _defenders_choice(st, p, option)
+    if chosen is None:
+        return
+    option = chosen
     if option == "accept":
         st._leader = p.offender
         p.irr.dispose("rectified:accept", "53A")
@@ -82,6 +100,10 @@ def _lead_out_of_turn_declarer(st: PlayState, p: Pending, option: str, out: list
 
 
 def _lead_from_wrong_hand(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    chosen = _defenders_choice(st, p, option)
+    if chosen is None:
+        return
+    option = chosen
     if option == "accept":
         st._leader = p.offender
         p.irr.dispose("rectified:accept", "53A")

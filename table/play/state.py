@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import SEATS, Deal, Seat
+from ..editions import DEFAULT, Edition, edition
 from ..irregularity import Irregularity, LeadPenalty, Option
 from .errors import PlayRulingError
 from .position import SIDE, E, N, Position, S, W
@@ -19,9 +20,15 @@ from .records import Obligation, Pending, Revoke
 class PlayState(Position):
     """Position plus the law's bookkeeping (see the module docstring)."""
 
+    # class-level defaults, stored on an instance only when they differ (memory per live table)
+    edition: Edition = DEFAULT
+    _lead13: Seat | None = None         # 2017 53A: trick 13's correct leader after a lead out of turn
+
     def __init__(self, declarer: Seat, strain: str, deal: Deal | None,
-                 lead_penalties: Sequence[LeadPenalty]) -> None:
+                 lead_penalties: Sequence[LeadPenalty], laws: Edition | str | None = None) -> None:
         Position.__init__(self, declarer, strain, deal)
+        if laws is not None and edition(laws) is not DEFAULT:
+            self.edition = edition(laws)
         self.irregularities: list[Irregularity] = []
         self._pending: list[Pending] = []
         self._revokes: list[Revoke] = []
@@ -64,7 +71,7 @@ class PlayState(Position):
         self._pending = [p for p in self._pending if p.irr.open]
         self._slow = bool(self._pending or self._open_revokes or self._lps or self._lead_obs or self._play_obs
                           or self._insert_at is not None or self._claimed is not None or self._retracted
-                          or self._replay_last or any(self._pcs[s] for s in SEATS)
+                          or self._replay_last or self._lead13 is not None or any(self._pcs[s] for s in SEATS)
                           or not all(self._known[s] for s in SEATS) or not self._in_rotation())
 
     def _add_pc(self, seat: Seat, card: str, major: bool) -> None:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from table.auction import NEXT_TURN, REST_OF_AUCTION, Auction, AuctionRulingError
 from table.calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_strain, is_bid, parse_call
 from table.cards import SEATS, Seat
+from table.editions import EDITION_1997, EDITION_2017, Edition
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
 ALL_BIDS = [f"{lvl}{s}" for lvl in range(1, 8) for s in STRAINS]
@@ -1128,20 +1129,23 @@ def legal_auctions(draw) -> Model:
     return m
 
 
-def replay(m: Model, upto: int | None = None) -> Auction:
-    a = Auction(m.dealer)
+def replay(m: Model, upto: int | None = None, ed: Edition = EDITION_1997) -> Auction:
+    a = Auction(m.dealer, ed)
     for seat, call in m.calls[:upto]:
         assert a.call(seat, call) == [], (seat, call, m.calls)
     return a
 
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# properties of rules both law editions share, or with each edition's expectation (table/editions.py)
+BOTH_EDITIONS = pytest.mark.parametrize("ed", [EDITION_1997, EDITION_2017], ids=["1997", "2017"])
 
 
+@BOTH_EDITIONS
 @SETTINGS
 @given(legal_auctions())
-def test_property_legal_auctions_never_flag_and_close_correctly(m: Model):
-    a = Auction(m.dealer)
+def test_property_legal_auctions_never_flag_and_close_correctly(ed: Edition, m: Model):
+    a = Auction(m.dealer, ed)
     for i, (seat, call) in enumerate(m.calls):
         assert not a.closed
         assert a.next_seat == seat
@@ -1153,11 +1157,19 @@ def test_property_legal_auctions_never_flag_and_close_correctly(m: Model):
     assert [(e.seat, e.call) for e in a.final_calls()] == m.calls
 
 
-def _oor_expectation(m: Model, seat: Seat, call: str) -> tuple[str, str | None]:
+def _oor_expectation(m: Model, seat: Seat, call: str, ed: Edition = EDITION_1997) -> tuple[str, str | None]:
     exp = m.next
     where = "RHO" if exp == seat.rho else "PARTNER" if exp == seat.partner else "LHO"
     if where == "LHO" and any(s == seat for s, _ in m.calls):
         return "CHANGE_OF_CALL", "25"
+    if ed is EDITION_2017:
+        if call == PASS:
+            return "PASS_OUT_OF_ROTATION", "30A" if where == "RHO" else "30B1"
+        if is_bid(call):
+            return "BID_OUT_OF_ROTATION", "31A" if where == "RHO" else "31B"
+        code = "DOUBLE_OUT_OF_ROTATION" if call == DOUBLE else "REDOUBLE_OUT_OF_ROTATION"
+        admissible = m.can_double(seat) if call == DOUBLE else m.can_redouble(seat)
+        return code, "36B4" if not admissible else "32A" if where == "RHO" else "32B"
     if call == PASS:
         if m.last_bid() is None:
             return "PASS_OUT_OF_ROTATION", "30A"
@@ -1169,7 +1181,7 @@ def _oor_expectation(m: Model, seat: Seat, call: str) -> tuple[str, str | None]:
 
 
 @st.composite
-def corrupted(draw):
+def corrupted(draw, ed: Edition = EDITION_1997):
     m = draw(legal_auctions())
     cut = draw(st.integers(0, len(m.calls) - 1))
     prefix = Model(m.dealer)
@@ -1192,15 +1204,16 @@ def corrupted(draw):
     else:
         seat = draw(st.sampled_from([s for s in SEATS if s != nxt]))
         call = draw(st.sampled_from([PASS, DOUBLE, REDOUBLE] + ALL_BIDS))
-        expect = _oor_expectation(prefix, seat, call)
+        expect = _oor_expectation(prefix, seat, call, ed)
     return prefix, seat, call, expect
 
 
 @SETTINGS
-@given(corrupted())
-def test_property_single_corruption_flags_the_right_code(case):
+@given(st.sampled_from([EDITION_1997, EDITION_2017]).flatmap(lambda ed: st.tuples(st.just(ed), corrupted(ed))))
+def test_property_single_corruption_flags_the_right_code(ed_case):
+    ed, case = ed_case
     prefix, seat, call, (code, law) = case
-    a = replay(prefix)
+    a = replay(prefix, ed=ed)
     flags = a.call(seat, call)
     assert flags, (prefix.calls, seat, call)
     irr = flags[0]
@@ -1221,24 +1234,43 @@ def test_property_single_corruption_flags_the_right_code(case):
         assert options(irr)["cancel" if code != "INSUFFICIENT_BID" else "refuse"] == str(seat.lho)
 
 
+@BOTH_EDITIONS
 @SETTINGS
 @given(corrupted())
-def test_property_lho_call_accepts_or_condones(case):
+def test_property_lho_call_accepts_or_condones(ed, case):
     prefix, seat, call, (code, _law) = case
-    a = replay(prefix)
+    a = replay(prefix, ed=ed)
     irr = a.call(seat, call)[0]
     a.call(seat.lho, PASS)
     assert not irr.open
     if code.startswith("INADMISSIBLE") or (code.endswith("DOUBLE_OUT_OF_ROTATION") and
                                            not (prefix.can_double(seat) if call == DOUBLE
                                                 else prefix.can_redouble(seat))):
-        assert irr.disposition_law == "35A"
+        assert irr.disposition_law == ("35A" if ed is EDITION_1997 else "36A")
         assert [(e.seat, e.call) for e in a.stood] == prefix.calls       # X/XX and LHO's pass cancelled
         assert a.next_seat == prefix.next
     else:
         assert irr.disposition == "accepted_by_action"
         assert irr.disposition_law == {"INSUFFICIENT_BID": "27A", "CHANGE_OF_CALL": "25B1"}.get(code, "29A")
     assert a.obligations == {} and a.lead_penalties == []
+
+
+@SETTINGS
+@given(corrupted(EDITION_2017))
+def test_property_cancelled_call_out_of_rotation_2017_matrix(case):
+    """2017: a cancelled call out of rotation bars nobody beyond the offender's one pass (30A) and the
+    36B4 partner; the rest waits for the Law 23 ruling on the offender's next call."""
+    prefix, seat, call, (code, law) = case
+    if not code.endswith("OUT_OF_ROTATION"):
+        return
+    a = replay(prefix, ed=EDITION_2017)
+    a.call(seat, call)
+    a.ruling(code, "cancel")
+    assert [(e.seat, e.call) for e in a.stood] == prefix.calls
+    assert a.next_seat == prefix.next
+    assert a.obligations == {"30A": {seat: NEXT_TURN}, "36B4": {seat.partner: REST_OF_AUCTION}}.get(law, {})
+    assert a.no_double_now == set()
+    assert [(lp.offender, lp.law) for lp in a.lead_penalties] == ([(seat, "26B")] if law == "36B4" else [])
 
 
 @SETTINGS
@@ -1294,3 +1326,33 @@ def test_property_refused_insufficient_bid_replacement(case, how, data):
         assert a.next_seat == seat and [(e.seat, e.call) for e in a.stood] == prefix.calls
     else:
         assert [(e.seat, e.call) for e in a.stood] == prefix.calls + [(seat, replacement)]
+
+
+@SETTINGS
+@given(corrupted(EDITION_2017), st.sampled_from(["lowest", "other", "pass", "double"]), st.data())
+def test_property_refused_insufficient_bid_replacement_2017(case, how, data):
+    """2017 27B: the lowest sufficient bid in the same (natural) denomination needs nothing (27B1(a)); any
+    other replacement opens the Law 23 ruling, and "not comparable" bars partner for the rest (27B2/B3)."""
+    prefix, seat, call, (code, _law) = case
+    if code != "INSUFFICIENT_BID":
+        return
+    a = replay(prefix, ed=EDITION_2017)
+    a.call(seat, call)
+    a.ruling("INSUFFICIENT_BID", "refuse")
+    sufficient = prefix.sufficient()
+    lowest = next((b for b in sufficient if bid_strain(b) == bid_strain(call)), None)
+    if how == "lowest" and lowest is not None:
+        assert a.call(seat, lowest) == []
+        assert a.irregularities[0].disposition_law == "27B1a" and a.obligations == {} and a.lead_penalties == []
+        return
+    others = [b for b in sufficient if b != lowest]
+    replacement = DOUBLE if how == "double" else (
+        data.draw(st.sampled_from(others)) if how == "other" and others else PASS)
+    flags = a.call(seat, replacement)
+    check = flags[-1]
+    assert check.code == "COMPARABLE_CALL_RULING" and check.open and a.obligations == {}
+    a.ruling("COMPARABLE_CALL_RULING", "not_comparable")
+    assert a.obligations == ({} if a.closed else {seat.partner: REST_OF_AUCTION})
+    assert [(lp.offender, lp.law) for lp in a.lead_penalties] == [(seat, "26B")]
+    if replacement == DOUBLE:
+        assert a.next_seat == seat and [(e.seat, e.call) for e in a.stood] == prefix.calls    # 27B3

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import table.play as play_package
 from table.cards import ALL_CARDS, SEATS, Deal, Seat
+from table.editions import EDITION_1997, EDITION_2017
 from table.errors import BridgeError
 from table.irregularity import LeadPenalty
 from table.play import Play, PlayRulingError
@@ -973,14 +974,17 @@ def _deal_from(perm: list[int]) -> Deal:
 
 
 deals = st.permutations(list(range(52))).map(_deal_from)
+# the properties below are rules both law editions share (table/editions.py)
+BOTH_EDITIONS = pytest.mark.parametrize("ed", [EDITION_1997, EDITION_2017], ids=["1997", "2017"])
 strains = st.sampled_from(["C", "D", "H", "S", "NT"])
 seats = st.sampled_from(list(SEATS))
 
 
+@BOTH_EDITIONS
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deal=deals, declarer=seats, strain=strains, data=st.data())
-def test_property_random_legal_play_never_flags(deal, declarer, strain, data):
-    p = Play(declarer, strain, deal)
+def test_property_random_legal_play_never_flags(deal, declarer, strain, data, ed):
+    p = Play(declarer, strain, deal, (), ed)
     trump = None if strain == "NT" else strain
     while not p.complete:
         seat = p.next_seat
@@ -996,10 +1000,11 @@ def test_property_random_legal_play_never_flags(deal, declarer, strain, data):
     assert p.finish() == p.declarer_tricks
 
 
+@BOTH_EDITIONS
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deal=deals, declarer=seats, strain=strains, data=st.data())
-def test_property_single_revoke_always_flagged(deal, declarer, strain, data):
-    p = Play(declarer, strain, deal)
+def test_property_single_revoke_always_flagged(deal, declarer, strain, data, ed):
+    p = Play(declarer, strain, deal, (), ed)
     target = data.draw(st.integers(min_value=0, max_value=51))
     done = False
     k = 0
@@ -1026,10 +1031,11 @@ def test_property_single_revoke_always_flagged(deal, declarer, strain, data):
     assert 0 <= total <= 13 and p.declarer_tricks + p.defender_tricks == 13
 
 
+@BOTH_EDITIONS
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deal=deals, declarer=seats, strain=strains, data=st.data())
-def test_property_lead_out_of_turn_always_flagged(deal, declarer, strain, data):
-    p = Play(declarer, strain, deal)
+def test_property_lead_out_of_turn_always_flagged(deal, declarer, strain, data, ed):
+    p = Play(declarer, strain, deal, (), ed)
     target = data.draw(st.integers(min_value=1, max_value=12))
     robot(p, until_trick=target)
     leader = p.next_seat
@@ -1052,12 +1058,13 @@ def test_property_lead_out_of_turn_always_flagged(deal, declarer, strain, data):
     assert p.complete and p.declarer_tricks + p.defender_tricks == 13
 
 
+@BOTH_EDITIONS
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deal=st.one_of(st.none(), deals), declarer=seats, strain=strains, data=st.data())
-def test_property_arbitrary_events_never_crash(deal, declarer, strain, data):
+def test_property_arbitrary_events_never_crash(deal, declarer, strain, data, ed):
     """Recorded files and devices produce impossible streams: every event is absorbed, nothing raises
     except a PlayRulingError for a ruling that does not apply, and the trick structure stays sound."""
-    p = Play(declarer, strain, deal)
+    p = Play(declarer, strain, deal, (), ed)
     for _ in range(data.draw(st.integers(min_value=10, max_value=90))):
         action = data.draw(st.integers(min_value=0, max_value=19))
         if action < 15:
