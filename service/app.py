@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
 from .api import router as api_router
@@ -18,8 +19,10 @@ from .auth import Tokens
 from .club import Club
 from .configuration import check_settings
 from .container import Service
+from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
+from .hardening import RequestGuard, WebSocketBearer, redact_server_logs, validation_error_handler
 from .http_errors import service_error_handler
 from .hub import Hub
 from .journal import CLUB, Journal
@@ -45,7 +48,14 @@ def _tokens(settings: Settings, journal: Journal) -> Tokens:
     if secret is None:
         secret = Tokens.generate()
         journal.set_meta("secret", secret)
-    return Tokens(director, secret)
+    session = journal.meta("session")            # a new database is a new session: new seat credentials
+    if session is None:
+        session = Tokens.generate()
+        journal.set_meta("session", session)
+    tokens = Tokens(director, secret, session)
+    for row in journal.rows(CLUB):               # revocations and redeemed links survive a restart
+        tokens.apply_row(row.kind, row.body)
+    return tokens
 
 
 def simulated_ids(settings: Settings) -> list[str]:
@@ -72,8 +82,10 @@ def create_app(settings: Settings | None = None,
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
         event_cfg = settings.event or default_event_config(simulated_ids(settings))
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
-            svc.tournament = LiveTournament(event_cfg, club)
-            svc.tournament.attach(journal.rows(CLUB))
+            ev = svc.tournament = LiveTournament(event_cfg, club)
+            ev.attach(journal.rows(CLUB))
+            svc.tokens.round_of = lambda table: ev.rounds.get(table, 0)
+        redact_server_logs()                        # uvicorn has configured its loggers by now
         journal.start()
         club.start()
         app.state.service = svc
@@ -109,12 +121,18 @@ def create_app(settings: Settings | None = None,
             club.close()
             gc.unfreeze()                           # a later app in this process starts from a clean slate
 
-    app = FastAPI(title="bridgetable", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="bridgetable", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Electronic bridge tables: the law engine's tables, the journal, the director "
-                              "console and live views. Tokens: `Authorization: Bearer <token>` or `?token=`.")
+                              "console and live views. Credentials: `Authorization: Bearer <token>` (the "
+                              "director's, or a seat's from `POST /api/signin`); a WebSocket offers the "
+                              "subprotocols `bridgetable, bearer.<token>` (docs/security.md).")
 
     app.add_exception_handler(ServiceError, service_error_handler)
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_middleware(WebSocketBearer)
+    app.add_middleware(RequestGuard, max_body=settings.max_body_bytes)
     app.include_router(api_router)
+    app.include_router(credentials_router)
     app.include_router(tournament_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
