@@ -49,7 +49,7 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
         base = f"http://{shown}:{port}"
         click.echo(f"bridgetable service: {len(info['tables'])} tables, journal {info['database']} "
                    f"({info['journal_rows']} rows replayed)")
-        click.echo(f"  director console: {base}/console?token={info['director_token']}")
+        click.echo(f"  director console: {base}/console#token={info['director_token']}")
         click.echo(f"  director token:   {info['director_token']}")
         click.echo(f"  spectators:       {base}/spectate")
         click.echo(f"  live results:     {base}/results")
