@@ -45,7 +45,7 @@ def raw_post(client: httpx.Client, path: str, body: bytes | str) -> httpx.Respon
 
 
 def test_json_the_service_cannot_honour_is_refused_with_422(server: ServerProcess, director: httpx.Client) -> None:
-    cases = [
+    cases: list[tuple[str, bytes | str]] = [
         ("/api/tables/1/events", '{"type":"board","board":NaN}'),
         ("/api/tables/1/events", '{"type":"board","board":Infinity}'),
         ("/api/tables/1/events", '{"type":"board","board":-Infinity}'),
