@@ -22,7 +22,7 @@ from .container import Service
 from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
-from .hardening import RequestGuard, WebSocketBearer, redact_server_logs, validation_error_handler
+from .hardening import RequestGuard, WebSocketCredentials, redact_server_logs, validation_error_handler
 from .http_errors import service_error_handler
 from .hub import Hub
 from .journal import CLUB, Journal
@@ -129,7 +129,7 @@ def create_app(settings: Settings | None = None,
 
     app.add_exception_handler(ServiceError, service_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
-    app.add_middleware(WebSocketBearer)
+    app.add_middleware(WebSocketCredentials)
     app.add_middleware(RequestGuard, max_body=settings.max_body_bytes)
     app.include_router(api_router)
     app.include_router(credentials_router)

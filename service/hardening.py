@@ -8,23 +8,28 @@ service answers a malformed request with.
   pages and API alike, carries the security headers (``HEADERS``).
 * ``validation_error_handler``: the 422 for a body or parameter that does not fit the schema, echoing at most
   ``ECHO`` characters of what was sent (never a 5 MB input back, never a value JSON cannot encode).
+* ``WebSocketCredentials``: a WebSocket's token offered as a subprotocol, and the stream closed once its
+  credential ends.
 * ``RedactCredentials``: a logging filter for uvicorn's access and error logs that blanks the value of any
   credential-bearing query parameter (``token``, ``signin``), so no log line carries one.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
 import re
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import ServiceError
 
 MAX_DEPTH = 32           # no request of the API nests deeper than a few levels
 ECHO = 120               # characters of a rejected value echoed in a 422
@@ -187,32 +192,71 @@ def _limited(receive: Receive, limit: int) -> Receive:
     return counted
 
 
-class WebSocketBearer:
-    """A browser cannot set a WebSocket's headers: the page offers its token as the subprotocol
-    ``bearer.<token>`` next to ``bridgetable``. This hands the token to the routes as they read one
-    (``?token=``, in the routed copy of the request only, which no log sees) and accepts with ``bridgetable``."""
+class WebSocketCredentials:
+    """A WebSocket's credential: how it arrives, and that it ends.
+
+    A browser cannot set a WebSocket's headers: the page offers its token as the subprotocol ``bearer.<token>``
+    next to ``bridgetable``. This hands the token to the routes as they read one (``?token=``, in the routed
+    copy of the request only, which no log sees) and accepts with ``bridgetable``. While the stream is open the
+    credential is checked every ``RECHECK_S``: once it has ended (a new round, a revocation) the stream is closed
+    (code 4401, the reason) as every new request with it is refused."""
+
+    RECHECK_S = 1.0
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        offered = list(scope.get("subprotocols") or ()) if scope["type"] == "websocket" else []
-        bearer = next((p[len("bearer."):] for p in offered if p.startswith("bearer.")), None)
-        if bearer is None:
+        if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
-        query = [kv for kv in scope.get("query_string", b"").decode("latin-1").split("&")
-                 if kv and not kv.startswith("token=")]
-        query.append("token=" + quote(bearer, safe=""))
-        scope = {**scope, "query_string": "&".join(query).encode("latin-1"),
-                 "subprotocols": [p for p in offered if not p.startswith("bearer.")]}
+        offered = list(scope.get("subprotocols") or ())
+        bearer = next((p[len("bearer."):] for p in offered if p.startswith("bearer.")), None)
+        if bearer is not None:
+            query = [kv for kv in scope.get("query_string", b"").decode("latin-1").split("&")
+                     if kv and not kv.startswith("token=")]
+            query.append("token=" + quote(bearer, safe=""))
+            scope = {**scope, "query_string": "&".join(query).encode("latin-1"),
+                     "subprotocols": [p for p in offered if not p.startswith("bearer.")]}
+        token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [None])[-1]
+        closed = asyncio.Event()
+        watcher: asyncio.Task[None] | None = None
 
-        async def send_accept(msg: Message) -> None:
-            if msg["type"] == "websocket.accept" and not msg.get("subprotocol") and "bridgetable" in offered:
-                msg = {**msg, "subprotocol": "bridgetable"}
+        async def watch() -> None:
+            svc = getattr(scope["app"].state, "service", None)
+            while svc is not None and token:
+                await asyncio.sleep(self.RECHECK_S)
+                try:
+                    svc.tokens.viewer(token)
+                except ServiceError as err:
+                    closed.set()
+                    await send({"type": "websocket.close", "code": 4401, "reason": str(err)[:120]})
+                    return
+
+        async def guarded_send(msg: Message) -> None:
+            nonlocal watcher
+            if closed.is_set():
+                return                              # the stream was ended: the route's late messages go nowhere
+            if msg["type"] == "websocket.accept":
+                if bearer is not None and not msg.get("subprotocol") and "bridgetable" in offered:
+                    msg = {**msg, "subprotocol": "bridgetable"}
+                await send(msg)
+                if token and token.startswith("seat."):
+                    watcher = asyncio.create_task(watch())
+                return
             await send(msg)
 
-        await self.app(scope, receive, send_accept)
+        async def guarded_receive() -> Message:
+            if closed.is_set():
+                return {"type": "websocket.disconnect", "code": 4401}
+            msg = await receive()
+            return {"type": "websocket.disconnect", "code": 4401} if closed.is_set() else msg
+
+        try:
+            await self.app(scope, guarded_receive, guarded_send)
+        finally:
+            if watcher is not None:
+                watcher.cancel()
 
 
 # ---------------------------------------------------------------------------------------------- the 422 answer

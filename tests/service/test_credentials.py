@@ -127,6 +127,19 @@ def test_revocation_ends_sign_ins_at_once(tmp_path: Path) -> None:
         assert asyncio.run(handshake(current)) == 101
         assert asyncio.run(handshake(south)) == 401
 
+        async def ended_by_revocation() -> tuple[int | None, str | None]:
+            async with websockets.connect(f"{srv.ws_base}/ws/tables/1", open_timeout=10,
+                                          subprotocols=["bridgetable", f"bearer.{current}"]) as ws:  # type: ignore[list-item]
+                await ws.recv()                                            # the table's state
+                await asyncio.to_thread(d.post, "/api/tables/1/revoke", params={"seat": "W"})
+                try:
+                    while True:
+                        await asyncio.wait_for(ws.recv(), 5)
+                except websockets.exceptions.ConnectionClosed as closed:
+                    return closed.rcvd.code if closed.rcvd else None, closed.rcvd.reason if closed.rcvd else None
+        code, reason = asyncio.run(ended_by_revocation())
+        assert code == 4401 and reason and "revoked" in reason, (code, reason)
+
 
 def test_a_new_session_issues_new_credentials(tmp_path: Path) -> None:
     cfg = {**CONFIG, "secret": "the-same-secret-in-both-sessions"}
