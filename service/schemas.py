@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 Percent = Annotated[StrictInt | StrictFloat, Field(ge=0, le=100)]
+PercentText = Annotated[str, Field(pattern=r"^[0-9]{1,3}(\.[0-9]{1,4})?$")]       # "55": a percentage as text
 EventType = Literal["board", "hand", "call", "contract", "card", "exposed", "claim", "claim_response", "ruling"]
 
 
@@ -44,11 +45,12 @@ class RulingIn(BaseModel):
 
 class AdjustmentIn(BaseModel):
     """Law 12: artificial (A+ 60 / A 50 / A- 40 or a percentage per side), assigned (a contract and result), or
-    cancel. Strictly typed: tricks an integer 0-13 (not ``true``, not ``"9"``), a percentage a finite number."""
+    cancel. Strictly typed: tricks an integer 0-13 (not ``true``, not ``"9"``); a percentage a finite number or
+    its decimal text, never a boolean."""
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     kind: Literal["artificial", "assigned", "cancel"]
-    ns: Literal["A+", "A", "A-"] | Percent | None = None
-    ew: Literal["A+", "A", "A-"] | Percent | None = None
+    ns: Literal["A+", "A", "A-"] | Percent | PercentText | None = None
+    ew: Literal["A+", "A", "A-"] | Percent | PercentText | None = None
     contract: str | None = Field(None, max_length=10)
     declarer: str | None = Field(None, max_length=1)
     tricks: StrictInt | None = Field(None, ge=0, le=13)

@@ -141,7 +141,9 @@ def test_adjustments_are_strictly_typed(director: httpx.Client) -> None:
                 {"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 14},
                 {"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": -1},
                 {"kind": "artificial", "ns": True, "ew": "A"},
-                {"kind": "artificial", "ns": "60", "ew": "A"},
+                {"kind": "artificial", "ns": "sixty", "ew": "A"},
+                {"kind": "artificial", "ns": "NaN", "ew": "A"},
+                {"kind": "artificial", "ns": 100.5, "ew": "A"},
                 {"kind": 1}):
         r = director.post(url, json=bad)
         assert r.status_code == 422, (bad, r.status_code, r.text)
