@@ -75,6 +75,8 @@ def check_json(raw: bytes) -> None:
             raise BadJSON(f"the body nests deeper than {MAX_DEPTH} levels")
         if isinstance(v, str):
             _check_text(v)
+        elif isinstance(v, float) and not math.isfinite(v):
+            raise BadJSON("a number beyond the range of a double (1e400 reads as infinity)")
         elif isinstance(v, dict):
             for k, x in v.items():
                 _check_text(k)

@@ -49,6 +49,7 @@ def test_json_the_service_cannot_honour_is_refused_with_422(server: ServerProces
         ("/api/tables/1/events", '{"type":"board","board":NaN}'),
         ("/api/tables/1/events", '{"type":"board","board":Infinity}'),
         ("/api/tables/1/events", '{"type":"board","board":-Infinity}'),
+        ("/api/event/round", '{"round":1e400}'),
         ("/api/tables/1/events", '{"type":"call","seat":"N","call":"1C","source":"\\ud800"}'),
         ("/api/tables/1/events", '{"type":"call","seat":"N","call":"1C","source":"\ud800"}'),   # raw surrogate bytes
         ("/api/tables/1/rulings", '{"code":"X","option":"y","tricks":NaN}'),
