@@ -19,10 +19,11 @@ from .auth import Tokens
 from .club import Club
 from .configuration import check_settings
 from .container import Service
+from .credential_transport import WebSocketCredentials, redact_server_logs
 from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
-from .hardening import RequestGuard, WebSocketCredentials, redact_server_logs, validation_error_handler
+from .hardening import RequestGuard
 from .http_errors import service_error_handler
 from .hub import Hub
 from .journal import CLUB, Journal
@@ -34,6 +35,7 @@ from .simulate import SimulatedClub
 from .tournament import LiveTournament
 from .tournament_api import router as tournament_router
 from .tournament_setup import default_event_config
+from .validation_errors import validation_error_handler
 from .ws import router as ws_router
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ the table's round (and so to the pair the movement seats there).
   It can be redeemed once (``POST /api/signin``, ``service/credentials_api.py``) for the seat's token; the code
   travels in the URL's fragment, which a browser never sends to the server nor in a Referer.
 * A **seat token** ``seat.<table>.<seat>.<round>.<gen>.<mac>`` is sent as ``Authorization: Bearer`` (or, for a
-  WebSocket, as the subprotocol ``bearer.<token>``; ``service/hardening.py``).
+  WebSocket, as the subprotocol ``bearer.<token>``; ``service/credential_transport.py``).
 
 Both are valid only while the table is in that round (``round_of``: the event's round, 0 for a table outside
 any event) and the seat's generation is ``gen``: the director's revocation (``POST /api/tables/{id}/revoke``)
