@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 import click
@@ -20,11 +21,13 @@ import click
 @click.option("--ruling-wait", type=float, default=None, help="seconds simulated players wait for a ruling")
 @click.option("--seed", type=int, default=None, help="deals and seeded irregularities")
 @click.option("--spectator-delay", type=float, default=None, help="seconds of delay for spectators")
+@click.option("--show-token/--hide-token", default=None,
+              help="print the director's token at start-up (default: only on a terminal, never into a log file)")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve(config: str | None, simulate: int | None, host: str, port: int, database: str | None,
           pace: float | None, irregularity_rate: float | None, ruling_wait: float | None,
-          seed: int | None, spectator_delay: float | None, log_level: str) -> None:
+          seed: int | None, spectator_delay: float | None, show_token: bool | None, log_level: str) -> None:
     """Run the service: REST/WebSocket API, director console, live pages (docs at /docs)."""
     import uvicorn
 
@@ -43,14 +46,19 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
         spec = settings.regulation.spectators.model_copy(update={"delay_s": spectator_delay})
         regulation = settings.regulation.model_copy(update={"spectators": spec})
         settings = settings.model_copy(update={"regulation": regulation})
+    if show_token is None:
+        show_token = sys.stdout.isatty()
     shown = "localhost" if host in ("0.0.0.0", "::", "127.0.0.1") else host
 
     def ready(info: dict[str, Any]) -> None:
         base = f"http://{shown}:{port}"
         click.echo(f"bridgetable service: {len(info['tables'])} tables, journal {info['database']} "
                    f"({info['journal_rows']} rows replayed)")
-        click.echo(f"  director console: {base}/console?token={info['director_token']}")
-        click.echo(f"  director token:   {info['director_token']}")
+        if show_token:          # in the fragment: the browser keeps it, the server never receives it
+            click.echo(f"  director console: {base}/console#token={info['director_token']}")
+            click.echo(f"  director token:   {info['director_token']}")
+        else:
+            click.echo(f"  director console: {base}/console (the token: --show-token, or the configuration)")
         click.echo(f"  spectators:       {base}/spectate")
         click.echo(f"  live results:     {base}/results")
         click.echo(f"  API docs:         {base}/docs")

@@ -174,17 +174,6 @@ async def adjust(body: AdjustmentIn, table_id: str = TableId, number: int = Boar
     return {"seq": row.seq, "adjustment": row.body}
 
 
-@router.get("/tables/{table_id}/tokens", summary="seat tokens and seat-page links (director)")
-async def tokens(table_id: str = TableId, svc: Service = Depends(service),
-                 v: Viewer = Depends(director)) -> dict[str, Any]:
-    svc.club.table(table_id)
-    out = {}
-    for seat in "NESW":
-        tok = svc.tokens.seat_token(table_id, seat)
-        out[seat] = {"token": tok, "page": f"/seat?token={tok}"}
-    return out
-
-
 @router.get("/results", summary="results per board (released boards; the director sees all)")
 async def results(svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> list[dict[str, Any]]:
     hidden = _hidden(svc, v)

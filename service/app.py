@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
 from .api import router as api_router
@@ -19,8 +20,11 @@ from .board_rule import ClubBoardRule
 from .club import Club
 from .configuration import check_settings
 from .container import Service
+from .credential_transport import WebSocketCredentials, redact_server_logs
+from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
+from .hardening import RequestGuard
 from .http_errors import service_error_handler
 from .hub import Hub
 from .journal import CLUB, Journal
@@ -32,6 +36,7 @@ from .simulate import SimulatedClub
 from .tournament import LiveTournament
 from .tournament_api import router as tournament_router
 from .tournament_setup import default_event_config
+from .validation_errors import validation_error_handler
 from .ws import router as ws_router
 
 log = logging.getLogger(__name__)
@@ -46,7 +51,14 @@ def _tokens(settings: Settings, journal: Journal) -> Tokens:
     if secret is None:
         secret = Tokens.generate()
         journal.set_meta("secret", secret)
-    return Tokens(director, secret)
+    session = journal.meta("session")            # a new database is a new session: new seat credentials
+    if session is None:
+        session = Tokens.generate()
+        journal.set_meta("session", session)
+    tokens = Tokens(director, secret, session)
+    for row in journal.rows(CLUB):               # revocations and redeemed links survive a restart
+        tokens.apply_row(row.kind, row.body)
+    return tokens
 
 
 def simulated_ids(settings: Settings) -> list[str]:
@@ -73,9 +85,11 @@ def create_app(settings: Settings | None = None,
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
         event_cfg = settings.event or default_event_config(simulated_ids(settings))
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
-            svc.tournament = LiveTournament(event_cfg, club)
-            svc.tournament.attach(journal.rows(CLUB))
+            ev = svc.tournament = LiveTournament(event_cfg, club)
+            ev.attach(journal.rows(CLUB))
+            svc.tokens.round_of = lambda table: ev.rounds.get(table, 0)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
+        redact_server_logs()                        # uvicorn has configured its loggers by now
         journal.start()
         club.start()
         app.state.service = svc
@@ -111,12 +125,18 @@ def create_app(settings: Settings | None = None,
             club.close()
             gc.unfreeze()                           # a later app in this process starts from a clean slate
 
-    app = FastAPI(title="bridgetable", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="bridgetable", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Electronic bridge tables: the law engine's tables, the journal, the director "
-                              "console and live views. Tokens: `Authorization: Bearer <token>` or `?token=`.")
+                              "console and live views. Credentials: `Authorization: Bearer <token>` (the "
+                              "director's, or a seat's from `POST /api/signin`); a WebSocket offers the "
+                              "subprotocols `bridgetable, bearer.<token>` (docs/security.md).")
 
     app.add_exception_handler(ServiceError, service_error_handler)
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_middleware(WebSocketCredentials)
+    app.add_middleware(RequestGuard, max_body=settings.max_body_bytes)
     app.include_router(api_router)
+    app.include_router(credentials_router)
     app.include_router(tournament_router)
     app.include_router(ws_router)
     app.include_router(pages_router)

@@ -27,7 +27,7 @@ from table.machine import TableError
 
 from .errors import Conflict, Invalid, NotFound, Prevented
 from .hub import Hub
-from .journal import CLUB, Journal, JournalError, Row, utcnow
+from .journal import CLUB, NEXT, Journal, JournalError, Row, utcnow
 from .lawtext import statement
 from .permissions import authorize
 from .results import AdjustmentError, adjustment, board_results, per_table_released, released_numbers
@@ -232,16 +232,23 @@ class Club:
             return row
 
     async def release(self, number: int, actor: str = "director") -> Row:
-        row = Row(CLUB, self.club_seq + 1, utcnow(), actor, "release", {"board": number})
-        await asyncio.shield(self.write(row))
-        self.club_seq = row.seq
+        row = await self.append_club("release", {"board": number}, actor)
         self.director_released.add(number)
         self._refresh_released()
+        return row
+
+    async def append_club(self, kind: str, body: dict[str, Any], actor: str = "director") -> Row:
+        """Journal a club-wide row (a release, a round, a revocation, a sign-in); the journal numbers it in the
+        transaction that writes it, so concurrent requests never collide on a number nor leave one unused."""
+        row = Row(CLUB, NEXT, utcnow(), actor, kind, body)
+        await asyncio.shield(self.write(row))
         return row
 
     async def write(self, row: Row) -> None:
         """Append ``row`` to the journal and wait until it is durable (``JournalError`` if it cannot be)."""
         await self.journal.append(row)
+        if row.table_id == CLUB:
+            self.club_seq = max(self.club_seq, row.seq)
 
     def results(self, viewer: Viewer) -> list[dict[str, Any]]:
         numbers = sorted({n for rt in self.tables.values() for n in rt.boards})

@@ -11,12 +11,21 @@ commit): a hundred tables pay for one fsync, not a hundred, and the event loop n
 Each row records who (``actor``: ``director``, ``seat:N``, ``device:SR-0001``, ``robot:E`` ...), what
 (``kind`` and the JSON ``body``: a table event as ``table.events.to_dict`` writes it, an adjustment, a
 release), and when (``at``, the server's UTC time). The tables are those of ``service/schema.py``.
+
+A row appended with ``seq = NEXT`` gets its sequence number from the journal, inside the transaction that
+writes it (``MAX(seq) + 1`` of its table): club-wide rows (releases, rounds, revocations, sign-ins) come from
+many requests at once and no counter outside the database can fall behind it. Table rows keep the number
+their table's lock gave them.
+
+The database file (and so its WAL and shared-memory files, which SQLite creates with the file's mode) is
+made readable by its owner only: it holds the director's token and the secret that signs seat credentials.
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import os
 import queue
 import sqlite3
 import threading
@@ -31,6 +40,7 @@ from .schema import migrate
 log = logging.getLogger(__name__)
 
 CLUB = "_club"          # the pseudo-table of club-wide rows (result releases)
+NEXT = 0                # a row's ``seq`` before the journal allocates it
 
 
 class JournalError(Unavailable):
@@ -71,6 +81,7 @@ class Journal:
         self.rows_written = 0
 
     def _connect(self) -> sqlite3.Connection:
+        private_file(self.path)
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if str(mode).lower() != "wal" and self.path != ":memory:":
@@ -127,15 +138,25 @@ class Journal:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
+            allocated = []
             for row in rows:
-                cur = db.execute("INSERT INTO journal (table_id, seq, at, actor, kind, body) VALUES (?,?,?,?,?,?)",
-                                 (row.table_id, row.seq, row.at, row.actor, row.kind,
-                                  json.dumps(row.body, ensure_ascii=False, separators=(",", ":"))))
-                row.id = cur.lastrowid
+                body = json.dumps(row.body, ensure_ascii=False, separators=(",", ":"))
+                if row.seq == NEXT:
+                    rid, seq = db.execute(
+                        "INSERT INTO journal (table_id, seq, at, actor, kind, body) "
+                        "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM journal WHERE table_id = ? "
+                        "RETURNING id, seq", (row.table_id, row.at, row.actor, row.kind, body, row.table_id)).fetchone()
+                    allocated.append((row, rid, seq))
+                else:
+                    cur = db.execute("INSERT INTO journal (table_id, seq, at, actor, kind, body) VALUES (?,?,?,?,?,?)",
+                                     (row.table_id, row.seq, row.at, row.actor, row.kind, body))
+                    allocated.append((row, cur.lastrowid, row.seq))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        for row, rid, seq in allocated:             # only once committed: a rolled-back row keeps NEXT
+            row.id, row.seq = rid, seq
         self.commits += 1
         self.rows_written += len(rows)
 
@@ -180,6 +201,21 @@ class Journal:
             self._db.close()
         except sqlite3.Error:
             pass
+
+
+def private_file(path: str) -> None:
+    """Create ``path`` readable and writable by its owner only (0600), or make an existing file so, with its
+    WAL and shared-memory files."""
+    if path == ":memory:" or path.startswith("file:"):
+        return
+    os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+    for p in (path, path + "-wal", path + "-shm"):
+        try:
+            os.chmod(p, 0o600)
+        except FileNotFoundError:
+            pass
+        except OSError as err:                      # another user's file: say so, and use it as it is
+            log.warning("%s: cannot make it private (%s)", p, err)
 
 
 def _settle(fut: asyncio.Future[None], err: BaseException | None) -> None:

@@ -1,4 +1,6 @@
-"""The web pages: plain HTML and JavaScript files in ``static/`` (no build step)."""
+"""The web pages: plain HTML and JavaScript files in ``static/`` (no build step). ``/docs`` is the API's
+documentation drawn from ``/openapi.json`` by ``static/docs.js``: nothing is fetched from the internet, so it
+works on a club network without one."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,3 +40,9 @@ async def spectate() -> FileResponse:
 async def results_page() -> FileResponse:
     """Live results: travellers and rankings (``?token=`` a seat token for that table's view)."""
     return _page("results.html")
+
+
+@router.get("/docs")
+async def docs() -> FileResponse:
+    """The API documentation (``static/docs.js`` renders ``/openapi.json``)."""
+    return _page("docs.html")

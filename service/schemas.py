@@ -1,10 +1,12 @@
 """Request bodies of the REST API (they shape the OpenAPI schema at /openapi.json)."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
+Percent = Annotated[StrictInt | StrictFloat, Field(ge=0, le=100)]
+PercentText = Annotated[str, Field(pattern=r"^[0-9]{1,3}(\.[0-9]{1,4})?$")]       # "55": a percentage as text
 EventType = Literal["board", "hand", "call", "contract", "card", "exposed", "claim", "claim_response", "ruling"]
 
 
@@ -38,17 +40,18 @@ class RulingIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     code: str = Field(..., min_length=1, max_length=64, description="the irregularity's code")
     option: str = Field(..., min_length=1, max_length=64, description="one of its options' codes")
-    tricks: int | None = Field(None, ge=0, le=13, description="a disputed claim: the declarer side's total")
+    tricks: StrictInt | None = Field(None, ge=0, le=13, description="a disputed claim: the declarer side's total")
 
 
 class AdjustmentIn(BaseModel):
     """Law 12: artificial (A+ 60 / A 50 / A- 40 or a percentage per side), assigned (a contract and result), or
-    cancel."""
-    model_config = ConfigDict(extra="forbid")
+    cancel. Strictly typed: tricks an integer 0-13 (not ``true``, not ``"9"``); a percentage a finite number or
+    its decimal text, never a boolean."""
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     kind: Literal["artificial", "assigned", "cancel"]
-    ns: Literal["A+", "A", "A-"] | float | None = None
-    ew: Literal["A+", "A", "A-"] | float | None = None
+    ns: Literal["A+", "A", "A-"] | Percent | PercentText | None = None
+    ew: Literal["A+", "A", "A-"] | Percent | PercentText | None = None
     contract: str | None = Field(None, max_length=10)
     declarer: str | None = Field(None, max_length=1)
-    tricks: int | None = Field(None, ge=0, le=13)
+    tricks: StrictInt | None = Field(None, ge=0, le=13)
     note: str | None = Field(None, max_length=500)

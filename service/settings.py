@@ -185,6 +185,8 @@ class Settings(_Strict):
     director_token: str | None = Field(default=None, min_length=8)
     secret: str | None = Field(default=None, min_length=16,
                                description="signs seat tokens; kept in the database if absent")
+    max_body_bytes: int = Field(default=1_000_000, ge=1024, le=100_000_000,
+                                description="a request body longer than this is refused (413)")
     regulation: Regulation = Regulation()
     tables: list[TableConfig] = []
     simulation: SimulationConfig = SimulationConfig()

@@ -13,12 +13,39 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 DIRECTOR_TOKEN = "director-test-token"
+
+
+class SeatSignIn(httpx.Auth):
+    """A player at ``table``/``seat`` who signs in with his seat's current link (``POST /api/signin``) and, when
+    his sign-in ends (a new round, a revocation: 401), signs in again with the link the director now shows."""
+
+    def __init__(self, server: ServerProcess, table: str, seat: str) -> None:
+        self.server, self.table, self.seat = server, table, seat
+        self.token: str | None = None
+
+    def sign_in(self) -> str:
+        with self.server.client(self.server.token) as d:
+            link = d.get(f"/api/tables/{self.table}/tokens").raise_for_status().json()[self.seat]["link"]
+            if d.get(f"/api/tables/{self.table}/tokens").json()[self.seat]["used"]:
+                d.post(f"/api/tables/{self.table}/revoke", params={"seat": self.seat}).raise_for_status()
+                link = d.get(f"/api/tables/{self.table}/tokens").json()[self.seat]["link"]
+            code = link.split("#signin=", 1)[1]
+            self.token = str(d.post("/api/signin", json={"code": code}).raise_for_status().json()["token"])
+        return self.token
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self.token or self.sign_in()}"
+        response = yield request
+        if response.status_code == 401:
+            request.headers["Authorization"] = f"Bearer {self.sign_in()}"
+            yield request
 
 
 def free_port() -> int:
@@ -91,6 +118,11 @@ class ServerProcess:
     def client(self, token: str | None = None, **kw: Any) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 10.0), **kw)
+
+    def seat_client(self, table: str, seat: str, **kw: Any) -> httpx.Client:
+        """A client of a player at ``table``/``seat``, signed in for whatever round the table is in."""
+        return httpx.Client(base_url=self.base, auth=SeatSignIn(self, table, seat), timeout=kw.pop("timeout", 10.0),
+                            **kw)
 
     def __enter__(self) -> ServerProcess:
         return self.start()

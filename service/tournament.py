@@ -25,7 +25,6 @@ the live-results page.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import deque
 from collections.abc import Iterable, Mapping
@@ -38,7 +37,7 @@ from table.events import TableEvent
 
 from .club import Club
 from .errors import Invalid, NotFound
-from .journal import CLUB, Row, utcnow
+from .journal import CLUB, Row
 from .public_results import (
     UNITS,
     public_boards,
@@ -200,9 +199,7 @@ class LiveTournament:
             rounds = self.where[tid][0].movement.rounds
             if rnd not in rounds:
                 raise Invalid(f"table {tid}'s movement has rounds {rounds[0]}..{rounds[-1]}")
-        row = Row(CLUB, self.club.club_seq + 1, utcnow(), actor, "round", {"round": rnd, "tables": ids})
-        self.club.club_seq = row.seq
-        await asyncio.shield(self.club.write(row))
+        row = await self.club.append_club("round", {"round": rnd, "tables": ids}, actor)
         self._apply_round(row.body)
         self._bump()
         return row

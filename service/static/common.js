@@ -44,11 +44,29 @@ function trickHtml(t) {
   return `<div>trick ${t.number}: ` + t.cards.map(c => `${c.seat} ${cardHtml(c.card)}`).join(", ") +
     (t.winner ? ` &rarr; ${t.winner}` : "") + "</div>";
 }
-function tokenFromUrl() {
-  const p = new URLSearchParams(location.search);
-  const t = p.get("token");
-  if (t) { sessionStorage.setItem("bt-token", t); }
-  return t || sessionStorage.getItem("bt-token") || "";
+// Credentials never stay in an address: a one-time sign-in link (#signin=<code>) is redeemed for the seat's token,
+// a director's #token= (or an old-style ?token=) is taken off the address bar at once; the token then lives in
+// this tab's sessionStorage and travels in a header (docs/security.md).
+function takeFromUrl() {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const query = new URLSearchParams(location.search);
+  const found = {signin: hash.get("signin"), token: hash.get("token") || query.get("token")};
+  if (hash.has("signin") || hash.has("token") || query.has("token")) {
+    query.delete("token");
+    const q = query.toString();
+    history.replaceState(null, "", location.pathname + (q ? "?" + q : ""));
+  }
+  return found;
+}
+async function credential() {
+  const found = takeFromUrl();
+  if (found.signin) {
+    const r = await api("/api/signin", {method: "POST", body: JSON.stringify({code: found.signin})});
+    sessionStorage.setItem("bt-token", r.token);
+    return r.token;
+  }
+  if (found.token) { sessionStorage.setItem("bt-token", found.token); return found.token; }
+  return sessionStorage.getItem("bt-token") || "";
 }
 async function api(path, opts = {}, token = "") {
   const headers = {"Content-Type": "application/json"};
@@ -59,13 +77,19 @@ async function api(path, opts = {}, token = "") {
   if (!r.ok) throw new Error((body && body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : r.statusText) + ` (${r.status})`);
   return body;
 }
-function stream(path, onMessage, onStatus) {
+// A live stream; the token goes as a subprotocol (never in the URL). stillValid() is asked before reconnecting:
+// false ends the stream (a credential that ended is not retried for ever).
+function stream(path, onMessage, onStatus, token = "", stillValid = null) {
   let delay = 500;
   function open() {
-    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + path);
+    const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
+    const ws = token ? new WebSocket(url, ["bridgetable", "bearer." + token]) : new WebSocket(url);
     ws.onopen = () => { delay = 500; onStatus && onStatus("live"); };
     ws.onmessage = ev => onMessage(JSON.parse(ev.data));
-    ws.onclose = () => { onStatus && onStatus("reconnecting"); setTimeout(open, delay); delay = Math.min(delay * 2, 8000); };
+    ws.onclose = async () => {
+      if (stillValid && !(await stillValid())) { onStatus && onStatus("signed out"); return; }
+      onStatus && onStatus("reconnecting"); setTimeout(open, delay); delay = Math.min(delay * 2, 8000);
+    };
   }
   open();
 }

@@ -1,5 +1,5 @@
 // The director console: every table at a glance, irregularity alerts with their rectifications, the record.
-let TOKEN = tokenFromUrl();
+let TOKEN = "";
 const states = {};          // table id -> director view
 let selected = null;
 
@@ -10,8 +10,9 @@ function showLogin(msg) {
 document.getElementById("login-form").addEventListener("submit", ev => {
   ev.preventDefault();
   TOKEN = document.getElementById("token-input").value.trim();
-  sessionStorage.setItem("bt-token", TOKEN);
-  location.search = "?token=" + encodeURIComponent(TOKEN);
+  sessionStorage.setItem("bt-token", TOKEN);            // this tab only; never in the address
+  document.getElementById("login").style.display = "none";
+  start();
 });
 
 function toast(text) {
@@ -120,13 +121,29 @@ async function renderDetail() {
   f.assigned.onclick = () => post({kind: "assigned", contract: f.contract.value, declarer: f.declarer.value, tricks: parseInt(f.tricks.value, 10)});
   f.cancel.onclick = () => post({kind: "cancel"});
   try {
-    const toks = await api(`/api/tables/${selected}/tokens`, {}, TOKEN);
-    document.getElementById("seat-links").innerHTML = SEATS.map(x => `<a href="${toks[x].page}" target="_blank">${x}</a>`).join(" ");
+    showSeatLinks(selected, await api(`/api/tables/${selected}/tokens`, {}, TOKEN));
     if (board) {
       const rows = await api(`/api/tables/${selected}/events?board=${board}`, {}, TOKEN);
       document.getElementById("journal").innerHTML = rows.map(r => `<div>#${r.seq} ${esc(r.at.slice(11, 19))} ${esc(r.actor)}: ${esc(JSON.stringify(r.body))}</div>`).join("");
     }
   } catch (e) { /* the table may have moved on */ }
+}
+
+// Each seat's one-time sign-in link for the table's current round (the code rides in the #fragment, which no
+// server log nor Referer carries); "revoke" ends the table's sign-ins at once and shows new links.
+function showSeatLinks(table, toks) {
+  const el = document.getElementById("seat-links");
+  el.innerHTML = `round ${esc(toks.N.round)}: ` + SEATS.map(x => toks[x].used ? `${x} <span class="muted">(signed in)</span>` :
+    `<a href="${esc(toks[x].link)}" target="_blank" rel="noreferrer">${x}</a>${toks[x].pair ? ` <span class="muted">(pair ${esc(toks[x].pair)})</span>` : ""}`).join(" ") +
+    ` <button id="revoke-seats">revoke and renew</button>`;
+  document.getElementById("revoke-seats").onclick = async () => {
+    if (!confirm(`End every sign-in at table ${table}?`)) return;
+    try {
+      const r = await api(`/api/tables/${encodeURIComponent(table)}/revoke`, {method: "POST"}, TOKEN);
+      feed(`Table ${table}: seat sign-ins revoked`);
+      showSeatLinks(table, r.seats);
+    } catch (e) { toast(e.message); }
+  };
 }
 
 async function loadResults() {
@@ -185,12 +202,13 @@ function onMessage(m) {
 }
 
 async function start() {
+  if (!TOKEN) TOKEN = await credential().catch(() => "");
   if (!TOKEN) { showLogin(); document.getElementById("status").textContent = "no token"; return; }
   try {
     const me = await api("/api/whoami", {}, TOKEN);
     if (me.role !== "director") { showLogin("That is not the director's token."); return; }
   } catch (e) { showLogin(e.message); return; }
-  stream("/ws/club?token=" + encodeURIComponent(TOKEN), onMessage, st => document.getElementById("status").textContent = st);
+  stream("/ws/club", onMessage, st => document.getElementById("status").textContent = st, TOKEN);
   loadResults(); setInterval(loadResults, 15000);
   loadUploads(); setInterval(loadUploads, 3000);
   setInterval(() => document.getElementById("clock").textContent = new Date().toLocaleTimeString(), 1000);

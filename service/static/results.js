@@ -1,7 +1,7 @@
 // Live results: rankings and travellers, polled every 2 s (`since` makes an unchanged poll cheap).
 // No token: the public view. ?token=<seat token>: that table's view, which never shows a board the table
 // still has to play. The director's token: everything. The token is read from this page's URL only.
-const TOKEN = new URLSearchParams(location.search).get("token") || "";
+const TOKEN = takeFromUrl().token || "";     // taken off the address bar at once (docs/security.md)
 let revision = null;
 
 function num(v, digits = 2) { return v == null ? "" : (+v).toFixed(digits).replace(/\.?0+$/, "") || "0"; }

@@ -1,7 +1,6 @@
 // A player's view of his own table: his hand, dummy once faced, the auction until his first play (Law 41C).
-const TOKEN = tokenFromUrl();
-const parts = TOKEN.split(".");
-const TABLE = parts[1], ME = parts[2];
+// The player opens his seat's one-time link (/seat#signin=...): it is redeemed for this round's token.
+let TOKEN = "", TABLE = "", ME = "";
 const CALLS = ["Pass", "X", "XX"].concat([1, 2, 3, 4, 5, 6, 7].flatMap(l => ["C", "D", "H", "S", "NT"].map(s => l + s)));
 let state = null;
 
@@ -51,10 +50,25 @@ function render() {
   if (s.result) document.getElementById("play").innerHTML += `<p>Result: ${esc(s.result.contract)} ${esc(s.result.declarer || "")}, ${s.result.tricks ?? "-"} tricks, NS ${s.result.score_ns ?? "-"}</p>`;
 }
 
-if (!TABLE || !ME) {
-  document.getElementById("board").textContent = "This page needs a seat token: /seat?token=seat.<table>.<seat>.<code>";
-} else {
-  stream(`/ws/tables/${encodeURIComponent(TABLE)}?token=${encodeURIComponent(TOKEN)}`, m => {
-    if (m.type === "state") { state = m.state; render(); }
-  }, st => document.getElementById("status").textContent = st);
+function signedOut(msg) {
+  document.getElementById("board").textContent = msg + " Open your table's link for this round (the director has it).";
+  document.getElementById("status").textContent = "signed out";
 }
+async function stillValid() {
+  try { await api("/api/whoami", {}, TOKEN); return true; }
+  catch (e) { if (/\((401|403)\)$/.test(e.message)) { signedOut(e.message); return false; } return true; }
+}
+
+async function main() {
+  try { TOKEN = await credential(); } catch (e) { signedOut(e.message); return; }
+  const parts = TOKEN.split(".");
+  if (parts[0] !== "seat" || !(await stillValid())) {
+    if (parts[0] !== "seat") signedOut("This page needs a seat's sign-in link.");
+    return;
+  }
+  TABLE = parts[1]; ME = parts[2];
+  stream(`/ws/tables/${encodeURIComponent(TABLE)}`, m => {
+    if (m.type === "state") { state = m.state; render(); }
+  }, st => document.getElementById("status").textContent = st, TOKEN, stillValid);
+}
+main();

@@ -393,8 +393,9 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 @pytest.fixture
 def clients(server: ServerProcess) -> Iterator[dict[str, httpx.Client]]:
     with server.client(server.token) as d:
-        toks = {t: d.get(f"/api/tables/{t}/tokens").json()["N"]["token"] for t in ("1", "2", "3")}
-        cs = {"director": d, "public": server.client(), **{f"seat{t}": server.client(tok) for t, tok in toks.items()}}
+        # a seat's sign-in ends with its round: each player signs in again with the next round's link
+        seats = {f"seat{t}": server.seat_client(t, "N") for t in ("1", "2", "3")}
+        cs = {"director": d, "public": server.client(), **seats}
         try:
             yield cs
         finally:
@@ -543,7 +544,6 @@ def test_results_page_in_a_headless_browser(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
     srv = ServerProcess(tmp_path, CONFIG)
     with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
-        seat2 = d.get("/api/tables/2/tokens").json()["N"]["token"]
         # boards 1, 3 and 4 completed at all three tables; board 2 at tables 1 and 3 only (table 2: round 3)
         play(d, "1", 1, "4S", "N", 10)
         play(d, "1", 2, "6NT", "N", 12)          # 1440 (board 2: NS vulnerable)
@@ -560,6 +560,7 @@ def test_results_page_in_a_headless_browser(tmp_path: Path) -> None:
         play(d, "2", 1, "4S", "N", 10)
         play(d, "3", 3, "2H", "E", 9)
         play(d, "3", 4, "3C", "S", 10)
+        seat2 = d.get("/api/tables/2/tokens").json()["N"]["token"]     # a seat's token is its table's round's
         browser = launch(pw)
         try:
             errors: list[str] = []

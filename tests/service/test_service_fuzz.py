@@ -92,7 +92,46 @@ def test_random_events_on_a_live_table(server: ServerProcess, events: list[dict[
                 assert r.json()["seq"] == before["seq"] + 1
 
 
+# Hostile JSON written by hand (json.dumps would refuse most of it): NaN and infinities, lone surrogates (escaped
+# and raw), numbers past a double, deep nesting, long strings, where the schema wants ints, strings and objects.
+HOSTILE = st.one_of(
+    st.sampled_from(["NaN", "Infinity", "-Infinity", '"\\ud800"', '"\\udfff\\ud800"', '"\ud800"', "1e400",
+                     "-0", "true", "null", '"9"', "[]", "{}", '"' + "x" * 70_000 + '"', "[" * 300 + "]" * 300,
+                     '{"a":' * 50 + "1" + "}" * 50, "123456789012345678901234567890"]),
+    st.integers().map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.text(max_size=20).map(lambda t: '"' + t.replace("\\", "").replace('"', "") + '"'))
+TARGETS = st.sampled_from([
+    ("/api/tables/G/events", ["type", "board", "seat", "call", "card", "tricks", "source", "cards"], '"call"'),
+    ("/api/tables/G/rulings", ["code", "option", "tricks"], None),
+    ("/api/tables/G/boards/1/adjustment", ["kind", "ns", "ew", "tricks", "contract", "note"], '"assigned"'),
+    ("/api/signin", ["code"], None),
+    ("/api/event/round", ["round", "tables"], None),
+])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(target=TARGETS, picks=st.lists(st.tuples(st.integers(0, 7), HOSTILE), min_size=1, max_size=4),
+       director=st.booleans())
+def test_hostile_json_is_refused_without_a_5xx(server: ServerProcess, target: tuple[str, list[str], str | None],
+                                              picks: list[tuple[int, str]], director: bool) -> None:
+    path, fields, first = target
+    members = {fields[i % len(fields)]: v for i, v in picks}
+    if first is not None and fields[0] not in members:
+        members[fields[0]] = first
+    body = "{" + ",".join(f'"{k}":{v}' for k, v in members.items()) + "}"
+    headers = {"Content-Type": "application/json"}
+    if director:
+        headers["Authorization"] = f"Bearer {server.token}"
+    r = httpx.post(server.base + path, content=body.encode("utf-8", "surrogatepass"), headers=headers, timeout=10)
+    assert r.status_code < 500, (path, body[:200], r.status_code, r.text[:300])
+    assert len(r.content) < 20_000, (path, len(r.content))     # a refusal does not echo 70 kB back
+
+
 def test_fuzz_server_still_healthy(server: ServerProcess, tmp_path: Path) -> None:
     assert httpx.get(server.base + "/api/health").status_code == 200
+    assert server.proc is not None
+    status = Path(f"/proc/{server.proc.pid}/status").read_text()
+    rss_kb = int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1])
+    assert rss_kb < 400_000, f"the server holds {rss_kb} kB after the fuzzing"
     log = server.log_path.read_text()
     assert "Traceback" not in log or "the engine failed" in log

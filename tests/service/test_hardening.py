@@ -1,0 +1,160 @@
+"""What the service refuses, over real HTTP: bodies over the limit (413, a 100 MB stream included, the server's
+memory bounded), JSON it cannot honour (NaN, Infinity, lone surrogates, deep nesting: 422, never 500), 422s
+that do not echo large input, loosely typed adjustments; and what every answer carries (security headers);
+the database file private; the API docs served from the package."""
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from service.dealing import deal_for
+from service.testing import ServerProcess
+
+CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
+MB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path_factory.mktemp("hardening"), CONFIG) as srv:
+        yield srv
+
+
+@pytest.fixture
+def director(server: ServerProcess) -> Iterator[httpx.Client]:
+    with server.client(server.token) as d:
+        yield d
+
+
+def rss_kb(server: ServerProcess) -> int:
+    assert server.proc is not None
+    for line in Path(f"/proc/{server.proc.pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def raw_post(client: httpx.Client, path: str, body: bytes | str) -> httpx.Response:
+    data = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
+    return client.post(path, content=data, headers={"Content-Type": "application/json"})
+
+
+def test_json_the_service_cannot_honour_is_refused_with_422(server: ServerProcess, director: httpx.Client) -> None:
+    cases: list[tuple[str, bytes | str]] = [
+        ("/api/tables/1/events", '{"type":"board","board":NaN}'),
+        ("/api/tables/1/events", '{"type":"board","board":Infinity}'),
+        ("/api/tables/1/events", '{"type":"board","board":-Infinity}'),
+        ("/api/event/round", '{"round":1e400}'),
+        ("/api/tables/1/events", '{"type":"call","seat":"N","call":"1C","source":"\\ud800"}'),
+        ("/api/tables/1/events", '{"type":"call","seat":"N","call":"1C","source":"\ud800"}'),   # raw surrogate bytes
+        ("/api/tables/1/rulings", '{"code":"X","option":"y","tricks":NaN}'),
+        ("/api/tables/1/events", "[" * 5000 + "]" * 5000),
+        ("/api/tables/1/events", '{"a":' * 40 + "1" + "}" * 40),
+        ("/api/tables/1/events", b"\xff\xfe{}"),
+        ("/api/signin", '{"code":"\\udfff"}'),
+    ]
+    with server.client() as anon:
+        for client in (director, anon):
+            for path, body in cases:
+                r = raw_post(client, path, body)
+                assert r.status_code == 422, (path, body[:40], r.status_code, r.text[:300])
+                assert "detail" in r.json()
+    assert director.get("/api/health").status_code == 200
+
+
+def test_a_422_does_not_echo_large_input(director: httpx.Client) -> None:
+    huge = "x" * 300_000
+    for path, body in (("/api/tables/1/events", {"type": "call", "seat": "N", "call": huge}),
+                       ("/api/tables/1/rulings", {"code": huge, "option": huge}),
+                       ("/api/tables/1/events", {"type": "nonsense", "junk": [huge] * 1})):
+        r = director.post(path, json=body)
+        assert r.status_code == 422, r.text[:200]
+        assert len(r.content) < 4000, len(r.content)
+    r = raw_post(director, "/api/tables/1/events", b'"' + b"y" * 900_000 + b'"')
+    assert r.status_code == 422 and len(r.content) < 4000
+
+
+def test_bodies_over_the_limit_are_refused_and_memory_stays_bounded(server: ServerProcess) -> None:
+    with server.client() as anon:
+        anon.get("/api/health")
+        before = rss_kb(server)
+        # declared too large: refused from the header, before a byte is read
+        r = raw_post(anon, "/api/tables/1/events", b"{" + b" " * (2 * MB) + b"}")
+        assert r.status_code == 413, r.text[:200]
+
+        # 100 MB streamed without a length: refused as soon as it passes the limit
+        def chunks() -> Iterator[bytes]:
+            yield b'{"type":"call","seat":"N","call":"'
+            for _ in range(100):
+                yield b"a" * MB
+            yield b'"}'
+        try:
+            r = anon.post("/api/tables/1/events", content=chunks(), headers={"Content-Type": "application/json"})
+            assert r.status_code == 413, r.text[:200]
+        except (httpx.RemoteProtocolError, httpx.WriteError):
+            pass          # the server answered 413 and closed while the client was still sending
+        # also a body of another content type
+        r = anon.post("/api/tables/1/events", content=b"z" * (3 * MB), headers={"Content-Type": "text/plain"})
+        assert r.status_code == 413
+        r = anon.post("/api/tables/1/events", content=(b"z" * MB for _ in range(5)),
+                      headers={"Content-Type": "text/plain"})
+        assert r.status_code == 413
+        after = rss_kb(server)
+    assert after - before < 40 * 1024, f"resident memory grew from {before} kB to {after} kB"
+    assert httpx.get(server.base + "/api/health").status_code == 200
+
+
+def test_security_headers_on_pages_api_and_errors(server: ServerProcess) -> None:
+    with server.client() as anon:
+        for path in ("/", "/console", "/seat", "/docs", "/api/health", "/api/tables/nope", "/static/common.js",
+                     "/openapi.json"):
+            r = anon.get(path)
+            h = r.headers
+            assert h["referrer-policy"] == "no-referrer", path
+            assert h["x-content-type-options"] == "nosniff", path
+            assert h["x-frame-options"] == "DENY", path
+            csp = h["content-security-policy"]
+            assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "default-src 'self'" in csp
+        assert raw_post(anon, "/api/tables/1/events", "{NaN").headers["referrer-policy"] == "no-referrer"
+
+
+def test_api_docs_are_served_from_the_package(server: ServerProcess) -> None:
+    with server.client() as anon:
+        page = anon.get("/docs")
+        assert page.status_code == 200 and "/static/docs.js" in page.text
+        assert "http://" not in page.text and "https://" not in page.text, "nothing fetched from the internet"
+        js = anon.get("/static/docs.js")
+        assert js.status_code == 200 and "/openapi.json" in js.text and "https://" not in js.text
+        assert anon.get("/openapi.json").json()["paths"]
+
+
+def test_adjustments_are_strictly_typed(director: httpx.Client) -> None:
+    director.post("/api/tables/2/events", json={"type": "board", "board": 1, "deal": deal_for(5, 1).to_pbn()})
+    url = "/api/tables/2/boards/1/adjustment"
+    for bad in ({"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": True},
+                {"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": "9"},
+                {"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 9.0},
+                {"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 14},
+                {"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": -1},
+                {"kind": "artificial", "ns": True, "ew": "A"},
+                {"kind": "artificial", "ns": "sixty", "ew": "A"},
+                {"kind": "artificial", "ns": "NaN", "ew": "A"},
+                {"kind": "artificial", "ns": 100.5, "ew": "A"},
+                {"kind": 1}):
+        r = director.post(url, json=bad)
+        assert r.status_code == 422, (bad, r.status_code, r.text)
+    r = director.post(url, json={"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 9})
+    assert r.status_code == 200, r.text
+    assert r.json()["adjustment"]["tricks"] == 9
+
+
+def test_the_database_is_private(server: ServerProcess) -> None:
+    for p in (server.database, server.database + "-wal", server.database + "-shm"):
+        if os.path.exists(p):
+            assert stat.S_IMODE(os.stat(p).st_mode) == 0o600, p
+    assert os.path.exists(server.database + "-wal")
