@@ -44,8 +44,9 @@ def config(movement: dict[str, Any], boards: int) -> dict[str, Any]:
 
 
 def credential(director: httpx.Client, table: str, seat: str, rnd: int, cache: dict[tuple[str, str, int], str]) -> str:
-    """The seat credential the pair sitting at ``table``/``seat`` holds in round ``rnd`` (today a seat token
-    does not depend on the round; the one place to change when it does)."""
+    """The seat credential the pair sitting at ``table``/``seat`` holds in round ``rnd``: the director's list gives
+    the current round's, and a credential ends with its round, so a caller that meets a 401 forgets it
+    (``self.tokens.pop``) and asks again."""
     key = (table, seat, rnd)
     if key not in cache:
         cache[key] = director.get(f"/api/tables/{table}/tokens").json()[seat]["token"]
@@ -111,7 +112,13 @@ class Watch:
         while not self.done.is_set():
             rnd = self.rounds.get(table, 1)
             tok = await asyncio.to_thread(credential, self.director, table, seat, rnd, self.tokens)
-            await self.stream(f"{self.srv.ws_base}/ws/tables/{table}?token={tok}", f"seat:{table}:{seat}", table, rnd)
+            try:
+                await self.stream(f"{self.srv.ws_base}/ws/tables/{table}?token={tok}", f"seat:{table}:{seat}",
+                                  table, rnd)
+            except websockets.exceptions.InvalidStatus as refused:
+                assert refused.response.status_code == 401, refused      # the credential's round has ended
+                self.tokens.pop((table, seat, rnd), None)
+                await asyncio.sleep(0.05)
 
     # ------------------------------------------------------------------ REST
     async def get(self, c: httpx.AsyncClient, viewer: str, path: str, source: str, table: str | None = None) -> Any:
@@ -120,6 +127,8 @@ class Watch:
         hi = time.time()
         if r.status_code != 200:
             assert r.status_code in (401, 403, 404), (viewer, path, r.status_code, r.text)
+            if r.status_code == 401 and table is not None and viewer.startswith("seat:"):
+                self.tokens = {k: v for k, v in self.tokens.items() if k[:2] != tuple(viewer.split(":")[1:3])}
             return None
         body = r.json()
         self.snaps.append(Snapshot(viewer, source, lo, hi, body, table))
