@@ -108,7 +108,7 @@ class Tokens:
         if hmac.compare_digest(token.encode(), self.director_token.encode()):
             return DIRECTOR
         g = self.grant("seat", token)
-        return Viewer("seat", table=g.table, seat=g.seat, round=g.round or None)   # its credential's round (0: no event)
+        return Viewer("seat", table=g.table, seat=g.seat, round=g.round or None)   # its credential's round; 0: no event
 
     def check_link(self, code: str) -> SeatGrant:
         g = self.grant("link", code)
