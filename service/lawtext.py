@@ -23,6 +23,7 @@ from typing import Any
 SEED, WBF2017 = "wbf1997-cba1999", "wbf2017"
 _EDITION_NAMES = {"1997": SEED, "wbf1997": SEED, SEED: SEED, "2017": WBF2017, WBF2017: WBF2017}
 LANGS = ("zh", "en")
+LAST_LAW = 93
 _TEXTS = Path(__file__).with_name("lawtexts")
 _CITATION = re.compile(r"^\d{1,2}[A-H]?\d{0,2}[a-z]?$")
 
@@ -214,7 +215,8 @@ def _node_line(node: dict[str, Any]) -> str:
 def _key(law: str | None) -> str:
     """A citation as the texts key it: "27B1(a)" → "27B1a"; "30A/30B1" → "30A"; "" when it is not one."""
     key = str(law or "").split("/")[0].replace("(", "").replace(")", "").replace(" ", "")
-    return key if _CITATION.match(key) else ""
+    number = re.match(r"\d+", key)
+    return key if _CITATION.match(key) and number and 1 <= int(number.group(0)) <= LAST_LAW else ""
 
 
 def _nearest(key: str, table: dict[str, Any]) -> str:
