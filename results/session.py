@@ -15,8 +15,10 @@ Conventions (beyond :mod:`results.scoring`):
   movement says the board is played).
 - Pairs ranking: the percentage of the matchpoints available on the boards played (sum of matchpoints
   over sum of tops). A two-field Mitchell (no arrow switch) ranks NS and EW separately.
-- Law 88: a pair given average plus scores the higher of 60 % and its percentage on the boards it
-  played that were not artificially scored (``law88=False`` turns it off).
+- Law 88 (1997) / 12C2(c) (2017): a pair given average plus scores the higher of 60 % and its percentage
+  on the boards it played that were not artificially scored; under the 2017 Laws (``laws="2017"``) a pair
+  given average minus likewise scores the lower of 40 % and that percentage (``law88=False`` turns both
+  off).
 - IMP pairs (cross-IMPs, Butler) and total points: the sum over the boards played.
 - Teams: each two-table match scores IMPs per board once both rooms are in; an artificial score in
   either room gives each team its award (+3/0/-3, Law 86A); rooms that played different forms of a
@@ -33,6 +35,7 @@ from enum import StrEnum
 from typing import Any, NotRequired, TypedDict
 
 from table.board import Vulnerability, vulnerability_for
+from table.editions import edition
 from table.scoring import parse_contract, score_ns
 
 from .errors import ResultEntryError, ResultsError
@@ -43,6 +46,7 @@ from .scoring import (
     Award,
     Line,
     LineScore,
+    artificial_session_percent,
     award_imps,
     butler_board,
     cross_imps_board,
@@ -209,8 +213,9 @@ class Session:
                  kind: str | None = None, date: str | None = None, site: str | None = None,
                  entrants: Iterable[Entrant] = (), deals: dict[int, str] | None = None,
                  n_max: str = "results", law88: bool = True, butler_trim: int = 1, vp: bool = False,
-                 knockout: bool = False, check_boards: bool = True) -> None:
+                 knockout: bool = False, check_boards: bool = True, laws: str | None = None) -> None:
         self.name = name
+        self.laws = edition(laws).name           # the law edition of the session-percentage rule
         self.scoring = Scoring(scoring)
         if isinstance(sections, Movement):
             sections = [Section("A", sections)]
@@ -387,7 +392,7 @@ class Session:
         return _place(rows)
 
     def _mp_total(self, boards: dict[int, tuple[float, float, Award | None]]) -> tuple[float, float]:
-        """Sum of matchpoints and of tops, with Law 88 for average plus."""
+        """Sum of matchpoints and of tops, with the session-percentage rule of the edition (Law 88, 12C2(c))."""
         real_mp = sum(v for v, _t, a in boards.values() if a is None)
         real_top = sum(t for _v, t, a in boards.values() if a is None)
         own = 100.0 * real_mp / real_top if real_top else 0.0
@@ -395,8 +400,10 @@ class Session:
         for v, t, a in boards.values():
             if a is None:
                 continue
-            if self.law88 and a is Artificial.PLUS and own > ARTIFICIAL_PERCENT[Artificial.PLUS]:
-                v = t * own / 100.0
+            if self.law88 and a in (Artificial.PLUS, Artificial.MINUS):
+                percent = artificial_session_percent(a is Artificial.MINUS, own if real_top else None, self.laws)
+                if percent != ARTIFICIAL_PERCENT[a]:
+                    v = t * percent / 100.0
             total += v
             top += t
         return total, top

@@ -12,8 +12,8 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from .container import Service
 from .deps import director, service, viewer
-from .errors import Forbidden, NotFound, Unauthenticated
-from .lawtext import statement
+from .errors import Forbidden, Invalid, NotFound, Unauthenticated
+from .lawtext import LawTextError, edition_name, law_text, statement
 from .runtime import TableRuntime
 from .schemas import AdjustmentIn, EventIn, RulingIn
 from .visibility import NOTHING, Viewer, summary, turn_of
@@ -192,12 +192,24 @@ async def devices(svc: Service = Depends(service), v: Viewer = Depends(director)
     return {tid: [d.health() for d in rt.devices] for tid, rt in svc.club.tables.items() if rt.devices}
 
 
-@router.get("/laws/{law}", summary="a short statement of a law (seed numbering)")
-async def law(law: str = Path(..., max_length=10)) -> dict[str, Any]:
-    text = statement(law)
-    if not text:
+@router.get("/laws/{law}", summary="the text of a law in an edition (default: the regulation's)",
+            responses={404: {"description": "no text of this law or of a parent"},
+                       422: {"description": "unknown edition or language"}})
+async def law(law: str = Path(..., max_length=10),
+              edition: str | None = Query(None, max_length=20, description="wbf1997-cba1999 (1997) or wbf2017 (2017)"),
+              lang: str | None = Query(None, max_length=2, description="zh: the seed's Chinese; en: English"),
+              table: str | None = Query(None, pattern=r"^[A-Za-z0-9_-]{1,32}$",
+                                        description="the edition of this table's current board"),
+              svc: Service = Depends(service)) -> dict[str, Any]:
+    if edition is None and table is not None:
+        edition = svc.club.table(table).table.edition.name
+    try:
+        found = law_text(law, edition_name(edition, svc.club.regulation.law_edition), lang)
+    except LawTextError as err:
+        raise Invalid(str(err)) from err
+    if found is None:
         raise NotFound(f"no statement of law {law!r}")
-    return {"law": law, "text": text}
+    return found
 
 
 # ---------------------------------------------------------------------------------------------- live upload

@@ -1,9 +1,36 @@
-"""Short statements of the laws the engine cites (seed numbering: the 1997 WBF Laws, 1999 CBA edition).
+"""The text of the laws the engine cites, per law edition, for the director's console and the seat pages.
 
-Paraphrases for the director's console, not the text of the laws; ``statement("30B1")`` falls back to the
-nearest law listed ("30B", then "30").
+Three sources, one lookup (``law_text``):
+
+* the seed's own Chinese wording (the 1997 WBF Laws, 1999 Chinese Bridge Association edition), split into
+  sections (``service/lawtexts/wbf1997-cba1999.json``, made by ``bench/extract_seed_laws.py``);
+* brief English quotations of the 2017 WBF Laws with the copy each was taken from
+  (``service/lawtexts/wbf2017.json``), numbered as the 2017 book numbers them;
+* short English paraphrases of the seed's laws (``STATEMENTS`` below, seed numbering), not the laws' text.
+
+Every lookup falls back to the nearest law listed ("30B1" → "30B" → "30"); a citation of several laws
+("27B1(b)/27B2") is looked up by its first. A 2017 law with no quotation falls back to the seed's paraphrase
+of the same number (the laws the 2017 book left unchanged keep their numbers), and says so.
 """
 from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+SEED, WBF2017 = "wbf1997-cba1999", "wbf2017"
+_EDITION_NAMES = {"1997": SEED, "wbf1997": SEED, SEED: SEED, "2017": WBF2017, WBF2017: WBF2017}
+LANGS = ("zh", "en")
+LAST_LAW = 93
+_TEXTS = Path(__file__).with_name("lawtexts")
+_CITATION = re.compile(r"^\d{1,2}[A-H]?\d{0,2}[a-z]?$")
+
+
+class LawTextError(ValueError):
+    """An unknown edition or language."""
+
 
 STATEMENTS: dict[str, str] = {
     "1": "The pack: 52 cards, four suits ranked spades, hearts, diamonds, clubs.",
@@ -109,12 +136,98 @@ STATEMENTS: dict[str, str] = {
 
 
 def statement(law: str | None) -> str:
-    """The short statement of ``law`` or of its nearest parent; "" when unknown."""
-    if not law:
-        return ""
-    key = str(law).strip()
+    """The short statement of ``law`` (seed numbering) or of its nearest parent; "" when unknown."""
+    found = _nearest(_key(law), STATEMENTS)
+    return STATEMENTS[found] if found else ""
+
+
+def edition_name(name: str | None, default: str = SEED) -> str:
+    """The service's name of an edition ("1997" and "2017" are accepted too); None is ``default``."""
+    if name is None or not str(name).strip():
+        return _EDITION_NAMES[default]
+    found = _EDITION_NAMES.get(str(name).strip().lower())
+    if found is None:
+        raise LawTextError(f"unknown law edition {name!r} (available: {SEED}, {WBF2017})")
+    return found
+
+
+def law_text(law: str | None, edition: str | None = None, lang: str | None = None) -> dict[str, Any] | None:
+    """The text of ``law`` in ``edition`` (default: the seed) and ``lang`` ("zh": the seed's Chinese; "en": the
+    2017 quotation or the seed's paraphrase; default: the edition's own language), or None when neither the law
+    nor a parent is known. The answer names what was found: ``cited`` (the law actually quoted), ``edition``,
+    ``lang``, ``source`` and, for 2017, the ``url`` of the copy quoted."""
+    ed = edition_name(edition)
+    if lang is not None and lang not in LANGS:
+        raise LawTextError(f"unknown language {lang!r} (available: {', '.join(LANGS)})")
+    key = _key(law)
+    if not key:
+        return None
+    if ed == WBF2017:
+        book = _book(WBF2017)
+        found = _nearest(key, book["laws"])
+        if found:
+            entry = book["laws"][found]
+            return {"law": law, "cited": found, "edition": WBF2017, "lang": "en", "text": entry["text"],
+                    "kind": entry["kind"], "source": book["source"], "url": entry.get("url")}
+        paraphrase = _paraphrase(law, key)
+        if paraphrase is not None:
+            paraphrase.update(edition=WBF2017, fallback=f"no 2017 quotation; the seed's Law {paraphrase['cited']}")
+        return paraphrase
+    if lang == "en":
+        return _paraphrase(law, key)
+    return _seed(law, key)
+
+
+def _seed(law: str | None, key: str) -> dict[str, Any] | None:
+    book = _book(SEED)
+    number = re.match(r"\d+", key)
+    nodes = book["laws"].get(number.group(0) if number else "", [])
+    found = _nearest(key, {n["key"]: n for n in nodes})
+    if not found:
+        return None
+    start = next(i for i, n in enumerate(nodes) if n["key"] == found)
+    lines = [_node_line(nodes[start])]
+    for node in nodes[start + 1:]:
+        if node["depth"] <= nodes[start]["depth"]:
+            break
+        lines.append(_node_line(node))
+    title = nodes[0]["heading"]
+    return {"law": law, "cited": found, "edition": SEED, "lang": "zh", "title": title,
+            "text": "\n".join(line for line in lines if line), "kind": "text", "source": book["source"]}
+
+
+def _paraphrase(law: str | None, key: str) -> dict[str, Any] | None:
+    found = _nearest(key, STATEMENTS)
+    if not found:
+        return None
+    return {"law": law, "cited": found, "edition": SEED, "lang": "en", "text": STATEMENTS[found],
+            "kind": "paraphrase", "source": "a paraphrase of the seed's law, not its text"}
+
+
+def _node_line(node: dict[str, Any]) -> str:
+    """One section as the seed prints it: "B．heading", "1.heading", "（a）heading", then its text."""
+    key, depth, heading, text = node["key"], node["depth"], node["heading"], node["text"]
+    marker = "" if depth == 0 else f"{key[-1]}．" if depth == 1 else f"{key[-1]}." if depth == 2 else f"（{key[-1]}）"
+    head = f"第{key}條：{heading}" if depth == 0 else marker + heading
+    return "\n".join(part for part in (head, text) if part)
+
+
+def _key(law: str | None) -> str:
+    """A citation as the texts key it: "27B1(a)" → "27B1a"; "30A/30B1" → "30A"; "" when it is not one."""
+    key = str(law or "").split("/")[0].replace("(", "").replace(")", "").replace(" ", "")
+    number = re.match(r"\d+", key)
+    return key if _CITATION.match(key) and number and 1 <= int(number.group(0)) <= LAST_LAW else ""
+
+
+def _nearest(key: str, table: dict[str, Any]) -> str:
     while key:
-        if key in STATEMENTS:
-            return STATEMENTS[key]
+        if key in table:
+            return key
         key = key[:-1]
     return ""
+
+
+@cache
+def _book(edition: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((_TEXTS / f"{edition}.json").read_text(encoding="utf-8"))
+    return data

@@ -69,8 +69,9 @@ def _entrant(number: int, v: Any, teams: bool) -> Entrant:
     return Entrant(number, tuple(str(x) for x in v))
 
 
-def build_session(cfg: EventConfig) -> tuple[Session, list[SectionPlan]]:
-    """The ``results.Session`` of an event configuration and each section's table map (checked)."""
+def build_session(cfg: EventConfig, laws: str | None = None) -> tuple[Session, list[SectionPlan]]:
+    """The ``results.Session`` of an event configuration and each section's table map (checked); ``laws``: the
+    event's law edition (the regulation's ``law_edition``), which decides its session-percentage rule."""
     if cfg.movement is not None:
         specs = [("A", cfg.movement, cfg.tables, cfg.entrants, False)]
     else:
@@ -102,7 +103,7 @@ def build_session(cfg: EventConfig) -> tuple[Session, list[SectionPlan]]:
             sec.entrants[n] = _entrant(n, v, teams)
         plans.append(SectionPlan(sid, mv, table_map))
         sections.append(sec)
-    session = Session(cfg.name, cfg.scoring, sections, date=cfg.date, site=cfg.site, vp=cfg.vp)
+    session = Session(cfg.name, cfg.scoring, sections, date=cfg.date, site=cfg.site, vp=cfg.vp, laws=laws)
     return session, plans
 
 

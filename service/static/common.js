@@ -93,3 +93,33 @@ function stream(path, onMessage, onStatus, token = "", stillValid = null) {
   }
   open();
 }
+// The text of a cited law in the edition of the table's current board (the seed's Chinese under 1997, a brief
+// quotation with its source under 2017), fetched once per table, board and law. A slot shows the paraphrase the
+// view carried until the text arrives.
+const LAW_TEXTS = new Map();      // "table|board|law" -> {value, promise}
+function lawKey(law) { return String(law || "").split("/")[0].replace(/[()\s]/g, ""); }
+function lawTextHtml(t) {
+  const src = t.url ? `<a href="${esc(t.url)}" target="_blank" rel="noopener">${esc(t.source)}</a>` : esc(t.source);
+  return `<span class="law-quote" lang="${t.lang === "zh" ? "zh-Hant" : "en"}">${esc(t.text).replace(/\n/g, "<br>")}</span>` +
+    `<br><small>Law ${esc(t.cited)} &mdash; ${src}</small>`;
+}
+function lawTextSlot(table, board, law, paraphrase) {
+  const key = `${table}|${board ?? ""}|${lawKey(law)}`;
+  const known = LAW_TEXTS.get(key);
+  const inner = known && known.value ? lawTextHtml(known.value) : esc(paraphrase || "");
+  return `<div class="muted law-text" data-key="${esc(key)}">${inner}</div>`;
+}
+function lawTexts(root) {
+  root.querySelectorAll(".law-text[data-key]").forEach(el => {
+    const key = el.dataset.key, [table, , law] = key.split("|");
+    if (!law) return;
+    let entry = LAW_TEXTS.get(key);
+    if (!entry) {
+      entry = {value: null, promise: null};
+      entry.promise = api(`/api/laws/${encodeURIComponent(law)}?table=${encodeURIComponent(table)}`)
+        .then(t => (entry.value = t)).catch(() => null);
+      LAW_TEXTS.set(key, entry);
+    }
+    entry.promise.then(t => { if (t && el.isConnected) el.innerHTML = lawTextHtml(t); });
+  });
+}

@@ -54,12 +54,13 @@ function renderAlerts() {
   el.innerHTML = items.map(([id, s, irr]) => `<div class="alert" data-table="${esc(id)}" data-code="${esc(irr.code)}">
     <div><b>Table ${esc(id)}</b>, board ${s.board ? s.board.number : "-"}: <span class="code">${esc(irr.code)}</span>
     by ${esc(irr.seat || "-")} &mdash; <span class="law">Law ${esc(irr.law)}</span></div>
-    <div class="muted">${esc(irr.law_text)}</div>
+    ${lawTextSlot(id, s.board ? s.board.number : null, irr.law, irr.law_text)}
     <div>${esc(irr.detail || "")}</div>
     <div>${(irr.options || []).map(o => `<button class="option" data-table="${esc(id)}" data-code="${esc(irr.code)}" data-option="${esc(o.code)}"
        title="${esc(o.text)}">${esc(o.code)} <span class="muted">(${esc(o.chooser)})</span></button>`).join("")}</div>
     <div class="muted">${(irr.options || []).map(o => `<div><b>${esc(o.code)}</b>: ${esc(o.text)}</div>`).join("")}</div></div>`).join("");
   el.querySelectorAll("button.option").forEach(b => b.onclick = () => rule(b.dataset.table, b.dataset.code, b.dataset.option, b));
+  lawTexts(el);
 }
 
 async function rule(table, code, option, button) {

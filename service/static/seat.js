@@ -42,9 +42,10 @@ function render() {
     (s.trick ? "Current: " + trickHtml(s.trick) : "") : (s.tricks ? s.tricks.map(trickHtml).join("") : '<span class="muted">-</span>');
   const ch = s.choices || [];
   document.getElementById("choices-section").style.display = ch.length ? "" : "none";
-  document.getElementById("choices").innerHTML = ch.map(i => `<div><b>${esc(i.code)}</b> (Law ${esc(i.law)}): ${esc(i.law_text)}<br>` +
+  document.getElementById("choices").innerHTML = ch.map(i => `<div><b>${esc(i.code)}</b> (Law ${esc(i.law)}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
     i.options.map(o => `<button data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(o.text)}">${esc(o.code)}</button> ${esc(o.text)}<br>`).join("") + "</div>").join("");
   document.querySelectorAll("#choices button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
+  lawTexts(document.getElementById("choices"));
   document.getElementById("irregularities").innerHTML = s.irregularities.map(i =>
     `<div>${esc(i.code)} (Law ${esc(i.law)}) ${esc(i.seat || "")} ${esc(i.detail || "")} [${esc(i.disposition || "open")}]</div>`).join("") || "none";
   if (s.result) document.getElementById("play").innerHTML += `<p>Result: ${esc(s.result.contract)} ${esc(s.result.declarer || "")}, ${s.result.tricks ?? "-"} tricks, NS ${s.result.score_ns ?? "-"}</p>`;

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..cards import Seat
 from ..irregularity import Irregularity
 from .position import LHO, PARTNER, SIDE
+from .rulings import WAITING_55A, apply_waiting_choice
 from .state import PlayState
 
 # codes whose pending choice is about an irregular lead that sits, provisionally, as the trick's lead
@@ -22,6 +23,10 @@ def resolve_pending(st: PlayState, seat: Seat, card: str, out: list[Irregularity
             continue
         code = irr.code
         nos = SIDE[seat] != SIDE[p.offender]
+        if code in WAITING_55A:
+            apply_waiting_choice(st, p, seat, out)
+            if not irr.open:
+                continue
         if code in LEAD_CODES:
             if not nos or not st._trick or st._trick[0] != (p.offender, p.card):
                 continue                       # 60C: the offending side's card does not affect NOS rights

@@ -72,7 +72,9 @@ def _refuse_lead(st: PlayState, p: Pending, law: str, out: list[Irregularity]) -
 
 def _defenders_choice(st: PlayState, p: Pending, option: str) -> str | None:
     """2017 55A: if the defenders choose differently, the one next in turn after the irregular lead prevails.
-    Returns the option to apply now, or None while only the other defender has chosen."""
+    Returns the option to apply now, or None while only the other defender has chosen: his choice waits for
+    the prevailing defender's (who may choose, or accept by playing to the lead, 53A) and is applied as soon
+    as anything else happens at the table (``apply_waiting_choice``)."""
     if not st.edition.law55a_next_in_turn_prevails:
         return option                                  # 1997: the first choice made is applied
     who = p.extra.get("chooser_seat")
@@ -82,6 +84,21 @@ def _defenders_choice(st: PlayState, p: Pending, option: str) -> str | None:
     p.extra["other_choice"] = option
     p.irr.detail += f"; {who} chose {option}: {prevails}, next in turn, prevails if he chooses differently (55A)"
     return None
+
+
+WAITING_55A = ("LEAD_OUT_OF_TURN_DECLARER", "LEAD_FROM_WRONG_HAND")
+
+
+def apply_waiting_choice(st: PlayState, p: Pending, seat: Seat, out: list[Irregularity]) -> None:
+    """2017 55A: a card from anyone but the prevailing defender while the other defender's choice waits: the
+    prevailing defender expressed no other option, so the waiting choice is applied before the card counts."""
+    option = p.extra.get("other_choice")
+    if option is None or not p.irr.open or seat == LHO[p.offender]:
+        return
+    del p.extra["other_choice"]
+    p.extra["chooser_seat"] = None                     # applied as chosen: nothing waits any more
+    p.irr.detail += f"; {seat} played before {LHO[p.offender]} chose: {option} applied (55A)"
+    RULINGS[p.irr.code](st, p, option, out)
 
 
 def _lead_out_of_turn_declarer(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:

@@ -13,6 +13,7 @@ from results.movement import howell, mitchell, teams_match
 from results.scoring import (
     Artificial,
     Line,
+    artificial_session_percent,
     award_from_percent,
     award_imps,
     award_percent,
@@ -284,3 +285,53 @@ def test_percent_of_field() -> None:
     assert percent_of_field(307, 155) == pytest.approx(99.35, abs=0.01)
     with pytest.raises(ResultsError):
         percent_of_field(0, 0)
+
+
+def _top_and_bottom_session(laws: str | None,
+                            skip: tuple[int, int] | None = None) -> tuple[Session, tuple[int, int]]:
+    """howell(6): pair 6 tops every board it plays, pair 5 is bottom on every other board it plays; the
+    board of their own meeting is ``(board, sitting)``; ``skip`` leaves that result out."""
+    mv = howell(6)
+    s = Session("h", "MP", mv, laws=laws)
+    meeting = next(x for x in mv.sittings if {x.ns, x.ew} == {5, 6})
+    for sit in mv.sittings:
+        for b in sit.boards:
+            if skip == (b, sit.round) and sit is meeting:
+                continue
+            if 6 in (sit.ns, sit.ew):
+                score = 2000 if sit.ns == 6 else -2000
+            elif 5 in (sit.ns, sit.ew):
+                score = -2000 if sit.ns == 5 else 2000
+            else:
+                score = 0
+            s.add_result(BoardResult(b, *sit.pairs, score_ns=score))
+    return s, (meeting.boards[0], meeting.round)
+
+
+@pytest.mark.parametrize("laws", [None, "1997", "2017", "wbf2017"])
+def test_session_percentage_rule_by_edition(laws: str | None) -> None:
+    """Law 88 (1997) and 12C2(c) (2017): the non-offending pair keeps a session percentage above 60 %; the
+    offending pair's average minus is 40 % (1997) or its own lower session percentage (2017)."""
+    s, (board, rnd) = _top_and_bottom_session(laws)
+    other, _ = _top_and_bottom_session(laws, skip=(board, rnd))
+    own = {r.entrant: r.score for r in other.ranking()}
+    assert own[6] == pytest.approx(100.0) and own[5] < 40.0
+    sit = next(x for x in s.section().movement.sittings if x.round == rnd and {x.ns, x.ew} == {5, 6})
+    awards = (Artificial.PLUS, Artificial.MINUS) if sit.ns == 6 else (Artificial.MINUS, Artificial.PLUS)
+    s.add_result(BoardResult(board, *sit.pairs, artificial=awards))
+    got = {r.entrant: r.score for r in s.ranking()}
+    assert got[6] == pytest.approx(100.0)                               # both editions: at least its own
+    if laws in ("2017", "wbf2017"):
+        assert got[5] == pytest.approx(own[5])                          # 12C2(c): its own lower percentage
+    else:
+        assert got[5] > own[5] + 0.1                                    # 1997: average minus is 40 %
+    assert s.laws == ("2017" if laws in ("2017", "wbf2017") else "1997")
+    with pytest.raises(ValueError, match="unknown law edition"):
+        Session("h", "MP", howell(6), laws="2007")
+
+
+@pytest.mark.parametrize(("laws", "ew"), [("1997", 40.0), ("2017", 35.0)])
+def test_d15_session_percentages(laws: str, ew: float) -> None:
+    """D15: NS not at fault with 65 % on the other boards, EW at fault with 35 %."""
+    assert artificial_session_percent(False, 65.0, laws) == 65.0
+    assert artificial_session_percent(True, 35.0, laws) == ew

@@ -624,6 +624,50 @@ def test_55a_defender_next_in_turn_prevails_2017():
     assert flags[0].disposition == "rectified:accept"
 
 
+def _wrong_hand_lead(ed):
+    """S declarer in NT; dummy N wins trick 1, then S leads C7 from his hand (55B2): W is next in turn."""
+    p = Play(S, "NT", Deal.from_pbn(PBN), (), ed)
+    for seat, card in ((W, "C2"), (N, "CA"), (E, "C8"), (S, "C6")):
+        p.card(seat, card)
+    flags = p.card(S, "C7")
+    assert codes(flags) == ["LEAD_FROM_WRONG_HAND"]
+    return p, flags[0]
+
+
+def test_55a_waiting_choice_applied_when_the_table_moves_on_2017():
+    p, f = _wrong_hand_lead(EDITION_2017)
+    p.ruling("LEAD_FROM_WRONG_HAND", "lead_from_correct_hand", E)   # E's choice waits for W ...
+    assert f.open and p.tricks[1] == [(S, "C7")]
+    card = next(c for c in p.remaining(N) if c[0] == "D")
+    assert p.card(N, card) == []                                     # ... dummy leads from the correct hand:
+    assert (f.disposition, f.disposition_law) == ("rectified:lead_from_correct_hand", "55B2")   # E's applies
+    assert "C7" in p.remaining(S) and p.tricks[1] == [(N, card)] and p.next_seat == E
+    assert "55A" in f.detail
+
+
+def test_55a_prevailing_defender_accepts_by_playing_2017():
+    p, f = _wrong_hand_lead(EDITION_2017)
+    p.ruling("LEAD_FROM_WRONG_HAND", "lead_from_correct_hand", E)
+    p.card(W, "C5")                                                  # W, next in turn, plays to the lead: 53A
+    assert f.disposition == "accepted_by_action" and p.tricks[1] == [(S, "C7"), (W, "C5")]
+
+
+def test_55a_prevailing_defender_overrules_an_acceptance_2017():
+    p, f = _wrong_hand_lead(EDITION_2017)
+    p.ruling("LEAD_FROM_WRONG_HAND", "accept", E)
+    assert f.open
+    p.ruling("LEAD_FROM_WRONG_HAND", "lead_from_correct_hand", W)
+    assert f.disposition == "rectified:lead_from_correct_hand" and "C7" in p.remaining(S) and p.next_seat == N
+
+
+def test_55a_first_choice_applies_1997():
+    p, f = _wrong_hand_lead(EDITION_1997)
+    p.ruling("LEAD_FROM_WRONG_HAND", "lead_from_correct_hand", E)   # no tie-break in the seed: applied at once
+    assert f.disposition == "rectified:lead_from_correct_hand" and p.next_seat == N
+    with pytest.raises(PlayRulingError):
+        p.ruling("LEAD_FROM_WRONG_HAND", "accept", W)
+
+
 def test_replay_cli_laws_option(tmp_path):
     from click.testing import CliRunner
 
