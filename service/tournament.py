@@ -72,7 +72,7 @@ class LiveTournament:
     def __init__(self, cfg: EventConfig, club: Club) -> None:
         self.cfg = cfg
         self.club = club
-        self.session, self.plans = build_session(cfg)
+        self.session, self.plans = build_session(cfg, club.regulation.law_edition)
         self.where: dict[str, tuple[SectionPlan, int]] = {tid: (p, mt) for p in self.plans
                                                           for tid, mt in p.tables.items()}
         self.table_ids = {(p.id, mt): tid for p in self.plans for tid, mt in p.tables.items()}
