@@ -1,12 +1,17 @@
 #include "clock.h"
 
+#include "keys.h"
+
 #include <avr/interrupt.h>
 #include <avr/io.h>
 #include <util/atomic.h>
 
 static volatile uint32_t ticks;
 
-ISR(TIMER0_COMPA_vect) { ticks++; }
+ISR(TIMER0_COMPA_vect) {
+    ticks++;
+    keys_sample(ticks);               /* keys are sampled here: a long SPI exchange in the main loop cannot miss one */
+}
 
 void clock_init(void) {
     TCCR0A = _BV(WGM01);                  /* CTC */

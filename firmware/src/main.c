@@ -11,6 +11,7 @@
 #include "board.h"
 #include "clock.h"
 #include "identity.h"
+#include "keys.h"
 #include "mfrc522.h"
 #include "uart.h"
 
@@ -22,7 +23,7 @@ static uint8_t rx_buf[2][BT_MAX_ENCODED];   /* full-size receive buffers: every 
 static uint8_t antenna_ok;
 
 static struct {
-    uint8_t present, len, absent;
+    uint8_t present, len, absent, checks;
     uint8_t uid[MFRC522_UID_MAX];
 } tag;
 
@@ -55,6 +56,12 @@ static uint32_t session_id_for(const char *serial) {
 
 static void poll_reader(uint32_t now) {
     uint8_t uid[MFRC522_UID_MAX];
+    /* The tag already reported usually still lies there: a short presence check (a quarter of the SPI traffic)
+     * tells so; a 7-byte UID is matched on its level-1 bytes only, so every 8th round reads the whole UID. */
+    if (tag.present && (++tag.checks & 7u) && mfrc522_still_present(tag.uid, tag.len)) {
+        tag.absent = 0;
+        return;
+    }
     uint8_t n = mfrc522_read_uid(uid);
     if (!n) {
         if (tag.present && ++tag.absent >= RFID_ABSENT_POLLS) tag.present = 0;
@@ -72,36 +79,17 @@ static void poll_reader(uint32_t now) {
     bt_session_send(&links[READER], BT_CARD_READ, p, (uint8_t)len, now);
 }
 
-static struct {
-    uint16_t last_raw, state;
-    uint8_t stable;
-    bidding bid;
-} keys;
+static bidding bid;
 
-static void keys_init(void) {
-    DDRA = 0;
-    PORTA = 0xFF;                                 /* pull-ups: a key connects its pin to GND */
-    DDRC = 0;
-    PORTC = 0xFF;
-}
-
-static void scan_keys(uint32_t now) {
-    uint16_t raw = (uint16_t)~(PINA | ((uint16_t)PINC << 8));
-    if (raw != keys.last_raw) {
-        keys.last_raw = raw;
-        keys.stable = 0;
-        return;
-    }
-    if (keys.stable < KEY_STABLE_MS) keys.stable++;
-    if (keys.stable != KEY_STABLE_MS - 1u) return;
-    uint16_t pressed = raw & (uint16_t)~keys.state;
-    keys.state = raw;
-    for (uint8_t k = 0; k < KEY_COUNT; k++) {
+static void handle_keys(void) {
+    uint8_t key;
+    uint32_t at;
+    while (keys_next(&key, &at)) {
         uint8_t call, alert;
-        if ((pressed & (1u << k)) && bidding_key(&keys.bid, k, &call, &alert)) {
+        if (bidding_key(&bid, key, &call, &alert)) {
             uint8_t p[6];
-            bt_enc_call_pressed(p, call, alert, now);
-            bt_session_send(&links[BOX], BT_CALL_PRESSED, p, 6, now);
+            bt_enc_call_pressed(p, call, alert, at);
+            bt_session_send(&links[BOX], BT_CALL_PRESSED, p, 6, at);
         }
     }
 }
@@ -133,7 +121,7 @@ int main(void) {
             tick = now;
             bt_session_poll(&links[READER], now);
             bt_session_poll(&links[BOX], now);
-            scan_keys(now);
+            handle_keys();
             if ((uint32_t)(now - last_rfid) >= RFID_POLL_MS) {
                 last_rfid = now;
                 poll_reader(now);

@@ -114,6 +114,19 @@ static int16_t select_level(uint8_t sel, uint8_t *uid4) {
     return sak[0];
 }
 
+uint8_t mfrc522_still_present(const uint8_t *uid, uint8_t len) {
+    uint8_t wupa = PICC_WUPA, atqa[2], cmd[2] = {PICC_SEL_CL1, 0x20}, in[5];
+    if (transceive(&wupa, 1, 7, atqa, sizeof atqa) != 2) return 0;
+    if (transceive(cmd, 2, 0, in, sizeof in) != 5) return 0;
+    if ((uint8_t)(in[0] ^ in[1] ^ in[2] ^ in[3]) != in[4]) return 0;
+    uint8_t expect[4] = {CASCADE_TAG, uid[0], uid[1], uid[2]};
+    const uint8_t *want = len == 4 ? uid : expect;
+    for (uint8_t i = 0; i < 4; i++)
+        if (in[i] != want[i]) return 0;
+    write_reg(CommandReg, CMD_IDLE);              /* leave the tag in READY: the next WUPA finds it again */
+    return 1;
+}
+
 uint8_t mfrc522_read_uid(uint8_t *uid) {
     uint8_t wupa = PICC_WUPA, atqa[2];
     if (transceive(&wupa, 1, 7, atqa, sizeof atqa) != 2) return 0;
