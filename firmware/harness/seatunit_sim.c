@@ -3,10 +3,11 @@
  * symlink (as a udev by-id link), models the MFRC522 on SPI and the bidding-box keys on their pins, and takes
  * a script of physical actions on stdin, one command per line:
  *   place UID_HEX [ID]      a tag is laid on the antenna (replacing any); prints "placed ID MONOTONIC_NS"
- *   remove                  the antenna's field is empty
+ *   placeafter MS UID_HEX [ID]   the same, MS emulated milliseconds from now
+ *   remove [MS]             the antenna's field is empty (MS emulated milliseconds from now)
  *   press CALL [alert]      keys pressed in turn (Alert first if asked, then Pass/X/XX, or level + strain)
  *   unplug reader|box|all MS   the link's cable is pulled for MS milliseconds (the MCU keeps running)
- *   faults corrupt=R drop=R bytedrop=R bytedup=R seed=N   wire faults on both links, both directions
+ *   faults corrupt=R drop=R bytedrop=R bytedup=R dir=up|both seed=N   wire faults on both links
  *   sync ID                 prints "synced ID" once every key press asked before it is finished
  *   stats                   prints counters;   quit
  * Prints "ready READER_PATH BOX_PATH" once both ptys exist. Usage:
@@ -37,8 +38,8 @@
 
 #define FREQ 16000000ull
 #define CYCLES_PER_US (FREQ / 1000000ull)
-#define KEY_HOLD_MS 30u
-#define KEY_GAP_MS 30u
+#define KEY_HOLD_MS 20u
+#define KEY_GAP_MS 20u
 #define OUT_MAX 65536u
 
 static uint64_t mono_ns(void) {
@@ -50,8 +51,9 @@ static uint64_t mono_ns(void) {
 /* ------------------------------------------------------------------ faults */
 static struct {
     double corrupt, drop, bytedrop, bytedup;
+    int up_only;                                  /* faults on device -> host bytes only */
     uint64_t rng;
-} faults = {0, 0, 0, 0, 0x9E3779B97F4A7C15ull};
+} faults = {0, 0, 0, 0, 0, 0x9E3779B97F4A7C15ull};
 
 static double rnd(void) {                         /* xorshift64*: reproducible for a seed */
     faults.rng ^= faults.rng >> 12;
@@ -171,7 +173,9 @@ static void service_link(link_t *l, short revents) {
         ssize_t n = read(l->master, buf, sizeof buf);
         for (ssize_t i = 0; i < n; i++) {
             uint8_t b[2];
-            int k = through_faults(buf[i], &l->dropping_down, b);
+            int k = 1;
+            b[0] = buf[i];
+            if (!faults.up_only) k = through_faults(buf[i], &l->dropping_down, b);
             l->faulted += (unsigned)(k != 1);
             for (int j = 0; j < k; j++) {
                 uint32_t next = (l->in_head + 1u) & 0xFFFFu;
@@ -215,9 +219,10 @@ enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14
 
 typedef struct {
     uint64_t at;                                  /* emulated cycle */
-    int kind;                                     /* 0 key down, 1 key up, 2 sync */
+    int kind;                                     /* 0 key down, 1 key up, 2 sync, 3 tag placed, 4 field empty */
     int arg;
     char id[64];
+    uint8_t uid[10], uid_len;
 } action;
 
 static action queue[4096];
@@ -225,15 +230,16 @@ static int queued;
 static uint64_t keys_free_at;                     /* emulated cycle when the last asked key press ends */
 static avr_irq_t *key_irq[16];
 
-static void push(uint64_t at, int kind, int arg, const char *id) {
-    if (queued >= (int)(sizeof queue / sizeof queue[0])) return;
+static action *push(uint64_t at, int kind, int arg, const char *id) {
+    if (queued >= (int)(sizeof queue / sizeof queue[0])) return NULL;
     int i = queued++;
     while (i > 0 && queue[i - 1].at > at) {      /* keep it sorted by time (stable) */
         queue[i] = queue[i - 1];
         i--;
     }
-    queue[i] = (action){at, kind, arg, ""};
-    if (id) snprintf(queue[i].id, sizeof queue[i].id, "%s", id);
+    queue[i] = (action){at, kind, arg, "", {0}, 0};
+    snprintf(queue[i].id, sizeof queue[i].id, "%s", id ? id : "-");
+    return &queue[i];
 }
 
 static void run_due_actions(void) {
@@ -241,6 +247,10 @@ static void run_due_actions(void) {
         action a = queue[0];
         memmove(queue, queue + 1, (size_t)(--queued) * sizeof queue[0]);
         if (a.kind == 2) printf("synced %s\n", a.id);
+        else if (a.kind == 3) {
+            mfrc522_model_place(&reader, a.uid, a.uid_len);
+            printf("placed %s %llu\n", a.id, (unsigned long long)mono_ns());
+        } else if (a.kind == 4) mfrc522_model_place(&reader, NULL, 0);
         else avr_raise_irq(key_irq[a.arg], a.kind == 0 ? 0 : 1);   /* a pressed key pulls its pin low */
     }
     fflush(stdout);
@@ -286,22 +296,24 @@ static int command(char *line) {
     for (char *t = strtok(line, " \t\r\n"); t && argc < 8; t = strtok(NULL, " \t\r\n")) argv[argc++] = t;
     if (!argc) return 1;
     if (!strcmp(argv[0], "quit")) return 0;
-    if (!strcmp(argv[0], "place") && argc >= 2) {
-        uint8_t uid[10];
-        size_t n = strlen(argv[1]) / 2;
-        if (n != 4 && n != 7) {
-            printf("error an ISO 14443 A tag has a 4- or 7-byte UID, not %s\n", argv[1]);
+    if ((!strcmp(argv[0], "place") && argc >= 2) || (!strcmp(argv[0], "placeafter") && argc >= 3)) {
+        int delayed = argv[0][5] == 'a';
+        const char *hex = argv[1 + delayed];
+        size_t n = strlen(hex) / 2;
+        uint64_t at = avr->cycle + (delayed ? strtoull(argv[1], NULL, 10) * 1000ull * CYCLES_PER_US : 0);
+        action *a = n == 4 || n == 7 ? push(at, 3, 0, argc > 2 + delayed ? argv[2 + delayed] : NULL) : NULL;
+        if (!a) {
+            printf("error an ISO 14443 A tag has a 4- or 7-byte UID, not %s\n", hex);
         } else {
             for (size_t i = 0; i < n; i++) {
                 unsigned v = 0;
-                sscanf(argv[1] + 2 * i, "%2x", &v);
-                uid[i] = (uint8_t)v;
+                sscanf(hex + 2 * i, "%2x", &v);
+                a->uid[i] = (uint8_t)v;
             }
-            mfrc522_model_place(&reader, uid, (uint8_t)n);
-            printf("placed %s %llu\n", argc > 2 ? argv[2] : "-", (unsigned long long)mono_ns());
+            a->uid_len = (uint8_t)n;
         }
     } else if (!strcmp(argv[0], "remove")) {
-        mfrc522_model_place(&reader, NULL, 0);
+        push(avr->cycle + (argc > 1 ? strtoull(argv[1], NULL, 10) * 1000ull * CYCLES_PER_US : 0), 4, 0, NULL);
     } else if (!strcmp(argv[0], "press") && argc >= 2) {
         press(argv[1], argc > 2 && !strcmp(argv[2], "alert"));
     } else if (!strcmp(argv[0], "sync") && argc >= 2) {
@@ -324,6 +336,7 @@ static int command(char *line) {
             else if (!strcmp(argv[i], "drop")) faults.drop = v;
             else if (!strcmp(argv[i], "bytedrop")) faults.bytedrop = v;
             else if (!strcmp(argv[i], "bytedup")) faults.bytedup = v;
+            else if (!strcmp(argv[i], "dir")) faults.up_only = !strcmp(eq + 1, "up");
             else if (!strcmp(argv[i], "seed")) faults.rng = 0x9E3779B97F4A7C15ull ^ (strtoull(eq + 1, NULL, 10) * 0x100000001B3ull);
             if (!faults.rng) faults.rng = 1;
         }

@@ -1,0 +1,181 @@
+"""A simulated table whose devices are the real seat-unit firmware on emulated microcontrollers.
+
+:class:`AvrTable` is a :class:`~hw_sim.table_sim.SimulatedTable` whose equipment is four emulated seat units
+(:class:`hw_sim.avr.SeatUnit`, one per seat), each giving a seat reader (serial ``SR-<table>-<seat>``) and a
+bidding box (``BB-<table>-<seat>``) on two ptys. The unchanged drivers open those ptys as serial ports; the
+table plays a record as ``SimulatedTable`` does (same routing, same waiting, same verdict), except that:
+
+* a card is laid on the seat's one antenna (the unit has no dummy zone: dummy's cards are laid on dummy's
+  antenna, which the driver treats the same) and stays there until the next card replaces it; a card laid
+  again while it still lies there is lifted and laid again, as a player would;
+* a hand pickup (HAND_READ) goes by the console: an MFRC522 reads one tag at a time;
+* faults: ``corrupt``, ``drop`` and ``dir`` act on the emulated wire (both links of every unit), ``unplug``
+  pulls a link's cable, ``misread`` lays a damaged tag before the right one, ``dup`` lifts the card and lays
+  it back (the firmware reports it again; the driver's debouncing drops the repeat); ``slow`` is not
+  modelled. :class:`AvrTable` also takes byte-level faults the spec has no name for (``bytedrop``,
+  ``bytedup``).
+
+The club's decks are NTAG-style 7-byte UIDs (:func:`hw_sim.avr.ntag_uids`), registered directly instead of
+learned over the wire (learning 208 tags in real time would take minutes).
+"""
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from drivers.bidding_box import BiddingBoxDriver
+from drivers.decks import STANDARD_ORDER, DeckRegistry
+from drivers.seat_reader import SeatReaderDriver
+from firmware_host import Zone
+from hw_sim.avr import SeatUnit, ntag_uids
+from hw_sim.faults import FaultSpec
+from hw_sim.table_sim import DEFAULT_DECKS, SimulatedTable
+from hw_sim.tags import misread_uid
+from table.cards import SEATS, Deal
+from table.events import CardPlayed, HandRead, TableEvent
+
+RELAY_MS = 120          # a card lifted for a dup is away this long: longer than the firmware's 3 empty polls
+
+
+def ntag_club_decks(n: int = DEFAULT_DECKS, seed: int = 0) -> DeckRegistry:
+    """The club's registry of emulated 7-byte-UID decks ``deck-0`` .. ``deck-<n-1>``."""
+    reg = DeckRegistry()
+    for k in range(n):
+        uids = ntag_uids(f"deck-{k}", seed)
+        reg.learn(f"deck-{k}", [uids[c] for c in STANDARD_ORDER])
+    return reg
+
+
+class _Session:
+    """What ``SimulatedTable._settle`` asks of a device session: the firmware's queue is not visible from
+    outside the chip, and every action is awaited until its event reached the table."""
+    pending = 0
+
+
+class _Device:
+    """The physical side of one link of a seat unit, with the methods the table's actions call."""
+    session = _Session()
+
+    def __init__(self, port: AvrPort) -> None:
+        self.port = port
+
+    def place_card(self, uid: str, zone: Zone | int = Zone.PLAY) -> None:
+        port, unit = self.port, self.port.unit
+        faults = port.faults
+        if faults.misread and port.rng.random() < faults.misread:
+            bad = misread_uid(uid, port.rng)[:len(uid)]
+            unit.place(bad)
+            unit.place(uid, after_ms=RELAY_MS)
+        elif port.on_antenna == uid:                   # lying there already: lift it and lay it again
+            unit.remove()
+            unit.place(uid, after_ms=RELAY_MS)
+        else:
+            ident = f"{port.name}-{port.next_id()}"
+            port.placements.append(ident)
+            unit.place(uid, ident=ident)
+        if faults.dup and port.rng.random() < faults.dup:
+            unit.remove(after_ms=RELAY_MS)
+            unit.place(uid, after_ms=2 * RELAY_MS)
+        port.on_antenna = uid
+
+    def press(self, call: str, alert: bool = False) -> None:
+        self.port.unit.press(call, alert)
+
+
+class AvrPort:
+    """One link of a seat unit, in the shape ``SimulatedTable`` drives a device port."""
+
+    def __init__(self, unit: SeatUnit, link: str, name: str, faults: FaultSpec) -> None:
+        self.unit, self.link, self.name = unit, link, name
+        self.device = _Device(self)
+        self.on_antenna: str | None = None
+        self.placements: list[str] = []             # ids of plain placements, in order (for latencies)
+        self._ids = 0
+        self._unplugged_until = 0.0
+        self.set_faults(faults)
+
+    def next_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    def set_faults(self, faults: FaultSpec) -> None:
+        self.faults = faults
+        self.rng = faults.rng(f"{self.name}:device")
+
+    @property
+    def plugged(self) -> bool:
+        return time.monotonic() >= self._unplugged_until
+
+    def act(self, fn: Any) -> Any:
+        return fn(self.device)
+
+    def unplug(self, duration: float | None = None) -> None:
+        seconds = duration if duration is not None else self.faults.replug
+        self._unplugged_until = time.monotonic() + seconds
+        self.unit.unplug(self.link, seconds)
+
+
+class AvrTable(SimulatedTable):
+    def __init__(self, faults: FaultSpec | str | None = None, seed: int | None = None, *,
+                 n_decks: int = DEFAULT_DECKS, bytedrop: float = 0.0, bytedup: float = 0.0,
+                 link_dir: str | Path | None = None, **kwargs: Any) -> None:
+        self._byte_faults = (bytedrop, bytedup)
+        self.units: dict[str, SeatUnit] = {}
+        self._card_emits: dict[str, list[int]] = {}
+        self._unit_dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunits-"))
+        super().__init__("pty", faults, seed, decks=ntag_club_decks(n_decks), n_decks=n_decks,
+                         link_dir=self._unit_dir, **kwargs)
+        self.transport = "avr"
+
+    def _build(self) -> None:
+        kw = self._driver_kwargs()
+        for s in SEATS:
+            reader_serial, box_serial = f"SR-{self.name}-{s}", f"BB-{self.name}-{s}"
+            unit = SeatUnit(f"{self.name}-{s}", reader_serial, box_serial, link_dir=self._unit_dir)
+            self.units[str(s)] = unit
+            self._endpoints.append(unit)               # closed with the table
+            unit.set_faults(self.faults, *self._byte_faults)
+            self.seat_map.bind(reader_serial, str(s))
+            self.seat_map.bind(box_serial, str(s))
+            reader = SeatReaderDriver(unit.reader_url, self._emit, self.seat_map, self.decks, **kw)
+            box = BiddingBoxDriver(unit.box_url, self._emit, self.seat_map, **kw)
+            self.readers[s] = (AvrPort(unit, "reader", reader_serial, self.faults), reader)  # type: ignore[assignment]
+            self.boxes[s] = (AvrPort(unit, "box", box_serial, self.faults), box)  # type: ignore[assignment]
+        for d in self.drivers:
+            d.start(0.02)
+
+    def _route(self, ev: TableEvent, deal: Deal | None, last_read: dict[Any, str],
+               deck: dict[str, str]) -> Any:
+        if isinstance(ev, HandRead):
+            return None                                 # one tag at a time: a hand pickup goes by the console
+        return super()._route(ev, deal, last_read, deck)
+
+    def set_faults(self, faults: FaultSpec | str | None, seed: int | None = None) -> None:
+        super().set_faults(faults, seed)
+        for unit in self.units.values():
+            unit.set_faults(self.faults, *self._byte_faults)
+
+    def set_byte_faults(self, bytedrop: float = 0.0, bytedup: float = 0.0) -> None:
+        """Drop / duplicate single bytes on every emulated wire (faults the spec string has no name for)."""
+        self._byte_faults = (bytedrop, bytedup)
+        for unit in self.units.values():
+            unit.set_faults(self.faults, bytedrop, bytedup)
+
+    def _emit(self, ev: Any) -> None:
+        if isinstance(ev, CardPlayed):
+            self._card_emits.setdefault(str(ev.seat), []).append(time.monotonic_ns())
+        self._events.put(ev)
+
+    def card_latencies_ms(self) -> list[float]:
+        """Per card read: from the tag entering the emulated antenna's field to the driver emitting its
+        ``CardPlayed`` (plain placements only; empty for a seat whose reads were not one-to-one)."""
+        out: list[float] = []
+        for s in SEATS:
+            port = self.readers[s][0]
+            placed = [port.unit.placed_ns.get(i) for i in port.placements]  # type: ignore[attr-defined]
+            emitted = self._card_emits.get(str(s), [])
+            if len(placed) == len(emitted) and all(p is not None for p in placed):
+                out += [(e - p) / 1e6 for p, e in zip(placed, emitted)]  # type: ignore[operator]
+        return out
