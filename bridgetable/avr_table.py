@@ -28,7 +28,7 @@ from typing import Any
 from drivers.bidding_box import BiddingBoxDriver
 from drivers.decks import STANDARD_ORDER, DeckRegistry
 from drivers.seat_reader import SeatReaderDriver
-from firmware_host import Zone
+from firmware_host.constants import Zone
 from hw_sim.avr import SeatUnit, ntag_uids
 from hw_sim.faults import FaultSpec
 from hw_sim.table_sim import DEFAULT_DECKS, SimulatedTable
@@ -124,6 +124,7 @@ class AvrTable(SimulatedTable):
         self._byte_faults = (bytedrop, bytedup)
         self.units: dict[str, SeatUnit] = {}
         self._card_emits: dict[str, list[int]] = {}
+        self.reader_ports: dict[str, AvrPort] = {}
         self._unit_dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunits-"))
         super().__init__("pty", faults, seed, decks=ntag_club_decks(n_decks), n_decks=n_decks,
                          link_dir=self._unit_dir, **kwargs)
@@ -141,7 +142,8 @@ class AvrTable(SimulatedTable):
             self.seat_map.bind(box_serial, str(s))
             reader = SeatReaderDriver(unit.reader_url, self._emit, self.seat_map, self.decks, **kw)
             box = BiddingBoxDriver(unit.box_url, self._emit, self.seat_map, **kw)
-            self.readers[s] = (AvrPort(unit, "reader", reader_serial, self.faults), reader)  # type: ignore[assignment]
+            self.reader_ports[str(s)] = AvrPort(unit, "reader", reader_serial, self.faults)
+            self.readers[s] = (self.reader_ports[str(s)], reader)  # type: ignore[assignment]
             self.boxes[s] = (AvrPort(unit, "box", box_serial, self.faults), box)  # type: ignore[assignment]
         for d in self.drivers:
             d.start(0.02)
@@ -172,10 +174,9 @@ class AvrTable(SimulatedTable):
         """Per card read: from the tag entering the emulated antenna's field to the driver emitting its
         ``CardPlayed`` (plain placements only; empty for a seat whose reads were not one-to-one)."""
         out: list[float] = []
-        for s in SEATS:
-            port = self.readers[s][0]
-            placed = [port.unit.placed_ns.get(i) for i in port.placements]  # type: ignore[attr-defined]
-            emitted = self._card_emits.get(str(s), [])
-            if len(placed) == len(emitted) and all(p is not None for p in placed):
-                out += [(e - p) / 1e6 for p, e in zip(placed, emitted)]  # type: ignore[operator]
+        for seat, port in self.reader_ports.items():
+            placed = [port.unit.placed_ns.get(i) for i in port.placements]
+            emitted = self._card_emits.get(seat, [])
+            if len(placed) == len(emitted):
+                out += [(e - p) / 1e6 for p, e in zip(placed, emitted) if p is not None]
         return out

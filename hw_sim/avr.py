@@ -44,9 +44,15 @@ class AvrUnavailable(RuntimeError):
     """The firmware or its harness cannot be built or started (toolchain or simavr missing, build error)."""
 
 
+SIMAVR_HEADER = Path("/usr/include/simavr/sim_avr.h")
+
+
 def toolchain_missing() -> list[str]:
-    """The build tools not on PATH (empty when the firmware can be built)."""
-    return [tool for tool in ("make", "avr-gcc", "cc") if shutil.which(tool) is None]
+    """The build tools that are not installed (empty when the firmware and its harness can be built)."""
+    missing = [tool for tool in ("make", "avr-gcc", "cc") if shutil.which(tool) is None]
+    if not SIMAVR_HEADER.exists():
+        missing.append("simavr (libsimavr-dev)")
+    return missing
 
 
 def build() -> None:
@@ -54,7 +60,7 @@ def build() -> None:
     missing = toolchain_missing()
     if missing:
         raise AvrUnavailable(f"cannot build the seat unit firmware: {', '.join(missing)} not installed "
-                             "(apt-get install gcc-avr avr-libc binutils-avr libsimavr-dev libelf-dev)")
+                             "(apt-get install gcc-avr avr-libc binutils-avr simavr libsimavr-dev libsimavrparts1 libelf-dev)")
     done = subprocess.run(["make", "-s", "-C", str(FIRMWARE_DIR), "all"], capture_output=True, text=True)
     if done.returncode != 0:
         raise AvrUnavailable(f"building the firmware failed:\n{done.stdout}{done.stderr}")

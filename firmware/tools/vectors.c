@@ -8,6 +8,7 @@
  *     undo CALL TS | stop_card TS
  *   crc32 HEX / cobs HEX            -> the CRC-32 (hex) / the COBS encoding (hex) of HEX
  * Numbers are decimal or 0x-prefixed hex. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ static uint8_t wire[BT_MAX_ENCODED + 8], scratch[BT_MAX_FRAME + 8], payload[BT_M
 static long hex_to_bytes(const char *hex, uint8_t *out, size_t max) {
     size_t n = strlen(hex);
     if (n % 2 || n / 2 > max) return -1;
+    for (size_t i = 0; i < n; i++)
+        if (!isxdigit((unsigned char)hex[i])) return -1;
     for (size_t i = 0; i < n / 2; i++) {
         unsigned v;
         if (sscanf(hex + 2 * i, "%2x", &v) != 1) return -1;
