@@ -36,7 +36,8 @@ from hw_sim.tags import misread_uid
 from table.cards import SEATS, Deal
 from table.events import CardPlayed, HandRead, TableEvent
 
-RELAY_MS = 120          # a card lifted for a dup is away this long: longer than the firmware's 3 empty polls
+SEEN_MS = 50            # a tag lies on the antenna this long before it is lifted again (a poll sees it)
+AWAY_MS = 90            # and stays away this long: longer than the firmware's 3 empty polls (60 ms)
 
 
 def ntag_club_decks(n: int = DEFAULT_DECKS, seed: int = 0) -> DeckRegistry:
@@ -67,17 +68,17 @@ class _Device:
         if faults.misread and port.rng.random() < faults.misread:
             bad = misread_uid(uid, port.rng)[:len(uid)]
             unit.place(bad)
-            unit.place(uid, after_ms=RELAY_MS)
+            unit.place(uid, after_ms=SEEN_MS)
         elif port.on_antenna == uid:                   # lying there already: lift it and lay it again
             unit.remove()
-            unit.place(uid, after_ms=RELAY_MS)
+            unit.place(uid, after_ms=AWAY_MS)
         else:
             ident = f"{port.name}-{port.next_id()}"
             port.placements.append(ident)
             unit.place(uid, ident=ident)
         if faults.dup and port.rng.random() < faults.dup:
-            unit.remove(after_ms=RELAY_MS)
-            unit.place(uid, after_ms=2 * RELAY_MS)
+            unit.remove(after_ms=SEEN_MS)
+            unit.place(uid, after_ms=AWAY_MS)
         port.on_antenna = uid
 
     def press(self, call: str, alert: bool = False) -> None:

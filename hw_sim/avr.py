@@ -156,7 +156,8 @@ class SeatUnit:
 
     # ------------------------------------------------------------------ physical actions
     def place(self, uid: str, ident: str = "-", after_ms: int = 0) -> None:
-        """A tag laid on the antenna (it replaces any tag there), now or ``after_ms`` emulated ms from now."""
+        """A tag laid on the antenna (it replaces any tag there): now, or ``after_ms`` emulated ms after the
+        previous tag action (tag actions happen in the order asked, one hand at the antenna)."""
         self.command(f"placeafter {after_ms} {uid} {ident}" if after_ms else f"place {uid} {ident}")
 
     def remove(self, after_ms: int = 0) -> None:

@@ -3,8 +3,9 @@
  * symlink (as a udev by-id link), models the MFRC522 on SPI and the bidding-box keys on their pins, and takes
  * a script of physical actions on stdin, one command per line:
  *   place UID_HEX [ID]      a tag is laid on the antenna (replacing any); prints "placed ID MONOTONIC_NS"
- *   placeafter MS UID_HEX [ID]   the same, MS emulated milliseconds from now
- *   remove [MS]             the antenna's field is empty (MS emulated milliseconds from now)
+ *   placeafter MS UID_HEX [ID]   the same, MS emulated milliseconds after the previous tag action
+ *   remove [MS]             the antenna's field is empty (MS ms after the previous tag action)
+ *   (tag actions happen in the order asked, each no earlier than the one before)
  *   press CALL [alert]      keys pressed in turn (Alert first if asked, then Pass/X/XX, or level + strain)
  *   unplug reader|box|all MS   the link's cable is pulled for MS milliseconds (the MCU keeps running)
  *   faults corrupt=R drop=R bytedrop=R bytedup=R dir=up|both seed=N   wire faults on both links
@@ -228,6 +229,14 @@ typedef struct {
 static action queue[4096];
 static int queued;
 static uint64_t keys_free_at;                     /* emulated cycle when the last asked key press ends */
+static uint64_t tag_free_at;                      /* emulated cycle of the last asked tag action (one hand at
+                                                     the antenna: tag actions happen in the order asked) */
+
+static uint64_t tag_slot(const char *delay_ms) {
+    uint64_t base = tag_free_at > avr->cycle ? tag_free_at : avr->cycle;
+    tag_free_at = base + (delay_ms ? strtoull(delay_ms, NULL, 10) : 0ull) * 1000ull * CYCLES_PER_US;
+    return tag_free_at;
+}
 static avr_irq_t *key_irq[16];
 
 static action *push(uint64_t at, int kind, int arg, const char *id) {
@@ -300,7 +309,7 @@ static int command(char *line) {
         int delayed = argv[0][5] == 'a';
         const char *hex = argv[1 + delayed];
         size_t n = strlen(hex) / 2;
-        uint64_t at = avr->cycle + (delayed ? strtoull(argv[1], NULL, 10) * 1000ull * CYCLES_PER_US : 0);
+        uint64_t at = tag_slot(delayed ? argv[1] : NULL);
         action *a = n == 4 || n == 7 ? push(at, 3, 0, argc > 2 + delayed ? argv[2 + delayed] : NULL) : NULL;
         if (!a) {
             printf("error an ISO 14443 A tag has a 4- or 7-byte UID, not %s\n", hex);
@@ -313,7 +322,7 @@ static int command(char *line) {
             a->uid_len = (uint8_t)n;
         }
     } else if (!strcmp(argv[0], "remove")) {
-        push(avr->cycle + (argc > 1 ? strtoull(argv[1], NULL, 10) * 1000ull * CYCLES_PER_US : 0), 4, 0, NULL);
+        push(tag_slot(argc > 1 ? argv[1] : NULL), 4, 0, NULL);
     } else if (!strcmp(argv[0], "press") && argc >= 2) {
         press(argv[1], argc > 2 && !strcmp(argv[2], "alert"));
     } else if (!strcmp(argv[0], "sync") && argc >= 2) {
