@@ -59,8 +59,8 @@ def build() -> None:
     """Build the firmware ELF, the harness and the vector CLI (``make -C firmware``; quick when up to date)."""
     missing = toolchain_missing()
     if missing:
-        raise AvrUnavailable(f"cannot build the seat unit firmware: {', '.join(missing)} not installed "
-                             "(apt-get install gcc-avr avr-libc binutils-avr simavr libsimavr-dev libsimavrparts1 libelf-dev)")
+        raise AvrUnavailable(f"cannot build the seat unit firmware: {', '.join(missing)} not installed (apt-get "
+                             "install gcc-avr avr-libc binutils-avr simavr libsimavr-dev libsimavrparts1 libelf-dev)")
     done = subprocess.run(["make", "-s", "-C", str(FIRMWARE_DIR), "all"], capture_output=True, text=True)
     if done.returncode != 0:
         raise AvrUnavailable(f"building the firmware failed:\n{done.stdout}{done.stderr}")

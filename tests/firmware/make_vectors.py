@@ -86,8 +86,9 @@ def vectors() -> list[dict[str, Any]]:
     device = [
         message_vector("heartbeat from a device (docs/protocol.md §12 frame 1)", "Heartbeat", {"clock_ms": 0x12345678},
                        c_encode="msg heartbeat 0 0 0 0x12345678"),
-        message_vector("CALL_PRESSED 1NT alerted (§12 frame 2)", "CallPressed", {"call": "1NT", "ts": 1000, "alert": True},
-                       flags=RELIABLE, seq=5, ack=2, c_encode="msg call_pressed 1 5 2 7 1 1000"),
+        message_vector("CALL_PRESSED 1NT alerted (§12 frame 2)", "CallPressed",
+                       {"call": "1NT", "ts": 1000, "alert": True}, flags=RELIABLE, seq=5, ack=2,
+                       c_encode="msg call_pressed 1 5 2 7 1 1000"),
         message_vector("HELLO of a seat reader (§12 frame 3)", "Hello",
                        {"kind": 1, "serial": "SR-000123", "firmware": "1.4.2", "versions": [1], "capabilities": 0xC0,
                         "session_id": 0x01020304, "rx_next": 0},
@@ -176,7 +177,8 @@ def vectors() -> list[dict[str, Any]]:
         vector("half a frame (a device reset mid-frame) joins the next one; the one after decodes",
                good[:8] + welcome + welcome),
         vector("unknown message type 0x09", raw_frame(0x09, b"", flags=FROM_HOST | RELIABLE)),
-        vector("malformed: CALL_PRESSED with call code 38", raw_frame(0x20, bytes([38, 0, 0, 0, 0, 0]), flags=RELIABLE)),
+        vector("malformed: CALL_PRESSED with call code 38",
+               raw_frame(0x20, bytes([38, 0, 0, 0, 0, 0]), flags=RELIABLE)),
         vector("malformed: WELCOME with a reserved flag bit", raw_frame(0x02, bytes.fromhex(
             "0102040302010000" + "0c00e803ac0dfa0005"))),
         vector("malformed: SHOW_ERROR text not UTF-8", raw_frame(0x43, bytes.fromhex("0103" + "02c328"),

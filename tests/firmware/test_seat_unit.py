@@ -107,7 +107,7 @@ def test_a_card_lying_on_the_antenna_is_reported_once(unit, deck):
             if isinstance(msg, CardRead):
                 reads.append(msg)
             return handle(msg)
-        reader.on_message = spy                              # type: ignore[method-assign]
+        reader.on_message = spy
         wait_for(lambda: reader.connected)
         unit.place(uids["SA"])
         assert next_table_event(events).card == "SA"
