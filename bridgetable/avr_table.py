@@ -74,7 +74,7 @@ class _Device:
             unit.place(uid, after_ms=AWAY_MS)
         else:
             ident = f"{port.name}-{port.next_id()}"
-            port.placements.append(ident)
+            port.placements.append((ident, uid))
             unit.place(uid, ident=ident)
         if faults.dup and port.rng.random() < faults.dup:
             unit.remove(after_ms=SEEN_MS)
@@ -92,7 +92,7 @@ class AvrPort:
         self.unit, self.link, self.name = unit, link, name
         self.device = _Device(self)
         self.on_antenna: str | None = None
-        self.placements: list[str] = []             # ids of plain placements, in order (for latencies)
+        self.placements: list[tuple[str, str]] = []   # (id, uid) of plain placements (for latencies)
         self._ids = 0
         self._unplugged_until = 0.0
         self.set_faults(faults)
@@ -124,7 +124,7 @@ class AvrTable(SimulatedTable):
                  link_dir: str | Path | None = None, **kwargs: Any) -> None:
         self._byte_faults = (bytedrop, bytedup)
         self.units: dict[str, SeatUnit] = {}
-        self._card_emits: dict[str, list[int]] = {}
+        self._card_emits: dict[tuple[str, str], list[int]] = {}
         self.reader_ports: dict[str, AvrPort] = {}
         self._unit_dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunits-"))
         super().__init__("pty", faults, seed, decks=ntag_club_decks(n_decks), n_decks=n_decks,
@@ -168,16 +168,20 @@ class AvrTable(SimulatedTable):
 
     def _emit(self, ev: Any) -> None:
         if isinstance(ev, CardPlayed):
-            self._card_emits.setdefault(str(ev.seat), []).append(time.monotonic_ns())
+            self._card_emits.setdefault((str(ev.seat), ev.card), []).append(time.monotonic_ns())
         self._events.put(ev)
 
     def card_latencies_ms(self) -> list[float]:
-        """Per card read: from the tag entering the emulated antenna's field to the driver emitting its
-        ``CardPlayed`` (plain placements only; empty for a seat whose reads were not one-to-one)."""
+        """Per plain card placement (no misread, double read or re-lay): from the tag entering the emulated
+        antenna's field to the driver emitting its ``CardPlayed``, in milliseconds."""
         out: list[float] = []
         for seat, port in self.reader_ports.items():
-            placed = [port.unit.placed_ns.get(i) for i in port.placements]
-            emitted = self._card_emits.get(seat, [])
-            if len(placed) == len(emitted):
-                out += [(e - p) / 1e6 for p, e in zip(placed, emitted) if p is not None]
+            for ident, uid in port.placements:
+                placed = port.unit.placed_ns.get(ident)
+                found = self.decks.lookup(uid)
+                if placed is None or found is None:
+                    continue
+                after = [t for t in self._card_emits.get((seat, found.card), []) if t >= placed]
+                if after:
+                    out.append((min(after) - placed) / 1e6)
         return out
