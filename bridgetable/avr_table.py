@@ -31,7 +31,7 @@ from drivers.seat_reader import SeatReaderDriver
 from firmware_host.constants import Zone
 from hw_sim.avr import SeatUnit, ntag_uids
 from hw_sim.faults import FaultSpec
-from hw_sim.table_sim import DEFAULT_DECKS, SimulatedTable
+from hw_sim.table_sim import DEFAULT_DECKS, SimError, SimulatedTable
 from hw_sim.tags import misread_uid
 from table.cards import SEATS, Deal
 from table.events import CardPlayed, HandRead, TableEvent
@@ -122,12 +122,15 @@ class AvrTable(SimulatedTable):
     def __init__(self, faults: FaultSpec | str | None = None, seed: int | None = None, *,
                  n_decks: int = DEFAULT_DECKS, bytedrop: float = 0.0, bytedup: float = 0.0,
                  link_dir: str | Path | None = None, **kwargs: Any) -> None:
+        spec = faults if isinstance(faults, FaultSpec) else FaultSpec.parse(faults)
+        if spec.slow:
+            raise SimError("the avr transport has no 'slow' fault (the emulated wire runs at 115200 Bd)")
         self._byte_faults = (bytedrop, bytedup)
         self.units: dict[str, SeatUnit] = {}
         self._card_emits: dict[tuple[str, str], list[int]] = {}
         self.reader_ports: dict[str, AvrPort] = {}
         self._unit_dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunits-"))
-        super().__init__("pty", faults, seed, decks=ntag_club_decks(n_decks), n_decks=n_decks,
+        super().__init__("pty", spec, seed, decks=ntag_club_decks(n_decks), n_decks=n_decks,
                          link_dir=self._unit_dir, **kwargs)
         self.transport = "avr"
 
