@@ -7,6 +7,11 @@
  *     card_read ZONE TS RSSI UID | reader_status STATUS ANTENNAS TAGS TS | call_pressed CALL ALERT TS
  *     undo CALL TS | stop_card TS
  *   crc32 HEX / cobs HEX            -> the CRC-32 (hex) / the COBS encoding (hex) of HEX
+ * and the device session (firmware/protocol/session.c), driven step by step with the caller's clock; each
+ * answers "out HEX" (the bytes the device wrote, maybe none), "msg TYPE PAYLOAD" per message delivered to
+ * the application, then "end":
+ *   session open KIND SESSION_ID SERIAL | session start NOW | session feed HEX NOW | session poll NOW
+ *   session send TYPE PAYLOAD NOW   (also "result ok|full")   | session state (also "state ..." counters)
  * Numbers are decimal or 0x-prefixed hex. */
 #include <ctype.h>
 #include <stdio.h>
@@ -17,8 +22,13 @@
 #include "../protocol/crc32.h"
 #include "../protocol/frame.h"
 #include "../protocol/messages.h"
+#include "../protocol/session.h"
 
 static uint8_t wire[BT_MAX_ENCODED + 8], scratch[BT_MAX_FRAME + 8], payload[BT_MAX_PAYLOAD + 8];
+
+static void print_hex(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++) printf("%02x", p[i]);
+}
 
 static long hex_to_bytes(const char *hex, uint8_t *out, size_t max) {
     size_t n = strlen(hex);
@@ -33,11 +43,63 @@ static long hex_to_bytes(const char *hex, uint8_t *out, size_t max) {
     return (long)(n / 2);
 }
 
-static void print_hex(const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++) printf("%02x", p[i]);
-}
 
 static unsigned long num(const char *s) { return s ? strtoul(s, NULL, 0) : 0ul; }
+
+/* ---- the device session, driven from stdin ---- */
+static bt_session sess;
+static uint8_t sess_rx[BT_MAX_ENCODED];
+static char sess_serial[40];
+static uint8_t sess_out[1 << 16];
+static size_t sess_out_len;
+
+static void sess_write(void *ctx, const uint8_t *data, size_t n) {
+    (void)ctx;
+    for (size_t i = 0; i < n && sess_out_len < sizeof sess_out; i++) sess_out[sess_out_len++] = data[i];
+}
+
+static void sess_deliver(void *ctx, uint8_t type, const uint8_t *payload, uint16_t n) {
+    (void)ctx;
+    printf("msg %u ", type);
+    print_hex(payload, n);
+    putchar('\n');
+}
+
+static void session_command(char **argv, int argc) {
+    static uint8_t data[8192];
+    const char *op = argv[1];
+    if (strcmp(op, "open") && !sess.write) {
+        puts("usage session open KIND SESSION_ID SERIAL first");
+    } else if (!strcmp(op, "open") && argc >= 5) {
+        snprintf(sess_serial, sizeof sess_serial, "%s", argv[4]);
+        bt_session_init(&sess, (uint8_t)num(argv[2]), 0, (uint32_t)num(argv[3]), sess_serial, "vectors-1",
+                        sess_rx, sizeof sess_rx, sess_write, sess_deliver, NULL);
+    } else if (!strcmp(op, "start") && argc >= 3) {
+        bt_session_start(&sess, (uint32_t)num(argv[2]));
+    } else if (!strcmp(op, "feed") && argc >= 4) {
+        long n = hex_to_bytes(argv[2], data, sizeof data);
+        for (long i = 0; i < n; i++) bt_session_feed(&sess, data[i], (uint32_t)num(argv[3]));
+    } else if (!strcmp(op, "poll") && argc >= 3) {
+        bt_session_poll(&sess, (uint32_t)num(argv[2]));
+    } else if (!strcmp(op, "send") && argc >= 5) {
+        long n = hex_to_bytes(argv[3], data, BT_EVENT_MAX);
+        int r = n < 0 ? -1 : bt_session_send(&sess, (uint8_t)num(argv[2]), data, (uint8_t)n, (uint32_t)num(argv[4]));
+        printf("result %s\n", r == 0 ? "ok" : "full");
+    } else if (!strcmp(op, "state")) {
+        printf("state %u tx_next=%u rx_next=%u in_flight=%u queued=%u handshakes=%lu resumes=%lu retransmits=%lu "
+               "links_lost=%lu nacks_sent=%lu frames=%lu crc_errors=%lu\n", sess.state, sess.tx_next, sess.rx_next,
+               sess.in_flight, sess.count, (unsigned long)sess.stats.handshakes, (unsigned long)sess.stats.resumes,
+               (unsigned long)sess.stats.retransmits, (unsigned long)sess.stats.links_lost,
+               (unsigned long)sess.stats.nacks_sent, (unsigned long)sess.decoder.stats.frames,
+               (unsigned long)sess.decoder.stats.crc_errors);
+    } else {
+        puts("usage session open KIND SESSION_ID SERIAL | start NOW | feed HEX NOW | poll NOW | send TYPE HEX NOW | state");
+    }
+    printf("out ");
+    print_hex(sess_out, sess_out_len);
+    sess_out_len = 0;
+    puts("\nend");
+}
 
 static void decode(const char *hex) {
     static uint8_t data[8192], buf[BT_MAX_ENCODED];
@@ -126,7 +188,9 @@ int main(void) {
         int argc = 0;
         for (char *t = strtok(line, " \t\r\n"); t && argc < 16; t = strtok(NULL, " \t\r\n")) argv[argc++] = t;
         if (argc == 0) continue;
-        if (!strcmp(argv[0], "decode") && argc == 2) {
+        if (!strcmp(argv[0], "session") && argc >= 2) {
+            session_command(argv, argc);
+        } else if (!strcmp(argv[0], "decode") && argc == 2) {
             decode(argv[1]);
         } else if (!strcmp(argv[0], "msg") && argc >= 5) {
             int r = encode_message(argv[1], argv + 5, argc - 5);
