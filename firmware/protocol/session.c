@@ -45,7 +45,9 @@ void bt_session_init(bt_session *s, uint8_t kind, uint32_t capabilities, uint32_
     s->write = write;
     s->deliver = deliver;
     s->ctx = ctx;
-    uint16_t max_payload = rx_capacity > BT_MAX_ENCODED ? BT_MAX_PAYLOAD : (uint16_t)(rx_capacity - BT_OVERHEAD - 2u);
+    /* a smaller buffer (a device short of RAM, §3.2) rejects longer frames as oversize */
+    uint16_t max_payload =
+        rx_capacity >= BT_MAX_ENCODED ? BT_MAX_PAYLOAD : (uint16_t)(rx_capacity - BT_OVERHEAD - 2u);
     bt_decoder_init(&s->decoder, rx_buf, rx_capacity, max_payload);
 }
 
