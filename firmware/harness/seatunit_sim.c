@@ -346,7 +346,8 @@ static int command(char *line) {
             else if (!strcmp(argv[i], "bytedrop")) faults.bytedrop = v;
             else if (!strcmp(argv[i], "bytedup")) faults.bytedup = v;
             else if (!strcmp(argv[i], "dir")) faults.up_only = !strcmp(eq + 1, "up");
-            else if (!strcmp(argv[i], "seed")) faults.rng = 0x9E3779B97F4A7C15ull ^ (strtoull(eq + 1, NULL, 10) * 0x100000001B3ull);
+            else if (!strcmp(argv[i], "seed"))
+                faults.rng = 0x9E3779B97F4A7C15ull ^ (strtoull(eq + 1, NULL, 10) * 0x100000001B3ull);
             if (!faults.rng) faults.rng = 1;
         }
     } else if (!strcmp(argv[0], "stats")) {
@@ -355,7 +356,8 @@ static int command(char *line) {
                avr->data[0x26], avr->data[0x20]);     /* PINC, PINA: the keys, active low */
         for (int i = 0; i < 2; i++)
             printf(" %s_up=%lu %s_down=%lu %s_faulted=%lu %s_unplugs=%lu", links[i].name, links[i].bytes_up,
-                   links[i].name, links[i].bytes_down, links[i].name, links[i].faulted, links[i].name, links[i].unplugs);
+                   links[i].name, links[i].bytes_down, links[i].name, links[i].faulted, links[i].name,
+                   links[i].unplugs);
         printf("\n");
     } else {
         printf("error unknown command %s\n", argv[0]);

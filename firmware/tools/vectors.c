@@ -93,7 +93,8 @@ static void session_command(char **argv, int argc) {
                (unsigned long)sess.stats.nacks_sent, (unsigned long)sess.decoder.stats.frames,
                (unsigned long)sess.decoder.stats.crc_errors);
     } else {
-        puts("usage session open KIND SESSION_ID SERIAL | start NOW | feed HEX NOW | poll NOW | send TYPE HEX NOW | state");
+        puts("usage session open KIND SESSION_ID SERIAL | start NOW | feed HEX NOW | poll NOW | send TYPE HEX NOW "
+             "| state");
     }
     printf("out ");
     print_hex(sess_out, sess_out_len);
