@@ -39,7 +39,12 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=4)
     args = ap.parse_args()
     files = sorted((Path(args.corpus) / "pbn-corpus").rglob("*.pbn"))
-    records = [r for f in files[:4] for r in list(read_records(f))[:2]][:args.records]
+    records = []
+    for f in files:                                   # the first two records of each file, until enough
+        records += list(read_records(f))[:2]
+        if len(records) >= args.records:
+            break
+    records = records[:args.records]
     if not records:
         sys.exit(f"no PBN records under {args.corpus}/pbn-corpus (give --corpus or BRIDGETABLE_CORPUS)")
     t0 = time.monotonic()
