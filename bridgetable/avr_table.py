@@ -34,10 +34,12 @@ from hw_sim.faults import FaultSpec
 from hw_sim.table_sim import DEFAULT_DECKS, SimError, SimulatedTable
 from hw_sim.tags import misread_uid
 from table.cards import SEATS, Deal
-from table.events import CardPlayed, HandRead, TableEvent
+from table.events import BoardStarted, CardPlayed, HandRead, TableEvent
 
-SEEN_MS = 50            # a tag lies on the antenna this long before it is lifted again (a poll sees it)
+SEEN_MS = 80            # a tag lies on the antenna this long before it is lifted again (a poll reads it)
 AWAY_MS = 90            # and stays away this long: longer than the firmware's 3 empty polls (60 ms)
+SETTLE_MS = 150         # emulated ms after the last tag action: the firmware has read the tag and sent it
+FLUSH_S = 0.1           # wall seconds for the drivers to take in what the units sent
 
 
 def ntag_club_decks(n: int = DEFAULT_DECKS, seed: int = 0) -> DeckRegistry:
@@ -77,6 +79,8 @@ class _Device:
             port.placements.append((ident, uid))
             unit.place(uid, ident=ident)
         if faults.dup and port.rng.random() < faults.dup:
+            # lifted and laid again: the unit reports the card twice; the driver's debouncing drops the second
+            # read (AvrTable._start_board makes sure it is in before the next board resets the debouncing)
             unit.remove(after_ms=SEEN_MS)
             unit.place(uid, after_ms=AWAY_MS)
         port.on_antenna = uid
@@ -157,6 +161,14 @@ class AvrTable(SimulatedTable):
         if isinstance(ev, HandRead):
             return None                                 # one tag at a time: a hand pickup goes by the console
         return super()._route(ev, deal, last_read, deck)
+
+    def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
+        """Before the readers are told of a new board (which resets their debouncing), every unit has done
+        and sent what the last board's actions caused (a card laid twice is still reported twice)."""
+        for unit in self.units.values():
+            unit.sync(SETTLE_MS, timeout=self.action_timeout)
+        time.sleep(FLUSH_S)
+        return super()._start_board(ev)
 
     def set_faults(self, faults: FaultSpec | str | None, seed: int | None = None) -> None:
         super().set_faults(faults, seed)

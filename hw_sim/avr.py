@@ -174,10 +174,11 @@ class SeatUnit:
     def set_faults(self, spec: FaultSpec, bytedrop: float = 0.0, bytedup: float = 0.0) -> None:
         self.command(harness_faults(spec, bytedrop, bytedup))
 
-    def sync(self, timeout: float = 10.0) -> None:
-        """Wait until every key press asked so far has been carried out."""
+    def sync(self, settle_ms: int = 0, timeout: float = 10.0) -> None:
+        """Wait until every key press and tag action asked so far has been carried out, and ``settle_ms``
+        emulated milliseconds more (time for the firmware to read and send what the last action caused)."""
         ident = f"s{time.monotonic_ns()}"
-        self.command(f"sync {ident}")
+        self.command(f"sync {ident} {settle_ms}")
         self._expect(f"synced {ident}", timeout)
 
     def stats(self, timeout: float = 5.0) -> dict[str, int]:

@@ -9,7 +9,8 @@
  *   press CALL [alert]      keys pressed in turn (Alert first if asked, then Pass/X/XX, or level + strain)
  *   unplug reader|box|all MS   the link's cable is pulled for MS milliseconds (the MCU keeps running)
  *   faults corrupt=R drop=R bytedrop=R bytedup=R dir=up|both seed=N   wire faults on both links
- *   sync ID                 prints "synced ID" once every key press asked before it is finished
+ *   sync ID [MS]            prints "synced ID" once every key press and tag action asked before it is done
+ *                           (and MS emulated milliseconds more: time for the firmware to read the last tag)
  *   stats                   prints counters;   quit
  * Prints "ready READER_PATH BOX_PATH" once both ptys exist. Usage:
  *   seatunit-sim --elf FW.elf --link-dir DIR --name NAME --reader-serial SR --box-serial BB */
@@ -326,7 +327,9 @@ static int command(char *line) {
     } else if (!strcmp(argv[0], "press") && argc >= 2) {
         press(argv[1], argc > 2 && !strcmp(argv[2], "alert"));
     } else if (!strcmp(argv[0], "sync") && argc >= 2) {
-        push(keys_free_at > avr->cycle ? keys_free_at : avr->cycle, 2, 0, argv[1]);
+        uint64_t at = keys_free_at > tag_free_at ? keys_free_at : tag_free_at;
+        at = at > avr->cycle ? at : avr->cycle;
+        push(at + (argc > 2 ? strtoull(argv[2], NULL, 10) : 0ull) * 1000ull * CYCLES_PER_US, 2, 0, argv[1]);
     } else if (!strcmp(argv[0], "unplug") && argc >= 3) {
         uint64_t until = mono_ns() + strtoull(argv[2], NULL, 10) * 1000000ull;
         for (int i = 0; i < 2; i++) {
