@@ -75,7 +75,7 @@ typedef struct {
     uint32_t in_head, in_tail;
     uint8_t out[OUT_MAX];                         /* device -> host, waiting for the pty */
     uint32_t out_len;
-    int xoff, dropping_up, dropping_down;
+    int xoff, frame_up, frame_down;            /* through_faults() state per direction */
     avr_irq_t *irq;
     unsigned long bytes_up, bytes_down, faulted, unplugs;
 } link_t;
@@ -116,15 +116,20 @@ static void unpublish(link_t *l) {
     l->in_head = l->in_tail = 0;
 }
 
-/* one byte through the wire faults: appends 0, 1 or 2 bytes to out */
-static int through_faults(uint8_t b, int *dropping, uint8_t *out) {
-    if (*dropping) {                              /* a dropped frame: lost up to its delimiter */
-        if (b == 0) *dropping = 0;
+/* one byte through the wire faults: appends 0, 1 or 2 bytes to out. *state: 0 inside a frame, 1 at the start
+ * of one (after a delimiter), 2 dropping a frame up to its delimiter. */
+static int through_faults(uint8_t b, int *state, uint8_t *out) {
+    if (*state == 2) {                            /* a dropped frame: lost up to its delimiter */
+        if (b == 0) *state = 1;
         return 0;
     }
-    if (faults.drop > 0 && b != 0 && rnd() < faults.drop) {
-        *dropping = 1;
-        return 0;
+    if (b == 0) *state = 1;
+    else if (*state == 1) {                       /* a frame's first byte: the frame is lost, or not */
+        *state = 0;
+        if (faults.drop > 0 && rnd() < faults.drop) {
+            *state = 2;
+            return 0;
+        }
     }
     if (faults.bytedrop > 0 && rnd() < faults.bytedrop) return 0;
     if (faults.corrupt > 0 && rnd() < faults.corrupt) b = (uint8_t)(b ^ (1u + (unsigned)(rnd() * 255.0)));
@@ -141,7 +146,7 @@ static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param) {
     link_t *l = param;
     uint8_t b[2];
     if (l->master < 0) return;                    /* unplugged: the bytes go nowhere */
-    int n = through_faults((uint8_t)value, &l->dropping_up, b);
+    int n = through_faults((uint8_t)value, &l->frame_up, b);
     l->faulted += (unsigned)(n != 1);
     for (int i = 0; i < n; i++)
         if (l->out_len < OUT_MAX) l->out[l->out_len++] = b[i];
@@ -177,7 +182,7 @@ static void service_link(link_t *l, short revents) {
             uint8_t b[2];
             int k = 1;
             b[0] = buf[i];
-            if (!faults.up_only) k = through_faults(buf[i], &l->dropping_down, b);
+            if (!faults.up_only) k = through_faults(buf[i], &l->frame_down, b);
             l->faulted += (unsigned)(k != 1);
             for (int j = 0; j < k; j++) {
                 uint32_t next = (l->in_head + 1u) & 0xFFFFu;
