@@ -29,6 +29,7 @@ from drivers.bidding_box import BiddingBoxDriver
 from drivers.decks import STANDARD_ORDER, DeckRegistry
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host.constants import Zone
+from firmware_host.session import SessionConfig
 from hw_sim.avr import SeatUnit, ntag_uids
 from hw_sim.faults import FaultSpec
 from hw_sim.table_sim import DEFAULT_DECKS, SimError, SimulatedTable
@@ -40,6 +41,11 @@ SEEN_MS = 80            # a tag lies on the antenna this long before it is lifte
 AWAY_MS = 90            # and stays away this long: longer than the firmware's 3 empty polls (60 ms)
 SETTLE_MS = 150         # emulated ms after the last tag action: the firmware has read the tag and sent it
 FLUSH_S = 0.1           # wall seconds for the drivers to take in what the units sent
+# The host's timings for emulated units (sent in WELCOME): a window of 8 CARD_READs takes ~20 ms on a 115200 Bd
+# wire and a tag read holds the firmware's loop ~25 ms, so resend after 150 ms (the loopback simulators' 40 ms
+# would resend whole windows before their acks could arrive); 40 retries (6 s) and 20 s of silence before a
+# link is declared lost (a noisy wire must not cost a re-handshake, itself slow with HELLO every 500 ms).
+AVR_HOST_CONFIG = SessionConfig(retransmit_ms=150, max_retries=40, link_timeout_ms=20000)
 
 
 def ntag_club_decks(n: int = DEFAULT_DECKS, seed: int = 0) -> DeckRegistry:
@@ -137,6 +143,9 @@ class AvrTable(SimulatedTable):
         super().__init__("pty", spec, seed, decks=ntag_club_decks(n_decks), n_decks=n_decks,
                          link_dir=self._unit_dir, **kwargs)
         self.transport = "avr"
+
+    def _driver_kwargs(self) -> dict[str, Any]:
+        return {**super()._driver_kwargs(), "config": AVR_HOST_CONFIG}
 
     def _build(self) -> None:
         kw = self._driver_kwargs()
