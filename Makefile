@@ -55,8 +55,8 @@ types: $(TEST_STAMP)
 	$(BIN)/mypy
 check: lint types
 
-test: check browsers
-	@echo "==> pytest"
+test: check browsers firmware-deps
+	@echo "==> pytest (the whole suite; BRIDGETABLE_CORPUS adds the real-data tests)"
 	$(BIN)/python -m pytest
 
 bench: $(TEST_STAMP)
@@ -64,3 +64,14 @@ bench: $(TEST_STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache build
+
+# The seat-unit firmware (firmware/, docs/hardware.md): its toolchain (Debian packages, installed when missing)
+# and its build; tests/firmware/ runs it on the emulated chip. make test needs firmware-deps first.
+FIRMWARE_APT := gcc-avr avr-libc binutils-avr simavr libsimavr-dev libsimavrparts1 libelf-dev
+.PHONY: firmware firmware-deps
+firmware-deps:
+	@command -v avr-gcc >/dev/null && test -f /usr/include/simavr/sim_avr.h || { \
+	  echo "==> installing the AVR toolchain and simavr for the firmware tests"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(FIRMWARE_APT); }
+firmware: firmware-deps
+	$(MAKE) -C firmware

@@ -52,8 +52,8 @@ def _faults(spec: str | None, seed: int | None) -> Any:
 
 @sim.command("replay")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--transport", type=click.Choice(["inproc", "pty", "tcp", "usb"]), default="inproc", show_default=True,
-              help="how the simulated devices are reached")
+@click.option("--transport", type=click.Choice(["inproc", "pty", "tcp", "usb", "avr"]), default="inproc",
+              show_default=True, help="how the simulated devices are reached (avr: the seat-unit firmware, emulated)")
 @click.option("--faults", "fault_spec", default=None, metavar="SPEC",
               help="e.g. corrupt=0.05,drop=0.02,dup=1,misread=0.1,unplug=1,slow=0.01")
 @click.option("--seed", type=int, default=None, help="seed for every fault (overrides seed= in --faults)")
@@ -65,6 +65,7 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
     protocol and the drivers; prints the same verdicts as `bridgetable replay`."""
     import hw_sim  # noqa: F401
 
+    from .avr_table import AvrTable
     from .simulated_tables import SimError, SimResult, SimulatedTable, sim_replay_paths
 
     faults = _faults(fault_spec, seed)
@@ -72,7 +73,8 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
     counts: dict[str, int] = {}
     results: list[SimResult] = []
     try:
-        with SimulatedTable(transport, faults, n_decks=n_decks) as table:
+        with (AvrTable(faults, n_decks=n_decks) if transport == "avr"
+              else SimulatedTable(transport, faults, n_decks=n_decks)) as table:
             for v in sim_replay_paths(expand(paths), table, results):
                 counts[v["status"]] = counts.get(v["status"], 0) + 1
                 out.write((json.dumps(v, ensure_ascii=False) if jsonl else human(v)) + "\n")

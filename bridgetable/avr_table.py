@@ -1,0 +1,212 @@
+"""A simulated table whose devices are the real seat-unit firmware on emulated microcontrollers.
+
+:class:`AvrTable` is a :class:`~bridgetable.simulated_tables.SimulatedTable` whose equipment is four emulated seat units
+(:class:`hw_sim.avr.SeatUnit`, one per seat), each giving a seat reader (serial ``SR-<table>-<seat>``) and a
+bidding box (``BB-<table>-<seat>``) on two ptys. The unchanged drivers open those ptys as serial ports; the
+table plays a record as ``SimulatedTable`` does (same routing, same waiting, same verdict), except that:
+
+* a card is laid on the seat's one antenna (the unit has no dummy zone: dummy's cards are laid on dummy's
+  antenna, which the driver treats the same) and stays there until the next card replaces it; a card laid
+  again while it still lies there is lifted and laid again, as a player would;
+* a hand pickup (HAND_READ) goes by the console: an MFRC522 reads one tag at a time;
+* faults: ``corrupt``, ``drop`` and ``dir`` act on the emulated wire (both links of every unit), ``unplug``
+  pulls a link's cable, ``misread`` lays a damaged tag before the right one, ``dup`` lifts the card and lays
+  it back (the firmware reports it again; the driver's debouncing drops the repeat); ``slow`` is not
+  modelled. :class:`AvrTable` also takes byte-level faults the spec has no name for (``bytedrop``,
+  ``bytedup``).
+
+The club's decks are NTAG-style 7-byte UIDs (:func:`hw_sim.avr.ntag_uids`), registered directly instead of
+learned over the wire (learning 208 tags in real time would take minutes).
+"""
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from drivers.bidding_box import BiddingBoxDriver
+from drivers.decks import STANDARD_ORDER, DeckRegistry
+from drivers.seat_reader import SeatReaderDriver
+from firmware_host.constants import Zone
+from firmware_host.session import SessionConfig
+from hw_sim.avr import SeatUnit, ntag_uids
+from hw_sim.faults import FaultSpec
+from hw_sim.tags import misread_uid
+from table.cards import SEATS, Deal
+from table.events import BoardStarted, CardPlayed, HandRead, TableEvent
+
+from .simulated_tables import DEFAULT_DECKS, SimError, SimulatedTable
+
+SEEN_MS = 80            # a tag lies on the antenna this long before it is lifted again (a poll reads it)
+AWAY_MS = 90            # and stays away this long: longer than the firmware's 3 empty polls (60 ms)
+SETTLE_MS = 150         # emulated ms after the last tag action: the firmware has read the tag and sent it
+FLUSH_S = 0.1           # wall seconds for the drivers to take in what the units sent
+# The host's timings for emulated units (sent in WELCOME): a window of 8 CARD_READs takes ~20 ms on a 115200 Bd
+# wire and a tag read holds the firmware's loop ~25 ms, so resend after 150 ms (the loopback simulators' 40 ms
+# would resend whole windows before their acks could arrive); 40 retries (6 s) and 20 s of silence before a
+# link is declared lost (a noisy wire must not cost a re-handshake, itself slow with HELLO every 500 ms).
+AVR_HOST_CONFIG = SessionConfig(retransmit_ms=150, max_retries=40, link_timeout_ms=20000)
+
+
+def ntag_club_decks(n: int = DEFAULT_DECKS, seed: int = 0) -> DeckRegistry:
+    """The club's registry of emulated 7-byte-UID decks ``deck-0`` .. ``deck-<n-1>``."""
+    reg = DeckRegistry()
+    for k in range(n):
+        uids = ntag_uids(f"deck-{k}", seed)
+        reg.learn(f"deck-{k}", [uids[c] for c in STANDARD_ORDER])
+    return reg
+
+
+class _Session:
+    """What ``SimulatedTable._settle`` asks of a device session: the firmware's queue is not visible from
+    outside the chip, and every action is awaited until its event reached the table."""
+    pending = 0
+
+
+class _Device:
+    """The physical side of one link of a seat unit, with the methods the table's actions call."""
+    session = _Session()
+
+    def __init__(self, port: AvrPort) -> None:
+        self.port = port
+
+    def place_card(self, uid: str, zone: Zone | int = Zone.PLAY) -> None:
+        port, unit = self.port, self.port.unit
+        faults = port.faults
+        if faults.misread and port.rng.random() < faults.misread:
+            bad = misread_uid(uid, port.rng)[:len(uid)]
+            unit.place(bad)
+            unit.place(uid, after_ms=SEEN_MS)
+        elif port.on_antenna == uid:                   # lying there already: lift it and lay it again
+            unit.remove()
+            unit.place(uid, after_ms=AWAY_MS)
+        else:
+            ident = f"{port.name}-{port.next_id()}"
+            port.placements.append((ident, uid))
+            unit.place(uid, ident=ident)
+        if faults.dup and port.rng.random() < faults.dup:
+            # lifted and laid again: the unit reports the card twice; the driver's debouncing drops the second
+            # read (AvrTable._start_board makes sure it is in before the next board resets the debouncing)
+            unit.remove(after_ms=SEEN_MS)
+            unit.place(uid, after_ms=AWAY_MS)
+        port.on_antenna = uid
+
+    def press(self, call: str, alert: bool = False) -> None:
+        self.port.unit.press(call, alert)
+
+
+class AvrPort:
+    """One link of a seat unit, in the shape ``SimulatedTable`` drives a device port."""
+
+    def __init__(self, unit: SeatUnit, link: str, name: str, faults: FaultSpec) -> None:
+        self.unit, self.link, self.name = unit, link, name
+        self.device = _Device(self)
+        self.on_antenna: str | None = None
+        self.placements: list[tuple[str, str]] = []   # (id, uid) of plain placements (for latencies)
+        self._ids = 0
+        self._unplugged_until = 0.0
+        self.set_faults(faults)
+
+    def next_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    def set_faults(self, faults: FaultSpec) -> None:
+        self.faults = faults
+        self.rng = faults.rng(f"{self.name}:device")
+
+    @property
+    def plugged(self) -> bool:
+        return time.monotonic() >= self._unplugged_until
+
+    def act(self, fn: Any) -> Any:
+        return fn(self.device)
+
+    def unplug(self, duration: float | None = None) -> None:
+        seconds = duration if duration is not None else self.faults.replug
+        self._unplugged_until = time.monotonic() + seconds
+        self.unit.unplug(self.link, seconds)
+
+
+class AvrTable(SimulatedTable):
+    def __init__(self, faults: FaultSpec | str | None = None, seed: int | None = None, *,
+                 n_decks: int = DEFAULT_DECKS, bytedrop: float = 0.0, bytedup: float = 0.0,
+                 link_dir: str | Path | None = None, **kwargs: Any) -> None:
+        spec = faults if isinstance(faults, FaultSpec) else FaultSpec.parse(faults)
+        if spec.slow:
+            raise SimError("the avr transport has no 'slow' fault (the emulated wire runs at 115200 Bd)")
+        self._byte_faults = (bytedrop, bytedup)
+        self.units: dict[str, SeatUnit] = {}
+        self._card_emits: dict[tuple[str, str], list[int]] = {}
+        self.reader_ports: dict[str, AvrPort] = {}
+        self._unit_dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunits-"))
+        super().__init__("pty", spec, seed, decks=ntag_club_decks(n_decks), n_decks=n_decks,
+                         link_dir=self._unit_dir, **kwargs)
+        self.transport = "avr"
+
+    def _driver_kwargs(self) -> dict[str, Any]:
+        return {**super()._driver_kwargs(), "config": AVR_HOST_CONFIG}
+
+    def _build(self) -> None:
+        kw = self._driver_kwargs()
+        for s in SEATS:
+            reader_serial, box_serial = f"SR-{self.name}-{s}", f"BB-{self.name}-{s}"
+            unit = SeatUnit(f"{self.name}-{s}", reader_serial, box_serial, link_dir=self._unit_dir)
+            self.units[str(s)] = unit
+            self._endpoints.append(unit)               # closed with the table
+            unit.set_faults(self.faults, *self._byte_faults)
+            self.seat_map.bind(reader_serial, str(s))
+            self.seat_map.bind(box_serial, str(s))
+            reader = SeatReaderDriver(unit.reader_url, self._emit, self.seat_map, self.decks, **kw)
+            box = BiddingBoxDriver(unit.box_url, self._emit, self.seat_map, **kw)
+            self.reader_ports[str(s)] = AvrPort(unit, "reader", reader_serial, self.faults)
+            self.readers[s] = (self.reader_ports[str(s)], reader)  # type: ignore[assignment]
+            self.boxes[s] = (AvrPort(unit, "box", box_serial, self.faults), box)  # type: ignore[assignment]
+        for d in self.drivers:
+            d.start(0.02)
+
+    def _route(self, ev: TableEvent, deal: Deal | None, last_read: dict[Any, str],
+               deck: dict[str, str]) -> Any:
+        if isinstance(ev, HandRead):
+            return None                                 # one tag at a time: a hand pickup goes by the console
+        return super()._route(ev, deal, last_read, deck)
+
+    def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
+        """Before the readers are told of a new board (which resets their debouncing), every unit has done
+        and sent what the last board's actions caused (a card laid twice is still reported twice)."""
+        for unit in self.units.values():
+            unit.sync(SETTLE_MS, timeout=self.action_timeout)
+        time.sleep(FLUSH_S)
+        return super()._start_board(ev)
+
+    def set_faults(self, faults: FaultSpec | str | None, seed: int | None = None) -> None:
+        super().set_faults(faults, seed)
+        for unit in self.units.values():
+            unit.set_faults(self.faults, *self._byte_faults)
+
+    def set_byte_faults(self, bytedrop: float = 0.0, bytedup: float = 0.0) -> None:
+        """Drop / duplicate single bytes on every emulated wire (faults the spec string has no name for)."""
+        self._byte_faults = (bytedrop, bytedup)
+        for unit in self.units.values():
+            unit.set_faults(self.faults, bytedrop, bytedup)
+
+    def _emit(self, ev: Any) -> None:
+        if isinstance(ev, CardPlayed):
+            self._card_emits.setdefault((str(ev.seat), ev.card), []).append(time.monotonic_ns())
+        self._events.put(ev)
+
+    def card_latencies_ms(self) -> list[float]:
+        """Per plain card placement (no misread, double read or re-lay): from the tag entering the emulated
+        antenna's field to the driver emitting its ``CardPlayed``, in milliseconds."""
+        out: list[float] = []
+        for seat, port in self.reader_ports.items():
+            for ident, uid in port.placements:
+                placed = port.unit.placed_ns.get(ident)
+                found = self.decks.lookup(uid)
+                if placed is None or found is None:
+                    continue
+                after = [t for t in self._card_emits.get((seat, found.card), []) if t >= placed]
+                if after:
+                    out.append((min(after) - placed) / 1e6)
+        return out

@@ -1,0 +1,15 @@
+/* Seat unit on an ATmega2560 at 16 MHz: pin assignment (docs/hardware.md has the wiring table).
+ *   USART0 (PE0 RXD0, PE1 TXD0): the seat reader's link   USART1 (PD2 RXD1, PD3 TXD1): the bidding box's link
+ *   SPI: PB0 SS -> MFRC522 SDA/NSS, PB1 SCK, PB2 MOSI, PB3 MISO; PB4 -> MFRC522 RST
+ *   keys (to GND, internal pull-ups): PA0..PA6 levels 1..7, PA7 Pass; PC0..PC4 C D H S NT, PC5 X, PC6 XX,
+ *   PC7 Alert */
+#ifndef BOARD_H
+#define BOARD_H
+
+#define BAUD 115200ul
+#define RFID_POLL_MS 20u          /* one REQA/anticollision round every 20 ms */
+#define RFID_ABSENT_POLLS 3u      /* a tag unseen for 3 polls in a row has left the antenna */
+#define KEY_STABLE_MS 5u          /* a key state counts after 5 equal 1 ms samples */
+#define FIRMWARE_VERSION "seatunit-1.0.0"
+
+#endif

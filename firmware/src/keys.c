@@ -1,0 +1,55 @@
+#include "keys.h"
+
+#include <avr/io.h>
+#include <util/atomic.h>
+
+#include "board.h"
+
+static uint16_t last_raw, state;
+static uint8_t stable;
+static volatile struct {
+    uint8_t key;
+    uint32_t at;
+} events[16];
+static volatile uint8_t head, tail;
+
+void keys_init(void) {
+    DDRA = 0;
+    PORTA = 0xFF;                                 /* pull-ups: a key connects its pin to GND */
+    DDRC = 0;
+    PORTC = 0xFF;
+}
+
+void keys_sample(uint32_t now) {
+    uint16_t raw = (uint16_t)~(PINA | ((uint16_t)PINC << 8));
+    if (raw != last_raw) {
+        last_raw = raw;
+        stable = 0;
+        return;
+    }
+    if (stable >= KEY_STABLE_MS) return;
+    if (++stable != KEY_STABLE_MS) return;        /* settled: the same level for KEY_STABLE_MS samples */
+    uint16_t pressed = raw & (uint16_t)~state;
+    state = raw;
+    for (uint8_t k = 0; k < 16u; k++) {
+        if (!(pressed & (1u << k))) continue;
+        uint8_t next = (uint8_t)((head + 1u) & 15u);
+        if (next == tail) return;                 /* 15 keys not yet handled: a stuck main loop, drop */
+        events[head].key = k;
+        events[head].at = now;
+        head = next;
+    }
+}
+
+uint8_t keys_next(uint8_t *key, uint32_t *at) {
+    uint8_t got = 0;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+        if (head != tail) {
+            *key = events[tail].key;
+            *at = events[tail].at;
+            tail = (uint8_t)((tail + 1u) & 15u);
+            got = 1;
+        }
+    }
+    return got;
+}

@@ -1,0 +1,213 @@
+"""The seat unit's real firmware (``firmware/``) on an emulated ATmega2560: one :class:`SeatUnit` is one
+``seatunit-sim`` process (``firmware/harness/seatunit_sim.c``, built on simavr) running the firmware ELF.
+
+The unit has two serial links, published as ptys under stable paths (like udev ``/dev/serial/by-id`` links):
+``reader_url`` (its MFRC522 card reader, a seat-reader device) and ``box_url`` (its bidding-box keys, a
+bidding-box device). A driver opens them with ``serial.serial_for_url(path)`` exactly as it would open
+``/dev/ttyUSB0``. Physical actions go to the harness: a tag laid on the antenna (:meth:`SeatUnit.place`), the
+field emptied (:meth:`SeatUnit.remove`), a call keyed (:meth:`SeatUnit.press`), a cable pulled
+(:meth:`SeatUnit.unplug`), wire faults (:meth:`SeatUnit.set_faults`).
+
+The MFRC522 reads ISO/IEC 14443 A tags (4- or 7-byte UIDs), so emulated decks are NTAG-style 7-byte UIDs
+(:func:`ntag_uids`), not the 8-byte ISO 15693 UIDs of :mod:`hw_sim.tags`.
+
+Not modelled here (see ``firmware/harness/``): RF timing (a tag answers at once; simavr's SPI takes a fixed
+100 µs a byte, far slower than the chip's 4 MHz), power loss, a second tag in the field, the display.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .faults import FaultSpec
+from .tags import deck_uids
+
+log = logging.getLogger(__name__)
+
+FIRMWARE_DIR = Path(__file__).resolve().parent.parent / "firmware"
+BUILD_DIR = FIRMWARE_DIR / "build"
+ELF = BUILD_DIR / "avr" / "seatunit.elf"
+HARNESS = BUILD_DIR / "native" / "seatunit-sim"
+VECTORS_CLI = BUILD_DIR / "native" / "vectors"
+LINKS = ("reader", "box")
+
+
+class AvrUnavailable(RuntimeError):
+    """The firmware or its harness cannot be built or started (toolchain or simavr missing, build error)."""
+
+
+SIMAVR_HEADER = Path("/usr/include/simavr/sim_avr.h")
+
+
+def toolchain_missing() -> list[str]:
+    """The build tools that are not installed (empty when the firmware and its harness can be built)."""
+    missing = [tool for tool in ("make", "avr-gcc", "cc") if shutil.which(tool) is None]
+    if not SIMAVR_HEADER.exists():
+        missing.append("simavr (libsimavr-dev)")
+    return missing
+
+
+def build() -> None:
+    """Build the firmware ELF, the harness and the vector CLI (``make -C firmware``; quick when up to date)."""
+    missing = toolchain_missing()
+    if missing:
+        raise AvrUnavailable(f"cannot build the seat unit firmware: {', '.join(missing)} not installed (apt-get "
+                             "install gcc-avr avr-libc binutils-avr simavr libsimavr-dev libsimavrparts1 libelf-dev)")
+    done = subprocess.run(["make", "-s", "-C", str(FIRMWARE_DIR), "all"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AvrUnavailable(f"building the firmware failed:\n{done.stdout}{done.stderr}")
+
+
+def ntag_uids(name: str, seed: int = 0) -> dict[str, str]:
+    """card -> 7-byte ISO 14443 A UID (NXP prefix 04) for the emulated deck ``name``: the 6 random bytes of
+    :func:`hw_sim.tags.deck_uids` behind the NTAG manufacturer byte, so each deck stays distinct."""
+    return {card: "04" + uid[4:] for card, uid in deck_uids(name, seed).items()}
+
+
+def harness_faults(spec: FaultSpec, bytedrop: float = 0.0, bytedup: float = 0.0) -> str:
+    """The harness's ``faults`` command for a fault spec: corrupt bytes, dropped frames (and, beyond the spec,
+    dropped and duplicated single bytes), in one or both directions, seeded."""
+    return (f"faults corrupt={spec.corrupt} drop={spec.drop} bytedrop={bytedrop} bytedup={bytedup} "
+            f"dir={spec.dir} seed={spec.seed}")
+
+
+class SeatUnit:
+    """One emulated seat unit (card reader + bidding box) behind two ptys."""
+
+    def __init__(self, name: str, reader_serial: str, box_serial: str, *, link_dir: str | Path | None = None,
+                 start_timeout: float = 10.0) -> None:
+        if not (ELF.exists() and HARNESS.exists()):
+            build()
+        self.name = name
+        self.dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunit-"))
+        self._lock = threading.Lock()
+        self._lines: queue.Queue[str] = queue.Queue()
+        self.placed_ns: dict[str, int] = {}          # action id -> CLOCK_MONOTONIC ns the tag entered the field
+        self.errors: list[str] = []
+        self._proc = subprocess.Popen(
+            [str(HARNESS), "--elf", str(ELF), "--link-dir", str(self.dir), "--name", name,
+             "--reader-serial", reader_serial, "--box-serial", box_serial],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+        self._reader = threading.Thread(target=self._read_output, name=f"seatunit-{name}", daemon=True)
+        self._reader.start()
+        try:
+            ready = self._expect("ready", start_timeout).split()
+        except TimeoutError:
+            self.close()
+            raise AvrUnavailable(f"the seat unit harness did not start: {self._stderr()}") from None
+        self.urls = {"reader": ready[1], "box": ready[2]}
+
+    @property
+    def reader_url(self) -> str:
+        return self.urls["reader"]
+
+    @property
+    def box_url(self) -> str:
+        return self.urls["box"]
+
+    # ------------------------------------------------------------------ harness I/O
+    def _read_output(self) -> None:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            line = line.strip()
+            if line.startswith("placed "):
+                _, ident, ns = line.split()
+                self.placed_ns[ident] = int(ns)
+            elif line.startswith("error "):
+                self.errors.append(line[6:])
+                log.warning("seat unit %s: %s", self.name, line[6:])
+            else:
+                self._lines.put(line)
+
+    def _expect(self, prefix: str, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or self._proc.poll() is not None and self._lines.empty():
+                raise TimeoutError(f"seat unit {self.name}: no {prefix!r} answer")
+            try:
+                line = self._lines.get(timeout=min(left, 0.1))
+            except queue.Empty:
+                continue
+            if line.startswith(prefix):
+                return line
+
+    def _stderr(self) -> str:
+        if self._proc.poll() is None or self._proc.stderr is None:
+            return "still running"
+        return self._proc.stderr.read().strip() or f"exit status {self._proc.returncode}"
+
+    def command(self, line: str) -> None:
+        """Send one harness command (see ``firmware/harness/seatunit_sim.c``)."""
+        with self._lock:
+            if self._proc.poll() is not None:
+                raise AvrUnavailable(f"seat unit {self.name} stopped: {self._stderr()}")
+            assert self._proc.stdin is not None
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+
+    # ------------------------------------------------------------------ physical actions
+    def place(self, uid: str, ident: str = "-", after_ms: int = 0) -> None:
+        """A tag laid on the antenna (it replaces any tag there): now, or ``after_ms`` emulated ms after the
+        previous tag action (tag actions happen in the order asked, one hand at the antenna)."""
+        self.command(f"placeafter {after_ms} {uid} {ident}" if after_ms else f"place {uid} {ident}")
+
+    def remove(self, after_ms: int = 0) -> None:
+        self.command(f"remove {after_ms}" if after_ms else "remove")
+
+    def press(self, call: str, alert: bool = False) -> None:
+        """Key a call: Alert first if asked, then Pass / X / XX, or a level key and a strain key."""
+        self.command(f"press {call}{' alert' if alert else ''}")
+
+    def unplug(self, link: str, seconds: float) -> None:
+        """Pull ``link``'s cable ("reader", "box" or "all") for ``seconds``; the unit itself keeps running."""
+        self.command(f"unplug {link} {max(1, round(seconds * 1000))}")
+
+    def set_faults(self, spec: FaultSpec, bytedrop: float = 0.0, bytedup: float = 0.0) -> None:
+        self.command(harness_faults(spec, bytedrop, bytedup))
+
+    def sync(self, settle_ms: int = 0, timeout: float = 10.0) -> None:
+        """Wait until every key press and tag action asked so far has been carried out, and ``settle_ms``
+        emulated milliseconds more (time for the firmware to read and send what the last action caused)."""
+        ident = f"s{time.monotonic_ns()}"
+        self.command(f"sync {ident} {settle_ms}")
+        self._expect(f"synced {ident}", timeout)
+
+    def stats(self, timeout: float = 5.0) -> dict[str, int]:
+        """The harness's counters (emulated ms, MFRC522 transceives, bytes and faults per link)."""
+        self.command("stats")
+        line = self._expect("stats", timeout)
+        return {k: int(v, 16) if k == "pins" else int(v)
+                for k, v in (part.split("=") for part in line.split()[1:])}
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            try:
+                self.command("quit")
+                self._proc.wait(timeout=5)
+            except (OSError, AvrUnavailable, subprocess.TimeoutExpired):
+                self._proc.kill()
+                self._proc.wait()
+        self._reader.join(timeout=2)
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                stream.close()
+        for link in LINKS:
+            try:
+                os.unlink(self.dir / f"{self.name}-{link}")
+            except FileNotFoundError:
+                pass
+
+    def __enter__(self) -> SeatUnit:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,128 @@
+"""Records replayed through four emulated seat units (the firmware on simavr, the unchanged drivers on ptys):
+the verdicts are those of `bridgetable replay`, without faults and under seeded wire faults, dropped and
+duplicated bytes, misreads, double reads and pulled cables."""
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bridgetable.avr_table import AvrTable
+from bridgetable.cli import main
+from bridgetable.simulated_tables import sim_replay_paths
+from hw_sim.faults import FaultSpec
+from table.cards import RANK_VALUE, SEATS, Deal, Seat
+from table.replay import read_records, replay_paths, verdict
+
+DEAL = "N:AKQJ.T98.765.432 T987.AKQ.432.765 6543.J76.AKQ.JT9 2.5432.JT98.AKQ8"
+EXAMPLE = Path(__file__).resolve().parents[2] / "bridgetable" / "examples" / "irregular.jsonl"
+
+
+@pytest.fixture(scope="module")
+def table(firmware_build: None) -> Iterator[AvrTable]:
+    """One table of four emulated seat units for the module (each test sets its own faults)."""
+    with AvrTable() as t:
+        yield t
+
+
+def test_the_irregular_example_gives_the_replay_verdict(table):
+    table.set_faults(None)
+    table.set_byte_faults()
+    results: list = []
+    got = [json.dumps(v, ensure_ascii=False) for v in sim_replay_paths([EXAMPLE], table, results)]
+    assert got == [json.dumps(v, ensure_ascii=False) for v in replay_paths([EXAMPLE])]
+    assert all(r.faithful for r in results)
+    assert sum(r.via_devices for r in results) >= 10
+
+
+def played_board(board: int = 3) -> list[dict]:
+    """A whole board as a table-event log: an alerted auction to 3NT by North, then all 52 cards, each player
+    following suit with the lowest card it can (or discarding its lowest)."""
+    deal = Deal.from_pbn(DEAL)
+    out: list[dict] = [{"type": "board", "board": board, "deal": DEAL}]
+    for i, c in enumerate(["1C", "Pass", "1NT", "Pass", "3NT", "Pass", "Pass", "Pass"]):
+        out.append({"type": "call", "seat": "SWNE"[i % 4], "call": c, **({"alert": True} if i == 0 else {})})
+    left = {s: list(deal.hands[s]) for s in SEATS}
+    leader = Seat.E
+    for _ in range(13):
+        trick: list[tuple[Seat, str]] = []
+        for k in range(4):
+            s = SEATS[(SEATS.index(leader) + k) % 4]
+            follow = [c for c in left[s] if trick and c[0] == trick[0][1][0]]
+            pick = min(follow or left[s], key=lambda c: RANK_VALUE[c[1]])
+            left[s].remove(pick)
+            trick.append((s, pick))
+            out.append({"type": "card", "seat": str(s), "card": pick})
+        led = trick[0][1][0]
+        leader = max((t for t in trick if t[1][0] == led), key=lambda t: RANK_VALUE[t[1][1]])[0]
+    return out
+
+
+@pytest.fixture(scope="module")
+def board_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("records") / "played.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in played_board()))
+    return path
+
+
+def test_a_whole_played_board_gives_the_replay_verdict_and_the_read_latency(table, board_file):
+    table.set_faults(None)
+    table.set_byte_faults()
+    (record,) = read_records(board_file)
+    r = table.play(record)
+    assert r.faithful, r.mismatches
+    assert json.dumps(r.verdict) == json.dumps(verdict(record))
+    assert r.via_devices == 60                               # 8 calls keyed, 52 cards laid on antennas
+    lat = table.card_latencies_ms()
+    assert len(lat) == 52 and statistics.median(lat) < 200   # a tag reaches the driver within a few polls
+
+
+@pytest.mark.corpus
+def test_real_corpus_boards_give_the_replay_verdicts(table, corpus):
+    """A sample of real boards (two PBN tournaments, one vugraph match): every call keyed on a bidding box,
+    every card laid on a seat's antenna."""
+    files = [sorted((corpus / "pbn-corpus").rglob("*.pbn"))[0], sorted((corpus / "lin-vugraph").glob("*.lin"))[0]]
+    records = [r for f in files for r in list(read_records(f))[:2]]
+    assert len(records) == 4
+    table.set_faults(None)
+    table.set_byte_faults()
+    for record in records:
+        r = table.play(record)
+        assert r.faithful, (record.source, record.index, r.mismatches)
+        assert json.dumps(r.verdict) == json.dumps(verdict(record)), (record.source, record.index)
+        assert r.via_devices > 40
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_seeded_faults_give_the_same_verdicts(table, board_file, seed):
+    """Noise on the wire, lost frames, dropped and duplicated bytes, misread and twice-read tags, a cable
+    pulled once per board: the record still arrives whole and in order."""
+    spec = FaultSpec.parse("corrupt=0.01,drop=0.02,dup=0.2,misread=0.1,unplug=2,replug=0.4")
+    table.set_faults(replace(spec, seed=seed))
+    table.set_byte_faults(bytedrop=0.003, bytedup=0.003)
+    pulls = sum(s["reader_unplugs"] + s["box_unplugs"] for s in (u.stats() for u in table.units.values()))
+    try:
+        for record in [*read_records(EXAMPLE), *read_records(board_file)]:
+            r = table.play(record)
+            assert r.faithful, r.mismatches
+            assert json.dumps(r.verdict) == json.dumps(verdict(record))
+        stats = [u.stats() for u in table.units.values()]
+        assert sum(s["reader_faulted"] + s["box_faulted"] for s in stats) > 0
+        assert sum(s["reader_unplugs"] + s["box_unplugs"] for s in stats) == pulls + 4   # unplug=2, two boards
+    finally:
+        table.set_faults(None)
+        table.set_byte_faults()
+
+
+def test_cli_sim_replay_over_avr_prints_what_replay_prints(firmware_build):
+    runner = CliRunner()
+    want = runner.invoke(main, ["replay", "--jsonl", str(EXAMPLE)])
+    got = runner.invoke(main, ["sim", "replay", "--transport", "avr", "--jsonl", str(EXAMPLE)])
+    assert got.exit_code == 0, got.output
+    assert got.stdout == want.stdout
+    assert "via devices (avr)" in got.stderr

@@ -1,0 +1,205 @@
+"""The seat-unit firmware on an emulated ATmega2560, its links opened by the unchanged host drivers as serial
+ports (pyserial on a pty, as /dev/ttyUSB0 would be), and by a bare HostSession for protocol details."""
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import serial
+
+from drivers.bidding_box import BiddingBoxDriver
+from drivers.config import SeatMap
+from drivers.decks import STANDARD_ORDER, DeckRegistry
+from drivers.notices import DeviceNotice
+from drivers.seat_reader import SeatReaderDriver
+from firmware_host import Binding, CallPressed, CardRead, Frame, HostSession, LinkState, Nack, encode_frame
+from firmware_host.constants import ErrorCode
+from hw_sim.avr import SeatUnit, ntag_uids
+from table.cards import Deal
+from table.events import CallMade, CardPlayed
+
+DEAL = Deal.from_pbn("N:QJ3.KQ982.KT63.Q K985.J653.74.K84 AT7.4.AQ85.J7632 642.AT7.J92.AT95")
+CALLS = [("1H", False), ("Pass", False), ("2NT", True), ("X", False), ("XX", False), ("7NT", False)]
+
+
+@pytest.fixture
+def unit(firmware_build: None, tmp_path) -> Iterator[SeatUnit]:
+    with SeatUnit("t1-n", "SR-T1-N", "BB-T1-N", link_dir=tmp_path) as u:
+        yield u
+
+
+@pytest.fixture
+def deck() -> tuple[DeckRegistry, dict[str, str]]:
+    uids = ntag_uids("deck-0")
+    reg = DeckRegistry()
+    reg.learn("deck-0", [uids[c] for c in STANDARD_ORDER])
+    return reg, uids
+
+
+def drivers_for(unit: SeatUnit, decks: DeckRegistry, events: queue.Queue[Any]) -> tuple[Any, Any]:
+    seats = SeatMap({"SR-T1-N": "N", "BB-T1-N": "N"}, table=1)
+    reader = SeatReaderDriver(unit.reader_url, events.put, seats, decks, backoff=(0.02, 0.2))
+    box = BiddingBoxDriver(unit.box_url, events.put, seats, backoff=(0.02, 0.2))
+    for d in (reader, box):
+        d.start(0.02)
+    return reader, box
+
+
+def next_table_event(events: queue.Queue[Any], timeout: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            ev = events.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        if not isinstance(ev, DeviceNotice):
+            return ev
+    raise AssertionError("no table event arrived")
+
+
+def wait_for(cond: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_drivers_open_the_ptys_and_receive_a_hand_and_an_auction(unit, deck):
+    decks, uids = deck
+    events: queue.Queue[Any] = queue.Queue()
+    reader, box = drivers_for(unit, decks, events)
+    try:
+        wait_for(lambda: reader.connected and box.connected)
+        assert (reader.serial, box.serial) == ("SR-T1-N", "BB-T1-N")
+        assert reader.session.peer.firmware.startswith("seatunit-")
+        reader.set_board(DEAL, "deck-0")
+        for call, alert in CALLS:
+            unit.press(call, alert)
+            assert next_table_event(events) == CallMade("N", call, alert, source=box.source)
+        for card in sorted(DEAL.hands["N"]):
+            unit.place(uids[card])
+            assert next_table_event(events) == CardPlayed("N", card, source=reader.source)
+        unit.place(uids[sorted(DEAL.hands["E"])[0]])        # East's card on North's antenna: refused
+        wrong = events.get(timeout=10)
+        while not (isinstance(wrong, DeviceNotice) and wrong.is_error):
+            wrong = events.get(timeout=10)
+        assert wrong.code == "WRONG_SEAT"
+        for d in (reader, box):      # at most the half frame pyserial's open leaves (it flushes mid-frame)
+            assert d.session.health.frame_errors <= d.opens == 1
+    finally:
+        for d in (reader, box):
+            d.stop()
+            d.close()
+
+
+def test_a_card_lying_on_the_antenna_is_reported_once(unit, deck):
+    decks, uids = deck
+    events: queue.Queue[Any] = queue.Queue()
+    reader, box = drivers_for(unit, decks, events)
+    try:
+        reads: list[CardRead] = []
+        handle = reader.on_message
+
+        def spy(msg: Any) -> bool:
+            if isinstance(msg, CardRead):
+                reads.append(msg)
+            return handle(msg)
+        reader.on_message = spy
+        wait_for(lambda: reader.connected)
+        unit.place(uids["SA"])
+        assert next_table_event(events).card == "SA"
+        time.sleep(0.4)                                     # twenty polls of the same tag
+        assert len(reads) == 1
+        unit.remove()
+        unit.place(uids["SA"], after_ms=100)                 # lifted and laid again: a new read (the host decides)
+        wait_for(lambda: len(reads) == 2)
+        assert reads[1].uid == reads[0].uid and 100 <= reads[1].ts - reads[0].ts < 1000
+    finally:
+        for d in (reader, box):
+            d.stop()
+            d.close()
+
+
+def test_unplugged_links_resume_the_session_and_lose_nothing(unit, deck):
+    decks, uids = deck
+    events: queue.Queue[Any] = queue.Queue()
+    reader, box = drivers_for(unit, decks, events)
+    try:
+        wait_for(lambda: reader.connected and box.connected)
+        got = []
+        for k, card in enumerate(STANDARD_ORDER[:6]):
+            # short pulls: the unit retransmits once the cable is back; a long one (2.5 s) outlasts its
+            # retries (6 x 250 ms), so the link is LOST and the unit re-HELLOs: the host resumes the session
+            unit.unplug("all", 2.5 if k == 5 else 0.3)
+            unit.place(uids[card])
+            unit.press("Pass" if k % 2 else "1C")
+            got += [next_table_event(events, 20), next_table_event(events, 20)]
+        assert [e.card for e in got if isinstance(e, CardPlayed)] == list(STANDARD_ORDER[:6])
+        assert [e.call for e in got if isinstance(e, CallMade)] == ["1C", "Pass"] * 3
+        assert reader.disconnects >= 6 and box.disconnects >= 6
+        assert reader.session.health.resumes >= 1 and box.session.health.resumes >= 1
+        assert reader.session.health.handshakes == 1 + reader.session.health.resumes
+        time.sleep(0.5)
+        assert not [e for e in list(events.queue) if not isinstance(e, DeviceNotice)]   # nothing twice
+    finally:
+        for d in (reader, box):
+            d.stop()
+            d.close()
+
+
+class RawHost:
+    """A bare HostSession on the bidding box's pty, plus a way to inject hand-made frames."""
+
+    def __init__(self, url: str) -> None:
+        self.port = serial.serial_for_url(url, timeout=0.01)
+        self.session = HostSession(admit=lambda hello: Binding("S", 7))
+        self.t0 = time.monotonic()
+        self.port.write(self.session.start(self.now()))
+        self.messages: list[Any] = []
+
+    def now(self) -> int:
+        return int((time.monotonic() - self.t0) * 1000)
+
+    def pump(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.messages += self.session.receive(self.port.read(4096), self.now())
+            self.port.write(self.session.poll(self.now()))
+
+    def close(self) -> None:
+        self.port.close()
+
+
+def test_firmware_nacks_unknown_and_malformed_frames_and_drops_echoes(unit):
+    host = RawHost(unit.box_url)
+    try:
+        deadline = time.monotonic() + 10
+        while host.session.state is not LinkState.READY:
+            assert time.monotonic() < deadline
+            host.pump(0.05)
+        reliable = 0x01 | 0x04
+        host.port.write(encode_frame(Frame(0x09, 0, 0, reliable, b"")))                    # unknown type
+        host.port.write(encode_frame(Frame(0x08, 1, 0, reliable, bytes.fromhex("01000000"))))   # BIND + 1 byte
+        host.port.write(encode_frame(Frame(0x20, 2, 0, reliable, bytes(6))))              # a device message
+        host.port.write(encode_frame(Frame(0x08, 3, 0, 0x01, bytes.fromhex("020000"))))    # an echo: no FROM_HOST
+        host.pump(0.5)
+        nacks = [(m.seq, m.code) for m in host.messages if isinstance(m, Nack)]
+        assert nacks == [(0, ErrorCode.UNKNOWN_MESSAGE), (1, ErrorCode.MALFORMED_PAYLOAD),
+                         (2, ErrorCode.UNEXPECTED_MESSAGE)]
+        assert host.session.state is LinkState.READY          # refusals are not link failures
+        unit.press("3C")
+        host.pump(0.4)
+        assert [m.call for m in host.messages if isinstance(m, CallPressed)] == ["3C"]
+    finally:
+        host.close()
+
+
+def test_bad_harness_commands_are_reported_not_fatal(unit):
+    unit.place("0102")                                       # not a 4- or 7-byte UID
+    unit.press("8NT")
+    unit.sync()
+    assert len(unit.errors) == 2 and "4- or 7-byte" in unit.errors[0] and "8NT" in unit.errors[1]
+    assert unit.stats()["emulated_ms"] > 0
