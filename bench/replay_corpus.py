@@ -250,12 +250,15 @@ def main() -> None:
     perf.write_text(text)
     report = ROOT / "docs" / "corpus-report.md"
     irr = "\n".join(f"| {k} | {n} |" for k, n in s["irregularities"].items())
+    # bench/edition_diff.py owns the law editions' section (between its markers): carried over as it is
+    old = report.read_text() if report.exists() else ""
+    editions = old[old.find("<!-- BEGIN EDITIONS -->"):] if "<!-- BEGIN EDITIONS -->" in old else ""
     report.write_text(
         f"# Corpus report\n\nWritten by `bench/replay_corpus.py` on {date} over "
         f"`shared/data/pbn-corpus` ({len(files)} files).\n\n" + "\n".join(agreement)
         + "\n\n## Irregularities flagged\n\n| code (law) | records |\n|---|---:|\n" + irr
         + f"\n\n## Every record that disagrees with its file ({len(disagreements)})\n\n"
-        + "\n".join(disagreements) + "\n")
+        + "\n".join(disagreements) + "\n" + ("\n" + editions if editions else ""))
     print(f"wrote {perf} and {report}")
 
 
