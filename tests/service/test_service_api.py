@@ -226,7 +226,13 @@ def test_a_board_played_by_seat_tokens_leaks_nothing(server: ServerProcess, dire
 def test_results_release_and_adjustment(server: ServerProcess, director: httpx.Client,
                                         seats: dict[str, dict[str, str]]) -> None:
     if director.get("/api/tables/A").json()["phase"] != "board_complete":
-        pytest.skip("needs the whole-board test first")
+        # run alone (or before the whole-board test): board 1 played the quick way, its contract and a claim
+        quick = [{"type": "board", "board": 1}, {"type": "contract", "contract": "4S", "declarer": "N"},
+                 {"type": "claim", "seat": "N", "tricks": 10}, {"type": "claim_response", "seat": "E", "accept": True},
+                 {"type": "claim_response", "seat": "W", "accept": True}]
+        for body in quick:
+            assert director.post("/api/tables/A/events", json=body).status_code == 200, body
+        assert director.get("/api/tables/A").json()["phase"] == "board_complete"
     with server.client() as anon, server.client(seats["A"]["N"]) as north:
         assert all(b["board"] != 1 or not b["results"] for b in anon.get("/api/results").json())
         # a seat sees its own table's finished board
