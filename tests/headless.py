@@ -3,6 +3,7 @@ machine cannot reach), its launch arguments, and the screenshot folder (tests/ar
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,3 +29,15 @@ def playwright_or_skip() -> Any:
 
 def launch(pw: Any) -> Any:
     return pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+
+
+def wait_until(page: Any, expression: str, arg: Any = None, timeout: float = 15.0) -> None:
+    """Poll a JavaScript predicate with ``page.evaluate`` until it holds. Playwright's own
+    ``wait_for_function`` evaluates its predicate from a string inside the page once the first check fails,
+    which the service's Content-Security-Policy (no 'unsafe-eval') forbids; ``evaluate`` goes through the
+    DevTools protocol, which the page's policy does not govern."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression, arg):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still false after {timeout:g} s: {expression}")
+        time.sleep(0.1)

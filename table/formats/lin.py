@@ -49,7 +49,16 @@ from ..board import Vulnerability, parse_vulnerability
 from ..calls import DOUBLE, PASS, REDOUBLE, is_bid, parse_call
 from ..cards import ALL_CARDS, RANK_VALUE, SEATS, CardError, Deal, Seat, hand_to_pbn, parse_card
 from ..errors import BridgeError
-from ..events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimResponded, ContractRecorded, board_started
+from ..events import (
+    BoardStarted,
+    CallMade,
+    CardPlayed,
+    ClaimMade,
+    ClaimResponded,
+    ContractRecorded,
+    TableEvent,
+    board_started,
+)
 from ..record import GameRecord, Recorded
 from ..scoring import parse_contract
 from ..tricks import trick_winner_index, trump_of
@@ -427,6 +436,27 @@ def _md(start: BoardStarted) -> str:
     return _SEAT_DIGIT[start.dealer] + ",".join(parts)
 
 
+def _played_out_of_turn(start: BoardStarted, events: list[TableEvent]) -> bool:
+    """Whether a card was played by another seat than the one read_lin will give it: it takes the player from
+    the turn (declarer's LHO leads, then each trick's winner), the auction's seats from the rotation."""
+    calls = [(SEATS[(SEATS.index(start.dealer) + k) % 4], e.call)
+             for k, e in enumerate(e for e in events if isinstance(e, CallMade))]
+    contract, declarer = _contract(calls)
+    if declarer is None or contract is None:
+        return False                             # no contract: read_lin gives each card to its owner
+    trump = trump_of(contract.rstrip("X")[1:])
+    leader, trick = declarer.lho, list[tuple[Seat, str]]()
+    for e in events:
+        if not isinstance(e, CardPlayed):
+            continue
+        if len(trick) == 4:
+            leader, trick = trick[trick_winner_index([c for _, c in trick], trump)][0], []
+        if e.seat != SEATS[(SEATS.index(leader) + len(trick)) % 4]:
+            return True
+        trick.append((e.seat, e.card))
+    return False
+
+
 def _line(rec: GameRecord, names: str) -> str | None:
     """One board; ``names`` is its ``pn`` value (written on every board: endplay, for one, starts a new
     board at each ``pn``). A contract entered without an auction is written as a synthesized auction
@@ -453,6 +483,9 @@ def _line(rec: GameRecord, names: str) -> str | None:
         if synthetic:
             marked = events.index(entered)
             events[marked:marked + 1] = synthetic
+    if _played_out_of_turn(start, events):
+        log.warning("%s record %s: a card played out of turn: LIN implies the player by the turn, so it reads "
+                    "back at another seat", rec.source, rec.index)
     for i, e in enumerate(events):
         if isinstance(e, (CardPlayed, ClaimMade)) and not in_play:
             out.append("pg||")                          # vugraph style: the auction is a page of its own

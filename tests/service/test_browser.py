@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from headless import ARTIFACTS, launch, playwright_or_skip
+from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
 
 from service.testing import ServerProcess
 
@@ -38,16 +38,16 @@ def test_director_console_rules_an_irregularity(tmp_path: Path) -> None:
             alert.locator(f'button.option[data-option="{option}"]').click()
 
             # the alert goes away ...
-            page.wait_for_function(
+            wait_until(page,
                 "([t, c]) => !document.querySelector(`#alerts .alert[data-table='${t}'][data-code='${c}']`)",
-                arg=[table, code], timeout=15000)
+                [table, code], timeout=15)
             rows = api.get(f"/api/tables/{table}/events", params={"after": seq_at_click - 1}).json()
             ruling = [r for r in rows if r["body"]["type"] == "ruling"]
             assert ruling and ruling[0]["actor"] == "director" and ruling[0]["body"]["option"] == option
             # ... and the table plays on, as the console shows
-            page.wait_for_function(
+            wait_until(page,
                 "([t, s]) => { const e = document.querySelector(`#table-${t} .seq`); return e && +e.dataset.seq > s; }",
-                arg=[table, ruling[0]["seq"] + 3], timeout=30000)
+                [table, ruling[0]["seq"] + 3], timeout=30)
             page.locator(f"#table-{table}").click()
             page.locator("#detail h2").wait_for(timeout=5000)
             time.sleep(0.5)

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from headless import launch, playwright_or_skip
+from headless import launch, playwright_or_skip, wait_until
 
 from service.dealing import deal_for
 from service.testing import ServerProcess
@@ -223,12 +223,11 @@ def test_the_seat_page_signs_in_from_its_link_in_a_browser(tmp_path: Path) -> No
             assert page.locator(".hand.N .card").count() == 0
             other = browser.new_page()
             other.goto(srv.base + link)
-            other.wait_for_function("document.getElementById('board').textContent.includes('used already')",
-                                    timeout=10000)
+            wait_until(other, "document.getElementById('board').textContent.includes('used already')", timeout=10)
             d.post("/api/tables/1/revoke", params={"seat": "S"})
             d.post("/api/tables/1/events", json={"type": "call", "seat": "N", "call": "1C"})
             page.reload()
-            page.wait_for_function("document.getElementById('status').textContent === 'signed out'", timeout=10000)
+            wait_until(page, "document.getElementById('status').textContent === 'signed out'", timeout=10)
             assert "revoked" in page.locator("#board").inner_text()
             console = browser.new_page()
             console.on("pageerror", lambda e: errors.append(str(e)))

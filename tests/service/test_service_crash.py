@@ -108,6 +108,11 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_event(tmp_path: Path) -
         watcher = Watcher(srv, seen)
         poster.start()
         watcher.start()
+        # the kill comes at a random moment after every table has been seen moving on (a loaded machine can take
+        # seconds to restart the service and its robots; the moment stays random, the check below stays meaningful)
+        deadline = time.monotonic() + 60
+        while not all(seen.get(t, 0) > before.get(t, 0) for t in ("1", "2", "3")) and time.monotonic() < deadline:
+            time.sleep(0.05)
         time.sleep(rng.uniform(0.3, 1.2))
         in_flight = poster.is_alive()
         srv.kill()

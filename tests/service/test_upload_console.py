@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from headless import ARTIFACTS, launch, playwright_or_skip
+from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
 from upload_receiver import ReceiverProcess
 
 from service.testing import ServerProcess, free_port
@@ -41,10 +41,10 @@ def test_console_shows_a_failed_upload_and_retries_it(tmp_path: Path) -> None:
                 rp.kill()
                 rp.start(schedule="ok")
                 row.locator("button.upl-retry").click()
-                page.wait_for_function(
+                wait_until(page,
                     "() => { const r = document.querySelector('#uploads tr[data-target=\"scorer\"]');"
                     " return r && !r.querySelector('button.upl-retry') && r.children[4].textContent.trim() === '1'; }",
-                    timeout=15000)
+                    timeout=15)
                 assert "queued again" in page.locator("#feed").inner_text()
             finally:
                 browser.close()

@@ -288,7 +288,7 @@ def test_write_skips_what_lin_cannot_say(caplog):
     out = io.StringIO()
     write_lin([rec, GameRecord(source="x", index=1)], out)
     assert out.getvalue().count("\n") == 1 and "mc|" not in out.getvalue()
-    assert len(caplog.records) == 4                     # hand, rejected claim, ruling, record without board
+    assert len(caplog.records) == 5     # hand, lead out of turn, rejected claim, ruling, record without board
     back = lin(out.getvalue())[0]
     # LIN cannot say who played a card: W's lead out of turn reads back as the lead of S, whose turn it was
     expected = [e if not isinstance(e, CardPlayed) else CardPlayed(seat=Seat.S, card=e.card)
