@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from bridgetable.cli import main
 from results.export_pbn import read_results_pbn
+from results.import_usebio import read_usebio
 
 DTD = Path(__file__).resolve().parents[2] / "results" / "usebio" / "usebio_subset.dtd"
 TAG = re.compile(r'^\[(\w+) "([^"]*)"\]', re.M)
@@ -106,13 +107,15 @@ def test_score_matches_an_independent_calculation(session_files, tmp_path):
     doc = etree.fromstring(xml.read_bytes())
     dtd = etree.DTD(str(DTD))
     assert dtd.validate(doc), dtd.error_log.filter_from_errors()
-    pairs = doc.findall(".//PAIR")
-    assert len(pairs) == 16
-    usebio = {tuple(sorted(p.findtext("PLAYER/PLAYER_NAME") and [x.findtext("PLAYER_NAME")
-                                                                  for x in p.findall("PLAYER")])):
-              float(p.findtext("PERCENTAGE")) for p in pairs}
+    # ... and read back by the project's own USEBIO reader: the same pairs, percentages and travellers
+    event = read_usebio(xml)
+    assert event.scoring == "MATCH_POINTS" and len(event.sections) == 1
+    (section,) = event.sections.values()
+    assert len(section.entrants) == 16
+    usebio = {tuple(sorted(e.names)): e.percentage for e in section.entrants}
     assert usebio == pytest.approx(expected, abs=0.005)
-    assert len(doc.findall(".//TRAVELLER_LINE")) == 240
+    assert len(section.lines) == len(doc.findall(".//TRAVELLER_LINE")) == 240
+    assert all(line.ns_points is not None and line.ew_points is not None for line in section.lines)
     assert csv.read_text().count("\n") == 17 and (tmp_path / "s.travellers.csv").read_text().count("\n") == 241
 
 

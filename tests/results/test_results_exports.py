@@ -28,6 +28,7 @@ from results import (
     travellers_csv,
     usebio_xml,
 )
+from results.import_usebio import UsebioError, read_usebio
 from results.pbn_tables import cell
 from table.formats.lin import _RS_ENTRY
 from table.formats.pbn import read_pbn
@@ -216,3 +217,29 @@ def test_partial_session_exports() -> None:
     assert results_pbn_text(read_results_pbn(io.StringIO(text)), per_result=True) == text
     _validate(usebio_xml(s), SUBSET_DTD)
     assert s.ranking()[0].boards in (0, 1)
+
+
+@pytest.mark.parametrize("name", SESSIONS)
+def test_usebio_reads_back_with_the_projects_reader(name: str) -> None:
+    """results/import_usebio.py reads what usebio_xml writes: each section's ranking and every traveller line."""
+    s = SESSIONS[name]()
+    event = read_usebio(usebio_xml(s, club_name="Test BC"))
+    assert event.club == "Test BC" and event.description == s.name
+    assert set(event.sections) == set(s.sections)
+    for sid, section in event.sections.items():
+        ranking = s.ranking(sid)
+        assert [(e.number, e.place) for e in section.entrants] == [(str(r.entrant), r.place_text) for r in ranking]
+        if name != "teams":
+            written = {(tr.board, str(r.ns), str(r.ew)) for tr in s.travellers(sid) for r in tr.results}
+            assert {(ln.board, ln.ns, ln.ew) for ln in section.lines} == written
+
+
+@pytest.mark.parametrize("bad, why", [
+    (b"<USEBIO", "not well-formed"), (b"<PBN/>", "not a USEBIO document"), (b"<USEBIO/>", "without its EVENT"),
+    (b"<USEBIO><EVENT><SESSION><SECTION><BOARD><BOARD_NUMBER>x</BOARD_NUMBER></BOARD></SECTION></SESSION>"
+     b"</EVENT></USEBIO>", "is not a number"),
+    (b"<USEBIO><EVENT><SESSION><SECTION><PARTICIPANTS><PAIR/></PARTICIPANTS></SECTION></SESSION></EVENT></USEBIO>",
+     "without its number")])
+def test_a_bad_usebio_document_is_a_clear_error(bad: bytes, why: str) -> None:
+    with pytest.raises(UsebioError, match=why):
+        read_usebio(bad)
