@@ -4,6 +4,7 @@ duplicated bytes, misreads, double reads and pulled cables."""
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from collections.abc import Iterator
 from dataclasses import replace
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from parallel_avr import corpus_sample, play_on_tables, stripped
 
 from bridgetable.avr_table import AvrTable
 from bridgetable.cli import main
@@ -96,6 +98,45 @@ def test_real_corpus_boards_give_the_replay_verdicts(table, corpus):
         assert r.faithful, (record.source, record.index, r.mismatches)
         assert json.dumps(r.verdict) == json.dumps(verdict(record)), (record.source, record.index)
         assert r.via_devices > 40
+        assert stripped(r.events) == stripped(record.events)
+
+
+SLOW = pytest.mark.skipif(not os.environ.get("BRIDGETABLE_SLOW"), reason="set BRIDGETABLE_SLOW=1 (a few minutes)")
+TABLES = 4                      # tables side by side: each emulated unit costs ~6-12 % of a core
+
+
+def assert_all_as_replayed(outcomes) -> None:
+    """Every record: no mismatch on the way, the replay verdict, and exactly the record's events at the table."""
+    for o in outcomes:
+        assert o.faithful, (o.where, o.seed, o.mismatches)
+        assert o.same_verdict, (o.where, o.seed)
+        assert o.same_events, (o.where, o.seed)
+        assert o.via_devices == o.actions > 20, o.where        # every call keyed, every card laid
+
+
+def corpus_boards(corpus, n: int):
+    """``n`` real boards chosen deterministically: three quarters every Nth of the PBN collection, a quarter
+    every Nth of the vugraph LIN files."""
+    records = corpus_sample(corpus, n - n // 4, n // 4)
+    assert len(records) == n and len({(r.source, r.index) for r in records}) == n
+    return records
+
+
+@pytest.mark.corpus
+def test_a_spread_of_corpus_boards_on_parallel_tables(firmware_build, corpus):
+    """Always on: 8 boards from across the corpus on two tables at once."""
+    assert_all_as_replayed(play_on_tables([(r, None) for r in corpus_boards(corpus, 8)], 2))
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@SLOW
+def test_two_hundred_corpus_boards_give_the_replay_verdicts(firmware_build, corpus):
+    """200 real boards (150 PBN, 50 LIN, spread over the whole corpus), every call keyed on a bidding box and
+    every card laid on a seat's antenna, on four tables at once."""
+    outcomes = play_on_tables([(r, None) for r in corpus_boards(corpus, 200)], TABLES)
+    assert len(outcomes) == 200
+    assert_all_as_replayed(outcomes)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
