@@ -53,6 +53,7 @@ def stripped(events: Iterable[Any]) -> list[str]:
 class Outcome:
     """One record played on an emulated table, against what `bridgetable replay` says of it."""
     where: str                                 # source:index
+    table: int                                 # which of the parallel tables played it
     seed: int | None
     faithful: bool
     same_verdict: bool
@@ -64,21 +65,22 @@ class Outcome:
 
 
 def _play_share(jobs: list[tuple[GameRecord, int | None]], spec: FaultSpec | None, bytedrop: float,
-                bytedup: float, name: str) -> list[Outcome]:
+                bytedup: float, k: int) -> list[Outcome]:
     out: list[Outcome] = []
-    with AvrTable(name=name) as table:
+    table = AvrTable(name=f"P{k}")
+    with table:
         table.set_byte_faults(bytedrop, bytedup)
         for record, seed in jobs:
             table.set_faults(replace(spec, seed=seed) if spec is not None and seed is not None else spec)
             r = table.play(record)
-            out.append(Outcome(f"{record.source}:{record.index}", seed, r.faithful,
+            out.append(Outcome(f"{record.source}:{record.index}", k, seed, r.faithful,
                                json.dumps(r.verdict) == json.dumps(verdict(record)),
                                stripped(r.events) == stripped(record.events), r.via_devices,
                                sum(isinstance(e, (CallMade, CardPlayed)) for e in record.events), r.mismatches))
         totals: dict[str, int] = {}
         for unit in table.units.values():
-            for k, v in unit.stats().items():
-                totals[k] = totals.get(k, 0) + v
+            for key, v in unit.stats().items():
+                totals[key] = totals.get(key, 0) + v
         if out:
             out[-1].stats = totals
     return out
@@ -87,10 +89,10 @@ def _play_share(jobs: list[tuple[GameRecord, int | None]], spec: FaultSpec | Non
 def play_on_tables(jobs: list[tuple[GameRecord, int | None]], tables: int, spec: FaultSpec | None = None,
                    bytedrop: float = 0.0, bytedup: float = 0.0) -> list[Outcome]:
     """Play ``(record, fault seed)`` jobs on ``tables`` tables of four emulated units each, in parallel
-    (threads: the work is in the emulator processes); outcomes in job order. Each table's harness counters
-    are summed on its last outcome."""
+    (threads: the work is in the emulator processes); outcomes in job order. The harness counters of each
+    table's four units are summed on that table's last outcome."""
     shares = [jobs[k::tables] for k in range(tables)]
-    run: Callable[[int], list[Outcome]] = lambda k: _play_share(shares[k], spec, bytedrop, bytedup, f"P{k}")
+    run: Callable[[int], list[Outcome]] = lambda k: _play_share(shares[k], spec, bytedrop, bytedup, k)
     with ThreadPoolExecutor(max_workers=tables) as pool:
         done = list(pool.map(run, range(tables)))
     out: list[Outcome] = []

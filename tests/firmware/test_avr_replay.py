@@ -152,12 +152,48 @@ def test_seeded_faults_give_the_same_verdicts(table, board_file, seed):
             r = table.play(record)
             assert r.faithful, r.mismatches
             assert json.dumps(r.verdict) == json.dumps(verdict(record))
+            assert stripped(r.events) == stripped(record.events)
         stats = [u.stats() for u in table.units.values()]
         assert sum(s["reader_faulted"] + s["box_faulted"] for s in stats) > 0
         assert sum(s["reader_unplugs"] + s["box_unplugs"] for s in stats) == pulls + 4   # unplug=2, two boards
     finally:
         table.set_faults(None)
         table.set_byte_faults()
+
+
+WIRE_FAULTS = FaultSpec.parse("corrupt=0.01,drop=0.02,dup=0.2,misread=0.1,unplug=2,replug=0.4")
+
+
+def seeded_fault_runs(record, seeds: list[int], tables: int) -> None:
+    """One board per seed under wire faults, byte faults and two pulled cables: each run gives the fault-free
+    run's verdict and exactly the record's events (none lost, none doubled); every table saw faults and
+    exactly two cable pulls per board."""
+    outcomes = play_on_tables([(record, seed) for seed in seeds], tables, WIRE_FAULTS, bytedrop=0.003,
+                              bytedup=0.003)
+    assert [o.seed for o in outcomes] == seeds
+    assert_all_as_replayed(outcomes)
+    for k in range(tables):
+        mine = [o for o in outcomes if o.table == k]
+        stats = mine[-1].stats
+        assert stats["reader_unplugs"] + stats["box_unplugs"] == 2 * len(mine)
+        assert stats["reader_faulted"] + stats["box_faulted"] > 0
+
+
+@pytest.fixture(scope="module")
+def played(board_file):
+    """The whole played board (its fault-free run on the units gives the replay verdict: see above)."""
+    (record,) = read_records(board_file)
+    return record
+
+
+def test_a_few_seeded_fault_runs_on_parallel_tables(firmware_build, played):
+    seeded_fault_runs(played, [101, 102, 103, 104], 2)
+
+
+@pytest.mark.slow
+@SLOW
+def test_fifty_seeded_fault_runs_give_the_fault_free_verdicts(firmware_build, played):
+    seeded_fault_runs(played, list(range(1000, 1050)), TABLES)
 
 
 def test_cli_sim_replay_over_avr_prints_what_replay_prints(firmware_build):
