@@ -10,6 +10,7 @@
 #include "bidding.h"
 #include "board.h"
 #include "clock.h"
+#include "display.h"
 #include "identity.h"
 #include "keys.h"
 #include "mfrc522.h"
@@ -43,8 +44,15 @@ static void on_message(void *ctx, uint8_t type, const uint8_t *p, uint16_t n) {
         if (port == READER) send_reader_status(clock_ms());
     } else if (type == BT_BIND) {
         identity_store_binding(&id, p[0], bt_get16(p + 1));
+    } else if (port == BOX) {
+        switch (type) {
+        case BT_SHOW_TURN: display_turn(p); break;
+        case BT_SHOW_CONTRACT: display_contract(p); break;
+        case BT_SHOW_AUCTION: display_auction(p); break;
+        case BT_SHOW_ERROR: display_message(p + 2); break;
+        default: break;
+        }
     }
-    /* SHOW_*, SET_MODE, REFUSE_CALL: this unit has no display and no prevent mode (not announced in HELLO) */
 }
 
 static uint32_t session_id_for(const char *serial) {
@@ -86,7 +94,10 @@ static void handle_keys(void) {
     uint32_t at;
     while (keys_next(&key, &at)) {
         uint8_t call, alert;
-        if (bidding_key(&bid, key, &call, &alert)) {
+        if (!bidding_key(&bid, key, &call, &alert)) {
+            display_keying(bid.level, bid.alert, 0xFFu);
+        } else {
+            display_keying(0, alert, call);
             uint8_t p[6];
             bt_enc_call_pressed(p, call, alert, at);
             bt_session_send(&links[BOX], BT_CALL_PRESSED, p, 6, at);
@@ -101,10 +112,11 @@ int main(void) {
     keys_init();
     sei();
     antenna_ok = mfrc522_init();
+    display_init();
     bt_session_init(&links[READER], BT_KIND_SEAT_READER, 0, session_id_for(id.reader_serial), id.reader_serial,
                     FIRMWARE_VERSION, rx_buf[READER], sizeof rx_buf[READER], link_write, on_message,
                     (void *)(uintptr_t)READER);
-    bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT, session_id_for(id.box_serial), id.box_serial,
+    bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT | BT_CAP_DISPLAY, session_id_for(id.box_serial), id.box_serial,
                     FIRMWARE_VERSION, rx_buf[BOX], sizeof rx_buf[BOX], link_write, on_message,
                     (void *)(uintptr_t)BOX);
     uint32_t now = clock_ms(), tick = now, last_rfid = now, last_status = now;
@@ -122,6 +134,7 @@ int main(void) {
             bt_session_poll(&links[READER], now);
             bt_session_poll(&links[BOX], now);
             handle_keys();
+            display_poll();
             if ((uint32_t)(now - last_rfid) >= RFID_POLL_MS) {
                 last_rfid = now;
                 poll_reader(now);
