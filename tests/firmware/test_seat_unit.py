@@ -16,7 +16,8 @@ from drivers.decks import STANDARD_ORDER, DeckRegistry
 from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host import Binding, CallPressed, CardRead, Frame, HostSession, LinkState, Nack, encode_frame
-from firmware_host.constants import ErrorCode
+from firmware_host.constants import Capability, ErrorCode, Phase
+from firmware_host.messages import ShowContract, ShowError
 from hw_sim.avr import SeatUnit, ntag_uids
 from table.cards import Deal
 from table.events import CallMade, CardPlayed
@@ -203,3 +204,68 @@ def test_bad_harness_commands_are_reported_not_fatal(unit):
     unit.sync()
     assert len(unit.errors) == 2 and "4- or 7-byte" in unit.errors[0] and "8NT" in unit.errors[1]
     assert unit.stats()["emulated_ms"] > 0
+
+
+# ---------------------------------------------------------------------------------------------- display
+def display_shows(unit: SeatUnit, want: dict[int, str], timeout: float = 10.0) -> list[str]:
+    """The display's lines once every line in ``want`` (line number -> text) shows it (a host message takes
+    its way over the wire, then the firmware redraws one line per millisecond tick)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = unit.display()
+        if all(lines[n] == text for n, text in want.items()) or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.05)
+
+
+def test_the_display_shows_the_call_being_keyed(unit):
+    unit.sync(50)
+    assert unit.display() == ["", "", "N    E    S    W", "", "", "", "", ""]     # blank but for the seats
+    unit.key("Alert")
+    unit.key("3")
+    unit.sync(50)                                   # emulated ms after the last key: the line is redrawn
+    assert unit.display()[6] == "CALL 3*"
+    unit.key("4")                                   # a second level key replaces the first
+    unit.sync(50)
+    assert unit.display()[6] == "CALL 4*"
+    unit.key("NT")
+    unit.sync(50)
+    assert unit.display()[6] == "CALL 4NT*"         # made (and sent): it stays until the next key
+    unit.press("Pass")
+    unit.sync(50)
+    assert unit.display()[6] == "CALL PASS"
+    with pytest.raises(ValueError, match="no key"):
+        unit.key("8")
+
+
+def test_the_display_shows_what_the_host_sends(unit, deck):
+    decks, _ = deck
+    events: queue.Queue[Any] = queue.Queue()
+    reader, box = drivers_for(unit, decks, events)
+    try:
+        wait_for(lambda: box.connected)
+        assert Capability.DISPLAY in box.session.peer.capabilities
+        auction = ["1C", "Pass", "1NT", "Pass", "3NT", "X", "Pass", "Pass", "XX", "Pass", "Pass", "Pass"]
+        box.show_turn("E", Phase.AUCTION)
+        box.show_auction("W", auction[:3], [True, False, False])
+        want = {0: "E TO CALL", 3: "               1C*", 4: "PASS 1NT", 5: ""}
+        lines = display_shows(unit, want)
+        assert [lines[n] for n in want] == list(want.values())
+        box.show_auction("W", auction, [True] + [False] * 11)       # 3 of 4 rounds fit: the last three
+        box.send(ShowContract("3NTXX", "E"))
+        box.show_turn("S", Phase.PLAY)
+        box.send(ShowError(ErrorCode.UNSUPPORTED, "Call the director: lead out of turn"))
+        want = {0: "S TO PLAY", 1: "3NTXX BY E", 3: "PASS 1NT  PASS 3NT", 4: "X    PASS PASS XX",
+                5: "PASS PASS PASS", 7: "CALL THE DIRECTOR: LE"}
+        lines = display_shows(unit, want)
+        assert [lines[n] for n in want] == list(want.values())
+        box.send(ShowContract("PASS"))
+        box.send(ShowError(0, ""))                                   # code 0, no text: cleared
+        box.show_turn(None, Phase.IDLE)
+        lines = display_shows(unit, {0: "", 1: "PASSED OUT", 7: ""})
+        assert (lines[0], lines[1], lines[7]) == ("", "PASSED OUT", "")
+        assert "~" not in "".join(lines)                             # every cell holds a glyph of the font
+    finally:
+        for d in (reader, box):
+            d.stop()
+            d.close()
