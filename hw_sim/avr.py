@@ -168,7 +168,7 @@ class SeatUnit:
         """Key a call: Alert first if asked, then Pass / X / XX, or a level key and a strain key."""
         self.command(f"press {call}{' alert' if alert else ''}")
 
-    KEYS = ("1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT", "X", "XX", "Alert")
+    KEYS = ("1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT", "X", "XX", "Alert", "Undo", "Stop")
 
     def key(self, name: str) -> None:
         """Press one bidding-box key (one of :attr:`KEYS`): a level key alone composes a bid without making it."""

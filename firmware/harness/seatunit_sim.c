@@ -11,7 +11,7 @@
  *   faults corrupt=R drop=R bytedrop=R bytedup=R dir=up|both seed=N   wire faults on both links
  *   sync ID [MS]            prints "synced ID" once every key press and tag action asked before it is done
  *                           (and MS emulated milliseconds more: time for the firmware to read the last tag)
- *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert
+ *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert, Undo, Stop
  *   display                 prints "display L0|L1|...|L7": the SSD1306's 8 text lines read back from its pixels
  *                           (each 6-column cell matched against the firmware's font; '~' for no glyph)
  *   stats                   prints counters;   quit
@@ -229,7 +229,7 @@ static void nss(struct avr_irq_t *irq, uint32_t value, void *param) {
 }
 
 /* ------------------------------------------------------------------ keys and the action queue */
-enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14, KEY_ALERT = 15, KEY_COUNT = 16 };
+enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14, KEY_ALERT = 15, KEY_COUNT = 18 };
 
 typedef struct {
     uint64_t at;                                  /* emulated cycle */
@@ -250,7 +250,7 @@ static uint64_t tag_slot(const char *delay_ms) {
     tag_free_at = base + (delay_ms ? strtoull(delay_ms, NULL, 10) : 0ull) * 1000ull * CYCLES_PER_US;
     return tag_free_at;
 }
-static avr_irq_t *key_irq[16];
+static avr_irq_t *key_irq[KEY_COUNT];
 
 static action *push(uint64_t at, int kind, int arg, const char *id) {
     if (queued >= (int)(sizeof queue / sizeof queue[0])) return NULL;
@@ -305,7 +305,7 @@ static void press_keys(const int *keys, int n) {
 
 static int key_named(const char *name) {
     static const char *names[KEY_COUNT] = {"1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT",
-                                           "X", "XX", "Alert"};
+                                           "X", "XX", "Alert", "Undo", "Stop"};
     for (int k = 0; k < KEY_COUNT; k++)
         if (!strcmp(name, names[k])) return k;
     return -1;
@@ -487,8 +487,9 @@ int main(int argc, char **argv) {
     ssd1306_init(avr, &oled, SSD1306_VIRT_COLUMNS, SSD1306_VIRT_PAGES * 8);
     ssd1306_wiring_t oled_wiring = {{'B', 6}, {'B', 7}, {'B', 5}};    /* RES on PB5; CS and D/C unused on I2C */
     ssd1306_connect_twi(&oled, &oled_wiring);
-    for (int k = 0; k < 16; k++) {
-        key_irq[k] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(k < 8 ? 'A' : 'C'), IOPORT_IRQ_PIN0 + (k & 7));
+    for (int k = 0; k < KEY_COUNT; k++) {             /* keys 0-7 on port A, 8-15 on C, Undo and Stop on F */
+        char port = k < 8 ? 'A' : k < 16 ? 'C' : 'F';
+        key_irq[k] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), IOPORT_IRQ_PIN0 + (k & 7));
         avr_raise_irq(key_irq[k], 1);             /* released */
     }
     const char *names[2] = {"reader", "box"};
