@@ -58,8 +58,11 @@ class Outcome:
     faithful: bool
     same_verdict: bool
     same_events: bool                          # the table received exactly the record's events, none lost or doubled
-    via_devices: int
-    actions: int                               # the record's calls and cards: each should go through a device
+    via_devices: int                           # events that went through a device (the rest by the console)
+    console: int
+    events: int                                # the record's events
+    actions: int                               # its calls and cards
+    cards_as_dealt: bool                       # every card played by the seat the deal gives it to
     mismatches: list[str] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
 
@@ -75,8 +78,10 @@ def _play_share(jobs: list[tuple[GameRecord, int | None]], spec: FaultSpec | Non
             r = table.play(record)
             out.append(Outcome(f"{record.source}:{record.index}", k, seed, r.faithful,
                                json.dumps(r.verdict) == json.dumps(verdict(record)),
-                               stripped(r.events) == stripped(record.events), r.via_devices,
-                               sum(isinstance(e, (CallMade, CardPlayed)) for e in record.events), r.mismatches))
+                               stripped(r.events) == stripped(record.events), r.via_devices, r.console,
+                               len(record.events), sum(isinstance(e, (CallMade, CardPlayed)) for e in record.events),
+                               "HAND_RECORD_MISMATCH" not in {i["code"] for i in r.verdict["irregularities"]},
+                               r.mismatches))
         totals: dict[str, int] = {}
         for unit in table.units.values():
             for key, v in unit.stats().items():
