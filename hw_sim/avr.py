@@ -5,14 +5,15 @@ The unit has two serial links, published as ptys under stable paths (like udev `
 ``reader_url`` (its MFRC522 card reader, a seat-reader device) and ``box_url`` (its bidding-box keys, a
 bidding-box device). A driver opens them with ``serial.serial_for_url(path)`` exactly as it would open
 ``/dev/ttyUSB0``. Physical actions go to the harness: a tag laid on the antenna (:meth:`SeatUnit.place`), the
-field emptied (:meth:`SeatUnit.remove`), a call keyed (:meth:`SeatUnit.press`), a cable pulled
-(:meth:`SeatUnit.unplug`), wire faults (:meth:`SeatUnit.set_faults`).
+field emptied (:meth:`SeatUnit.remove`), a call keyed (:meth:`SeatUnit.press`) or a single key
+(:meth:`SeatUnit.key`), a cable pulled (:meth:`SeatUnit.unplug`), wire faults (:meth:`SeatUnit.set_faults`). The
+bidding box's SSD1306 display (simavr's part on the TWI bus) is read back as text by :meth:`SeatUnit.display`.
 
 The MFRC522 reads ISO/IEC 14443 A tags (4- or 7-byte UIDs), so emulated decks are NTAG-style 7-byte UIDs
 (:func:`ntag_uids`), not the 8-byte ISO 15693 UIDs of :mod:`hw_sim.tags`.
 
 Not modelled here (see ``firmware/harness/``): RF timing (a tag answers at once; simavr's SPI takes a fixed
-100 µs a byte, far slower than the chip's 4 MHz), power loss, a second tag in the field, the display.
+100 µs a byte, far slower than the chip's 4 MHz), power loss, a second tag in the field.
 """
 from __future__ import annotations
 
@@ -166,6 +167,21 @@ class SeatUnit:
     def press(self, call: str, alert: bool = False) -> None:
         """Key a call: Alert first if asked, then Pass / X / XX, or a level key and a strain key."""
         self.command(f"press {call}{' alert' if alert else ''}")
+
+    KEYS = ("1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT", "X", "XX", "Alert", "Undo", "Stop")
+
+    def key(self, name: str) -> None:
+        """Press one bidding-box key (one of :attr:`KEYS`): a level key alone composes a bid without making it."""
+        if name not in self.KEYS:
+            raise ValueError(f"no key {name!r} on the bidding box (keys: {' '.join(self.KEYS)})")
+        self.command(f"key {name}")
+
+    def display(self, timeout: float = 5.0) -> list[str]:
+        """The bidding box display's 8 text lines, read back from the SSD1306's pixels (trailing blanks cut;
+        ``~`` for a cell that holds no glyph of the firmware's font)."""
+        self.command("display")
+        line = self._expect("display", timeout)
+        return line[len("display "):].split("|")
 
     def unplug(self, link: str, seconds: float) -> None:
         """Pull ``link``'s cable ("reader", "box" or "all") for ``seconds``; the unit itself keeps running."""

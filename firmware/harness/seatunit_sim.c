@@ -11,6 +11,9 @@
  *   faults corrupt=R drop=R bytedrop=R bytedup=R dir=up|both seed=N   wire faults on both links
  *   sync ID [MS]            prints "synced ID" once every key press and tag action asked before it is done
  *                           (and MS emulated milliseconds more: time for the firmware to read the last tag)
+ *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert, Undo, Stop
+ *   display                 prints "display L0|L1|...|L7": the SSD1306's 8 text lines read back from its pixels
+ *                           (each 6-column cell matched against the firmware's font; '~' for no glyph)
  *   stats                   prints counters;   quit
  * Prints "ready READER_PATH BOX_PATH" once both ptys exist. Usage:
  *   seatunit-sim --elf FW.elf --link-dir DIR --name NAME --reader-serial SR --box-serial BB */
@@ -35,6 +38,9 @@
 #include <sim_avr.h>
 #include <sim_elf.h>
 #include <sim_irq.h>
+#include <parts/ssd1306_virt.h>
+
+#include "../src/font5x7.h"
 
 #include "mfrc522_model.h"
 
@@ -83,6 +89,7 @@ typedef struct {
 static avr_t *avr;
 static link_t links[2];
 static mfrc522_model reader;
+static ssd1306_t oled;                            /* simavr's SSD1306 part on the TWI bus */
 
 static void publish(link_t *l) {
     struct termios t;
@@ -222,7 +229,7 @@ static void nss(struct avr_irq_t *irq, uint32_t value, void *param) {
 }
 
 /* ------------------------------------------------------------------ keys and the action queue */
-enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14, KEY_ALERT = 15 };
+enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14, KEY_ALERT = 15, KEY_COUNT = 18 };
 
 typedef struct {
     uint64_t at;                                  /* emulated cycle */
@@ -243,7 +250,7 @@ static uint64_t tag_slot(const char *delay_ms) {
     tag_free_at = base + (delay_ms ? strtoull(delay_ms, NULL, 10) : 0ull) * 1000ull * CYCLES_PER_US;
     return tag_free_at;
 }
-static avr_irq_t *key_irq[16];
+static avr_irq_t *key_irq[KEY_COUNT];
 
 static action *push(uint64_t at, int kind, int arg, const char *id) {
     if (queued >= (int)(sizeof queue / sizeof queue[0])) return NULL;
@@ -286,6 +293,49 @@ static int keys_for(const char *call, int *keys) {
     return 0;
 }
 
+static void press_keys(const int *keys, int n) {
+    uint64_t t = keys_free_at > avr->cycle ? keys_free_at : avr->cycle;
+    for (int i = 0; i < n; i++) {
+        push(t, 0, keys[i], NULL);
+        push(t + KEY_HOLD_MS * 1000ull * CYCLES_PER_US, 1, keys[i], NULL);
+        t += (KEY_HOLD_MS + KEY_GAP_MS) * 1000ull * CYCLES_PER_US;
+    }
+    keys_free_at = t;
+}
+
+static int key_named(const char *name) {
+    static const char *names[KEY_COUNT] = {"1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT",
+                                           "X", "XX", "Alert", "Undo", "Stop"};
+    for (int k = 0; k < KEY_COUNT; k++)
+        if (!strcmp(name, names[k])) return k;
+    return -1;
+}
+
+/* one 6-column cell of the display's RAM as the character whose glyph it holds ('~' if none) */
+static char cell_char(int page, int cell) {
+    const uint8_t *col = oled.vram[page] + cell * FONT_CELL;
+    if (col[FONT_WIDTH]) return '~';
+    for (uint8_t g = 0; g <= FONT_LAST - FONT_FIRST; g++) {
+        uint8_t c = 0;
+        while (c < FONT_WIDTH && font_column(g, c) == col[c]) c++;
+        if (c == FONT_WIDTH) return (char)(FONT_FIRST + g);
+    }
+    return '~';
+}
+
+static void print_display(void) {
+    printf("display");
+    for (int page = 0; page < SSD1306_VIRT_PAGES; page++) {
+        char text[SSD1306_VIRT_COLUMNS / FONT_CELL + 1];
+        int n = 0;
+        for (int cell = 0; cell < SSD1306_VIRT_COLUMNS / (int)FONT_CELL; cell++) text[n++] = cell_char(page, cell);
+        while (n && text[n - 1] == ' ') n--;
+        text[n] = 0;
+        printf("%c%s", page ? '|' : ' ', text);
+    }
+    printf("\n");
+}
+
 static void press(const char *call, int alert) {
     int keys[3], n = 0;
     if (alert) keys[n++] = KEY_ALERT;
@@ -294,14 +344,7 @@ static void press(const char *call, int alert) {
         printf("error unknown call %s\n", call);
         return;
     }
-    n += k;
-    uint64_t t = keys_free_at > avr->cycle ? keys_free_at : avr->cycle;
-    for (int i = 0; i < n; i++) {
-        push(t, 0, keys[i], NULL);
-        push(t + KEY_HOLD_MS * 1000ull * CYCLES_PER_US, 1, keys[i], NULL);
-        t += (KEY_HOLD_MS + KEY_GAP_MS) * 1000ull * CYCLES_PER_US;
-    }
-    keys_free_at = t;
+    press_keys(keys, n + k);
 }
 
 /* ------------------------------------------------------------------ commands */
@@ -331,6 +374,12 @@ static int command(char *line) {
         push(tag_slot(argc > 1 ? argv[1] : NULL), 4, 0, NULL);
     } else if (!strcmp(argv[0], "press") && argc >= 2) {
         press(argv[1], argc > 2 && !strcmp(argv[2], "alert"));
+    } else if (!strcmp(argv[0], "key") && argc >= 2) {
+        int key = key_named(argv[1]);
+        if (key < 0) printf("error unknown key %s\n", argv[1]);
+        else press_keys(&key, 1);
+    } else if (!strcmp(argv[0], "display")) {
+        print_display();
     } else if (!strcmp(argv[0], "sync") && argc >= 2) {
         uint64_t at = keys_free_at > tag_free_at ? keys_free_at : tag_free_at;
         at = at > avr->cycle ? at : avr->cycle;
@@ -435,8 +484,12 @@ int main(int argc, char **argv) {
     spi_in = avr_io_getirq(avr, AVR_IOCTL_SPI_GETIRQ(0), SPI_IRQ_INPUT);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_SPI_GETIRQ(0), SPI_IRQ_OUTPUT), spi_out, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('B'), IOPORT_IRQ_PIN0), nss, NULL);
-    for (int k = 0; k < 16; k++) {
-        key_irq[k] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(k < 8 ? 'A' : 'C'), IOPORT_IRQ_PIN0 + (k & 7));
+    ssd1306_init(avr, &oled, SSD1306_VIRT_COLUMNS, SSD1306_VIRT_PAGES * 8);
+    ssd1306_wiring_t oled_wiring = {{'B', 6}, {'B', 7}, {'B', 5}};    /* RES on PB5; CS and D/C unused on I2C */
+    ssd1306_connect_twi(&oled, &oled_wiring);
+    for (int k = 0; k < KEY_COUNT; k++) {             /* keys 0-7 on port A, 8-15 on C, Undo and Stop on F */
+        char port = k < 8 ? 'A' : k < 16 ? 'C' : 'F';
+        key_irq[k] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), IOPORT_IRQ_PIN0 + (k & 7));
         avr_raise_irq(key_irq[k], 1);             /* released */
     }
     const char *names[2] = {"reader", "box"};

@@ -2,7 +2,8 @@
  *   USART0 (PE0 RXD0, PE1 TXD0): the seat reader's link   USART1 (PD2 RXD1, PD3 TXD1): the bidding box's link
  *   SPI: PB0 SS -> MFRC522 SDA/NSS, PB1 SCK, PB2 MOSI, PB3 MISO; PB4 -> MFRC522 RST
  *   keys (to GND, internal pull-ups): PA0..PA6 levels 1..7, PA7 Pass; PC0..PC4 C D H S NT, PC5 X, PC6 XX,
- *   PC7 Alert */
+ *   PC7 Alert; PF0 Undo, PF1 Stop
+ *   TWI: PD0 SCL, PD1 SDA -> SSD1306 display (I2C 0x3C); PB5 -> its RES */
 #ifndef BOARD_H
 #define BOARD_H
 
@@ -10,6 +11,6 @@
 #define RFID_POLL_MS 20u          /* one REQA/anticollision round every 20 ms */
 #define RFID_ABSENT_POLLS 3u      /* a tag unseen for 3 polls in a row has left the antenna */
 #define KEY_STABLE_MS 5u          /* a key state counts after 5 equal 1 ms samples */
-#define FIRMWARE_VERSION "seatunit-1.0.0"
+#define FIRMWARE_VERSION "seatunit-1.1.0"
 
 #endif

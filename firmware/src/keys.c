@@ -3,9 +3,10 @@
 #include <avr/io.h>
 #include <util/atomic.h>
 
+#include "bidding.h"
 #include "board.h"
 
-static uint16_t last_raw, state;
+static uint32_t last_raw, state;
 static uint8_t stable;
 static volatile struct {
     uint8_t key;
@@ -18,10 +19,12 @@ void keys_init(void) {
     PORTA = 0xFF;                                 /* pull-ups: a key connects its pin to GND */
     DDRC = 0;
     PORTC = 0xFF;
+    DDRF &= (uint8_t)~0x03u;                      /* PF0 Undo, PF1 Stop */
+    PORTF |= 0x03u;
 }
 
 void keys_sample(uint32_t now) {
-    uint16_t raw = (uint16_t)~(PINA | ((uint16_t)PINC << 8));
+    uint32_t raw = ~(PINA | ((uint32_t)PINC << 8) | ((uint32_t)(PINF & 0x03u) << 16)) & 0x3FFFFul;
     if (raw != last_raw) {
         last_raw = raw;
         stable = 0;
@@ -29,10 +32,10 @@ void keys_sample(uint32_t now) {
     }
     if (stable >= KEY_STABLE_MS) return;
     if (++stable != KEY_STABLE_MS) return;        /* settled: the same level for KEY_STABLE_MS samples */
-    uint16_t pressed = raw & (uint16_t)~state;
+    uint32_t pressed = raw & ~state;
     state = raw;
-    for (uint8_t k = 0; k < 16u; k++) {
-        if (!(pressed & (1u << k))) continue;
+    for (uint8_t k = 0; k < KEY_COUNT; k++) {
+        if (!(pressed & (1ul << k))) continue;
         uint8_t next = (uint8_t)((head + 1u) & 15u);
         if (next == tail) return;                 /* 15 keys not yet handled: a stuck main loop, drop */
         events[head].key = k;

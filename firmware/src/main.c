@@ -10,6 +10,7 @@
 #include "bidding.h"
 #include "board.h"
 #include "clock.h"
+#include "display.h"
 #include "identity.h"
 #include "keys.h"
 #include "mfrc522.h"
@@ -21,6 +22,12 @@ static identity id;
 static bt_session links[2];
 static uint8_t rx_buf[2][BT_MAX_ENCODED];   /* full-size receive buffers: every v1 frame is accepted */
 static uint8_t antenna_ok;
+static struct {
+    uint8_t prevent;              /* SET_MODE: 1 PREVENT (the host may refuse a call), 0 FLAG */
+    uint16_t undo_ms;             /* SET_MODE: the undo window after a call (0: no undo) */
+    uint8_t last_call;            /* the last call sent, while it may still be undone (0xFF: none) */
+    uint32_t last_at;
+} box = {0, 0, 0xFFu, 0};
 
 static struct {
     uint8_t present, len, absent, checks;
@@ -43,8 +50,25 @@ static void on_message(void *ctx, uint8_t type, const uint8_t *p, uint16_t n) {
         if (port == READER) send_reader_status(clock_ms());
     } else if (type == BT_BIND) {
         identity_store_binding(&id, p[0], bt_get16(p + 1));
+    } else if (port == BOX) {
+        switch (type) {
+        case BT_SHOW_TURN: display_turn(p); break;
+        case BT_SHOW_CONTRACT: display_contract(p); break;
+        case BT_SHOW_AUCTION: display_auction(p); break;
+        case BT_SHOW_ERROR: display_message(p + 2); break;
+        case BT_SET_MODE:
+            box.prevent = p[0];
+            box.undo_ms = bt_get16(p + 1);
+            break;
+        case BT_REFUSE_CALL:                  /* the call is withdrawn: off the display, the player calls again */
+            if (!box.prevent) break;
+            if (box.last_call == p[0]) box.last_call = 0xFFu;
+            display_keying(0, 0, 0xFFu);
+            display_message(p + 3);
+            break;
+        default: break;
+        }
     }
-    /* SHOW_*, SET_MODE, REFUSE_CALL: this unit has no display and no prevent mode (not announced in HELLO) */
 }
 
 static uint32_t session_id_for(const char *serial) {
@@ -81,12 +105,32 @@ static void poll_reader(uint32_t now) {
 
 static bidding bid;
 
+static void box_key(uint8_t key, uint32_t at) {
+    uint8_t p[6];
+    if (key == KEY_STOP) {
+        bt_session_send(&links[BOX], BT_STOP_CARD, p, (uint8_t)bt_enc_stop_card(p, at), at);
+    } else if (key == KEY_UNDO) {
+        /* only inside the window (Law 25A: a change without pause for thought); the host decides the rest */
+        if (box.last_call == 0xFFu || !box.undo_ms || (uint32_t)(at - box.last_at) > box.undo_ms) return;
+        bt_session_send(&links[BOX], BT_UNDO, p, (uint8_t)bt_enc_undo(p, box.last_call, at), at);
+        box.last_call = 0xFFu;
+        display_keying(0, 0, 0xFFu);
+    }
+}
+
 static void handle_keys(void) {
     uint8_t key;
     uint32_t at;
     while (keys_next(&key, &at)) {
         uint8_t call, alert;
-        if (bidding_key(&bid, key, &call, &alert)) {
+        if (key >= KEY_UNDO) {
+            box_key(key, at);
+        } else if (!bidding_key(&bid, key, &call, &alert)) {
+            display_keying(bid.level, bid.alert, 0xFFu);
+        } else {
+            display_keying(0, alert, call);
+            box.last_call = call;
+            box.last_at = at;
             uint8_t p[6];
             bt_enc_call_pressed(p, call, alert, at);
             bt_session_send(&links[BOX], BT_CALL_PRESSED, p, 6, at);
@@ -101,10 +145,11 @@ int main(void) {
     keys_init();
     sei();
     antenna_ok = mfrc522_init();
+    display_init();
     bt_session_init(&links[READER], BT_KIND_SEAT_READER, 0, session_id_for(id.reader_serial), id.reader_serial,
                     FIRMWARE_VERSION, rx_buf[READER], sizeof rx_buf[READER], link_write, on_message,
                     (void *)(uintptr_t)READER);
-    bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT, session_id_for(id.box_serial), id.box_serial,
+    bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT | BT_CAP_DISPLAY | BT_CAP_PREVENT_MODE | BT_CAP_UNDO | BT_CAP_STOP_CARD, session_id_for(id.box_serial), id.box_serial,
                     FIRMWARE_VERSION, rx_buf[BOX], sizeof rx_buf[BOX], link_write, on_message,
                     (void *)(uintptr_t)BOX);
     uint32_t now = clock_ms(), tick = now, last_rfid = now, last_status = now;
@@ -122,6 +167,7 @@ int main(void) {
             bt_session_poll(&links[READER], now);
             bt_session_poll(&links[BOX], now);
             handle_keys();
+            display_poll();
             if ((uint32_t)(now - last_rfid) >= RFID_POLL_MS) {
                 last_rfid = now;
                 poll_reader(now);

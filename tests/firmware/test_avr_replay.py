@@ -4,6 +4,7 @@ duplicated bytes, misreads, double reads and pulled cables."""
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from collections.abc import Iterator
 from dataclasses import replace
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from parallel_avr import corpus_sample, play_on_tables, stripped
 
 from bridgetable.avr_table import AvrTable
 from bridgetable.cli import main
@@ -96,6 +98,51 @@ def test_real_corpus_boards_give_the_replay_verdicts(table, corpus):
         assert r.faithful, (record.source, record.index, r.mismatches)
         assert json.dumps(r.verdict) == json.dumps(verdict(record)), (record.source, record.index)
         assert r.via_devices > 40
+        assert stripped(r.events) == stripped(record.events)
+
+
+SLOW = pytest.mark.skipif(not os.environ.get("BRIDGETABLE_SLOW"), reason="set BRIDGETABLE_SLOW=1 (a few minutes)")
+TABLES = 4                      # tables side by side: each emulated unit costs ~6-12 % of a core
+
+
+def through_the_devices(o) -> bool:
+    """Every call keyed and every card laid on an antenna; a card the deal gives to another seat (a hand record
+    that contradicts the play) cannot be laid on the player's antenna and goes by the console."""
+    return o.via_devices + o.console == o.events and (o.via_devices == o.actions if o.cards_as_dealt
+                                                      else 0 < o.via_devices < o.actions)
+
+
+def assert_all_as_replayed(outcomes) -> None:
+    """Every record: no mismatch on the way, the replay verdict, exactly the record's events at the table, and
+    every call and card through the devices."""
+    bad = [(o.where, o.seed, o.mismatches[:3]) for o in outcomes
+           if not (o.faithful and o.same_verdict and o.same_events and through_the_devices(o))]
+    assert not bad, bad
+
+
+def corpus_boards(corpus, n: int):
+    """``n`` real boards chosen deterministically: three quarters every Nth of the PBN collection, a quarter
+    every Nth of the vugraph LIN files."""
+    records = corpus_sample(corpus, n - n // 4, n // 4)
+    assert len(records) == n and len({(r.source, r.index) for r in records}) == n
+    return records
+
+
+@pytest.mark.corpus
+def test_a_spread_of_corpus_boards_on_parallel_tables(firmware_build, corpus):
+    """Always on: 8 boards from across the corpus on two tables at once."""
+    assert_all_as_replayed(play_on_tables([(r, None) for r in corpus_boards(corpus, 8)], 2))
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@SLOW
+def test_two_hundred_corpus_boards_give_the_replay_verdicts(firmware_build, corpus):
+    """200 real boards (150 PBN, 50 LIN, spread over the whole corpus), every call keyed on a bidding box and
+    every card laid on a seat's antenna, on four tables at once."""
+    outcomes = play_on_tables([(r, None) for r in corpus_boards(corpus, 200)], TABLES)
+    assert len(outcomes) == 200
+    assert_all_as_replayed(outcomes)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -111,12 +158,48 @@ def test_seeded_faults_give_the_same_verdicts(table, board_file, seed):
             r = table.play(record)
             assert r.faithful, r.mismatches
             assert json.dumps(r.verdict) == json.dumps(verdict(record))
+            assert stripped(r.events) == stripped(record.events)
         stats = [u.stats() for u in table.units.values()]
         assert sum(s["reader_faulted"] + s["box_faulted"] for s in stats) > 0
         assert sum(s["reader_unplugs"] + s["box_unplugs"] for s in stats) == pulls + 4   # unplug=2, two boards
     finally:
         table.set_faults(None)
         table.set_byte_faults()
+
+
+WIRE_FAULTS = FaultSpec.parse("corrupt=0.01,drop=0.02,dup=0.2,misread=0.1,unplug=2,replug=0.4")
+
+
+def seeded_fault_runs(record, seeds: list[int], tables: int) -> None:
+    """One board per seed under wire faults, byte faults and two pulled cables: each run gives the fault-free
+    run's verdict and exactly the record's events (none lost, none doubled); every table saw faults and
+    exactly two cable pulls per board."""
+    outcomes = play_on_tables([(record, seed) for seed in seeds], tables, WIRE_FAULTS, bytedrop=0.003,
+                              bytedup=0.003)
+    assert [o.seed for o in outcomes] == seeds
+    assert_all_as_replayed(outcomes)
+    for k in range(tables):
+        mine = [o for o in outcomes if o.table == k]
+        stats = mine[-1].stats
+        assert stats["reader_unplugs"] + stats["box_unplugs"] == 2 * len(mine)
+        assert stats["reader_faulted"] + stats["box_faulted"] > 0
+
+
+@pytest.fixture(scope="module")
+def played(board_file):
+    """The whole played board (its fault-free run on the units gives the replay verdict: see above)."""
+    (record,) = read_records(board_file)
+    return record
+
+
+def test_a_few_seeded_fault_runs_on_parallel_tables(firmware_build, played):
+    seeded_fault_runs(played, [101, 102, 103, 104], 2)
+
+
+@pytest.mark.slow
+@SLOW
+def test_fifty_seeded_fault_runs_give_the_fault_free_verdicts(firmware_build, played):
+    seeded_fault_runs(played, list(range(1000, 1050)), TABLES)
 
 
 def test_cli_sim_replay_over_avr_prints_what_replay_prints(firmware_build):

@@ -16,7 +16,8 @@ from drivers.decks import STANDARD_ORDER, DeckRegistry
 from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host import Binding, CallPressed, CardRead, Frame, HostSession, LinkState, Nack, encode_frame
-from firmware_host.constants import ErrorCode
+from firmware_host.constants import Capability, ErrorCode, Mode, Phase
+from firmware_host.messages import ShowContract, ShowError
 from hw_sim.avr import SeatUnit, ntag_uids
 from table.cards import Deal
 from table.events import CallMade, CardPlayed
@@ -203,3 +204,135 @@ def test_bad_harness_commands_are_reported_not_fatal(unit):
     unit.sync()
     assert len(unit.errors) == 2 and "4- or 7-byte" in unit.errors[0] and "8NT" in unit.errors[1]
     assert unit.stats()["emulated_ms"] > 0
+
+
+# ---------------------------------------------------------------------------------------------- display
+def display_shows(unit: SeatUnit, want: dict[int, str], timeout: float = 10.0) -> list[str]:
+    """The display's lines once every line in ``want`` (line number -> text) shows it (a host message takes
+    its way over the wire, then the firmware redraws one line per millisecond tick)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = unit.display()
+        if all(lines[n] == text for n, text in want.items()) or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.05)
+
+
+def test_the_display_shows_the_call_being_keyed(unit):
+    unit.sync(50)
+    assert unit.display() == ["", "", "N    E    S    W", "", "", "", "", ""]     # blank but for the seats
+    unit.key("Alert")
+    unit.key("3")
+    unit.sync(50)                                   # emulated ms after the last key: the line is redrawn
+    assert unit.display()[6] == "CALL 3*"
+    unit.key("4")                                   # a second level key replaces the first
+    unit.sync(50)
+    assert unit.display()[6] == "CALL 4*"
+    unit.key("NT")
+    unit.sync(50)
+    assert unit.display()[6] == "CALL 4NT*"         # made (and sent): it stays until the next key
+    unit.press("Pass")
+    unit.sync(50)
+    assert unit.display()[6] == "CALL PASS"
+    with pytest.raises(ValueError, match="no key"):
+        unit.key("8")
+
+
+def test_the_display_shows_what_the_host_sends(unit, deck):
+    decks, _ = deck
+    events: queue.Queue[Any] = queue.Queue()
+    reader, box = drivers_for(unit, decks, events)
+    try:
+        wait_for(lambda: box.connected)
+        assert Capability.DISPLAY in box.session.peer.capabilities
+        auction = ["1C", "Pass", "1NT", "Pass", "3NT", "X", "Pass", "Pass", "XX", "Pass", "Pass", "Pass"]
+        box.show_turn("E", Phase.AUCTION)
+        box.show_auction("W", auction[:3], [True, False, False])
+        want = {0: "E TO CALL", 3: "               1C*", 4: "PASS 1NT", 5: ""}
+        lines = display_shows(unit, want)
+        assert [lines[n] for n in want] == list(want.values())
+        box.show_auction("W", auction, [True] + [False] * 11)       # 3 of 4 rounds fit: the last three
+        box.send(ShowContract("3NTXX", "E"))
+        box.show_turn("S", Phase.PLAY)
+        box.send(ShowError(ErrorCode.UNSUPPORTED, "Call the director: lead out of turn"))
+        want = {0: "S TO PLAY", 1: "3NTXX BY E", 3: "PASS 1NT  PASS 3NT", 4: "X    PASS PASS XX",
+                5: "PASS PASS PASS", 7: "CALL THE DIRECTOR: LE"}
+        lines = display_shows(unit, want)
+        assert [lines[n] for n in want] == list(want.values())
+        box.send(ShowContract("PASS"))
+        box.send(ShowError(0, ""))                                   # code 0, no text: cleared
+        box.show_turn(None, Phase.IDLE)
+        lines = display_shows(unit, {0: "", 1: "PASSED OUT", 7: ""})
+        assert (lines[0], lines[1], lines[7]) == ("", "PASSED OUT", "")
+        assert "~" not in "".join(lines)                             # every cell holds a glyph of the font
+    finally:
+        for d in (reader, box):
+            d.stop()
+            d.close()
+
+
+class RecordingQueue(queue.Queue):
+    """A queue that also keeps everything ever put in it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.all: list[Any] = []
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        self.all.append(item)
+        super().put(item, block, timeout)
+
+
+def next_notice(events: queue.Queue[Any], code: str, timeout: float = 10.0) -> DeviceNotice:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            ev = events.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        assert not isinstance(ev, (CallMade, CardPlayed)), ev                 # nothing else was asked
+        if isinstance(ev, DeviceNotice) and ev.code == code:
+            return ev
+    raise AssertionError(f"no {code} notice arrived")
+
+
+def test_prevent_mode_undo_and_the_stop_card_through_the_host_driver(unit, deck):
+    """SET_MODE (prevent, an undo window), REFUSE_CALL (the call leaves the display, the host's reason shows),
+    the Undo key (UNDO of the last call, inside the window only) and the Stop key (STOP_CARD)."""
+    decks, _ = deck
+    events = RecordingQueue()
+    reader, box = drivers_for(unit, decks, events)
+    try:
+        wait_for(lambda: box.connected)
+        for cap in (Capability.PREVENT_MODE, Capability.UNDO, Capability.STOP_CARD):
+            assert cap in box.session.peer.capabilities
+        unit.key("Stop")
+        assert next_notice(events, "STOP_CARD").seat == "N"
+        unit.press("1C")
+        assert next_table_event(events) == CallMade("N", "1C", False, source=box.source)
+        unit.key("Undo")                                  # no undo window yet (FLAG mode, window 0): nothing
+        unit.sync(100)
+        box.set_mode(Mode.PREVENT, 60000)
+        wait_for(lambda: box.session.pending == 0)        # the unit acknowledged SET_MODE
+        unit.press("2H")
+        assert next_table_event(events) == CallMade("N", "2H", False, source=box.source)
+        unit.key("Undo")
+        undo = next_notice(events, "UNDO")
+        assert "withdrew 2H" in undo.detail and undo.seat == "N"
+        unit.key("Undo")                                  # the same call is not withdrawn twice
+        unit.press("1NT")
+        assert next_table_event(events) == CallMade("N", "1NT", False, source=box.source)
+        assert display_shows(unit, {6: "CALL 1NT"})[6] == "CALL 1NT"
+        box.refuse_call("1NT", ErrorCode.UNSUPPORTED, "Insufficient bid")
+        lines = display_shows(unit, {6: "", 7: "INSUFFICIENT BID"})
+        assert (lines[6], lines[7]) == ("", "INSUFFICIENT BID")
+        unit.key("Undo")                                  # a refused call is not the player's to undo
+        unit.key("Stop")                                  # behind anything the Undo key sent, on the same link
+        next_notice(events, "STOP_CARD")
+        codes = [e.code for e in events.all if isinstance(e, DeviceNotice) and e.code in ("UNDO", "STOP_CARD")]
+        assert codes == ["STOP_CARD", "UNDO", "STOP_CARD"]
+        assert [e.call for e in events.all if isinstance(e, CallMade)] == ["1C", "2H", "1NT"]
+    finally:
+        for d in (reader, box):
+            d.stop()
+            d.close()
