@@ -7,7 +7,7 @@ on simavr's ATmega2560 paced to the wall clock, the drivers on ptys) without fau
 moment the harness put the tag into the antenna's field (CLOCK_MONOTONIC, stamped in the harness process)
 to the moment the seat-reader driver emitted ``CardPlayed`` (CLOCK_MONOTONIC in this process). Prints p50,
 p99 and max beside the wire's own floor: the bytes of that CARD_READ frame at 115200 Bd, 10 bits a byte.
-Prints a Markdown table (docs/firmware-figures.md holds the figures of the last run).
+Prints a Markdown table (docs/PERFORMANCE.md, "Seat-unit firmware", holds the figures of the last run).
 """
 from __future__ import annotations
 
