@@ -101,33 +101,29 @@ def apply_waiting_choice(st: PlayState, p: Pending, seat: Seat, out: list[Irregu
     RULINGS[p.irr.code](st, p, option, out)
 
 
-def _lead_out_of_turn_declarer(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+def _declarer_led_wrongly(st: PlayState, p: Pending, option: str, law: str, retracted_as: str) -> bool:
+    """Laws 53A/55B, shared by a lead out of turn and a lead from the wrong hand: the defenders accept it, or
+    the trick is withdrawn and the right hand leads. True when it was withdrawn (the caller's law differs)."""
     chosen = _defenders_choice(st, p, option)
     if chosen is None:
-        return
-    option = chosen
-    if option == "accept":
+        return False
+    if chosen == "accept":
         st._leader = p.offender
         p.irr.dispose("rectified:accept", "53A")
-    else:
-        st._withdraw_trick("55B1")
-        st._leader = _correct_leader(p)
-        p.irr.dispose("rectified:retract", "55B1")
+        return False
+    st._withdraw_trick(law)
+    st._leader = _correct_leader(p)
+    p.irr.dispose(retracted_as, law)
+    return True
+
+
+def _lead_out_of_turn_declarer(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
+    if _declarer_led_wrongly(st, p, option, "55B1", "rectified:retract"):
         st._recompute_next()
 
 
 def _lead_from_wrong_hand(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
-    chosen = _defenders_choice(st, p, option)
-    if chosen is None:
-        return
-    option = chosen
-    if option == "accept":
-        st._leader = p.offender
-        p.irr.dispose("rectified:accept", "53A")
-    else:
-        st._withdraw_trick("55B2")
-        st._leader = _correct_leader(p)
-        p.irr.dispose("rectified:lead_from_correct_hand", "55B2")
+    if _declarer_led_wrongly(st, p, option, "55B2", "rectified:lead_from_correct_hand"):
         st._retracted = p
         st._recompute_next()
 
