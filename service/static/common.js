@@ -1,6 +1,43 @@
 // Shared helpers for the console, seat and spectator pages (plain JS, no build step).
 const SUITS = ["S", "H", "D", "C"], SYM = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663", NT: "NT"};
 const SEATS = ["N", "E", "S", "W"];
+// Language: English, or Chinese in the seed's traditional script (zh-Hant). Chosen by ?lang= (remembered in
+// this browser), else the director's default for the club (GET /api/language, when the service offers it), else
+// the browser's own languages. Each page's strings go through t(key, english, params): the English text is in
+// the code, the Chinese in static/locales/zh-Hant/<page>.json (and common.json); a missing key shows English.
+const I18N = {lang: "en", dict: {}};
+function t(key, english, params) {
+  let s = I18N.dict[key] ?? english ?? key;
+  if (params) s = s.replace(/\{(\w+)\}/g, (m, k) => params[k] ?? m);
+  return s;
+}
+function chooseLanguage(clubDefault) {
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked === "en" || asked === "zh-Hant") { localStorage.setItem("bt-lang", asked); return asked; }
+  const kept = localStorage.getItem("bt-lang");
+  if (kept === "en" || kept === "zh-Hant") return kept;
+  if (clubDefault === "en" || clubDefault === "zh-Hant") return clubDefault;
+  return (navigator.languages || [navigator.language || "en"]).some(l => /^zh\b/i.test(l)) ? "zh-Hant" : "en";
+}
+// Load the page's strings before its first render; elements with data-i18n="key" get their text from it.
+async function loadLanguage(page) {
+  let clubDefault = null;
+  try { clubDefault = (await api("/api/language")).language; } catch (e) { clubDefault = null; }
+  I18N.lang = chooseLanguage(clubDefault);
+  document.documentElement.lang = I18N.lang === "zh-Hant" ? "zh-Hant" : "en";
+  I18N.dict = {};
+  if (I18N.lang !== "en") {
+    for (const name of ["common", page]) {
+      try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${I18N.lang}/${name}.json`)).json()); }
+      catch (e) { /* a missing file leaves English */ }
+    }
+  }
+  applyLanguage(document);
+}
+function applyLanguage(root) {
+  root.querySelectorAll("[data-i18n]").forEach(el => { el.textContent = t(el.dataset.i18n, el.textContent); });
+  root.querySelectorAll("[data-i18n-title]").forEach(el => { el.title = t(el.dataset.i18nTitle, el.title); });
+}
 function esc(s) { return String(s ?? "").replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c])); }
 function rank(r) { return r === "T" ? "10" : r; }
 function cardHtml(c, playable) {
