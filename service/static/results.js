@@ -24,7 +24,7 @@ function valueCell(r, side, unit) {
 }
 function contractCell(r) {
   if (r.adjusted && r.law === "12C1") return `<td colspan="3"><span class="adj">${esc(r.adjusted)}</span> <span class="muted">${esc(t("results.law", "Law {law}", {law: "12C1"}))}</span></td>`;
-  const c = r.contract === "PASS" ? esc(t("results.pass", "Pass")) : contractHtml(r.contract);
+  const c = r.contract === "PASS" ? esc(t("common.pass", "Pass")) : contractHtml(r.contract);
   const adj = r.adjusted ? ` <span class="adj" title="${esc(t("results.law", "Law {law}", {law: "12C2"}))}">${esc(r.adjusted)}</span>` : "";
   return `<td>${c}${adj}</td><td>${esc(r.declarer ? seatName(r.declarer) : "")}</td><td>${esc(r.result || "")}</td>`;
 }
@@ -51,14 +51,14 @@ function placeholderHtml(b) {
   const why = b.reason === "your_table"
     ? t("results.wait_yours", "your table still has to play this board; its results appear when every table has played it")
     : t("results.wait", "results appear when every table has played it");
-  return `<p class="placeholder">${esc(t("results.board_n", "Board {n}", {n: b.board}))}: ${esc(why)}` +
+  return `<p class="placeholder">${esc(t("common.board_n", "Board {n}", {n: b.board}))}: ${esc(why)}` +
     (b.tables ? ` <span class="muted">(${esc(t("results.played_of", "{played} of {tables} tables have", {played: b.played, tables: b.tables}))})</span>` : "") + "</p>";
 }
 function boardHtml(b, data) {
   const meta = b.deal ? ` <span class="muted">${esc(t("common.dealer", "Dealer"))} ${esc(seatName(b.deal.dealer))} &middot; ` +
     `${esc(t("common.vulnerable", "Vul"))} ${esc(vulText(b.deal.vulnerable))}</span>` : "";
   return `<article class="board ${b.visible ? "shown" : "hidden"}" data-board="${b.board}" id="board-${b.board}">
-    <h3>${esc(t("results.board_n", "Board {n}", {n: b.board}))}${meta}</h3>
+    <h3>${esc(t("common.board_n", "Board {n}", {n: b.board}))}${meta}</h3>
     ${b.visible ? boardRecordHtml(b.board, b.deal) + travellerHtml(b, data) : placeholderHtml(b)}</article>`;
 }
 function renderBoards(data) {

@@ -39,10 +39,10 @@ function renderDetail() {
 }
 function releasedHtml(b) {
   const rows = b.travellers.flatMap(tr => tr.rows).map(r =>
-    `${esc(t("common.table_n", "Table {n}", {n: r.table}))} ${r.contract === "PASS" ? esc(t("results.pass", "Pass")) : contractHtml(r.contract)} ` +
+    `${esc(t("common.table_n", "Table {n}", {n: r.table}))} ${r.contract === "PASS" ? esc(t("common.pass", "Pass")) : contractHtml(r.contract)} ` +
     `${esc(r.declarer ? seatName(r.declarer) : "")} ${esc(t("common.ns", "NS"))} ${r.score_ns ?? "-"}` +
     (r.ns_percent != null ? ` (${r.ns_percent}%)` : "")).join(" | ");
-  return `<article class="board shown" data-board="${b.board}"><h3><a href="/results#board-${b.board}">${esc(t("results.board_n", "Board {n}", {n: b.board}))}</a></h3>` +
+  return `<article class="board shown" data-board="${b.board}"><h3><a href="/results#board-${b.board}">${esc(t("common.board_n", "Board {n}", {n: b.board}))}</a></h3>` +
     boardRecordHtml(b.board, b.deal) + `<p>${rows}</p></article>`;
 }
 function renderReleased(data) {
@@ -56,6 +56,7 @@ function statusText(st) {
 }
 async function start() {
   await loadLanguage("spectate");
+  document.title = t("spectate.title", "Live tables") + " - bridgetable";
   const status = document.getElementById("status");
   stream("/ws/club", m => {
     if (m.type === "state") { states[m.table] = m.state; renderTables(); if (m.table === selected) renderDetail(); }

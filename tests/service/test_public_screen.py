@@ -226,6 +226,18 @@ def test_public_pages_on_a_phone_a_tablet_and_the_big_screen(tmp_path: Path) -> 
                 assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), size
                 page.screenshot(path=str(ARTIFACTS / f"spectate-{size}.png"), full_page=size != "screen")
                 page.close()
+            # in Chinese (traditional): the page's strings, the seats, the law text's language untouched
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{srv.base}/results?lang=zh-Hant")
+            page.locator('.board[data-board="1"] .diagram').wait_for(timeout=15000)
+            assert page.evaluate("document.documentElement.lang") == "zh-Hant"
+            assert page.locator("#ranking-h").inner_text().startswith("排名")
+            assert "北" in page.locator('.board[data-board="1"] .dhand.N .dseat').inner_text()
+            assert "標準結果" in page.locator('.board[data-board="1"] .par').inner_text()
+            assert "所有桌都打完" in page.locator('.board[data-board="3"]').inner_text()
+            page.screenshot(path=str(ARTIFACTS / "results-phone-zh.png"), full_page=True)
+            page.close()
             assert not errors, errors
         finally:
             browser.close()
