@@ -31,6 +31,7 @@ from .journal import CLUB, Journal
 from .outbox import Outbox
 from .pages import STATIC
 from .pages import router as pages_router
+from .public_screen import PublicScreen
 from .settings import Settings
 from .simulate import SimulatedClub
 from .tournament import LiveTournament
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None,
             ev.attach(journal.rows(CLUB))
             svc.tokens.round_of = lambda table: ev.rounds.get(table, 0)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
+        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
         redact_server_logs()                        # uvicorn has configured its loggers by now
         journal.start()
         club.start()
@@ -121,6 +123,8 @@ def create_app(settings: Settings | None = None,
                 await svc.devices.stop()
             if svc.uploads is not None:
                 await svc.uploads.stop()
+            if svc.screen is not None:
+                svc.screen.close()
             journal.close()
             club.close()
             gc.unfreeze()                           # a later app in this process starts from a clean slate

@@ -12,6 +12,7 @@ from .devices import DeviceManager
 from .hub import Hub
 from .journal import Journal
 from .outbox import Outbox
+from .public_screen import PublicScreen
 from .settings import Settings
 from .simulate import SimulatedClub
 from .tournament import LiveTournament
@@ -29,4 +30,5 @@ class Service:
     uploads: Outbox | None = None                 # the live-upload outbox, when targets are configured
     tournament: LiveTournament | None = None      # the event scored live on /results (service/tournament.py)
     rule: ClubBoardRule | None = None             # who sees which board (service/board_rule.py)
+    screen: PublicScreen | None = None            # the public screen's view and push (service/public_screen.py)
     info: dict[str, Any] = field(default_factory=dict)

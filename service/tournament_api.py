@@ -1,5 +1,5 @@
-"""The event's API: ``GET /api/public/results`` (the live-results page's data), ``GET /api/event`` and
-``POST /api/event/round`` (the director puts tables in a round), ``GET /api/vugraph`` and
+"""The event's API: ``GET /api/public/results`` (the live-results page's data, ``service/public_screen.py``),
+``GET /api/event`` and ``POST /api/event/round`` (the director puts tables in a round), ``GET /api/vugraph`` and
 ``POST /api/tables/{id}/vugraph`` (the director marks a vugraph table). The event itself is
 ``service/tournament.py``; who sees which board, ``service/board_rule.py``.
 """
@@ -12,40 +12,25 @@ from fastapi import APIRouter, Body, Depends, Path, Query
 from .container import Service
 from .deps import director, service, viewer
 from .errors import Invalid, NotFound
-from .visibility import NOTHING, Viewer
+from .visibility import Viewer
 
 router = APIRouter(prefix="/api")
 
 
-def _fallback(svc: Service, v: Viewer) -> dict[str, Any]:
-    """No event configured: the released boards as before (``Club.results``), without pairs or rankings."""
-    club = svc.club
-    boards = []
-    for b in club.results(v):
-        rows = [{"section": "", "table": e["table"], "contract": e["contract"], "declarer": e["declarer"],
-                 "tricks": e["tricks"], "score_ns": e["score_ns"], "ns_percent": e["ns_percent"],
-                 "ew_percent": e["ew_percent"], "adjusted": (e["adjustment"] or {}).get("kind")} for e in b["results"]]
-        boards.append({"board": b["board"], "visible": True, "travellers": [{"section": "", "rows": rows}]})
-    revision = club.club_seq + sum(rt.seq for rt in club.tables.values())
-    return {"event": None, "view": v.role if v.role != "seat" else "table", "table": v.table,
-            "revision": revision, "boards": boards, "rankings": [], "progress": []}
-
-
 @router.get("/public/results", summary="live results: released travellers and the ranking from them",
             description="No token: the public view (boards every scheduled table has completed, or the director "
-                        "released). A seat token: that table's view (never a board the table still has to play). "
+                        "released), with the hands and the double-dummy par of each public board. A seat token: that "
+                        "table's view (never a board the table still has to play). "
                         "The director's token: everything. `since=<revision>` answers `{unchanged: true}` when "
                         "nothing changed.")
 async def public_results(since: int | None = Query(None, ge=0), svc: Service = Depends(service),
                          v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    ev = svc.tournament
-    if ev is None:
-        out = _fallback(svc, v)
-        return {"revision": since, "unchanged": True} if since == out["revision"] else out
-    if since is not None and since == ev.revision:
+    screen = svc.screen
+    if screen is None:
+        raise NotFound("the service is starting")
+    if since is not None and since == screen.revision():
         return {"revision": since, "unchanged": True}
-    rule = svc.hub.rule
-    return ev.view(v, rule.hidden(v) if rule is not None and v.role == "seat" else NOTHING)
+    return screen.view(v)
 
 
 @router.get("/event", summary="the event: movement, rounds per table (director: wrong-board alerts)")

@@ -1,13 +1,16 @@
 """WebSocket streams: ``/ws/tables/{id}`` (one table) and ``/ws/club`` (every table), each message a JSON
 object. ``{"type": "state", "table": ..., "state": visible_state(...)}`` on connect and after every change;
-the director also receives ``{"type": "flagged", ...}`` the moment an irregularity is flagged and
-``{"type": "device", ...}`` for device reports. The token (``?token=``) decides the view: the director's
-(everything), a seat's (its own table, filtered), none (spectator: the delayed copy, filtered); every view
-under the movement's rule (``service/board_rule.py``, via ``Hub.greet`` and ``Hub.publish_state``)."""
+``/ws/results`` pushes the results screen (``{"type": "results", "results": ...}``, ``service/public_screen.py``)
+on connect and whenever it changes; the director also receives ``{"type": "flagged", ...}`` the moment an
+irregularity is flagged and ``{"type": "device", ...}`` for device reports. The token (``?token=``) decides
+the view: the director's (everything), a seat's (its own table, filtered), none (spectator: the delayed copy,
+filtered); every view under the movement's rule (``service/board_rule.py``, via ``Hub.greet`` and
+``Hub.publish_state``)."""
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from fastapi import APIRouter, Depends, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
@@ -29,7 +32,8 @@ async def _deny(ws: WebSocket, status: int, detail: str) -> None:
         await ws.close(code=4000 + status, reason=detail[:120])
 
 
-async def _pump(ws: WebSocket, svc: Service, sub: Subscriber) -> None:
+async def _pump(ws: WebSocket, svc: Service, sub: Subscriber, on_end: Callable[[Subscriber], None] | None = None
+                ) -> None:
     async def sender() -> None:
         while True:
             for text in await sub.next_batch():
@@ -43,7 +47,7 @@ async def _pump(ws: WebSocket, svc: Service, sub: Subscriber) -> None:
         pass
     finally:
         task.cancel()
-        svc.hub.unsubscribe(sub)
+        (on_end or svc.hub.unsubscribe)(sub)
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -85,3 +89,21 @@ async def club_stream(ws: WebSocket, token: str | None = None, svc: Service = De
         async with svc.club.lock(tid):
             svc.hub.greet(sub, rt)
     await _pump(ws, svc, sub)
+
+
+@router.websocket("/ws/results")
+async def results_stream(ws: WebSocket, token: str | None = None, svc: Service = Depends(service)) -> None:
+    """The results screen as ``token`` may see it (none: the public's), pushed when it changes."""
+    try:
+        viewer = svc.tokens.viewer(token)
+    except Unauthenticated as err:
+        await _deny(ws, status_of(err), str(err))
+        return
+    screen = svc.screen
+    if screen is None:
+        await _deny(ws, 503, "the service is starting")
+        return
+    await ws.accept()
+    sub = Subscriber(viewer, None)
+    screen.subscribe(sub)
+    await _pump(ws, svc, sub, screen.unsubscribe)

@@ -41,3 +41,28 @@ def wait_until(page: Any, expression: str, arg: Any = None, timeout: float = 15.
         if time.monotonic() > deadline:
             raise TimeoutError(f"still false after {timeout:g} s: {expression}")
         time.sleep(0.1)
+
+
+def axe_source() -> str:
+    """axe-core's engine (axe.min.js) as the test extra ``axe-playwright-python`` ships it inside its wheel; the
+    test skips (with the reason) when that package is missing."""
+    pytest.importorskip("axe_playwright_python", reason="pip install -e '.[test]' brings axe-playwright-python")
+    from importlib.resources import files
+    return (files("axe_playwright_python") / "axe.min.js").read_text(encoding="utf-8")
+
+
+def axe_violations(page: Any, impacts: tuple[str, ...] = ("critical", "serious")) -> list[dict[str, Any]]:
+    """axe-core's violations of the page as it is now, of the given impacts, each as axe reports it (``id``,
+    ``impact``, ``help``, ``nodes`` with their ``target`` and ``failureSummary``). The engine goes in through
+    ``page.evaluate`` (the DevTools protocol): the service's Content-Security-Policy would refuse a script tag
+    whose content is not a file of the service."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.evaluate(axe_source())
+    result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+    return [v for v in result["violations"] if v.get("impact") in impacts]
+
+
+def axe_summary(violations: list[dict[str, Any]]) -> str:
+    """One line per violation and element, for an assertion's message."""
+    return "\n".join(f"{v['impact']} {v['id']}: {v['help']} at {n['target']}: {n.get('failureSummary', '')}"
+                     for v in violations for n in v["nodes"])

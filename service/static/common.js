@@ -135,10 +135,10 @@ function stream(path, onMessage, onStatus, token = "", stillValid = null) {
 // view carried until the text arrives.
 const LAW_TEXTS = new Map();      // "table|board|law" -> {value, promise}
 function lawKey(law) { return String(law || "").split("/")[0].replace(/[()\s]/g, ""); }
-function lawTextHtml(t) {
-  const src = t.url ? `<a href="${esc(t.url)}" target="_blank" rel="noopener">${esc(t.source)}</a>` : esc(t.source);
-  return `<span class="law-quote" lang="${t.lang === "zh" ? "zh-Hant" : "en"}">${esc(t.text).replace(/\n/g, "<br>")}</span>` +
-    `<br><small>Law ${esc(t.cited)} &mdash; ${src}</small>`;
+function lawTextHtml(law) {
+  const src = law.url ? `<a href="${esc(law.url)}" target="_blank" rel="noopener">${esc(law.source)}</a>` : esc(law.source);
+  return `<span class="law-quote" lang="${law.lang === "zh" ? "zh-Hant" : "en"}">${esc(law.text).replace(/\n/g, "<br>")}</span>` +
+    `<br><small>${esc(t("common.law_n", "Law {law}", {law: law.cited}))} &mdash; ${src}</small>`;
 }
 function lawTextSlot(table, board, law, paraphrase) {
   const key = `${table}|${board ?? ""}|${lawKey(law)}`;
@@ -153,10 +153,11 @@ function lawTexts(root) {
     let entry = LAW_TEXTS.get(key);
     if (!entry) {
       entry = {value: null, promise: null};
-      entry.promise = api(`/api/laws/${encodeURIComponent(law)}?table=${encodeURIComponent(table)}`)
-        .then(t => (entry.value = t)).catch(() => null);
+      const lang = I18N.lang === "zh-Hant" ? "&lang=zh" : "";     // the seed's Chinese wording for a Chinese page
+      entry.promise = api(`/api/laws/${encodeURIComponent(law)}?table=${encodeURIComponent(table)}${lang}`)
+        .then(found => (entry.value = found)).catch(() => null);
       LAW_TEXTS.set(key, entry);
     }
-    entry.promise.then(t => { if (t && el.isConnected) el.innerHTML = lawTextHtml(t); });
+    entry.promise.then(found => { if (found && el.isConnected) el.innerHTML = lawTextHtml(found); });
   });
 }

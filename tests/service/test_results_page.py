@@ -312,9 +312,7 @@ def test_teams_ranking_counts_a_board_once() -> None:
 
 
 def test_without_an_event_the_page_shows_released_boards_as_before(tmp_path: Path) -> None:
-    from types import SimpleNamespace
-
-    from service.tournament_api import _fallback
+    from service.public_screen import PublicScreen
 
     async def run() -> None:
         settings = load_settings(None, database=str(tmp_path / "j.db"), tables=[{"id": "A"}, {"id": "B"}])
@@ -325,10 +323,10 @@ def test_without_an_event_the_page_shows_released_boards_as_before(tmp_path: Pat
         try:
             await _play(club, "A", 1)
             assert club.tournament is None
-            svc = SimpleNamespace(club=club)
-            assert _fallback(svc, SPECTATOR)["boards"] == []             # type: ignore[arg-type]
+            screen = PublicScreen(club, lambda: None, lambda: None)
+            assert screen.view(SPECTATOR)["boards"] == []
             await _play(club, "B", 1, "4S", "N", 11)                      # all_tables: every table that started it
-            out = _fallback(svc, SPECTATOR)                               # type: ignore[arg-type]
+            out = screen.view(SPECTATOR)
             assert out["event"] is None and out["rankings"] == []
             assert [r["score_ns"] for r in out["boards"][0]["travellers"][0]["rows"]] == [420, 450]
         finally:
