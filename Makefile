@@ -41,10 +41,14 @@ run: $(STAMP)
 # cannot reach). Installed when missing; if it cannot be, the browser tests skip with the reason.
 CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# The pages speak Chinese too: a CJK font (WenQuanYi Micro Hei, 5 MB) so the screenshots show its characters.
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 browsers:
 	@test -x $(CHROMIUM) || { echo "==> installing Debian's Chromium for the browser tests"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; } \
 	  || echo "note: chromium could not be installed; the browser tests will skip"
+	@test -f $(CJK_FONT) || { echo "==> installing a Chinese font for the pages' screenshots"; \
+	  $(SUDO) apt-get install -y -qq fonts-wqy-microhei || echo "note: no Chinese font; zh-Hant screenshots show boxes"; }
 
 # Lint (ruff) and types (mypy: strict on table/ and firmware_host/, pyproject.toml says where)
 lint: $(TEST_STAMP)
