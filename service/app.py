@@ -21,6 +21,7 @@ from .club import Club
 from .configuration import check_settings
 from .container import Service
 from .credential_transport import WebSocketCredentials, redact_server_logs
+from .cards_api import router as cards_router
 from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
@@ -28,6 +29,8 @@ from .hardening import RequestGuard
 from .http_errors import service_error_handler
 from .hub import Hub
 from .journal import CLUB, Journal
+from .language_api import journalled_language
+from .language_api import router as language_router
 from .outbox import Outbox
 from .pages import STATIC
 from .pages import router as pages_router
@@ -83,6 +86,7 @@ def create_app(settings: Settings | None = None,
         club = Club(settings, journal, hub)
         rows = club.load()
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
+        svc.language = journalled_language(journal.rows(CLUB))
         event_cfg = settings.event or default_event_config(simulated_ids(settings))
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
             ev = svc.tournament = LiveTournament(event_cfg, club)
@@ -138,6 +142,8 @@ def create_app(settings: Settings | None = None,
     app.include_router(api_router)
     app.include_router(credentials_router)
     app.include_router(tournament_router)
+    app.include_router(cards_router)
+    app.include_router(language_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

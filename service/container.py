@@ -30,3 +30,4 @@ class Service:
     tournament: LiveTournament | None = None      # the event scored live on /results (service/tournament.py)
     rule: ClubBoardRule | None = None             # who sees which board (service/board_rule.py)
     info: dict[str, Any] = field(default_factory=dict)
+    language: str | None = None                   # the club's default page language (service/language_api.py)
