@@ -17,11 +17,11 @@ from fastapi.staticfiles import StaticFiles
 from .api import router as api_router
 from .auth import Tokens
 from .board_rule import ClubBoardRule
+from .cards_api import router as cards_router
 from .club import Club
 from .configuration import check_settings
 from .container import Service
 from .credential_transport import WebSocketCredentials, redact_server_logs
-from .cards_api import router as cards_router
 from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
