@@ -25,6 +25,7 @@ from .credential_transport import WebSocketCredentials, redact_server_logs
 from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
+from .exports_api import router as exports_router
 from .hardening import RequestGuard
 from .http_errors import service_error_handler
 from .hub import Hub
@@ -144,6 +145,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(tournament_router)
     app.include_router(cards_router)
     app.include_router(language_router)
+    app.include_router(exports_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -5,7 +5,7 @@ const SEATS = ["N", "E", "S", "W"];
 // this browser), else the director's default for the club (GET /api/language, when the service offers it), else
 // the browser's own languages. Each page's strings go through t(key, english, params): the English text is in
 // the code, the Chinese in static/locales/zh-Hant/<page>.json (and common.json); a missing key shows English.
-const I18N = {lang: "en", dict: {}};
+const I18N = {lang: "en", dict: {}, parts: []};
 function t(key, english, params) {
   let s = I18N.dict[key] ?? english ?? key;
   if (params) s = s.replace(/\{(\w+)\}/g, (m, k) => params[k] ?? m);
@@ -27,12 +27,23 @@ async function loadLanguage(page) {
   document.documentElement.lang = I18N.lang === "zh-Hant" ? "zh-Hant" : "en";
   I18N.dict = {};
   if (I18N.lang !== "en") {
-    for (const name of ["common", page]) {
+    for (const name of ["common", page, ...I18N.parts]) {
       try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${I18N.lang}/${name}.json`)).json()); }
       catch (e) { /* a missing file leaves English */ }
     }
   }
   applyLanguage(document);
+}
+// A part of a page (a console section in its own console_<part>.js) adds its own strings file; loadLanguage
+// keeps it when it (re)loads the page's.
+async function loadStrings(part) {
+  if (!I18N.parts.includes(part)) I18N.parts.push(part);
+  let clubDefault = null;
+  try { clubDefault = (await api("/api/language")).language; } catch (e) { clubDefault = null; }
+  const lang = chooseLanguage(clubDefault);
+  if (lang === "en") return;
+  try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${lang}/${part}.json`)).json()); }
+  catch (e) { /* a missing file leaves English */ }
 }
 function applyLanguage(root) {
   root.querySelectorAll("[data-i18n]").forEach(el => { el.textContent = t(el.dataset.i18n, el.textContent); });
