@@ -18,6 +18,7 @@ from results import ResultsError, lin_results, ranking_csv, results_pbn_text, tr
 from results.session import Session
 from table.cards import CardError, Deal
 from table.handrecords.base import HandRecordBoard
+from table.handrecords.sheets import render
 
 from .container import Service
 from .deps import director, service
@@ -82,7 +83,6 @@ EXPORTS: dict[str, tuple[str, str, Callable[[Session, str], bytes]]] = {
 @router.get("/exports/handrecords", summary="the hand-record sheets (HTML, print to A4) of the boards dealt "
             "(director)")
 async def handrecords(svc: Service = Depends(service), v: Viewer = Depends(director)) -> Response:
-    from table.handrecords.sheets import render        # endplay (double dummy) is loaded only here
     boards = []
     for n, deal in sorted(_deals(svc).items()):
         try:
