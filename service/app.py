@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 
 from .api import router as api_router
 from .auth import Tokens
+from .board_control_api import router as board_control_router
 from .board_rule import ClubBoardRule
 from .cards_api import router as cards_router
 from .club import Club
@@ -146,6 +147,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(cards_router)
     app.include_router(language_router)
     app.include_router(exports_router)
+    app.include_router(board_control_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
