@@ -29,13 +29,18 @@ $(TEST_STAMP): $(STAMP)
 setup: $(TEST_STAMP)
 
 # The main job: the service with four simulated tables on the SQLite default (bridgetable.db); it prints
-# the director console's URL and token. SIMULATE, HOST and PORT can be overridden: make run PORT=9000
+# the director console's URL (with the address the tablets in the room use), its token and the table cards'
+# page. It listens on every network of the machine (HOST=0.0.0.0) so the tablets reach it; make run
+# HOST=127.0.0.1 keeps it to this machine. When bridgetable.db holds an earlier session it asks whether to
+# resume it; SESSION=resume or SESSION=new answers in advance (new moves the old file aside, never deletes it).
+# SIMULATE, HOST, PORT and SESSION can be overridden: make run PORT=9000 SIMULATE=0 SESSION=new
 SIMULATE ?= 4
-HOST     ?= 127.0.0.1
+HOST     ?= 0.0.0.0
 PORT     ?= 8000
+SESSION  ?=
 run: $(STAMP)
-	@echo "==> starting the service with $(SIMULATE) simulated tables on http://$(HOST):$(PORT)"
-	$(BIN)/bridgetable serve --simulate $(SIMULATE) --host $(HOST) --port $(PORT)
+	@echo "==> starting the service with $(SIMULATE) simulated tables on port $(PORT) of $(if $(filter 0.0.0.0 ::,$(HOST)),every network of this machine (only this machine: make run HOST=127.0.0.1),$(HOST))"
+	$(BIN)/bridgetable serve --simulate $(SIMULATE) --host $(HOST) --port $(PORT) $(if $(SESSION),--$(SESSION))
 
 # The headless-browser tests drive Debian's Chromium (Playwright's own download needs a CDN this machine
 # cannot reach). Installed when missing; if it cannot be, the browser tests skip with the reason.

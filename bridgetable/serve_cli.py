@@ -1,11 +1,59 @@
-"""``bridgetable serve``: the service under uvicorn, on SQLite by default, with simulated tables on request."""
+"""``bridgetable serve``: the service under uvicorn, on SQLite by default, with simulated tables on request.
+
+At start-up it says where the tablets in the room reach it (the machine's outward address, found without
+sending anything) and, when the database already holds a session, asks whether to resume it (``--resume`` /
+``--new`` answer in advance; without a terminal and without a flag it resumes and says so). A new session moves
+the old database aside (``service/session_file.py``), never deletes it."""
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 from typing import Any
 
 import click
+
+ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+def lan_address() -> str:
+    """The address other machines on the network reach this one at: the source address the system would use
+    towards a public address (a UDP ``connect`` sends no packet), else the host name's, else ``localhost``."""
+    for target in ("192.0.2.1", "10.255.255.255"):          # TEST-NET-1 and a private address: nothing is sent
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((target, 9))
+                addr = str(s.getsockname()[0])
+                if addr and not addr.startswith("127.") and addr != "0.0.0.0":
+                    return addr
+        except OSError:
+            continue
+    try:
+        addr = socket.gethostbyname(socket.gethostname())
+        if not addr.startswith("127."):
+            return addr
+    except OSError:
+        pass
+    return "localhost"
+
+
+def _choose_session(database: str, choice: str | None) -> None:
+    """Resume or start anew when ``database`` already holds a session (see the module's docstring)."""
+    from service.session_file import earlier_session, move_aside
+
+    earlier = earlier_session(database)
+    if earlier is None:
+        return
+    what = f"the session of {earlier.started} with {earlier.tables} tables"
+    if choice is None and sys.stdin.isatty():
+        choice = "resume" if click.confirm(f"Resume {what}?", default=True) else "new"
+    if choice == "new":
+        moved = move_aside(database)
+        click.echo(f"new session: {what} was moved to {moved}")
+    elif choice == "resume":
+        click.echo(f"resuming {what}")
+    else:
+        click.echo(f"resuming {what} (not on a terminal; --new starts a new session)")
 
 
 @click.command("serve")
@@ -23,11 +71,16 @@ import click
 @click.option("--spectator-delay", type=float, default=None, help="seconds of delay for spectators")
 @click.option("--show-token/--hide-token", default=None,
               help="print the director's token at start-up (default: only on a terminal, never into a log file)")
+@click.option("--resume", "session_choice", flag_value="resume", default=None,
+              help="resume the session the database holds without asking")
+@click.option("--new", "session_choice", flag_value="new",
+              help="start a new session: the database's earlier session is moved aside (renamed), never deleted")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve(config: str | None, simulate: int | None, host: str, port: int, database: str | None,
           pace: float | None, irregularity_rate: float | None, ruling_wait: float | None,
-          seed: int | None, spectator_delay: float | None, show_token: bool | None, log_level: str) -> None:
+          seed: int | None, spectator_delay: float | None, show_token: bool | None, session_choice: str | None,
+          log_level: str) -> None:
     """Run the service: REST/WebSocket API, director console, live pages (docs at /docs)."""
     import uvicorn
 
@@ -48,17 +101,27 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
         settings = settings.model_copy(update={"regulation": regulation})
     if show_token is None:
         show_token = sys.stdout.isatty()
-    shown = "localhost" if host in ("0.0.0.0", "::", "127.0.0.1") else host
+    _choose_session(settings.database, session_choice)
+    everywhere = host in ANY_ADDRESS
+    shown = lan_address() if everywhere else "localhost" if host.startswith("127.") else host
 
     def ready(info: dict[str, Any]) -> None:
         base = f"http://{shown}:{port}"
         click.echo(f"bridgetable service: {len(info['tables'])} tables, journal {info['database']} "
                    f"({info['journal_rows']} rows replayed)")
+        if everywhere:
+            click.echo(f"  listening on every network of this machine ({host or '0.0.0.0'}:{port}); the tablets "
+                       f"use {base}. Only this machine: make run HOST=127.0.0.1 (--host 127.0.0.1)")
+        else:
+            click.echo(f"  listening on {host}:{port} only"
+                       + (": the tablets cannot reach it (make run binds every network: HOST=0.0.0.0)"
+                          if host.startswith("127.") else ""))
         if show_token:          # in the fragment: the browser keeps it, the server never receives it
             click.echo(f"  director console: {base}/console#token={info['director_token']}")
             click.echo(f"  director token:   {info['director_token']}")
         else:
             click.echo(f"  director console: {base}/console (the token: --show-token, or the configuration)")
+        click.echo(f"  table cards:      {base}/cards (each seat's QR code, to print; open it from the console)")
         click.echo(f"  spectators:       {base}/spectate")
         click.echo(f"  live results:     {base}/results")
         click.echo(f"  API docs:         {base}/docs")

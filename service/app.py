@@ -16,7 +16,9 @@ from fastapi.staticfiles import StaticFiles
 
 from .api import router as api_router
 from .auth import Tokens
+from .board_control_api import router as board_control_router
 from .board_rule import ClubBoardRule
+from .cards_api import router as cards_router
 from .club import Club
 from .configuration import check_settings
 from .container import Service
@@ -24,10 +26,13 @@ from .credential_transport import WebSocketCredentials, redact_server_logs
 from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
+from .exports_api import router as exports_router
 from .hardening import RequestGuard
 from .http_errors import service_error_handler
 from .hub import Hub
 from .journal import CLUB, Journal
+from .language_api import journalled_language
+from .language_api import router as language_router
 from .outbox import Outbox
 from .pages import STATIC
 from .pages import router as pages_router
@@ -84,6 +89,7 @@ def create_app(settings: Settings | None = None,
         club = Club(settings, journal, hub)
         rows = club.load()
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
+        svc.language = journalled_language(journal.rows(CLUB))
         event_cfg = settings.event or default_event_config(simulated_ids(settings))
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
             ev = svc.tournament = LiveTournament(event_cfg, club)
@@ -142,6 +148,10 @@ def create_app(settings: Settings | None = None,
     app.include_router(api_router)
     app.include_router(credentials_router)
     app.include_router(tournament_router)
+    app.include_router(cards_router)
+    app.include_router(language_router)
+    app.include_router(exports_router)
+    app.include_router(board_control_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -7,7 +7,13 @@ the table's round (and so to the pair the movement seats there).
 * A **seat token** ``seat.<table>.<seat>.<round>.<gen>.<mac>`` is sent as ``Authorization: Bearer`` (or, for a
   WebSocket, as the subprotocol ``bearer.<token>``; ``service/credential_transport.py``).
 
-Both are valid only while the table is in that round (``round_of``: the event's round, 0 for a table outside
+* A **table card** (``/seat#card=<code>``, printed as a QR code on the table's card, ``/cards``) carries
+  ``card.<table>.<seat>.0.<gen>.<mac>``: not bound to a round, it can be redeemed again and again during the
+  session (``POST /api/signin/card``) for the seat token of the round the table is in *then*; every redemption is
+  journalled (club row ``card``). Holding it means being at the table, like a table terminal. The director's
+  revocation ends it with the seat's other credentials; the cards page then shows the new code to reprint.
+
+Links and tokens are valid only while the table is in that round (``round_of``: the event's round, 0 for a table outside
 any event) and the seat's generation is ``gen``: the director's revocation (``POST /api/tables/{id}/revoke``)
 raises the generation, so every credential of that seat ends at once. ``mac`` is an HMAC-SHA256 under the
 club's secret of all of that and the session id, which a new database draws afresh: a new session never
@@ -73,6 +79,13 @@ class Tokens:
         """The seat's token for its table's current round (for devices and API clients; players sign in)."""
         return self._issue("seat", table, seat)
 
+    def card_code(self, table: str, seat: str) -> str:
+        """The seat's reusable table-card code for the session (round 0: any round; ends with a revocation)."""
+        if seat not in SEAT_LETTERS:
+            raise ValueError(f"not a seat: {seat!r}")
+        gen = self.generations.get((table, seat), 0)
+        return f"card.{table}.{seat}.0.{gen}.{self._mac('card', table, seat, 0, gen)}"
+
     def seat_link(self, table: str, seat: str) -> str:
         """The one-time sign-in code of the seat's current round."""
         return self._issue("link", table, seat)
@@ -83,7 +96,8 @@ class Tokens:
 
     # ------------------------------------------------------------------ checking
     def grant(self, kind: str, token: str) -> SeatGrant:
-        """What a ``kind`` credential stands for, or ``Unauthenticated`` saying why it is not (any more) valid."""
+        """What a ``kind`` credential stands for, or ``Unauthenticated`` saying why it is not (any more) valid.
+        A table card's grant carries the table's current round (the round its redemption signs in to)."""
         parts = token.split(".")
         if len(parts) != 6 or parts[0] != kind or parts[2] not in SEAT_LETTERS \
                 or not parts[3].isdigit() or not parts[4].isdigit() or len(parts[3]) > 6 or len(parts[4]) > 9:
@@ -92,10 +106,14 @@ class Tokens:
         rnd, gen = int(rnd_s), int(gen_s)
         if not hmac.compare_digest(mac.encode(), self._mac(kind, table, seat, rnd, gen).encode()):
             raise Unauthenticated("invalid token")
-        what = "sign-in link" if kind == "link" else "seat sign-in"
+        what = {"link": "sign-in link", "card": "table card"}.get(kind, "seat sign-in")
         if gen != self.generations.get((table, seat), 0):
             raise Unauthenticated(f"this {what} for table {table} seat {seat} was revoked by the director")
         now = self.round_of(table)
+        if kind == "card":
+            if rnd != 0:
+                raise Unauthenticated("invalid token")
+            return SeatGrant(table, seat, now, gen)
         if rnd != now:
             raise Unauthenticated(f"this {what} was for round {rnd}; table {table} is in round {now}: "
                                   "sign in with this round's link")

@@ -58,6 +58,9 @@ class TournamentRules(Protocol):
     def still_to_play(self, table_id: str | None) -> set[int]:
         """Boards ``table_id`` has still to play (a seat never sees their results)."""
 
+    def scheduled_boards(self, table_id: str) -> set[int]:
+        """The boards the movement schedules at ``table_id``, in any round."""
+
 
 Listener = Callable[[TableRuntime, Row, TableEvent | None], None]
 
@@ -219,17 +222,30 @@ class Club:
         rt = self.table(table_id)
         async with self._locks[table_id]:
             rec = rt.boards.get(number)
-            if rec is None:
-                raise NotFound(f"table {table_id} has not played board {number}")
+            extra: dict[str, Any] = {}
+            if rec is None or rec.not_played:
+                self._check_not_played(table_id, number, body, rec is None)
+                extra = {"not_played": True}
             try:
-                adj = adjustment(body, rec.vulnerable)
+                adj = adjustment(body, rec.vulnerable if rec is not None else "")
             except AdjustmentError as err:
                 raise Invalid(str(err)) from err
-            row = Row(table_id, rt.seq + 1, utcnow(), actor, "adjustment", {"board": number, **adj})
+            row = Row(table_id, rt.seq + 1, utcnow(), actor, "adjustment", {"board": number, **adj, **extra})
             await asyncio.shield(self.write(row))
             rt.commit(row)
             self._after_commit(rt, row, None, [])
             return row
+
+    def _check_not_played(self, table_id: str, number: int, body: dict[str, Any], never: bool) -> None:
+        """A board the table never started takes only an artificial score (Law 12C1: "not played") or its
+        cancellation, and only a board the movement gives that table."""
+        if body.get("kind") not in ("artificial", "cancel"):
+            raise Invalid(f"table {table_id} has not played board {number}: only an artificial adjusted score "
+                          "(not played) or its cancellation applies")
+        if never and body.get("kind") == "cancel":
+            raise NotFound(f"table {table_id} has no adjustment on board {number} to cancel")
+        if self.tournament is not None and number not in self.tournament.scheduled_boards(table_id):
+            raise NotFound(f"the movement does not give board {number} to table {table_id}")
 
     async def release(self, number: int, actor: str = "director") -> Row:
         row = await self.append_club("release", {"board": number}, actor)

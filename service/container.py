@@ -32,3 +32,4 @@ class Service:
     rule: ClubBoardRule | None = None             # who sees which board (service/board_rule.py)
     screen: PublicScreen | None = None            # the public screen's view and push (service/public_screen.py)
     info: dict[str, Any] = field(default_factory=dict)
+    language: str | None = None                   # the club's default page language (service/language_api.py)

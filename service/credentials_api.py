@@ -1,5 +1,6 @@
 """Seat credentials over HTTP (``service/auth.py`` says how they live and end): the director's list of seat
-links, the one-time sign-in that turns a link into the seat's token, and the director's revocation."""
+links, the one-time sign-in that turns a link into the seat's token, the table card's sign-in (reusable for the
+session: the token of the table's current round), and the director's revocation."""
 from __future__ import annotations
 
 from typing import Any
@@ -21,6 +22,11 @@ NO_STORE = {"Cache-Control": "no-store"}
 class SignInIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     code: str = Field(..., min_length=1, max_length=200, description="the code of a sign-in link (#signin=...)")
+
+
+class CardIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    code: str = Field(..., min_length=1, max_length=200, description="the code of a table card (#card=...)")
 
 
 def pair_of(svc: Service, g: SeatGrant) -> int | None:
@@ -62,6 +68,19 @@ async def signin(body: SignInIn, svc: Service = Depends(service)) -> JSONRespons
     except BaseException:
         tokens.redeemed.discard(link)
         raise
+    return JSONResponse({"token": tokens.seat_token(g.table, g.seat), "role": "seat", "table": g.table,
+                         "seat": g.seat, "round": g.round, "pair": pair_of(svc, g)}, headers=NO_STORE)
+
+
+@router.post("/signin/card", summary="redeem a table card for the seat's token of the table's current round",
+             responses={401: {"description": "the card is invalid, of another session, or revoked"}})
+async def signin_card(body: CardIn, svc: Service = Depends(service)) -> JSONResponse:
+    tokens = svc.tokens
+    g = tokens.grant("card", body.code)
+    svc.club.table(g.table)
+    await svc.club.append_club("card", {"table": g.table, "seat": g.seat, "round": g.round,
+                                        "generation": g.generation, "card": tokens.link_id(body.code)},
+                               f"seat:{g.table}:{g.seat}")
     return JSONResponse({"token": tokens.seat_token(g.table, g.seat), "role": "seat", "table": g.table,
                          "seat": g.seat, "round": g.round, "pair": pair_of(svc, g)}, headers=NO_STORE)
 

@@ -102,7 +102,8 @@ class ResultVersions:
                 now = canonical(result_content(rt.result(rec.number), rec.adjustment))
                 if last is not None and last.content == now:
                     continue
-                freeze = recs[i + 1].rows[0] if rec is not rt.current and i + 1 < len(recs) else None
+                later = [r for r in recs[i + 1:] if not r.not_played]     # a board not played starts nothing
+                freeze = later[0].rows[0] if rec is not rt.current and not rec.not_played and later else None
                 latest = _latest_version(rt, rec, freeze)
                 if latest is not None:
                     msg = self._derive(rt, rec, *latest)

@@ -26,6 +26,12 @@ async def console() -> FileResponse:
     return _page("console.html")
 
 
+@router.get("/cards")
+async def cards() -> FileResponse:
+    """The printable table cards with each seat's QR code (director; ``static/cards.js``)."""
+    return _page("cards.html")
+
+
 @router.get("/seat")
 async def seat() -> FileResponse:
     return _page("seat.html")

@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from table.board import dealer_for, vulnerability_for
 from table.events import BoardStarted, RulingGiven, TableEvent, event_from_dict
 from table.irregularity import Irregularity
 from table.machine import Table, TableError
@@ -41,6 +42,7 @@ class BoardRecord:
     adjustment: dict[str, Any] | None = None       # Law 12
     irregularities: list[dict[str, Any]] = field(default_factory=list)
     started_at: str = ""
+    not_played: bool = False                       # never dealt here: the director's artificial score stands
 
 
 class TableRuntime:
@@ -123,15 +125,24 @@ class TableRuntime:
                                            str(b.dealer) if b else str(row.body.get("dealer") or ""),
                                            str(b.vulnerable) if b else str(row.body.get("vulnerable") or ""),
                                            started_at=row.at)
+                prev = self.boards.get(self.current.number)
+                if prev is not None and prev.not_played:   # played after all: the adjustment stands until cancelled
+                    self.current.adjustment = prev.adjustment
                 self.boards[self.current.number] = self.current
             if self.current is not None:
                 self.current.rows.append(row)
             self._note_completion()
         elif row.kind == "adjustment":
-            rec = self.boards.get(int(row.body["board"]))
+            n = int(row.body["board"])
+            rec = self.boards.get(n)
+            if rec is None and row.body.get("not_played"):      # a board the table never started (Law 12C1)
+                rec = self.boards[n] = BoardRecord(n, None, str(dealer_for(n)), str(vulnerability_for(n)),
+                                                   started_at=row.at, not_played=True)
             if rec is not None:
                 rec.adjustment = None if row.body.get("kind") == "cancel" else row.body
                 rec.rows.append(row)
+                if rec.not_played and rec.adjustment is None:  # cancelled: never started again
+                    del self.boards[n]
 
     def apply_row(self, row: Row) -> None:
         """Replay one journal row (start-up, or a delayed spectator copy); an engine refusal is logged."""

@@ -80,6 +80,7 @@ class LiveTournament:
         self.rounds: dict[str, int] = {tid: p.movement.rounds[0] for tid, (p, _mt) in self.where.items()}
         self.entered: dict[tuple[str, int], BoardResult] = {}
         self.alerts: deque[dict[str, Any]] = deque(maxlen=MAX_ALERTS)
+        self.late: dict[str, set[int]] = {}           # table -> boards of an earlier round it may play later
         self.revision = 0
         self._public: frozenset[int] = frozenset()
         self._views: dict[str, tuple[int, dict[str, Any]]] = {}
@@ -96,16 +97,22 @@ class LiveTournament:
         steps: list[tuple[str, int, Any]] = []
         for tid in self.where:
             for rec in self.club.tables[tid].boards.values():
+                if rec.not_played:                       # never started: a director's score, not a board event
+                    continue
                 steps.append((rec.started_at, 0, (tid, rec.number, rec.rows[0].seq if rec.rows else 0)))
         for row in club_rows:
             if row.table_id == CLUB and row.kind == "round":
                 steps.append((row.at, 1, row.body))
+            elif row.table_id == CLUB and row.kind == "late_play":
+                steps.append((row.at, 2, row.body))
         for _at, kind, data in sorted(steps, key=lambda s: (s[0], s[1])):
             if kind == 0:
                 tid, number, seq = data
                 self._board_started(tid, number, seq, publish=False)
-            else:
+            elif kind == 1:
                 self._apply_round(data)
+            else:
+                self._apply_late(data)
         for tid in self.where:
             rt = self.club.tables[tid]
             for n in list(rt.boards):
@@ -152,9 +159,13 @@ class LiveTournament:
     def _scheduled_at(self, table_id: str) -> set[int]:
         return {b for b, ts in self.schedule.items() if table_id in ts}
 
+    def scheduled_boards(self, table_id: str) -> set[int]:
+        """The boards the movement gives ``table_id`` in any round (``Club.adjust``: a board not played)."""
+        return self._scheduled_at(table_id)
+
     def _board_started(self, table_id: str, number: int, seq: int, publish: bool) -> None:
-        if number in self.expected_boards(table_id):
-            return
+        if number in self.expected_boards(table_id) or number in self.late.get(table_id, ()):
+            return                                   # late play: the director allowed this board of an earlier round
         nxt = self._next_round(table_id)
         plan, mt = self.where[table_id]
         if nxt is not None and number in _expected(plan.movement, mt, nxt):
@@ -201,6 +212,24 @@ class LiveTournament:
                 raise Invalid(f"table {tid}'s movement has rounds {rounds[0]}..{rounds[-1]}")
         row = await self.club.append_club("round", {"round": rnd, "tables": ids}, actor)
         self._apply_round(row.body)
+        self._bump()
+        return row
+
+    def _apply_late(self, body: dict[str, Any]) -> None:
+        boards = self.late.setdefault(str(body["table"]), set())
+        (boards.add if body.get("on") else boards.discard)(int(body["board"]))
+
+    async def set_late_play(self, table_id: str, board: int, on: bool, actor: str = "director") -> Row:
+        """Late play (journalled): the director lets ``table_id`` play ``board``, one of its boards in the
+        movement, after its round: starting it raises no wrong-board alert; its result still counts for the
+        pairs the movement seats there for it, and the board's results stay private until it is played (the
+        release rule waits for every table the movement gives it)."""
+        if table_id not in self.where:
+            raise NotFound(f"table {table_id!r} is not in the event")
+        if board not in self._scheduled_at(table_id):
+            raise Invalid(f"the movement does not give board {board} to table {table_id}")
+        row = await self.club.append_club("late_play", {"table": table_id, "board": board, "on": on}, actor)
+        self._apply_late(row.body)
         self._bump()
         return row
 

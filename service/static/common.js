@@ -5,7 +5,7 @@ const SEATS = ["N", "E", "S", "W"];
 // this browser), else the director's default for the club (GET /api/language, when the service offers it), else
 // the browser's own languages. Each page's strings go through t(key, english, params): the English text is in
 // the code, the Chinese in static/locales/zh-Hant/<page>.json (and common.json); a missing key shows English.
-const I18N = {lang: "en", dict: {}};
+const I18N = {lang: "en", dict: {}, parts: []};
 function t(key, english, params) {
   let s = I18N.dict[key] ?? english ?? key;
   if (params) s = s.replace(/\{(\w+)\}/g, (m, k) => params[k] ?? m);
@@ -27,12 +27,23 @@ async function loadLanguage(page) {
   document.documentElement.lang = I18N.lang === "zh-Hant" ? "zh-Hant" : "en";
   I18N.dict = {};
   if (I18N.lang !== "en") {
-    for (const name of ["common", page]) {
+    for (const name of ["common", page, ...I18N.parts]) {
       try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${I18N.lang}/${name}.json`)).json()); }
       catch (e) { /* a missing file leaves English */ }
     }
   }
   applyLanguage(document);
+}
+// A part of a page (a console section in its own console_<part>.js) adds its own strings file; loadLanguage
+// keeps it when it (re)loads the page's.
+async function loadStrings(part) {
+  if (!I18N.parts.includes(part)) I18N.parts.push(part);
+  let clubDefault = null;
+  try { clubDefault = (await api("/api/language")).language; } catch (e) { clubDefault = null; }
+  const lang = chooseLanguage(clubDefault);
+  if (lang === "en") return;
+  try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${lang}/${part}.json`)).json()); }
+  catch (e) { /* a missing file leaves English */ }
 }
 function applyLanguage(root) {
   root.querySelectorAll("[data-i18n]").forEach(el => { el.textContent = t(el.dataset.i18n, el.textContent); });
@@ -82,13 +93,14 @@ function trickHtml(t) {
     (t.winner ? ` &rarr; ${t.winner}` : "") + "</div>";
 }
 // Credentials never stay in an address: a one-time sign-in link (#signin=<code>) is redeemed for the seat's token,
-// a director's #token= (or an old-style ?token=) is taken off the address bar at once; the token then lives in
-// this tab's sessionStorage and travels in a header (docs/security.md).
+// a table card's #card=<code> likewise (the code is kept in this tab so renewCredential() can sign in again
+// after a round change), a director's #token= (or an old-style ?token=) is taken off the address bar at once;
+// the token then lives in this tab's sessionStorage and travels in a header (docs/security.md).
 function takeFromUrl() {
   const hash = new URLSearchParams(location.hash.slice(1));
   const query = new URLSearchParams(location.search);
-  const found = {signin: hash.get("signin"), token: hash.get("token") || query.get("token")};
-  if (hash.has("signin") || hash.has("token") || query.has("token")) {
+  const found = {signin: hash.get("signin"), card: hash.get("card"), token: hash.get("token") || query.get("token")};
+  if (hash.has("signin") || hash.has("card") || hash.has("token") || query.has("token")) {
     query.delete("token");
     const q = query.toString();
     history.replaceState(null, "", location.pathname + (q ? "?" + q : ""));
@@ -97,6 +109,12 @@ function takeFromUrl() {
 }
 async function credential() {
   const found = takeFromUrl();
+  if (found.card) {
+    sessionStorage.setItem("bt-card", found.card);
+    const r = await api("/api/signin/card", {method: "POST", body: JSON.stringify({code: found.card})});
+    sessionStorage.setItem("bt-token", r.token);
+    return r.token;
+  }
   if (found.signin) {
     const r = await api("/api/signin", {method: "POST", body: JSON.stringify({code: found.signin})});
     sessionStorage.setItem("bt-token", r.token);
@@ -104,6 +122,20 @@ async function credential() {
   }
   if (found.token) { sessionStorage.setItem("bt-token", found.token); return found.token; }
   return sessionStorage.getItem("bt-token") || "";
+}
+// After a round change (or any end of the seat token): the table card kept in this tab signs in again for the
+// table's current round. Returns the new token, or null (no card, or the card was revoked: a new card is needed).
+async function renewCredential() {
+  const card = sessionStorage.getItem("bt-card");
+  if (!card) return null;
+  try {
+    const r = await api("/api/signin/card", {method: "POST", body: JSON.stringify({code: card})});
+    sessionStorage.setItem("bt-token", r.token);
+    return r.token;
+  } catch (e) {
+    if (/\(401\)$/.test(e.message)) sessionStorage.removeItem("bt-card");
+    return null;
+  }
 }
 async function api(path, opts = {}, token = "") {
   const headers = {"Content-Type": "application/json"};

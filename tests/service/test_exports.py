@@ -1,0 +1,129 @@
+"""The console's downloads over real HTTP after a simulated session: USEBIO, PBN, CSV (travellers and ranking),
+LIN and the hand-record sheets come as attachments with the event's name in the file name, and read back with
+the project's own readers (``results/import_usebio.py``, ``results.read_results_pbn``, ``table.formats.lin``,
+the csv module) they equal the live results the director sees (``GET /api/public/results``), an adjusted score
+included."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from results import read_results_pbn
+from results.import_usebio import read_usebio
+from service.testing import ServerProcess
+from table.formats.lin import read_lin
+
+CONFIG = {"regulation": {"spectators": {"delay_s": 0}},
+          "event": {"name": "Export night", "date": "2026-12-01",
+                    "movement": {"kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay"}}}
+Key = tuple[int, int, int]
+
+
+def live_rows(d: httpx.Client) -> tuple[dict[Key, dict[str, Any]], dict[int, float]]:
+    view = d.get("/api/public/results").json()
+    rows = {(b["board"], r["ns"], r["ew"]): r for b in view["boards"] for s in b.get("travellers", [])
+            for r in s["rows"]}
+    ranking = {r["entrant"]: r["score"] for s in view["rankings"] for r in s["rows"]}
+    return rows, ranking
+
+
+def rs_entry(r: dict[str, Any]) -> str:
+    """The LIN ``rs|`` form of a live result, written here independently of the exporter."""
+    if r["adjusted"]:
+        return "ADJ"
+    if r["contract"] == "PASS":
+        return "PASS"
+    m = re.fullmatch(r"([1-7])(C|D|H|S|NT)(X{0,2})", r["contract"])
+    assert m, r
+    diff = r["tricks"] - int(m.group(1)) - 6
+    return f"{m.group(1)}{'N' if m.group(2) == 'NT' else m.group(2)}{r['declarer']}{m.group(3)}" + \
+        ("=" if diff == 0 else f"{diff:+d}")
+
+
+def download(d: httpx.Client, path: str, filename: str) -> bytes:
+    r = d.get(path)
+    assert r.status_code == 200, r.text
+    assert r.headers["content-disposition"] == f'attachment; filename="{filename}"'
+    return r.content
+
+
+def test_every_export_reads_back_equal_to_the_live_results(tmp_path: Path) -> None:
+    srv = ServerProcess(tmp_path, CONFIG, simulate=4,
+                        extra_args=("--pace", "0.01", "--irregularity-rate", "0", "--seed", "3"))
+    with srv, srv.client(srv.token) as d:
+        deadline = time.monotonic() + 90
+        while len(live_rows(d)[0]) < 12 and time.monotonic() < deadline:
+            time.sleep(0.3)
+    srv.simulate = 0                               # the same journal, now still: the session as it ended
+    with srv, srv.client(srv.token) as d, srv.client() as anon:
+        rows, ranking = live_rows(d)
+        assert len(rows) >= 12
+        adjusted = min(rows)
+        table = rows[adjusted]["table"]
+        assert d.post(f"/api/tables/{table}/boards/{adjusted[0]}/adjustment",
+                      json={"kind": "artificial", "ns": "A+", "ew": "A-"}).status_code == 200
+        rows, ranking = live_rows(d)
+        assert rows[adjusted]["adjusted"] and rows[adjusted]["ns_percent"] == 60.0
+        assert anon.get("/api/exports/csv").status_code == 401
+        stem = "export-night-2026-12-01"
+
+        travellers = list(csv.DictReader(io.StringIO(download(d, "/api/exports/csv", f"{stem}-travellers.csv")
+                                                     .decode())))
+        got = {(int(r["board"]), int(r["ns"]), int(r["ew"])): r for r in travellers}
+        assert got.keys() == rows.keys()
+        for k, r in rows.items():
+            c = got[k]
+            assert (c["contract"] or None, c["declarer"] or None) == (None if r["adjusted"] else r["contract"],
+                                                                      None if r["adjusted"] else r["declarer"])
+            assert c["score_ns"] == ("" if r["score_ns"] is None or r["adjusted"] else str(r["score_ns"]))
+            assert (float(c["ns_percent"]) if c["ns_percent"] else None) == r["ns_percent"], (k, c, r)
+        ranked = csv.DictReader(io.StringIO(download(d, "/api/exports/csv?part=ranking", f"{stem}-ranking.csv")
+                                            .decode()))
+        assert {int(r["entrant"]): float(r["score"]) for r in ranked} == ranking
+
+        event = read_usebio(download(d, "/api/exports/usebio", f"{stem}.xml"))
+        assert event.description == "Export night" and event.event_type == "PAIRS"
+        lines = {(ln.board, int(ln.ns), int(ln.ew)): ln for s in event.sections.values() for ln in s.lines}
+        assert lines.keys() == rows.keys()
+        for k, r in rows.items():
+            if not r["adjusted"]:
+                assert (lines[k].contract, lines[k].declarer, lines[k].tricks, lines[k].score) == \
+                    (r["contract"], r["declarer"], r["tricks"], str(r["score_ns"])), (k, lines[k], r)
+            assert lines[k].ns_points == r["ns_value"]
+        assert {int(e.number): e.percentage for s in event.sections.values() for e in s.entrants} == ranking
+
+        session = read_results_pbn(io.StringIO(download(d, "/api/exports/pbn", f"{stem}.pbn").decode()))
+        back = {(tr.board, res.ns, res.ew): res for tr in session.travellers() for res in tr.results}
+        assert back.keys() == rows.keys()
+        for k, r in rows.items():
+            res = back[k]
+            if r["adjusted"]:
+                assert res.kind == "artificial"
+            else:
+                assert (res.contract, res.declarer, res.tricks, res.score_ns) == \
+                    (r["contract"], r["declarer"], r["tricks"], r["score_ns"])
+        assert {rr.entrant: round(rr.score, 2) for rr in session.ranking()} == ranking
+
+        with zipfile.ZipFile(io.BytesIO(download(d, "/api/exports/lin", f"{stem}.zip"))) as z:
+            files = {name: z.read(name).decode() for name in z.namelist()}
+        boards = sorted({k[0] for k in rows})
+        assert sorted(files) == sorted(f"board-{b}.lin" for b in boards)
+        for b in boards:
+            text = files[f"board-{b}.lin"]
+            rs = next(ln for ln in text.splitlines() if ln.startswith("rs|"))[3:-1].split(",")
+            assert sorted(rs) == sorted(rs_entry(r) for k, r in rows.items() if k[0] == b)
+            records = list(read_lin(io.StringIO(text)))
+            assert records and all(rec.error is None for rec in records), [rec.error for rec in records]
+            deal = next(e for e in records[0].events).deal
+            assert deal == d.get(f"/api/tables/{rows[min(k for k in rows if k[0] == b)]['table']}/boards/{b}") \
+                .json()["deal"]
+
+        sheets = download(d, "/api/exports/handrecords", f"{stem}-handrecords.html").decode()
+        assert all(f"<h2>Board {b}</h2>" in sheets for b in boards)
