@@ -24,6 +24,8 @@ from .credential_transport import WebSocketCredentials, redact_server_logs
 from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
+from .event_api import router as event_router
+from .event_install import config_of, install, journalled_event, members_of
 from .hardening import RequestGuard
 from .http_errors import service_error_handler
 from .hub import Hub
@@ -33,7 +35,6 @@ from .pages import STATIC
 from .pages import router as pages_router
 from .settings import Settings
 from .simulate import SimulatedClub
-from .tournament import LiveTournament
 from .tournament_api import router as tournament_router
 from .tournament_setup import default_event_config
 from .validation_errors import validation_error_handler
@@ -83,11 +84,14 @@ def create_app(settings: Settings | None = None,
         club = Club(settings, journal, hub)
         rows = club.load()
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
-        event_cfg = settings.event or default_event_config(simulated_ids(settings))
+        event_row, event_rows = journalled_event(journal.rows(CLUB))   # the console's event wins
+        event_cfg = config_of(event_row) if event_row is not None else None
+        svc.members = members_of(journal.rows(CLUB))
+        if event_cfg is None:
+            event_row, event_rows = None, list(journal.rows(CLUB))
+            event_cfg = settings.event or default_event_config(simulated_ids(settings))
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
-            ev = svc.tournament = LiveTournament(event_cfg, club)
-            ev.attach(journal.rows(CLUB))
-            svc.tokens.round_of = lambda table: ev.rounds.get(table, 0)
+            install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         redact_server_logs()                        # uvicorn has configured its loggers by now
         journal.start()
@@ -138,6 +142,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(api_router)
     app.include_router(credentials_router)
     app.include_router(tournament_router)
+    app.include_router(event_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

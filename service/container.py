@@ -29,4 +29,5 @@ class Service:
     uploads: Outbox | None = None                 # the live-upload outbox, when targets are configured
     tournament: LiveTournament | None = None      # the event scored live on /results (service/tournament.py)
     rule: ClubBoardRule | None = None             # who sees which board (service/board_rule.py)
+    members: dict[str, str] = field(default_factory=dict)   # the imported member list: number -> name
     info: dict[str, Any] = field(default_factory=dict)
