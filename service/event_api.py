@@ -103,7 +103,7 @@ async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs",
     row = await svc.club.append_club("event", event_body(cfg))
     ev = install(svc, cfg, row.at)
     publish_tables(svc, ev.where)
-    return {"seq": row.seq, "event": ev.summary(), "tables": sorted(ev.where, key=lambda t: ev.where[t][1])}
+    return {"seq": row.seq, "event": ev.summary(), "tables": sorted(ev.where, key=lambda t: (ev.where[t][0].id, ev.where[t][1]))}
 
 
 # ---------------------------------------------------------------------------------------------- rounds, clock
@@ -127,8 +127,8 @@ async def clock(body: dict[str, Any] = Body(..., examples=[{"minutes": 15, "rest
     ev = _event(svc)
     minutes, restart = body.get("minutes"), body.get("restart", False)
     if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int | float)
-                                or not 1 <= minutes <= MAX_MINUTES):
-        raise Invalid(f"minutes is a number from 1 to {MAX_MINUTES}, or null")
+                                or not 0 < minutes <= MAX_MINUTES):
+        raise Invalid(f"minutes is a number above 0 and at most {MAX_MINUTES}, or null")
     if not isinstance(restart, bool):
         raise Invalid("restart is true or false")
     row = await ev.set_clock(minutes, restart, _tables(body))

@@ -3,8 +3,8 @@ at a table is shown.
 
 The file is UTF-8 (a byte-order mark is dropped), its fields separated by commas, semicolons or tabs (the one the
 first line uses most). A header row names the columns (``member``/``number``/``id``/``no`` and ``name``, in
-English or Chinese, in any order, other columns ignored); without one, every row is two plain columns: the member
-number, then the name. A bad row is refused with its line number; nothing is imported then.
+English or Chinese, in any order, other columns ignored); without one (the first field then has digits), every
+row is two plain columns: the member number, then the name. A bad row is refused with its line number; nothing is imported then.
 """
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ def _delimiter(first_line: str) -> str:
     counts = {d: first_line.count(d) for d in (",", ";", "\t")}
     best = max(counts, key=lambda d: counts[d])
     return best if counts[best] else ","
+
+
+def _has_digit(cell: str) -> bool:
+    """A first row without a header starts with a member number, which has digits (a header word has none)."""
+    return any(ch.isdigit() for ch in cell)
 
 
 def _column(header: list[str], names: tuple[str, ...]) -> int | None:
@@ -57,7 +62,7 @@ def parse_members(text: str) -> dict[str, str]:
     num_col, name_col = _column(header, NUMBER_HEADERS), _column(header, NAME_HEADERS)
     if num_col is not None and name_col is not None and num_col != name_col:
         body = numbered[1:]
-    elif num_col is None and name_col is None and not NUMBER.match(header[0]):
+    elif num_col is None and name_col is None and not (NUMBER.match(header[0]) and _has_digit(header[0])):
         raise MemberListError(f"line {line}: the header needs a member-number column (member, number or id) "
                               "and a name column (name)")
     elif num_col is not None or name_col is not None:
