@@ -103,7 +103,8 @@ async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs",
     row = await svc.club.append_club("event", event_body(cfg))
     ev = install(svc, cfg, row.at)
     publish_tables(svc, ev.where)
-    return {"seq": row.seq, "event": ev.summary(), "tables": sorted(ev.where, key=lambda t: (ev.where[t][0].id, ev.where[t][1]))}
+    tables = sorted(ev.where, key=lambda t: (ev.where[t][0].id, ev.where[t][1]))
+    return {"seq": row.seq, "event": ev.summary(), "tables": tables}
 
 
 # ---------------------------------------------------------------------------------------------- rounds, clock

@@ -4,7 +4,8 @@ at a table is shown.
 The file is UTF-8 (a byte-order mark is dropped), its fields separated by commas, semicolons or tabs (the one the
 first line uses most). A header row names the columns (``member``/``number``/``id``/``no`` and ``name``, in
 English or Chinese, in any order, other columns ignored); without one (the first field then has digits), every
-row is two plain columns: the member number, then the name. A bad row is refused with its line number; nothing is imported then.
+row is two plain columns: the member number, then the name. A bad row is refused with its line number; nothing
+is imported then.
 """
 from __future__ import annotations
 
