@@ -170,12 +170,13 @@
     }
     highlightLate(late);
   }
+  function dir(d) { return d === "NS" ? te("dir.NS", "NS") : te("dir.EW", "EW"); }
   function guidanceText(g) {
     if (!g) return "";
     if (g.last_round) return te("last_round", "Last round: the event ends here.");
     const pairs = g.pairs.map(p => p.next_table
-      ? te("pair_goes", "{dir} pair {pair} → table {table} {next}", {dir: p.direction, pair: p.pair, table: p.next_table, next: p.next_direction})
-      : te("pair_sits_out", "{dir} pair {pair} sits out", {dir: p.direction, pair: p.pair}));
+      ? te("pair_goes", "{dir} pair {pair} → table {table} {next}", {dir: dir(p.direction), pair: p.pair, table: p.next_table, next: dir(p.next_direction)})
+      : te("pair_sits_out", "{dir} pair {pair} sits out", {dir: dir(p.direction), pair: p.pair}));
     const boards = g.boards.next_table
       ? te("boards_go", "boards {b} → table {table}", {b: g.boards.numbers.join(", "), table: g.boards.next_table})
       : te("boards_stay", "boards {b} are not played next round", {b: g.boards.numbers.join(", ")});
