@@ -3,7 +3,7 @@
 (``GET /api/event/guidance``), the member list (``POST /api/players``) and the names at each table, round by round
 (``/api/tables/{id}/players``). Everything that changes the event is a journalled club row (``event``, ``round``,
 ``clock``, ``members``, ``players``), so a restart rebuilds it (``service/event_install.py``). The event itself is
-``service/tournament.py``; ``docs/club-night-director.md`` is the director's guide.
+``service/tournament.py``; ``docs/event-console.md`` is the director's guide.
 """
 from __future__ import annotations
 
