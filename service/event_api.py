@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query
@@ -79,13 +81,36 @@ def planned_event(body: dict[str, Any], laws: str) -> EventConfig:
     return cfg
 
 
+def _table_kinds(svc: Service, cfg: EventConfig, kinds: Any) -> tuple[dict[str, str], Callable[[str, str], Any]]:
+    """``table_kinds`` (``{"1": "scoring"}``: a scoring-only table, keyed at the table; ``"played"``: cards and
+    readers; one word for every table) checked against the event's tables, and the club's way of setting a
+    table's kind."""
+    _session, plans = build_session(cfg)
+    tables = {tid for p in plans for tid in p.tables}
+    if isinstance(kinds, str):
+        word = kinds
+        kinds = {tid: word for tid in tables}
+    if not isinstance(kinds, dict) or any(k not in ("scoring", "played") for k in kinds.values()):
+        raise Invalid('table_kinds is "scoring" or "played", or maps a table id to one of them')
+    unknown = sorted(set(kinds) - tables)
+    if unknown:
+        raise Invalid(f"table_kinds: {', '.join(unknown)} not in the event (its tables: {', '.join(sorted(tables))})")
+    setter: Callable[[str, str], Any] | None = getattr(svc.club, "set_table_kind", None)
+    if setter is None:
+        if kinds and set(kinds.values()) != {"played"}:
+            raise Invalid("this service has no scoring-only tables")
+        return kinds, lambda _tid, _kind: None
+    return kinds, setter
+
+
 # ---------------------------------------------------------------------------------------------- set-up
 @router.post("/event", summary="set up (or replace) the event (director; journalled)",
              description="Body: the event as in the settings' `[event]` (`name`, `scoring` MP/IMP/BUTLER/XIMP/TP, "
                          "one `movement` or `sections` each with a `movement` of kind mitchell (tables, rounds, "
                          "boards_per_round, even skip/relay, first_board), howell (pairs), teams (boards) or "
                          "round_robin (teams)). An event whose tables have started boards is replaced only with "
-                         "`\"replace\": true`. The journalled event wins over the settings' at a restart.")
+                         "`\"replace\": true`. `table_kinds` (`{\"2\": \"scoring\"}`) makes tables scoring-only. "
+                         "The journalled event wins over the settings' at a restart.")
 async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs", "scoring": "MP",
                                                          "movement": {"kind": "mitchell", "tables": 4,
                                                                       "boards_per_round": 3, "even": "relay"}}]),
@@ -96,12 +121,17 @@ async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs",
     replace = body.pop("replace", False)
     if not isinstance(replace, bool):
         raise Invalid("replace is true or false")
-    cfg = planned_event(body, svc.club.regulation.law_edition)
+    cfg = planned_event({k: v for k, v in body.items() if k != "table_kinds"}, svc.club.regulation.law_edition)
+    kinds, set_kind = _table_kinds(svc, cfg, body.get("table_kinds", {}))
     old = svc.tournament
     if old is not None and old.has_play() and not replace:
         raise Conflict("the current event has boards in play or played: send \"replace\": true to replace it")
     row = await svc.club.append_club("event", event_body(cfg))
     ev = install(svc, cfg, row.at)
+    for tid, kind in kinds.items():
+        done = set_kind(tid, kind)
+        if inspect.isawaitable(done):
+            await done
     publish_tables(svc, ev.where)
     tables = sorted(ev.where, key=lambda t: (ev.where[t][0].id, ev.where[t][1]))
     return {"seq": row.seq, "event": ev.summary(), "tables": tables}

@@ -90,6 +90,7 @@
     const secs = [...form.querySelectorAll(".ev-sec")];
     const body = {name: form.elements.name.value.trim() || te("default_name", "Club session"),
                   scoring: form.elements.scoring.value};
+    if (form.elements.table_kinds.value === "scoring") body.table_kinds = "scoring";
     if (secs.length === 1) body.movement = movementOf(secs[0]);
     else body.sections = secs.map(fs => ({id: fs.querySelector("[name=id]").value.trim(), movement: movementOf(fs)}));
     return body;

@@ -78,6 +78,9 @@ def test_set_up_replace_and_bad_input(server: ServerProcess, director: httpx.Cli
         ({"sections": [{"id": "A", "movement": {"kind": "howell", "pairs": 6}},
                        {"id": "A", "movement": {"kind": "howell", "pairs": 6}}]}, 422, "twice"),
         ({"movement": {"kind": "howell", "pairs": 6}, "tables": {"1": 9}}, 422, "movement has tables"),
+        ({**MITCHELL_3, "table_kinds": {"9": "played"}}, 422, "not in the event"),
+        ({**MITCHELL_3, "table_kinds": {"1": "cards"}}, 422, "table_kinds"),
+        ({**MITCHELL_3, "table_kinds": "everything"}, 422, "table_kinds"),
     ]
     for body, status, words in bad:
         r = d.post("/api/event", json=body)
@@ -93,7 +96,7 @@ def test_set_up_replace_and_bad_input(server: ServerProcess, director: httpx.Cli
         {"id": "B", "movement": {"kind": "howell", "pairs": 6, "boards_per_round": 2}}]}
     out = ok(d.post("/api/event", json=two))
     assert out["tables"] == ["A1", "A2", "A3", "A4", "B1", "B2", "B3"]
-    ok(d.post("/api/event", json=MITCHELL_3))
+    ok(d.post("/api/event", json={**MITCHELL_3, "table_kinds": {"2": "played"}}))
     play(d, "1", 1)
     r = d.post("/api/event", json=two)
     assert r.status_code == 409 and "replace" in r.json()["detail"]
