@@ -26,6 +26,8 @@ from .credential_transport import WebSocketCredentials, redact_server_logs
 from .credentials_api import router as credentials_router
 from .devices import DeviceManager
 from .errors import ServiceError
+from .event_api import router as event_router
+from .event_install import config_of, install, journalled_event, members_of
 from .exports_api import router as exports_router
 from .hardening import RequestGuard
 from .http_errors import service_error_handler
@@ -39,7 +41,6 @@ from .pages import router as pages_router
 from .public_screen import PublicScreen
 from .settings import Settings
 from .simulate import SimulatedClub
-from .tournament import LiveTournament
 from .tournament_api import router as tournament_router
 from .tournament_setup import default_event_config
 from .validation_errors import validation_error_handler
@@ -90,11 +91,14 @@ def create_app(settings: Settings | None = None,
         rows = club.load()
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
         svc.language = journalled_language(journal.rows(CLUB))
-        event_cfg = settings.event or default_event_config(simulated_ids(settings))
+        event_row, event_rows = journalled_event(journal.rows(CLUB))   # the console's event wins
+        event_cfg = config_of(event_row) if event_row is not None else None
+        svc.members = members_of(journal.rows(CLUB))
+        if event_cfg is None:
+            event_row, event_rows = None, list(journal.rows(CLUB))
+            event_cfg = settings.event or default_event_config(simulated_ids(settings))
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
-            ev = svc.tournament = LiveTournament(event_cfg, club)
-            ev.attach(journal.rows(CLUB))
-            svc.tokens.round_of = lambda table: ev.rounds.get(table, 0)
+            install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
         redact_server_logs()                        # uvicorn has configured its loggers by now
@@ -152,6 +156,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(language_router)
     app.include_router(exports_router)
     app.include_router(board_control_router)
+    app.include_router(event_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -49,6 +49,13 @@ class ClubBoardRule:
                 self._apply(row.body)
         return self
 
+    def set_event(self, event: LiveTournament | None) -> None:
+        """Follow another event (the director set one up from the console)."""
+        self.event = event
+        self._cache = None
+        self._anonymous = None
+        self.refresh()
+
     # ------------------------------------------------------------------ the rule
     def _state(self) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
         """Completed and started boards per table, recomputed only after a journal row (sequence numbers only

@@ -31,5 +31,6 @@ class Service:
     tournament: LiveTournament | None = None      # the event scored live on /results (service/tournament.py)
     rule: ClubBoardRule | None = None             # who sees which board (service/board_rule.py)
     screen: PublicScreen | None = None            # the public screen's view and push (service/public_screen.py)
+    members: dict[str, str] = field(default_factory=dict)   # the imported member list: number -> name
     info: dict[str, Any] = field(default_factory=dict)
     language: str | None = None                   # the club's default page language (service/language_api.py)

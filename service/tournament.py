@@ -20,8 +20,10 @@ tables (table ``"1"`` is movement table 1 unless ``tables`` says otherwise), and
   tables that happen to have started it.
 
 Nothing here is stored of its own: after a restart the event is rebuilt from the tables the journal
-rebuilt (and the journalled round changes). ``GET /api/public/results`` (``service/tournament_api.py``) serves
-the live-results page.
+rebuilt (and the journalled round changes, round clock and players' names: club rows ``round``, ``clock`` and
+``players``). An event set up from the console (``service/event_api.py``) counts only what happened after its
+own journal row (``since``): the boards an earlier event played are not its boards.
+``GET /api/public/results`` (``service/tournament_api.py``) serves the live-results page.
 """
 from __future__ import annotations
 
@@ -29,14 +31,16 @@ import logging
 from collections import deque
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from datetime import datetime
 from typing import Any
 
-from results import BoardResult, Movement, ResultsError, Session
+from results import BoardResult, Entrant, Movement, ResultsError, Session
 from results.scoring import Award, award_from_percent
 from table.events import TableEvent
 
 from .club import Club
-from .errors import Invalid, NotFound
+from .errors import Conflict, Invalid, NotFound
+from .event_clock import RoundClock
 from .journal import CLUB, Row
 from .public_results import (
     UNITS,
@@ -69,9 +73,12 @@ def _expected(mv: Movement, table: int, rnd: int) -> tuple[int, ...]:
 
 # ---------------------------------------------------------------------------------------------- the live event
 class LiveTournament:
-    def __init__(self, cfg: EventConfig, club: Club) -> None:
+    def __init__(self, cfg: EventConfig, club: Club, since: str | None = None) -> None:
         self.cfg = cfg
         self.club = club
+        self.since = since or ""                 # only boards started from then on are this event's
+        self.clock = RoundClock()
+        self.names: dict[tuple[str, int, str], dict[str, str]] = {}    # (table, round, "NS"/"EW") -> seat: name
         self.session, self.plans = build_session(cfg, club.regulation.law_edition)
         self.where: dict[str, tuple[SectionPlan, int]] = {tid: (p, mt) for p in self.plans
                                                           for tid, mt in p.tables.items()}
@@ -99,20 +106,23 @@ class LiveTournament:
             for rec in self.club.tables[tid].boards.values():
                 if rec.not_played:                       # never started: a director's score, not a board event
                     continue
-                steps.append((rec.started_at, 0, (tid, rec.number, rec.rows[0].seq if rec.rows else 0)))
+                if rec.started_at >= self.since:
+                    steps.append((rec.started_at, 0, (tid, rec.number, rec.rows[0].seq if rec.rows else 0)))
         for row in club_rows:
-            if row.table_id == CLUB and row.kind == "round":
-                steps.append((row.at, 1, row.body))
-            elif row.table_id == CLUB and row.kind == "late_play":
-                steps.append((row.at, 2, row.body))
-        for _at, kind, data in sorted(steps, key=lambda s: (s[0], s[1])):
+            if row.table_id == CLUB and row.kind in ("round", "clock", "players", "late_play"):
+                steps.append((row.at, 1, row))
+        for at, kind, data in sorted(steps, key=lambda s: (s[0], s[1])):
             if kind == 0:
                 tid, number, seq = data
-                self._board_started(tid, number, seq, publish=False)
-            elif kind == 1:
-                self._apply_round(data)
+                self._board_started(tid, number, seq, publish=False, at=at)
+            elif data.kind == "round":
+                self._apply_round(data.body, data.at)
+            elif data.kind == "clock":
+                self.clock.apply(data.body, data.at, list(self.where))
+            elif data.kind == "late_play":
+                self._apply_late(data.body)
             else:
-                self._apply_late(data)
+                self._apply_names(data.body)
         for tid in self.where:
             rt = self.club.tables[tid]
             for n in list(rt.boards):
@@ -132,7 +142,7 @@ class LiveTournament:
             self._sync(rt, int(row.body["board"]))
             self._bump()
         elif typ == "board":
-            self._board_started(rt.id, int(row.body["board"]), row.seq, publish=True)
+            self._board_started(rt.id, int(row.body["board"]), row.seq, publish=True, at=row.at)
             for n in list(rt.boards):
                 self._sync(rt, n)
             self._bump()
@@ -163,13 +173,19 @@ class LiveTournament:
         """The boards the movement gives ``table_id`` in any round (``Club.adjust``: a board not played)."""
         return self._scheduled_at(table_id)
 
-    def _board_started(self, table_id: str, number: int, seq: int, publish: bool) -> None:
-        if number in self.expected_boards(table_id) or number in self.late.get(table_id, ()):
+    def _board_started(self, table_id: str, number: int, seq: int, publish: bool, at: str = "") -> None:
+        if number in self.expected_boards(table_id):
+            if at:
+                self.clock.first_board(table_id, at)
+            return
+        if number in self.late.get(table_id, ()):
             return                                   # late play: the director allowed this board of an earlier round
         nxt = self._next_round(table_id)
         plan, mt = self.where[table_id]
         if nxt is not None and number in _expected(plan.movement, mt, nxt):
             self.rounds[table_id] = nxt              # the table has moved on to its next round
+            if at:
+                self.clock.moved(table_id, at)
             return
         rt = self.club.tables[table_id]
         mine = self._scheduled_at(table_id)
@@ -196,10 +212,104 @@ class LiveTournament:
         if publish:
             self.club.hub.publish(table_id, msg, roles=("director",))
 
-    def _apply_round(self, body: dict[str, Any]) -> None:
-        for tid in body.get("tables") or list(self.where):
-            if tid in self.where and int(body["round"]) in self.where[tid][0].movement.rounds:
-                self.rounds[tid] = int(body["round"])
+    def _apply_round(self, body: dict[str, Any], at: str) -> None:
+        """A journalled round change: ``{"round": r, "tables": [...]}`` (default: all) or ``{"rounds": {table:
+        r}}`` (``advance``); a table that enters another round starts its round clock then."""
+        targets = body.get("rounds") or {tid: body["round"] for tid in body.get("tables") or list(self.where)}
+        for tid, rnd in targets.items():
+            if tid in self.where and int(rnd) in self.where[tid][0].movement.rounds:
+                if self.rounds[tid] != int(rnd) or body.get("rounds"):
+                    self.clock.moved(tid, at)
+                self.rounds[tid] = int(rnd)
+
+    async def advance(self, tables: list[str] | None = None, actor: str = "director") -> Row:
+        """The director moves tables (default: every table not in its last round) to their next round."""
+        ids = list(tables) if tables else [t for t, (plan, _mt) in self.where.items()
+                                           if self.rounds[t] < plan.movement.rounds[-1]]
+        if not ids:
+            raise Conflict("every table is in its last round")
+        targets: dict[str, int] = {}
+        for tid in ids:
+            if tid not in self.where:
+                raise NotFound(f"table {tid!r} is not in the event")
+            later = [r for r in self.where[tid][0].movement.rounds if r > self.rounds[tid]]
+            if not later:
+                raise Conflict(f"table {tid} is in its last round ({self.rounds[tid]})")
+            targets[tid] = later[0]
+        row = await self.club.append_club("round", {"rounds": targets}, actor)
+        self._apply_round(row.body, row.at)
+        self._bump()
+        return row
+
+    async def set_clock(self, minutes: float | None, restart: bool, tables: list[str] | None = None,
+                        actor: str = "director") -> Row:
+        """The round's length in minutes (``None``: no clock); ``restart`` begins the tables' rounds now."""
+        for tid in tables or ():
+            if tid not in self.where:
+                raise NotFound(f"table {tid!r} is not in the event")
+        body: dict[str, Any] = {"minutes": minutes, "restart": restart}
+        if tables:
+            body["tables"] = list(tables)
+        row = await self.club.append_club("clock", body, actor)
+        self.clock.apply(row.body, row.at, list(self.where))
+        self._bump()
+        return row
+
+    def clock_of(self, table_id: str, now: datetime) -> dict[str, Any]:
+        """The table's round clock, with ``late`` when its time ran out before it finished the round's boards."""
+        rt = self.club.tables[table_id]
+        finished = all(rt.completed(b) for b in self.expected_boards(table_id))
+        return self.clock.status(table_id, finished, now)
+
+    # ------------------------------------------------------------------ players' names, round by round
+    def pair_at(self, table_id: str, direction: str, rnd: int | None = None) -> int | None:
+        """The pair (entrant) sitting ``direction`` at ``table_id`` in ``rnd`` (default: its current round)."""
+        plan, mt = self.where[table_id]
+        s = plan.movement.at(mt, self.rounds[table_id] if rnd is None else rnd)
+        return s.ns if direction == "NS" else s.ew
+
+    def names_at(self, table_id: str, rnd: int, direction: str) -> list[str]:
+        entered = self.names.get((table_id, rnd, direction), {})
+        return [entered[seat] for seat in (direction[0], direction[1]) if seat in entered]
+
+    async def set_names(self, table_id: str, names: dict[str, str], actor: str) -> Row:
+        """Names (already shown as ``service/members.py`` shows them) of one pair's seats at the table's round."""
+        directions = {"NS" if seat in "NS" else "EW" for seat in names}
+        if len(directions) != 1:
+            raise Invalid("give the seats of one pair: N and S, or E and W")
+        direction = directions.pop()
+        rnd = self.rounds[table_id]
+        if self.pair_at(table_id, direction, rnd) is None:
+            raise Conflict(f"no pair sits {direction} at table {table_id} in round {rnd}")
+        row = await self.club.append_club("players", {"table": table_id, "round": rnd, "names": names}, actor)
+        self._apply_names(row.body)
+        return row
+
+    def _apply_names(self, body: dict[str, Any]) -> None:
+        tid, rnd = str(body["table"]), int(body["round"])
+        if tid not in self.where:
+            return
+        for seat, name in body["names"].items():
+            self.names.setdefault((tid, rnd, "NS" if seat in "NS" else "EW"), {})[seat] = str(name)
+        for direction in ("NS", "EW"):
+            pair = self.pair_at(tid, direction, rnd)
+            if pair is not None and self.names.get((tid, rnd, direction)):
+                self._entrant_names(self.where[tid][0].id, pair)
+
+    def _entrant_names(self, section: str, pair: int) -> None:
+        """The pair's names in the results: those entered in the latest round it has any (a team: both rooms)."""
+        plan = next(p for p in self.plans if p.id == section)
+        by_round: dict[int, list[str]] = {}
+        for (tid, rnd, direction), _entered in sorted(self.names.items()):
+            if self.where[tid][0].id == section and self.pair_at(tid, direction, rnd) == pair:
+                by_round.setdefault(rnd, []).extend(self.names_at(tid, rnd, direction))
+        if not by_round or pair not in plan.movement.entrants:
+            return
+        sec = self.session.sections[section]
+        old = sec.entrants.get(pair) or Entrant(pair)
+        sec.entrants[pair] = Entrant(pair, tuple(by_round[max(by_round)]), team_name=old.team_name, ids=old.ids)
+        self._subset = None
+        self._bump()
 
     async def set_round(self, rnd: int, tables: list[str] | None = None, actor: str = "director") -> Row:
         """The director puts tables (default: all) in round ``rnd``; journalled."""
@@ -211,7 +321,7 @@ class LiveTournament:
             if rnd not in rounds:
                 raise Invalid(f"table {tid}'s movement has rounds {rounds[0]}..{rounds[-1]}")
         row = await self.club.append_club("round", {"round": rnd, "tables": ids}, actor)
-        self._apply_round(row.body)
+        self._apply_round(row.body, row.at)
         self._bump()
         return row
 
@@ -239,8 +349,8 @@ class LiveTournament:
 
     def _result(self, rt: TableRuntime, n: int) -> BoardResult | None:
         rec = rt.boards.get(n)
-        if rec is None:
-            return None
+        if rec is None or rec.started_at < self.since:
+            return None                                   # none, or an earlier event's board
         plan, mt = self.where[rt.id]
         sittings = [s for s in plan.movement.sittings if s.table == mt and n in s.boards and not s.sit_out]
         if not sittings:
@@ -285,9 +395,20 @@ class LiveTournament:
         completed: dict[str, set[int]] = {}
         started: dict[str, set[int]] = {}
         for tid, rt in self.club.tables.items():
-            started[tid] = set(rt.boards)
-            completed[tid] = {n for n in rt.boards if rt.completed(n)}
+            mine = {n for n, rec in rt.boards.items() if rec.started_at >= self.since}
+            started[tid] = mine
+            completed[tid] = {n for n in mine if rt.completed(n)}
         return completed, started
+
+    def has_play(self) -> bool:
+        """Whether any table of the event has started a board of it (a replacement then needs the director's
+        explicit word)."""
+        return any(rec.started_at >= self.since for tid in self.where for rec in self.club.tables[tid].boards.values())
+
+    def detach(self) -> None:
+        """Stop following the club (the event is being replaced)."""
+        if self.on_row in self.club.listeners:
+            self.club.listeners.remove(self.on_row)
 
     def public(self) -> set[int]:
         """Boards everyone may see (see ``service/public_results.py``)."""

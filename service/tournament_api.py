@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query
@@ -33,7 +34,8 @@ async def public_results(since: int | None = Query(None, ge=0), svc: Service = D
     return screen.view(v)
 
 
-@router.get("/event", summary="the event: movement, rounds per table (director: wrong-board alerts)")
+@router.get("/event", summary="the event: movement, rounds per table with their round clock (late: over time "
+            "and not finished) (director: wrong-board alerts)")
 async def event_info(svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> dict[str, Any]:
     ev = svc.tournament
     if ev is None:
@@ -44,9 +46,14 @@ async def event_info(svc: Service = Depends(service), v: Viewer = Depends(viewer
         progress = ev.progress(done, copies)
     else:
         progress = ev.progress(ev._state()[0])
-    out: dict[str, Any] = {"event": ev.summary(), "revision": ev.revision, "progress": progress}
+    now = datetime.now(UTC)
+    for entry in progress:                      # the round clock (service/event_clock.py)
+        entry.update(ev.clock_of(entry["table"], now))
+    out: dict[str, Any] = {"event": ev.summary(), "revision": ev.revision, "progress": progress,
+                           "clock": {"minutes": ev.clock.minutes, "now": now.isoformat(timespec="seconds")}}
     if v.role == "director":
         out["alerts"] = list(ev.alerts)
+        out["members"] = len(svc.members)
     return out
 
 
