@@ -33,6 +33,7 @@ from .pages import STATIC
 from .pages import router as pages_router
 from .settings import Settings
 from .simulate import SimulatedClub
+from .terminal_api import router as terminal_router
 from .tournament import LiveTournament
 from .tournament_api import router as tournament_router
 from .tournament_setup import default_event_config
@@ -138,6 +139,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(api_router)
     app.include_router(credentials_router)
     app.include_router(tournament_router)
+    app.include_router(terminal_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -7,7 +7,8 @@ round robin, or a table of rounds read with ``Movement.from_text``), maps the se
 tables (table ``"1"`` is movement table 1 unless ``tables`` says otherwise), and follows the club through
 ``Club.listeners``:
 
-* a table that completes a board (or gets a Law 12 adjustment on it, or has one cancelled) enters or
+* a table that completes a board (a keyed result once the opponents confirm it; or gets a Law 12 adjustment
+  on it, or has one cancelled) enters or
   replaces that table's :class:`results.BoardResult`; the pairs come from the movement (table + round +
   board -> NS and EW entrants);
 * a ``board`` event checks the board against the table's current round (``expected_boards``): a board of
@@ -121,7 +122,7 @@ class LiveTournament:
             if typ == "board" or rt.table.state == "board_complete":
                 self._bump()                     # a table outside the event holds its boards back too
             return
-        if row.kind == "adjustment":
+        if row.kind in ("adjustment", "confirmation"):       # a keyed result counts once confirmed
             self._sync(rt, int(row.body["board"]))
             self._bump()
         elif typ == "board":
