@@ -230,8 +230,10 @@ class LiveTournament:
             res = rt.result(n) or {}
             if not rt.completed(n) or res.get("score_ns") is None:
                 return None
+            lead = next((r.body.get("lead") for r in rec.rows if r.kind == "event" and r.body.get("type") == "result"),
+                        None)                             # a keyed result's opening lead, for the traveller
             return BoardResult(**base, contract=res.get("contract"), declarer=res.get("declarer"),
-                               tricks=res.get("tricks"), score_ns=int(res["score_ns"]))
+                               tricks=res.get("tricks"), score_ns=int(res["score_ns"]), lead=lead)
         except (ResultsError, TypeError, ValueError) as err:
             log.warning("table %s board %d: no result for the session: %s", rt.id, n, err)
             return None
