@@ -138,7 +138,7 @@ function renderBidding(s) {
 function renderClaim(s) {
   const el = $("claim-section");
   const playing = ["play", "opening_lead"].includes(s.phase) && s.declarer && s.dummy !== ME;
-  if (s.claim) {
+  if (s.claim && s.phase !== "board_complete") {
     const c = s.claim, mine = SIDE[c.seat] !== SIDE[ME];
     const answered = c.responses[ME] !== undefined;
     const declSide = SIDE[s.declarer] === SIDE[c.seat];
