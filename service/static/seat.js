@@ -72,7 +72,8 @@ function renderHands(s) {
   const playing = ["play", "opening_lead", "awaiting_ruling"].includes(s.phase) && !s.claim;
   const mayPlay = seat => playing && s.turn === seat && (seat === ME && s.dummy !== ME || (seat === s.dummy && s.declarer === ME));
   const complete = s.phase === "board_complete";
-  const shown = SEATS.filter(seat => s.hands[seat]);
+  const shown = SEATS.filter(seat => s.hands[seat] && (s.hands[seat].cards.length || (s.hands[seat].original || []).length));
+  $("table-section").hidden = !shown.length && !s.trick && !s.last_trick;     // a scoring-only table: no cards known
   let html;
   if (complete && shown.length === 4) {            // the board is over: every hand as dealt, small
     html = `<div class="all-hands">${SEATS.map(seat => handBlock(seat, s.hands[seat].original || s.hands[seat].cards, () => false, false)).join("")}</div>`;

@@ -147,20 +147,22 @@ def test_a_scoring_only_mitchell_keyed_from_the_terminals(tmp_path: Path) -> Non
                         link = director.get("/api/tables/1/tokens").json()["N"]["link"]
                         page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
                         errors: list[str] = []
-                        page.on("pageerror", lambda e: errors.append(str(e)))
+                        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
                         page.goto(srv.base + link)
                         for i, b in enumerate(boards):
                             keyed[(t, b)] = random_result(rng)
                             key_on_the_page(page, b, keyed[(t, b)])
                             if i == 0:
-                                page.screenshot(path=str(ARTIFACTS / "seat-scoring-confirmed-phone.png"), full_page=True)
+                                page.screenshot(path=str(ARTIFACTS / "seat-scoring-confirmed-phone.png"),
+                                                full_page=True)
                         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
                         page.locator("#key-form").wait_for(timeout=10000)
                         page.screenshot(path=str(ARTIFACTS / "seat-scoring-keying-phone.png"), full_page=True)
                         assert not errors, errors
                         rows = director.get("/api/tables/1/events", params={"board": boards[0]}).json()
                         conf = [r["body"] for r in rows if r["kind"] == "confirmation"]
-                        assert conf == [{"board": boards[0], "accept": True, "side": "EW", "seat": "W", "terminal": "N"}]
+                        assert conf == [{"board": boards[0], "accept": True, "side": "EW", "seat": "W",
+                                         "terminal": "N"}]
                         continue
                     for b in boards:
                         keyed[(t, b)] = random_result(rng)

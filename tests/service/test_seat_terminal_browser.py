@@ -2,8 +2,9 @@
 tablet's 820x1180: four seat pages (one browser, a context each) play a whole board — calls with an alert that
 the opponents see, the cards, a claim the opponents accept — and the opponents confirm the result, then the
 traveller shows; on a second board a seat makes an insufficient bid and calls the director, the console shows
-the call at once and rules the bid from its existing ruling list, then marks the call answered. No page scrolls
-sideways at 390 px. Screenshots: tests/artifacts/seat-<what>-<phone|tablet>.png, console-call-<...>.png."""
+the call at once and rules the bid from its existing ruling list, then marks the call answered; a revoked seat's
+page says it is signed out. No page scrolls sideways at 390 px. Screenshots:
+tests/artifacts/seat-<what>-<phone|tablet>.png, console-call-<phone|tablet>.png."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -137,7 +138,8 @@ def test_four_seats_play_a_board_and_a_director_call_reaches_the_console(tmp_pat
             assert "3NT" in seats["S"].locator("#traveller").inner_text()
             shot(seats["N"], "seat-confirmed", size)
             no_sideways(seats, size)
-            conf = [r for r in api.get("/api/tables/1/events", params={"board": 1}).json() if r["kind"] == "confirmation"]
+            rows = api.get("/api/tables/1/events", params={"board": 1}).json()
+            conf = [r for r in rows if r["kind"] == "confirmation"]
             assert [(r["actor"], r["body"]["accept"], r["body"]["side"]) for r in conf] == [("seat:1:E", True, "EW")]
             assert api.get("/api/tables/1/boards/1").json()["result"]["tricks"] == won + 7
 
@@ -167,12 +169,20 @@ def test_four_seats_play_a_board_and_a_director_call_reaches_the_console(tmp_pat
                        if r["body"].get("type") == "ruling"]
             assert rulings and rulings[0]["actor"] == "director" and rulings[0]["body"]["option"] == option
             calls = api.get("/api/director-calls").json()
-            assert calls[0]["table"] == "1" and calls[0]["seat"] == "S" and calls[0]["board"] == 2 and calls[0]["answered"]
+            assert (calls[0]["table"], calls[0]["seat"], calls[0]["board"]) == ("1", "S", 2) and calls[0]["answered"]
             # the table complies: South replaces his bid from the box, and the auction goes on to West
             wait_until(seats["S"], "() => state.turn === 'S' && !state.choices.length")
             call(seats["S"], "2D")
-            wait_until(seats["W"], "() => state.turn === 'W' && state.auction.calls.some(c => c.call === '2D' && c.stands)")
+            wait_until(seats["W"],
+                       "() => state.turn === 'W' && state.auction.calls.some(c => c.call === '2D' && c.stands)")
             no_sideways(pages, size)
+
+            # the director revokes West's sign-in: his page says so (no "reconnecting" for ever)
+            api.post("/api/tables/1/revoke", params={"seat": "W"}).raise_for_status()
+            seats["W"].locator("#signed-out h2").wait_for(timeout=30000)
+            assert "signed out" in seats["W"].locator("#status").inner_text()
+            assert "scan the card" in seats["W"].locator("#signed-out").inner_text().lower()
+            shot(seats["W"], "seat-signed-out", size)
             assert not errors, errors
         finally:
             browser.close()

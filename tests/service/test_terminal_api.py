@@ -63,7 +63,8 @@ def test_a_keyed_result_counts_once_the_opponents_accept_it(server: ServerProces
             seat(server, director, "S", "S") as south, seat(server, director, "P", "E") as elsewhere:
         assert north.post("/api/tables/S/events", json={"type": "board", "board": 3}).status_code == 200
         # malformed results: 422, nothing changes
-        for bad in ({"contract": "4S", "declarer": "N", "tricks": 14}, {"contract": "4S", "declarer": "N", "tricks": -1},
+        for bad in ({"contract": "4S", "declarer": "N", "tricks": 14},
+                    {"contract": "4S", "declarer": "N", "tricks": -1},
                     {"contract": "9S", "declarer": "N", "tricks": 9}, {"contract": "4S", "tricks": 9},
                     {"contract": "4S", "declarer": "N", "tricks": 9, "lead": "ZZ"},
                     {"contract": "4S", "declarer": "Q", "tricks": 9}, {"contract": "4S", "declarer": "N"},
@@ -119,7 +120,8 @@ def test_a_result_after_a_call_or_with_an_impossible_lead_is_refused(server: Ser
         north.post("/api/tables/S/events", json={"type": "call", "seat": "N", "call": "1S"}).raise_for_status()
         r = north.post("/api/tables/S/events", json={"type": "result", "contract": "4S", "declarer": "N", "tricks": 10})
         assert r.status_code == 409 and "no call" in r.json()["detail"]
-        assert director.post("/api/tables/S/events", json={"type": "board", "board": 6, "deal": DEAL}).status_code == 200
+        r = director.post("/api/tables/S/events", json={"type": "board", "board": 6, "deal": DEAL})
+        assert r.status_code == 200
         # the opening lead is East's (declarer North's left): North's own ace of spades cannot be it
         r = north.post("/api/tables/S/events", json={"type": "result", "contract": "4S", "declarer": "N",
                                                      "lead": "SA", "tricks": 10})
