@@ -216,9 +216,9 @@ def test_a_scoring_only_mitchell_keyed_from_the_terminals(tmp_path: Path) -> Non
     assert len(ranking) == 8
     for row in ranking:
         field = "EW" if str(row["field"]).upper().startswith("E") else "NS"
-        mp, top = totals[(field, row["entrant"])]
-        assert row["total"] == pytest.approx(mp) and row["top"] == pytest.approx(top), row
-        assert row["score"] == pytest.approx(round(100 * mp / top, 2), abs=0.01), row
+        pair_mp, pair_top = totals[(field, row["entrant"])]
+        assert row["total"] == pytest.approx(pair_mp) and row["top"] == pytest.approx(pair_top), row
+        assert row["score"] == pytest.approx(round(100 * pair_mp / pair_top, 2), abs=0.01), row
     for field in ("NS", "EW"):
         mine = [r for r in ranking if ("EW" if str(r["field"]).upper().startswith("E") else "NS") == field]
         by_score = sorted(mine, key=lambda r: -r["score"])

@@ -144,7 +144,7 @@ def test_a_seat_calls_the_director_and_the_console_hears_it_at_once(server: Serv
                 r = await asyncio.to_thread(west.post, "/api/tables/P/director")
                 assert r.status_code == 200, r.text
             while True:
-                msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                msg: dict[str, object] = json.loads(await asyncio.wait_for(ws.recv(), 5))
                 if msg.get("type") == "director_call":
                     return msg
     msg = asyncio.run(scenario())
