@@ -355,6 +355,7 @@ function signedOut(msg) {
   el.innerHTML = `<h2>${esc(t("seat.signed_out", "Signed out"))}</h2><p>${esc(t("seat.scan_card", "Scan the card at your table (or open this round's link) to sign in again."))}</p>` +
     (msg ? `<p class="muted">${esc(msg)}</p>` : "");
   $("status").textContent = t("seat.status_signed_out", "signed out");
+  $("board").textContent = msg || t("seat.signed_out", "Signed out");           // why, where the board line was
   ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section"].forEach(id => $(id).hidden = true);
 }
 // The seat's token ended (a new round, a revocation): the table card's credential gives the next one when the page
