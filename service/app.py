@@ -41,6 +41,7 @@ from .pages import router as pages_router
 from .public_screen import PublicScreen
 from .settings import Settings
 from .simulate import SimulatedClub
+from .terminal_api import router as terminal_router
 from .tournament_api import router as tournament_router
 from .tournament_setup import default_event_config
 from .validation_errors import validation_error_handler
@@ -157,6 +158,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(exports_router)
     app.include_router(board_control_router)
     app.include_router(event_router)
+    app.include_router(terminal_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

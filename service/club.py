@@ -21,10 +21,11 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from table.events import EventError, TableEvent, event_from_dict, to_dict
+from table.events import EventError, ResultRecorded, TableEvent, event_from_dict, to_dict
 from table.irregularity import Irregularity
 from table.machine import TableError
 
+from .director_calls import DirectorCalls
 from .errors import Conflict, Invalid, NotFound, Prevented
 from .hub import Hub
 from .journal import CLUB, NEXT, Journal, JournalError, Row, utcnow
@@ -80,12 +81,15 @@ class Club:
         self.tournament: TournamentRules | None = None     # the movement-aware release rule and seat filter
         self._configs = {t.id: t for t in settings.tables}
         self.events_acknowledged = 0
+        self.table_kinds: dict[str, str] = {}            # "scoring" for a scoring-only table; absent: played
+        self.calls = DirectorCalls()
 
     # ------------------------------------------------------------------ tables
     def add_table(self, table_id: str) -> TableRuntime:
         rt = self.tables.get(table_id)
         if rt is None:
             rt = self.tables[table_id] = TableRuntime(table_id, self.regulation)
+            rt.kind = self.table_kinds.get(table_id, "played")
             self.feeds[table_id] = SpectatorFeed(table_id, self.regulation, self._spectators_changed)
             self._locks[table_id] = asyncio.Lock()
         return rt
@@ -111,6 +115,11 @@ class Club:
                 self.club_seq = row.seq
                 if row.kind == "release":
                     self.director_released.add(int(row.body["board"]))
+                elif row.kind == "table_kind":
+                    self.table_kinds[str(row.body["table"])] = str(row.body["kind"])
+                    if str(row.body["table"]) in self.tables:
+                        self.tables[str(row.body["table"])].kind = str(row.body["kind"])
+                self.calls.apply_row(row)
                 continue
             self.add_table(row.table_id).apply_row(row)
             self.feeds[row.table_id].push(row, notify=False)
@@ -146,8 +155,11 @@ class Club:
     async def _submit(self, rt: TableRuntime, event: TableEvent, actor: str, viewer: Viewer | None,
                       device: str | None) -> tuple[Row, list[Irregularity]]:
         async with self._locks[rt.id]:
+            if isinstance(event, ResultRecorded) and self.kind(rt.id) != "scoring":
+                raise Conflict(f"table {rt.id} plays its boards with readers: a result is keyed only at a "
+                               "scoring-only table (POST /api/tables/{id}/kind)")
             if viewer is not None:
-                event = authorize(rt, viewer, event)
+                event = authorize(rt, viewer, event, scoring=self.kind(rt.id) == "scoring")
             try:
                 flagged = rt.try_event(event)
             except TableError as err:
@@ -246,6 +258,54 @@ class Club:
             raise NotFound(f"table {table_id} has no adjustment on board {number} to cancel")
         if self.tournament is not None and number not in self.tournament.scheduled_boards(table_id):
             raise NotFound(f"the movement does not give board {number} to table {table_id}")
+
+    # ------------------------------------------------------------------ the terminal's rows
+    def kind(self, table_id: str) -> str:
+        """``scoring`` (real cards, results keyed at the table) or ``played`` (readers and bidding boxes)."""
+        return self.table(table_id).kind
+
+    async def set_table_kind(self, table_id: str, kind: str, actor: str = "director") -> Row:
+        """Make a table scoring-only or played (journalled; the event set-up may call it for each table)."""
+        self.table(table_id)
+        if kind not in ("scoring", "played"):
+            raise Invalid("a table's kind is 'scoring' or 'played'")
+        row = await self.append_club("table_kind", {"table": table_id, "kind": kind}, actor)
+        self.table_kinds[table_id] = self.tables[table_id].kind = kind
+        self.hub.publish_state(self.tables[table_id], ("director", "seat"))
+        return row
+
+    async def call_director(self, table_id: str, seat: str | None, reason: str = "call",
+                            actor: str = "director") -> dict[str, Any]:
+        """Journal a call for the director and push it to the director's stream at once."""
+        rt = self.table(table_id)
+        body = {"table": table_id, "seat": seat, "board": rt.board_number,
+                "reason": reason}
+        row = await self.append_club("director_call", body, actor)
+        call = self.calls.apply_row(row)
+        assert call is not None
+        self.hub.publish(table_id, {"type": "director_call", **call}, roles=("director",))
+        return call
+
+    async def answer_call(self, number: int, actor: str = "director") -> dict[str, Any]:
+        call = self.calls.get(number)
+        if call is None:
+            raise NotFound(f"no director call {number}")
+        if call["answered"]:
+            raise Conflict(f"director call {number} was answered at {call['answered']}")
+        row = await self.append_club("director_call_answer", {"id": number}, actor)
+        self.calls.apply_row(row)
+        self.hub.publish(call["table"], {"type": "director_call_answered", **call}, roles=("director",))
+        return call
+
+    async def confirm(self, table_id: str, number: int, body: dict[str, Any], actor: str) -> Row:
+        """Journal the opponents' answer to a board's result (``service/terminal_api.py`` checks who answers)."""
+        rt = self.table(table_id)
+        async with self._locks[table_id]:
+            row = Row(table_id, rt.seq + 1, utcnow(), actor, "confirmation", {"board": number, **body})
+            await asyncio.shield(self.write(row))
+            rt.commit(row)
+            self._after_commit(rt, row, None, [])
+            return row
 
     async def release(self, number: int, actor: str = "director") -> Row:
         row = await self.append_club("release", {"board": number}, actor)

@@ -2,16 +2,26 @@
 from __future__ import annotations
 
 from table.cards import Seat
-from table.events import CallMade, CardPlayed, ClaimMade, ClaimResponded, RulingGiven, TableEvent
+from table.events import (
+    BoardStarted,
+    CallMade,
+    CardPlayed,
+    ClaimMade,
+    ClaimResponded,
+    ResultRecorded,
+    RulingGiven,
+    TableEvent,
+)
 
 from .errors import Forbidden, Unauthenticated
 from .runtime import TableRuntime
 from .visibility import Viewer, declarer_of, entitled
 
 
-def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent) -> TableEvent:
+def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool = False) -> TableEvent:
     """Return the event to apply (a seat's ruling is stamped with its seat) or raise ``Unauthenticated`` or
-    ``Forbidden``."""
+    ``Forbidden``. At a scoring-only table (``scoring``) the terminal (any seat) also starts a board and keys its
+    result: the cards are real and no reader records them."""
     if viewer.role == "director":
         return event
     if viewer.role != "seat":
@@ -35,4 +45,8 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent) -> TableEvent
         if str(event.seat) == me or (d == me and str(event.seat) == str(Seat(me).partner)):
             return event
         raise Forbidden(f"seat {me} may play only its own cards" + (" and dummy's" if d == me else ""))
+    if scoring and isinstance(event, (BoardStarted, ResultRecorded)):
+        if isinstance(event, BoardStarted) and event.deal is not None:
+            raise Forbidden("a terminal names the board, not its cards")
+        return event
     raise Forbidden(f"a {event.type} event is entered by the director or a device")

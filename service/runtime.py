@@ -43,12 +43,28 @@ class BoardRecord:
     irregularities: list[dict[str, Any]] = field(default_factory=list)
     started_at: str = ""
     not_played: bool = False                       # never dealt here: the director's artificial score stands
+    keyed_by: str | None = None                    # the actor who keyed the result (a scoring-only table)
+    confirmation: dict[str, Any] | None = None     # the opponents' answer to the result (the last one)
+
+    @property
+    def awaiting_confirmation(self) -> bool:
+        """A keyed result counts only once the opponents accepted it (``docs/service.md``)."""
+        return self.keyed_by is not None and not (self.confirmation or {}).get("accept")
+
+
+def confirming_side(rec: BoardRecord, declarer: str | None) -> str:
+    """The side that answers a board's result: the side that did not key it (a scoring-only table's terminal),
+    else the declarer's opponents; East-West on a passed-out board."""
+    if rec.keyed_by and rec.keyed_by.startswith("seat:"):
+        return "EW" if rec.keyed_by.rsplit(":", 1)[-1] in ("N", "S") else "NS"
+    return "NS" if declarer in ("E", "W") else "EW"
 
 
 class TableRuntime:
     def __init__(self, table_id: str, regulation: Regulation) -> None:
         self.id = table_id
         self.regulation = regulation
+        self.kind = "played"                            # or "scoring": real cards, the result keyed at the table
         self.table = Table(name=table_id, laws=regulation.law_edition)
         self.seq = 0
         self.current: BoardRecord | None = None
@@ -76,7 +92,8 @@ class TableRuntime:
         """Board ``number`` is over at this table as the journal stands: played to the end, or left for
         the next board."""
         rec = self.boards.get(number)
-        return rec is not None and (rec is not self.current or self._committed_result is not None)
+        return rec is not None and not rec.awaiting_confirmation \
+            and (rec is not self.current or self._committed_result is not None)
 
     def result(self, number: int) -> dict[str, Any] | None:
         rec = self.boards.get(number)
@@ -131,6 +148,8 @@ class TableRuntime:
                 self.boards[self.current.number] = self.current
             if self.current is not None:
                 self.current.rows.append(row)
+                if row.body.get("type") == "result":
+                    self.current.keyed_by = row.actor
             self._note_completion()
         elif row.kind == "adjustment":
             n = int(row.body["board"])
@@ -143,6 +162,11 @@ class TableRuntime:
                 rec.rows.append(row)
                 if rec.not_played and rec.adjustment is None:  # cancelled: never started again
                     del self.boards[n]
+        elif row.kind == "confirmation":
+            rec = self.boards.get(int(row.body["board"]))
+            if rec is not None:
+                rec.confirmation = row.body
+                rec.rows.append(row)
 
     def apply_row(self, row: Row) -> None:
         """Replay one journal row (start-up, or a delayed spectator copy); an engine refusal is logged."""

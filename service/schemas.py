@@ -7,7 +7,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 Percent = Annotated[StrictInt | StrictFloat, Field(ge=0, le=100)]
 PercentText = Annotated[str, Field(pattern=r"^[0-9]{1,3}(\.[0-9]{1,4})?$")]       # "55": a percentage as text
-EventType = Literal["board", "hand", "call", "contract", "card", "exposed", "claim", "claim_response", "ruling"]
+EventType = Literal["board", "hand", "call", "contract", "result", "card", "exposed", "claim", "claim_response",
+                    "ruling"]
 
 
 class EventIn(BaseModel):
@@ -24,6 +25,7 @@ class EventIn(BaseModel):
     call: str | None = Field(None, max_length=8)
     alert: bool | None = None
     card: str | None = Field(None, max_length=4)
+    lead: str | None = Field(None, max_length=4, description="a keyed result's opening lead")
     contract: str | None = Field(None, max_length=10)
     declarer: str | None = Field(None, max_length=5)
     tricks: int | None = Field(None, ge=0, le=13)
@@ -55,3 +57,17 @@ class AdjustmentIn(BaseModel):
     declarer: str | None = Field(None, max_length=1)
     tricks: StrictInt | None = Field(None, ge=0, le=13)
     note: str | None = Field(None, max_length=500)
+
+
+class ConfirmIn(BaseModel):
+    """The opponents' answer to a board's result. ``seat``: the opponent who answers on the terminal that keyed
+    the result, when it is handed over to him (a scoring-only table)."""
+    model_config = ConfigDict(extra="forbid", strict=True)
+    accept: bool
+    seat: Literal["N", "E", "S", "W"] | None = None
+
+
+class TableKindIn(BaseModel):
+    """``scoring``: real cards and no readers, the result keyed at the table; ``played``: readers and boxes."""
+    model_config = ConfigDict(extra="forbid", strict=True)
+    kind: Literal["scoring", "played"]

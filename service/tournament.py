@@ -7,7 +7,8 @@ round robin, or a table of rounds read with ``Movement.from_text``), maps the se
 tables (table ``"1"`` is movement table 1 unless ``tables`` says otherwise), and follows the club through
 ``Club.listeners``:
 
-* a table that completes a board (or gets a Law 12 adjustment on it, or has one cancelled) enters or
+* a table that completes a board (a keyed result once the opponents confirm it; or gets a Law 12 adjustment
+  on it, or has one cancelled) enters or
   replaces that table's :class:`results.BoardResult`; the pairs come from the movement (table + round +
   board -> NS and EW entrants);
 * a ``board`` event checks the board against the table's current round (``expected_boards``): a board of
@@ -138,7 +139,7 @@ class LiveTournament:
             if typ == "board" or rt.table.state == "board_complete":
                 self._bump()                     # a table outside the event holds its boards back too
             return
-        if row.kind == "adjustment":
+        if row.kind in ("adjustment", "confirmation"):       # a keyed result counts once confirmed
             self._sync(rt, int(row.body["board"]))
             self._bump()
         elif typ == "board":
@@ -368,8 +369,10 @@ class LiveTournament:
             res = rt.result(n) or {}
             if not rt.completed(n) or res.get("score_ns") is None:
                 return None
+            lead = next((r.body.get("lead") for r in rec.rows if r.kind == "event" and r.body.get("type") == "result"),
+                        None)                             # a keyed result's opening lead, for the traveller
             return BoardResult(**base, contract=res.get("contract"), declarer=res.get("declarer"),
-                               tricks=res.get("tricks"), score_ns=int(res["score_ns"]))
+                               tricks=res.get("tricks"), score_ns=int(res["score_ns"]), lead=lead)
         except (ResultsError, TypeError, ValueError) as err:
             log.warning("table %s board %d: no result for the session: %s", rt.id, n, err)
             return None

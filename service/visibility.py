@@ -36,7 +36,7 @@ from table.irregularity import Irregularity
 from table.machine import Table
 
 from .lawtext import statement
-from .runtime import TableRuntime, summarize
+from .runtime import TableRuntime, confirming_side, summarize
 
 Role = Literal["director", "seat", "spectator"]
 
@@ -279,7 +279,7 @@ def visible_state(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] 
         "table": table.id, "seq": table.seq, "updated": table.updated_at, "view": viewer.key,
         "board": None if board is None else {"number": number, "dealer": str(board.dealer),
                                               "vulnerable": str(board.vulnerable)},
-        "phase": t.state, "turn": turn_of(t), "declarer": declarer, "dummy": dummy,
+        "phase": t.state, "turn": turn_of(t), "declarer": declarer, "dummy": dummy, "kind": table.kind,
     }
     c = t.contract
     out["contract"] = "PASS" if t.passed_out else (str(c) if c is not None and t._auction_over() else None)
@@ -336,6 +336,9 @@ def visible_state(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] 
         rec = table.boards.get(number) if number is not None else None
         if rec is not None and rec.adjustment is not None:
             out["adjustment"] = rec.adjustment
+        if rec is not None and complete:            # the opponents' answer (service/terminal_api.py)
+            out["confirm"] = {"side": confirming_side(rec, declarer), "keyed": rec.keyed_by is not None,
+                              "lead": t.keyed_lead, "answer": rec.confirmation}
     if director:
         out["devices"] = [d.health() if hasattr(d, "health") else d for d in table.devices]
         out["replay_errors"] = list(table.replay_errors)

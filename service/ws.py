@@ -32,11 +32,32 @@ async def _deny(ws: WebSocket, status: int, detail: str) -> None:
         await ws.close(code=4000 + status, reason=detail[:120])
 
 
-async def _pump(ws: WebSocket, svc: Service, sub: Subscriber, on_end: Callable[[Subscriber], None] | None = None
-                ) -> None:
+SEAT_CHECK_S = 10.0          # how often a quiet seat stream re-checks its credential
+
+
+async def _pump(ws: WebSocket, svc: Service, sub: Subscriber, token: str | None = None,
+                on_end: Callable[[Subscriber], None] | None = None) -> None:
+    def ended() -> bool:
+        """A seat's credential ended (a new round, a revocation): its stream closes, nothing more is sent."""
+        if sub.viewer.role != "seat":
+            return False
+        try:
+            svc.tokens.viewer(token)
+        except Unauthenticated:
+            return True
+        return False
+
     async def sender() -> None:
         while True:
-            for text in await sub.next_batch():
+            try:
+                batch = await asyncio.wait_for(sub.next_batch(), SEAT_CHECK_S) if sub.viewer.role == "seat" \
+                    else await sub.next_batch()
+            except TimeoutError:
+                batch = []
+            if ended():
+                await ws.close(code=4401, reason="this seat sign-in has ended")
+                return
+            for text in batch:
                 await ws.send_text(text)
 
     task = asyncio.create_task(sender())
@@ -69,7 +90,7 @@ async def table_stream(ws: WebSocket, table_id: str, token: str | None = None,
     rt = svc.club.feeds[table_id].replica if viewer.role == "spectator" else svc.club.tables[table_id]
     async with svc.club.lock(table_id):          # not an event still awaiting its journal write
         svc.hub.greet(sub, rt)
-    await _pump(ws, svc, sub)
+    await _pump(ws, svc, sub, token)
 
 
 @router.websocket("/ws/club")
@@ -106,4 +127,4 @@ async def results_stream(ws: WebSocket, token: str | None = None, svc: Service =
     await ws.accept()
     sub = Subscriber(viewer, None)
     screen.subscribe(sub)
-    await _pump(ws, svc, sub, screen.unsubscribe)
+    await _pump(ws, svc, sub, token, screen.unsubscribe)

@@ -65,6 +65,19 @@ class ContractRecorded:
 
 
 @dataclass(slots=True)
+class ResultRecorded:
+    """A board scored without its auction or play (a scoring-only table: real cards, no readers): the contract,
+    declarer, opening lead and the declarer side's tricks as keyed at the table. Valid only before any call."""
+    contract: str                        # "4SX", "3NTXX", or "PASS"
+    declarer: Seat | None = None
+    lead: str | None = None              # the opening lead (a card of the declarer's left-hand opponent)
+    tricks: int | None = None            # the declarer side's total, 0..13
+    ts: str | None = None
+    source: str | None = None
+    type: str = field(default="result", init=False)
+
+
+@dataclass(slots=True)
 class CardPlayed:
     seat: Seat
     card: str
@@ -113,8 +126,8 @@ class RulingGiven:
     type: str = field(default="ruling", init=False)
 
 
-TableEvent = (BoardStarted | HandRead | CallMade | ContractRecorded | CardPlayed | CardExposed | ClaimMade
-              | ClaimResponded | RulingGiven)
+TableEvent = (BoardStarted | HandRead | CallMade | ContractRecorded | ResultRecorded | CardPlayed | CardExposed
+              | ClaimMade | ClaimResponded | RulingGiven)
 
 
 def board_started(board: int | None, *, dealer: str | None = None, vulnerable: str | None = None,
@@ -192,6 +205,8 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
             if c is not None and not decl:
                 raise EventError("a contract needs its declarer")
             return ContractRecorded(contract=str(c) if c else "PASS", declarer=seat(decl) if c else None, **extra)
+        if kind == "result":
+            return _result(d, extra)
         if kind == "card":
             return CardPlayed(seat=seat(_req(d, "seat")), card=parse_card(str(_req(d, "card"))), **extra)
         if kind == "exposed":
@@ -221,6 +236,22 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
             raise
         raise EventError(f"{kind} event: {err}") from err
     raise EventError(f"unknown event type {kind!r}")
+
+
+def _result(d: dict[str, Any], extra: dict[str, Any]) -> ResultRecorded:
+    """A keyed result: a contract with its declarer, lead and tricks, or a passed-out board with none of them."""
+    c = parse_contract(str(_req(d, "contract")))
+    if c is None:
+        if any(d.get(k) is not None for k in ("declarer", "lead", "tricks")):
+            raise EventError("a passed-out board has no declarer, lead or tricks")
+        return ResultRecorded(contract="PASS", **extra)
+    decl = seat(str(_req(d, "declarer")))
+    tricks = _int(_req(d, "tricks"), "tricks")
+    if not 0 <= tricks <= 13:
+        raise EventError("tricks is the declarer side's total, 0..13")
+    lead = d.get("lead")
+    return ResultRecorded(contract=str(c), declarer=decl, lead=parse_card(str(lead)) if lead is not None else None,
+                          tricks=tricks, **extra)
 
 
 def read_jsonl(stream: IO[str]) -> Iterator[TableEvent]:

@@ -35,6 +35,7 @@ from .events import (
     ClaimResponded,
     ContractRecorded,
     HandRead,
+    ResultRecorded,
     RulingGiven,
     TableEvent,
 )
@@ -53,6 +54,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "board_dealt", "source": "*", "dest": "board_ready"},
     {"trigger": "auction_started", "source": "board_ready", "dest": "auction"},
     {"trigger": "contract_recorded", "source": "board_ready", "dest": "opening_lead"},
+    {"trigger": "result_recorded", "source": "board_ready", "dest": "board_complete"},
     {"trigger": "auction_closed", "source": ["auction", "awaiting_ruling"], "dest": "opening_lead"},
     {"trigger": "board_passed_out", "source": ["board_ready", "auction", "awaiting_ruling"], "dest": "board_complete"},
     {"trigger": "lead_faced", "source": ["opening_lead", "awaiting_ruling"], "dest": "play"},
@@ -170,11 +172,13 @@ class Table:
     # The machine's triggers: placeholders that MACHINE.add_model replaces on each table (model_override).
     board_dealt = auction_started = auction_closed = board_passed_out = contract_recorded = _bound_by_the_machine
     lead_faced = claim_made = play_ended = irregularity_flagged = irregularity_settled = _bound_by_the_machine
+    result_recorded = _bound_by_the_machine
     # class-level defaults, stored on a table only when they differ: a table's attributes (the machine's
     # triggers included) fill CPython's shared-key dict to its limit of 30; one key more and each table's
     # dict becomes a private one, ~1.3 KB more per live table
     laws: Edition = DEFAULT                      # the table's law book; a board event may name another
     play_on: frozenset[Seat] = frozenset()       # seats agreeing to play on after a claim (2017 68D2(b))
+    keyed_lead: str | None = None                # the opening lead of a result keyed without the play
 
     def __init__(self, name: str = "", on_irregularity: Callable[[Irregularity], None] | None = None,
                  laws: Edition | str | None = None) -> None:
@@ -346,6 +350,8 @@ class Table:
         self.board = event
         if self.play_on:
             del self.play_on
+        if self.keyed_lead is not None:
+            del self.keyed_lead
         self.deal = None
         self.auction = None
         self.play = None
@@ -428,6 +434,34 @@ class Table:
                 raise TableError("a recorded contract needs its declarer")
             self.recorded_contract = c
             self.contract_recorded()
+        return []
+
+    def _result(self, event: ResultRecorded) -> list[Irregularity]:
+        """A result keyed at a scoring-only table: the board is complete with that contract and those tricks,
+        scored like any other. Refused (``TableError``) once a call or card of the board is known, or when the
+        lead cannot be the opening lead (it is the declarer's left-hand opponent's, from his hand if dealt)."""
+        if self.state != "board_ready" or self.auction is not None and self.auction.calls \
+                or self.recorded_contract is not None or self.play is not None:
+            raise TableError("a result is keyed only for a board with no call or card recorded")
+        c = parse_contract(event.contract, declarer=str(event.declarer) if event.declarer else None)
+        if c is None:
+            self.recorded_passed_out = True
+            self.board_passed_out()
+            return []
+        if event.declarer is None or event.tricks is None:
+            raise TableError("a keyed result names its declarer and the declarer side's tricks")
+        if not 0 <= event.tricks <= 13:
+            raise TableError("tricks is the declarer side's total, 0..13")
+        if event.lead is not None:
+            leader = event.declarer.lho
+            if self.deal is not None:
+                owner = next((s for s in SEATS if event.lead in self.deal.hands.get(s, ())), None)
+                if owner is not None and owner != leader:
+                    raise TableError(f"{event.lead} is {owner}'s card: the opening lead is {leader}'s (Law 54)")
+            self.keyed_lead = event.lead
+        self.recorded_contract = c
+        self.tricks = event.tricks
+        self.result_recorded()
         return []
 
     def _ensure_play(self) -> Play | None:
@@ -645,6 +679,7 @@ class Table:
 _HANDLERS: dict[type, Callable[[Table, Any], list[Irregularity]]] = {
     BoardStarted: Table._start, CallMade: Table._call, CardPlayed: Table._card, ClaimMade: Table._claim,
     ClaimResponded: Table._claim_response, ContractRecorded: Table._contract, HandRead: Table._hand,
+    ResultRecorded: Table._result,
     CardExposed: Table._exposed, RulingGiven: Table._ruling,
 }
 _START = Table._start

@@ -1,75 +1,415 @@
-// A player's view of his own table: his hand, dummy once faced, the auction until his first play (Law 41C).
-// The player opens his seat's one-time link (/seat#signin=...): it is redeemed for this round's token.
+// The table terminal: a player's view of his own table on a phone or tablet. His hand, dummy once faced, the
+// auction until his first play (Laws 20, 41C), the bidding box with alerts, claims and concessions and the
+// opponents' answer, "call the director", the result to confirm, the board's traveller and the pair's running
+// score, where everyone goes at the end of the round; at a scoring-only table, keying the result.
+// The player opens his seat's link (/seat#signin=... or a table card's #card=...): common.js credential().
 let TOKEN = "", TABLE = "", ME = "";
-const CALLS = ["Pass", "X", "XX"].concat([1, 2, 3, 4, 5, 6, 7].flatMap(l => ["C", "D", "H", "S", "NT"].map(s => l + s)));
 let state = null;
+const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null};
+const STRAINS = ["C", "D", "H", "S", "NT"];
+const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
+const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
+                   S: () => t("seat.south", "South"), W: () => t("seat.west", "West")};
+const $ = id => document.getElementById(id);
 
 function toast(text) {
-  const t = document.getElementById("toast");
-  t.textContent = text; t.style.display = "block";
-  clearTimeout(toast.timer); toast.timer = setTimeout(() => t.style.display = "none", 5000);
+  const el = $("toast");
+  el.textContent = text; el.style.display = "block";
+  clearTimeout(toast.timer); toast.timer = setTimeout(() => el.style.display = "none", 5000);
 }
-async function post(body) {
-  try { await api(`/api/tables/${encodeURIComponent(TABLE)}/events`, {method: "POST", body: JSON.stringify(body)}, TOKEN); }
-  catch (e) { toast(e.message); }
+function tableUrl(rest) { return `/api/tables/${encodeURIComponent(TABLE)}${rest}`; }
+async function send(path, body) {
+  try { return await api(path, {method: "POST", body: JSON.stringify(body || {})}, TOKEN); }
+  catch (e) {
+    if (/\(401\)$/.test(e.message)) { await credentialEnded(e.message); return null; }
+    toast(e.message); return null;
+  }
 }
-async function choose(code, option) {
-  try { await api(`/api/tables/${encodeURIComponent(TABLE)}/rulings`, {method: "POST", body: JSON.stringify({code, option})}, TOKEN); }
-  catch (e) { toast(e.message); }
+const post = body => send(tableUrl("/events"), body);
+const choose = (code, option) => send(tableUrl("/rulings"), {code, option});
+function vulText(v) {
+  return {None: t("seat.vul_none", "nobody"), NS: t("seat.vul_ns", "North-South"), EW: t("seat.vul_ew", "East-West"),
+          All: t("seat.vul_all", "both sides"), Both: t("seat.vul_all", "both sides")}[v] || v;
+}
+function sideName(side) { return side === "NS" ? t("seat.side_ns", "North-South") : t("seat.side_ew", "East-West"); }
+function bidRank(call) {
+  const m = /^([1-7])(C|D|H|S|NT)$/.exec(call);
+  return m ? (m[1] - 1) * 5 + STRAINS.indexOf(m[2]) : -1;
+}
+
+// ------------------------------------------------------------------------------------------- the board line
+function renderBoard(s) {
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  const el = $("board");
+  if (s.withheld) {
+    el.innerHTML = esc(t("seat.withheld", "Board {n} in play: your pair still has to play it, nothing of it is shown (Law 16B)", {n: s.board.number}));
+    return;
+  }
+  if (!s.board) { el.textContent = s.kind === "scoring" ? t("seat.scoring_waiting", "Scoring-only table: key each board's result below.") : t("seat.waiting", "Waiting for a board."); return; }
+  const parts = [`<b>${esc(t("seat.board_n", "Board {n}", {n: s.board.number}))}</b>`,
+    esc(t("seat.dealer", "dealer {seat}", {seat: s.board.dealer})),
+    esc(t("seat.vulnerable", "vulnerable: {who}", {who: vulText(s.board.vulnerable)})),
+    `<span class="phase ${esc(s.phase)}">${esc(t("seat.phase_" + s.phase, s.phase.replace(/_/g, " ")))}</span>`];
+  if (s.turn) parts.push(s.turn === ME ? `<b class="your-turn">${esc(t("seat.your_turn", "your turn"))}</b>` : esc(t("seat.turn", "turn: {seat}", {seat: s.turn})));
+  if (s.contract) parts.push(`${esc(t("seat.contract", "contract"))} ${contractHtml(s.contract)} ${esc(s.contract !== "PASS" ? s.declarer || "" : "")}`);
+  el.innerHTML = parts.join(" &middot; ");
+}
+
+// ------------------------------------------------------------------------------------------- hands and trick
+function cardButton(c, seat, playable) {
+  const label = `${SEAT_NAME[seat]()} ${({S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"})[c[0]]}${rank(c[1])}`;
+  return playable ? `<button type="button" class="card play suit-${c[0]}" data-card="${c}" data-seat="${seat}" aria-label="${esc(t("seat.play_card", "play {card}", {card: label}))}">${rank(c[1])}</button>`
+    : `<span class="card suit-${c[0]}" data-card="${c}">${rank(c[1])}</span>`;
+}
+function handBlock(seat, cards, playable, big) {
+  const label = seat === ME ? t("seat.your_hand", "Your hand ({seat})", {seat}) :
+    seat === (state && state.dummy) ? t("seat.dummy_hand", "Dummy ({seat})", {seat}) : SEAT_NAME[seat]();
+  return `<div class="hand ${seat}${big ? " big" : ""}" aria-label="${esc(label)}"><div class="hand-name">${esc(label)}</div>` +
+    SUITS.map(su => `<div class="suit-row"><span class="suit-sym suit-${su}" aria-hidden="true">${SYM[su]}</span>` +
+      cards.filter(c => c[0] === su).map(c => cardButton(c, seat, playable(c))).join("") + "</div>").join("") + "</div>";
+}
+function renderHands(s) {
+  const playing = ["play", "opening_lead", "awaiting_ruling"].includes(s.phase) && !s.claim;
+  const mayPlay = seat => playing && s.turn === seat && (seat === ME && s.dummy !== ME || (seat === s.dummy && s.declarer === ME));
+  const complete = s.phase === "board_complete";
+  const shown = SEATS.filter(seat => s.hands[seat] && (s.hands[seat].cards.length || (s.hands[seat].original || []).length));
+  $("table-section").hidden = !shown.length && !s.trick && !s.last_trick;     // a scoring-only table: no cards known
+  let html;
+  if (complete && shown.length === 4) {            // the board is over: every hand as dealt, small
+    html = `<div class="all-hands">${SEATS.map(seat => handBlock(seat, s.hands[seat].original || s.hands[seat].cards, () => false, false)).join("")}</div>`;
+  } else {
+    const others = shown.filter(seat => seat !== ME);
+    html = others.map(seat => handBlock(seat, s.hands[seat].cards, () => mayPlay(seat), false)).join("") +
+      (s.hands[ME] ? handBlock(ME, s.hands[ME].cards, () => mayPlay(ME), true) : "");
+  }
+  $("hands").innerHTML = html;
+  $("hands").querySelectorAll(".card.play").forEach(b => b.onclick = () => post({type: "card", seat: b.dataset.seat, card: b.dataset.card}));
+  const tr = s.trick || s.last_trick;
+  const won = s.tricks_won ? `<div class="won">${esc(t("seat.tricks_won", "Tricks: NS {ns}, EW {ew}", {ns: s.tricks_won.NS, ew: s.tricks_won.EW}))}</div>` : "";
+  $("trick").innerHTML = tr ? `<div class="compass" aria-label="${esc(t("seat.trick_n", "Trick {n}", {n: tr.number}))}">` +
+    SEATS.map(seat => { const c = tr.cards.find(x => x.seat === seat); return `<div class="pos ${seat}"><small>${seat}</small> ${c ? cardHtml(c.card) : ""}</div>`; }).join("") +
+    `<div class="pos C">${esc(s.trick ? t("seat.trick_n", "Trick {n}", {n: tr.number}) : t("seat.last_trick", "Last trick"))}</div></div>` + won : won;
+}
+
+// ------------------------------------------------------------------------------------------- the auction
+function auctionTable(a) {
+  if (!a) return `<p class="muted">${esc(t("seat.auction_gone", "The auction is no longer shown after your first play (Law 41C): only the contract."))}</p>`;
+  const order = ["W", "N", "E", "S"];
+  const cells = [];
+  for (let i = 0; i < order.indexOf(a.dealer); i++) cells.push("<td></td>");
+  let cancelled = {};
+  for (const c of a.calls) {
+    if (!c.stands) { cancelled[c.seat] = (cancelled[c.seat] || "") + `<span class="cancelled">${callHtml(c.call)}</span> `; continue; }
+    const alert = c.alert ? ` <span class="alert-mark" title="${esc(t("seat.alerted", "alerted"))}">!</span><span class="sr-only">${esc(t("seat.alerted", "alerted"))}</span>` : "";
+    cells.push(`<td class="${c.alert ? "alerted" : ""}" data-seat="${c.seat}" data-call="${esc(c.call)}">${cancelled[c.seat] || ""}${callHtml(c.call)}${alert}</td>`);
+    delete cancelled[c.seat];
+  }
+  for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
+  const rows = [];
+  for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
+  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${seat}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+function myCallTurn(s) {
+  return s.turn === ME && (s.phase === "auction" || s.phase === "board_ready" || (s.phase === "awaiting_ruling" && !s.contract));
+}
+function renderBidding(s) {
+  const inAuction = s.board && !s.withheld && s.kind !== "scoring" || (s.auction && s.auction.calls.length);
+  $("bidding-section").hidden = !inAuction;
+  $("auction").innerHTML = s.board ? auctionTable(s.auction) : "";
+  const box = $("box");
+  if (!myCallTurn(s)) { box.innerHTML = ""; UI.level = null; return; }
+  const standing = (s.auction ? s.auction.calls : []).filter(c => c.stands && bidRank(c.call) >= 0);
+  const top = standing.length ? bidRank(standing[standing.length - 1].call) : -1;
+  const lvl = UI.level;
+  box.innerHTML = `<div class="box-row levels" role="group" aria-label="${esc(t("seat.level", "Level"))}">` +
+    [1, 2, 3, 4, 5, 6, 7].map(l => `<button type="button" class="level${lvl === l ? " on" : ""}${(l - 1) * 5 + 4 <= top ? " low" : ""}" data-level="${l}" aria-pressed="${lvl === l}">${l}</button>`).join("") + "</div>" +
+    `<div class="box-row strains" role="group" aria-label="${esc(t("seat.strain", "Strain"))}">` +
+    STRAINS.map(st => `<button type="button" class="strain" data-strain="${st}" ${lvl ? "" : "disabled"} aria-label="${lvl ? esc(lvl + (st === "NT" ? "NT" : " " + st)) : st}">${st === "NT" ? "NT" : `<span class="suit-${st}">${SYM[st]}</span>`}</button>`).join("") + "</div>" +
+    `<div class="box-row others"><button type="button" class="call pass" data-call="Pass">${esc(t("seat.pass", "Pass"))}</button>` +
+    `<button type="button" class="call dbl" data-call="X">X</button><button type="button" class="call rdbl" data-call="XX">XX</button>` +
+    `<button type="button" id="alert-toggle" class="alert-toggle${UI.alert ? " on" : ""}" aria-pressed="${UI.alert}">${esc(t("seat.alert", "Alert"))}</button></div>`;
+  const call = c => { post({type: "call", seat: ME, call: c, alert: UI.alert}); UI.level = null; UI.alert = false; };
+  box.querySelectorAll(".level").forEach(b => b.onclick = () => { UI.level = +b.dataset.level; renderBidding(state); });
+  box.querySelectorAll(".strain").forEach(b => b.onclick = () => { if (UI.level) call(UI.level + b.dataset.strain); });
+  box.querySelectorAll(".call").forEach(b => b.onclick = () => call(b.dataset.call));
+  $("alert-toggle").onclick = () => { UI.alert = !UI.alert; renderBidding(state); };
+}
+
+// ------------------------------------------------------------------------------------------- claims
+function renderClaim(s) {
+  const el = $("claim-section");
+  const playing = ["play", "opening_lead"].includes(s.phase) && s.declarer && s.dummy !== ME;
+  if (s.claim && s.phase !== "board_complete") {
+    const c = s.claim, mine = SIDE[c.seat] !== SIDE[ME];
+    const answered = c.responses[ME] !== undefined;
+    const declSide = SIDE[s.declarer] === SIDE[c.seat];
+    const what = declSide ? t("seat.claim_by", "{seat} claims: declarer's side takes {n} tricks in all", {seat: c.seat, n: c.tricks})
+      : t("seat.concede_by", "{seat} concedes: declarer's side takes {n} tricks in all", {seat: c.seat, n: c.tricks});
+    el.hidden = false;
+    el.innerHTML = `<h2>${esc(t("seat.claim", "Claim"))}</h2><p>${esc(what)}</p>` + (mine && !answered && s.phase === "claim_pending" ?
+      `<div class="actions"><button type="button" id="claim-accept" class="primary">${esc(t("seat.accept", "Accept"))}</button>` +
+      `<button type="button" id="claim-dispute">${esc(t("seat.dispute", "Dispute: call the director"))}</button></div>` :
+      `<p class="muted">${esc(answered ? t("seat.answered", "You answered.") : t("seat.waiting_opponents", "Waiting for the opponents' answer."))}</p>`);
+    if ($("claim-accept")) {
+      $("claim-accept").onclick = () => post({type: "claim_response", seat: ME, accept: true});
+      $("claim-dispute").onclick = () => post({type: "claim_response", seat: ME, accept: false});
+    }
+    return;
+  }
+  if (!playing) { el.hidden = true; el.innerHTML = ""; UI.claimOpen = false; return; }
+  el.hidden = false;
+  const declarerSide = SIDE[ME] === SIDE[s.declarer];
+  const won = s.tricks_won ? s.tricks_won[SIDE[s.declarer]] : 0;
+  const label = declarerSide ? t("seat.claim_open", "Claim") : t("seat.concede_open", "Concede");
+  if (!UI.claimOpen) {
+    el.innerHTML = `<button type="button" id="claim-open">${esc(label)}</button>`;
+    $("claim-open").onclick = () => { UI.claimOpen = true; renderClaim(state); };
+    return;
+  }
+  const options = Array.from({length: 14 - won}, (_, i) => won + i);
+  el.innerHTML = `<h2>${esc(label)}</h2><label for="claim-tricks">${esc(t("seat.claim_tricks", "Tricks for declarer's side in all"))}</label> ` +
+    `<select id="claim-tricks">${options.map(n => `<option value="${n}">${n}</option>`).join("")}</select>` +
+    `<div class="actions"><button type="button" id="claim-send" class="primary">${esc(label)}</button>` +
+    `<button type="button" id="claim-cancel">${esc(t("seat.cancel", "Cancel"))}</button></div>`;
+  $("claim-send").onclick = () => { UI.claimOpen = false; post({type: "claim", seat: ME, tricks: +$("claim-tricks").value}); };
+  $("claim-cancel").onclick = () => { UI.claimOpen = false; renderClaim(state); };
+}
+
+// ------------------------------------------------------------------------------------------- scoring-only keying
+function renderKeying(s) {
+  const el = $("keying-section");
+  const open = s.kind === "scoring" && !s.withheld && (!s.board || s.phase === "board_ready" ||
+    (s.phase === "board_complete" && s.confirm && s.confirm.answer && s.confirm.answer.accept));
+  if (!open) { el.hidden = true; el.innerHTML = ""; return; }
+  if (!el.hidden && el.dataset.board === String(s.board ? s.board.number : "")) return;    // keep what is being keyed
+  el.hidden = false;
+  el.dataset.board = s.board ? s.board.number : "";
+  const next = s.board && s.phase === "board_ready" ? s.board.number : (s.board ? s.board.number + 1 : 1);
+  const sel = (id, label, opts) => `<div class="field"><label for="${id}">${esc(label)}</label><select id="${id}">${opts}</select></div>`;
+  const opt = (v, text) => `<option value="${esc(v)}">${esc(text)}</option>`;
+  el.innerHTML = `<h2>${esc(t("seat.key_title", "Key the result"))}</h2><form id="key-form" class="key-form">` +
+    `<div class="field"><label for="key-board">${esc(t("seat.key_board", "Board"))}</label><input id="key-board" type="number" min="1" max="9999" inputmode="numeric" value="${next}"></div>` +
+    sel("key-level", t("seat.key_level", "Level"), opt("", "-") + [1, 2, 3, 4, 5, 6, 7].map(l => opt(l, l)).join("") + opt("PASS", t("seat.passed_out", "Passed out"))) +
+    sel("key-strain", t("seat.key_strain", "Strain"), STRAINS.map(st => opt(st, st === "NT" ? "NT" : SYM[st])).join("")) +
+    sel("key-risk", t("seat.key_risk", "Doubled"), opt("", "-") + opt("X", "X") + opt("XX", "XX")) +
+    sel("key-declarer", t("seat.key_declarer", "Declarer"), SEATS.map(x => opt(x, x)).join("")) +
+    sel("key-lead", t("seat.key_lead", "Opening lead"), opt("", "-") + SUITS.map(su => ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"].map(r => opt(su + r, SYM[su] + rank(r))).join("")).join("")) +
+    sel("key-tricks", t("seat.key_tricks", "Tricks taken by declarer"), Array.from({length: 14}, (_, i) => opt(i, i)).join("")) +
+    `<div class="actions"><button type="submit" class="primary" id="key-send">${esc(t("seat.key_send", "Enter the result"))}</button></div></form>`;
+  $("key-tricks").value = "7";
+  $("key-form").onsubmit = async ev => {
+    ev.preventDefault();
+    const board = +$("key-board").value, level = $("key-level").value;
+    if (!level) { toast(t("seat.key_level_missing", "Choose the contract's level, or Passed out.")); return; }
+    const result = level === "PASS" ? {type: "result", contract: "PASS"} :
+      {type: "result", contract: level + $("key-strain").value + $("key-risk").value, declarer: $("key-declarer").value,
+       tricks: +$("key-tricks").value, ...($("key-lead").value ? {lead: $("key-lead").value} : {})};
+    if (!(state.board && state.board.number === board && state.phase === "board_ready")) {
+      if (!(await post({type: "board", board}))) return;
+    }
+    if (await post(result)) { el.dataset.board = ""; }
+  };
+}
+
+// ------------------------------------------------------------------------------------------- after the board
+function renderResult(s) {
+  const el = $("result-section");
+  if (s.phase !== "board_complete" || !s.result) { el.hidden = true; el.innerHTML = ""; return; }
+  el.hidden = false;
+  const r = s.result, c = s.confirm || {};
+  const res = r.contract === "PASS" ? t("seat.result_passed", "Passed out") :
+    t("seat.result_line", "{contract} by {declarer}, {tricks} tricks", {contract: r.contract, declarer: r.declarer || "-", tricks: r.tricks ?? "-"});
+  const score = r.score_ns == null ? "" : t("seat.score_line", "Score: NS {ns}, EW {ew}", {ns: r.score_ns, ew: -r.score_ns});
+  let html = `<h2>${esc(t("seat.result_title", "Result of board {n}", {n: s.board.number}))}</h2><p class="result-line"><b>${esc(res)}</b>` +
+    (c.lead ? ` &middot; ${esc(t("seat.lead", "lead"))} ${cardHtml(c.lead)}` : "") + `<br>${esc(score)}</p>`;
+  const answer = c.answer;
+  if (answer && answer.accept) {
+    html += `<p class="ok-line">${esc(t("seat.confirmed", "Confirmed by {side} ({seat}).", {side: sideName(answer.side), seat: answer.seat || "-"}))}</p>`;
+  } else {
+    if (answer) html += `<p class="warn-line">${esc(t("seat.disputed", "Disputed by {seat}: the director is called.", {seat: answer.seat || answer.side}))}</p>`;
+    if (SIDE[ME] === c.side) {
+      html += `<p>${esc(t("seat.confirm_ask", "Do you agree with this result?"))}</p><div class="actions">` +
+        `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
+        `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
+    } else if (s.kind === "scoring" && c.keyed) {
+      const opp = SEATS.filter(x => SIDE[x] === c.side);
+      html += `<p>${esc(t("seat.hand_over", "Hand this device to {side} to confirm.", {side: sideName(c.side)}))}</p>` +
+        `<div class="field"><label for="confirm-seat">${esc(t("seat.confirming_seat", "Confirming player"))}</label><select id="confirm-seat">` +
+        opp.map(x => `<option value="${x}">${esc(SEAT_NAME[x]())}</option>`).join("") + `</select></div><div class="actions">` +
+        `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
+        `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
+    } else {
+      html += `<p class="muted">${esc(t("seat.confirm_wait", "Waiting for {side} to confirm the result.", {side: sideName(c.side)}))}</p>`;
+    }
+  }
+  html += `<div id="traveller"></div><div id="running"></div>`;
+  el.innerHTML = html;
+  const answerWith = accept => () => {
+    const body = {accept};
+    if ($("confirm-seat")) body.seat = $("confirm-seat").value;
+    send(tableUrl(`/boards/${s.board.number}/confirm`), body).then(r => { if (r && !accept) toast(t("seat.director_called", "The director has been called.")); });
+  };
+  if ($("confirm-accept")) { $("confirm-accept").onclick = answerWith(true); $("confirm-dispute").onclick = answerWith(false); }
+  if (answer && answer.accept) loadExtras(s.board.number);
+}
+
+// The board's traveller and the pair's running score (a seat's view of /api/public/results: never a board its
+// table still has to play), and the end-of-round guidance once the table has played its round's boards.
+async function loadExtras(board) {
+  const key = `${board}|${state.seq}`;
+  if (UI.extrasFor === key) return;
+  UI.extrasFor = key;
+  let view = null;
+  try { view = await api("/api/public/results", {}, TOKEN); } catch (e) { view = null; }
+  if (view && $("traveller")) {
+    const entry = (view.boards || []).find(b => b.board === board);
+    const rows = entry && entry.visible ? entry.travellers.flatMap(tr => tr.rows) : [];
+    const mine = rows.find(r => String(r.table) === TABLE);
+    if (mine && mine.ns != null) UI.pair = {NS: mine.ns, EW: mine.ew}[SIDE[ME]];
+    $("traveller").innerHTML = rows.length ? `<h3>${esc(t("seat.traveller", "Traveller, board {n}", {n: board}))}</h3><div class="scroll-x"><table class="traveller">` +
+      `<thead><tr><th scope="col">${esc(t("seat.col_ns", "NS"))}</th><th scope="col">${esc(t("seat.col_ew", "EW"))}</th><th scope="col">${esc(t("seat.col_contract", "Contract"))}</th>` +
+      `<th scope="col">${esc(t("seat.col_by", "By"))}</th><th scope="col">${esc(t("seat.col_tricks", "Tricks"))}</th><th scope="col" class="num">${esc(t("seat.col_score", "NS score"))}</th><th scope="col" class="num">%</th></tr></thead><tbody>` +
+      rows.map(r => `<tr${String(r.table) === TABLE ? ' class="mine"' : ""}><td>${esc(r.ns_label ?? r.ns ?? "")}</td><td>${esc(r.ew_label ?? r.ew ?? "")}</td>` +
+        `<td>${r.adjusted ? esc(r.adjusted) : contractHtml(r.contract)}</td><td>${esc(r.declarer || "")}</td><td>${esc(r.tricks ?? "")}</td>` +
+        `<td class="num">${esc(r.score_ns ?? "")}</td><td class="num">${esc(r.ns_percent ?? "")}</td></tr>`).join("") + "</tbody></table></div>"
+      : `<p class="muted">${esc(t("seat.traveller_later", "The traveller shows once the board's results are released."))}</p>`;
+    const ranking = (view.rankings || []).flatMap(rk => rk.rows);
+    const me = UI.pair != null ? ranking.find(r => String(r.entrant) === String(UI.pair)) : null;
+    $("running").innerHTML = me ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
+  }
+  loadGuidance(view);
+}
+
+async function loadGuidance(view) {
+  const el = $("guidance-section");
+  const prog = view && (view.progress || []).find(p => String(p.table) === TABLE);
+  if (!prog || !prog.boards.length || prog.done.length < prog.boards.length) { el.hidden = true; return; }
+  let g;
+  try { g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN); }
+  catch (e) { el.hidden = true; return; }                   // 404: no guidance offered
+  const pairLine = p => p.next_table == null ? t("seat.pair_out", "{dir} pair {pair}: no further round here (a sit-out, or the event ends)", {dir: p.direction, pair: p.pair})
+    : p.next_table === String(g.table) && p.next_direction === p.direction ? t("seat.pair_stays", "{dir} pair {pair}: stay at table {table}, {next}", {dir: p.direction, pair: p.pair, table: p.next_table, next: p.next_direction})
+    : t("seat.pair_moves", "{dir} pair {pair}: go to table {table}, sit {next}", {dir: p.direction, pair: p.pair, table: p.next_table, next: p.next_direction});
+  const b = g.boards || {numbers: [], next_table: null};
+  const boards = b.next_table == null ? t("seat.boards_done", "Boards {boards}: not played again; hand them to the director.", {boards: (b.numbers || []).join(", ")})
+    : t("seat.boards_go", "Boards {boards} go to table {table}.", {boards: (b.numbers || []).join(", "), table: b.next_table});
+  el.hidden = false;
+  el.innerHTML = `<h2>${esc(g.last_round ? t("seat.end_event", "The last round is over") : t("seat.end_round", "End of round {r}", {r: g.round}))}</h2><ul class="guidance">` +
+    (g.pairs || []).map(p => `<li${SIDE[ME] === p.direction ? ' class="mine"' : ""}>${esc(pairLine(p))}</li>`).join("") + `<li>${esc(boards)}</li></ul>`;
+}
+
+// ------------------------------------------------------------------------------------------- names for the round
+async function loadPlayers() {
+  const el = $("players-section");
+  let info;
+  try { info = await api(tableUrl("/players"), {}, TOKEN); } catch (e) { el.hidden = true; return; }   // 404: not offered
+  const mySide = SIDE[ME], pair = info[mySide] || {};
+  if (pair.names && pair.names.length) {
+    el.hidden = false;
+    el.innerHTML = `<p class="muted">${esc(t("seat.players_are", "Pair {pair}: {names}", {pair: pair.pair ?? "-", names: pair.names.join(", ")}))}</p>`;
+    return;
+  }
+  const seats = mySide === "NS" ? ["N", "S"] : ["E", "W"];
+  el.hidden = false;
+  el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}</h2><form id="players-form" class="key-form">` +
+    seats.map(x => `<div class="field"><label for="player-${x}">${esc(t("seat.player_label", "{seat}: member number or name", {seat: SEAT_NAME[x]()}))}</label>` +
+      `<input id="player-${x}" name="${x}" maxlength="60" autocomplete="off"></div>`).join("") +
+    `<div class="actions"><button type="submit" class="primary">${esc(t("seat.players_send", "Save names"))}</button></div></form>`;
+  $("players-form").onsubmit = async ev => {
+    ev.preventDefault();
+    const body = {};
+    seats.forEach(x => { const v = $("player-" + x).value.trim(); if (v) body[x] = v; });
+    if (!Object.keys(body).length) return;
+    if (await send(tableUrl("/players"), body)) loadPlayers();
+  };
+}
+
+// ------------------------------------------------------------------------------------------- rulings, irregularities
+function renderRulings(s) {
+  const ch = s.choices || [];
+  $("choices-section").hidden = !ch.length;
+  $("choices").innerHTML = ch.map(i => `<div><b>${esc(i.code)}</b> (${esc(t("seat.law", "Law {law}", {law: i.law}))}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
+    i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(o.text)}">${esc(o.code)}</button> ${esc(o.text)}<br>`).join("") + "</div>").join("");
+  $("choices").querySelectorAll("button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
+  lawTexts($("choices"));
+  $("irregularities").innerHTML = (s.irregularities || []).map(i =>
+    `<div>${esc(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(i.seat || "")} ${esc(i.detail || "")} [${esc(i.disposition || t("seat.open", "open"))}]</div>`).join("") || esc(t("seat.none", "none"));
 }
 
 function render() {
   const s = state;
-  document.getElementById("title").textContent = `Table ${TABLE}, seat ${ME}`;
-  document.getElementById("board").innerHTML = s.withheld ?
-    `Board ${s.board.number} in play &middot; <span class="muted">your pair still has to play it: nothing of it is shown (Law 16B)</span>` : s.board ?
-    `Board ${s.board.number}, dealer ${s.board.dealer}, ${esc(s.board.vulnerable)} vulnerable &middot; <span class="phase ${s.phase}">${esc(s.phase)}</span>
-     &middot; turn: <b>${s.turn || "-"}</b> &middot; contract ${contractHtml(s.contract)} ${s.declarer || ""}` : "Waiting for a board.";
-  const playing = s.phase === "play" || s.phase === "opening_lead" || s.phase === "awaiting_ruling";
-  const mayPlay = seat => playing && s.turn === seat && (seat === ME || (seat === s.dummy && s.declarer === ME));
-  document.getElementById("hands").innerHTML = SEATS.map(seat => `<div class="hand ${seat}"><b>${seat}${seat === ME ? " (you)" : ""}${seat === s.dummy ? " dummy" : ""}</b>
-    ${s.hands[seat] ? handHtml(s.hands[seat].cards, () => mayPlay(seat)) : '<span class="muted">hidden</span>'}</div>`).join("") +
-    `<div class="center">${s.tricks_won ? `NS ${s.tricks_won.NS} &middot; EW ${s.tricks_won.EW}` : ""}</div>`;
-  document.querySelectorAll("#hands .card.play").forEach(c => c.onclick = () => {
-    const seat = c.closest(".hand").classList[1];
-    post({type: "card", seat, card: c.dataset.card});
-  });
-  document.getElementById("auction").innerHTML = auctionHtml(s.auction);
-  const myCall = s.turn === ME && (s.phase === "auction" || s.phase === "board_ready" || (s.phase === "awaiting_ruling" && !s.contract));
-  document.getElementById("box").innerHTML = myCall ? CALLS.map(c => `<button data-call="${c}">${callHtml(c)}</button>`).join("") : "";
-  document.querySelectorAll("#box button").forEach(b => b.onclick = () => post({type: "call", seat: ME, call: b.dataset.call}));
-  document.getElementById("play").innerHTML = s.trick || s.last_trick ? (s.last_trick ? "Last trick: " + trickHtml(s.last_trick) : "") +
-    (s.trick ? "Current: " + trickHtml(s.trick) : "") : (s.tricks ? s.tricks.map(trickHtml).join("") : '<span class="muted">-</span>');
-  const ch = s.choices || [];
-  document.getElementById("choices-section").style.display = ch.length ? "" : "none";
-  document.getElementById("choices").innerHTML = ch.map(i => `<div><b>${esc(i.code)}</b> (Law ${esc(i.law)}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
-    i.options.map(o => `<button data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(o.text)}">${esc(o.code)}</button> ${esc(o.text)}<br>`).join("") + "</div>").join("");
-  document.querySelectorAll("#choices button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
-  lawTexts(document.getElementById("choices"));
-  document.getElementById("irregularities").innerHTML = s.irregularities.map(i =>
-    `<div>${esc(i.code)} (Law ${esc(i.law)}) ${esc(i.seat || "")} ${esc(i.detail || "")} [${esc(i.disposition || "open")}]</div>`).join("") || "none";
-  if (s.result) document.getElementById("play").innerHTML += `<p>Result: ${esc(s.result.contract)} ${esc(s.result.declarer || "")}, ${s.result.tricks ?? "-"} tricks, NS ${s.result.score_ns ?? "-"}</p>`;
+  renderBoard(s);
+  renderRulings(s);
+  renderHands(s);
+  renderBidding(s);
+  renderClaim(s);
+  renderKeying(s);
+  renderResult(s);
+  if (s.phase !== "board_complete") { $("guidance-section").hidden = true; UI.extrasFor = null; }
 }
 
+// ------------------------------------------------------------------------------------------- credentials
 function signedOut(msg) {
-  document.getElementById("board").textContent = msg + " Open your table's link for this round (the director has it).";
-  document.getElementById("status").textContent = "signed out";
+  const el = $("signed-out");
+  el.hidden = false;
+  el.innerHTML = `<h2>${esc(t("seat.signed_out", "Signed out"))}</h2><p>${esc(t("seat.scan_card", "Scan the card at your table (or open this round's link) to sign in again."))}</p>` +
+    (msg ? `<p class="muted">${esc(msg)}</p>` : "");
+  $("status").textContent = t("seat.status_signed_out", "signed out");
+  $("board").textContent = msg || t("seat.signed_out", "Signed out");           // why, where the board line was
+  ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section"].forEach(id => $(id).hidden = true);
+}
+// The seat's token ended (a new round, a revocation): the table card's credential gives the next one when the page
+// has it (common.js renewCredential), else the player is told to sign in again; never "reconnecting" for ever.
+let renewing = null;
+async function credentialEnded(msg) {
+  if (!renewing) {
+    renewing = (async () => {
+      let fresh = null;
+      if (typeof renewCredential === "function") { try { fresh = await renewCredential(); } catch (e) { fresh = null; } }
+      if (fresh && fresh.split(".")[0] === "seat") {
+        TOKEN = fresh; [, TABLE, ME] = fresh.split(".");
+        $("signed-out").hidden = true; $("table-section").hidden = false;
+        connect(); loadPlayers();
+        return true;
+      }
+      signedOut(msg);
+      return false;
+    })().finally(() => setTimeout(() => { renewing = null; }, 0));
+  }
+  return renewing;
 }
 async function stillValid() {
   try { await api("/api/whoami", {}, TOKEN); return true; }
-  catch (e) { if (/\((401|403)\)$/.test(e.message)) { signedOut(e.message); return false; } return true; }
+  catch (e) {
+    if (/\((401|403)\)$/.test(e.message)) { await credentialEnded(e.message); return false; }
+    return true;
+  }
+}
+let streamToken = null;
+function connect() {
+  const mine = TOKEN;
+  streamToken = mine;
+  stream(`/ws/tables/${encodeURIComponent(TABLE)}`, m => {
+    if (streamToken !== mine) return;
+    if (m.type === "state") { state = m.state; render(); }
+  }, st => { if (streamToken === mine) $("status").textContent = t("seat.status_" + st.replace(/ /g, "_"), st); }, mine,
+  async () => streamToken === mine && await stillValid());
 }
 
 async function main() {
+  await loadLanguage("seat");
+  $("call-director").onclick = async () => {
+    if (!TABLE) return;
+    const r = await send(tableUrl("/director"), {});
+    if (r) toast(t("seat.director_called", "The director has been called."));
+  };
   try { TOKEN = await credential(); } catch (e) { signedOut(e.message); return; }
-  const parts = TOKEN.split(".");
-  if (parts[0] !== "seat" || !(await stillValid())) {
-    if (parts[0] !== "seat") signedOut("This page needs a seat's sign-in link.");
-    return;
-  }
-  TABLE = parts[1]; ME = parts[2];
-  stream(`/ws/tables/${encodeURIComponent(TABLE)}`, m => {
-    if (m.type === "state") { state = m.state; render(); }
-  }, st => document.getElementById("status").textContent = st, TOKEN, stillValid);
+  const parts = (TOKEN || "").split(".");
+  if (parts[0] !== "seat") { signedOut(t("seat.needs_link", "This page needs a seat's sign-in link.")); return; }
+  [, TABLE, ME] = parts;
+  if (!(await stillValid())) return;
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  connect();
+  loadPlayers();
 }
 main();
