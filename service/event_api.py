@@ -7,8 +7,6 @@
 """
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query
@@ -81,7 +79,7 @@ def planned_event(body: dict[str, Any], laws: str) -> EventConfig:
     return cfg
 
 
-def _table_kinds(svc: Service, cfg: EventConfig, kinds: Any) -> tuple[dict[str, str], Callable[[str, str], Any]]:
+def _table_kinds(cfg: EventConfig, kinds: Any) -> dict[str, str]:
     """``table_kinds`` (``{"1": "scoring"}``: a scoring-only table, keyed at the table; ``"played"``: cards and
     readers; one word for every table) checked against the event's tables, and the club's way of setting a
     table's kind."""
@@ -95,12 +93,7 @@ def _table_kinds(svc: Service, cfg: EventConfig, kinds: Any) -> tuple[dict[str, 
     unknown = sorted(set(kinds) - tables)
     if unknown:
         raise Invalid(f"table_kinds: {', '.join(unknown)} not in the event (its tables: {', '.join(sorted(tables))})")
-    setter: Callable[[str, str], Any] | None = getattr(svc.club, "set_table_kind", None)
-    if setter is None:
-        if kinds and set(kinds.values()) != {"played"}:
-            raise Invalid("this service has no scoring-only tables")
-        return kinds, lambda _tid, _kind: None
-    return kinds, setter
+    return kinds
 
 
 # ---------------------------------------------------------------------------------------------- set-up
@@ -122,16 +115,14 @@ async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs",
     if not isinstance(replace, bool):
         raise Invalid("replace is true or false")
     cfg = planned_event({k: v for k, v in body.items() if k != "table_kinds"}, svc.club.regulation.law_edition)
-    kinds, set_kind = _table_kinds(svc, cfg, body.get("table_kinds", {}))
+    kinds = _table_kinds(cfg, body.get("table_kinds", {}))
     old = svc.tournament
     if old is not None and old.has_play() and not replace:
         raise Conflict("the current event has boards in play or played: send \"replace\": true to replace it")
     row = await svc.club.append_club("event", event_body(cfg))
     ev = install(svc, cfg, row.at)
     for tid, kind in kinds.items():
-        done = set_kind(tid, kind)
-        if inspect.isawaitable(done):
-            await done
+        await svc.club.set_table_kind(tid, kind)
     publish_tables(svc, ev.where)
     tables = sorted(ev.where, key=lambda t: (ev.where[t][0].id, ev.where[t][1]))
     return {"seq": row.seq, "event": ev.summary(), "tables": tables}
