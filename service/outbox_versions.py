@@ -2,7 +2,9 @@
 
 A version is made when a board completes (engine state ``board_complete``), when it is left unfinished for the
 next board (the result is frozen), when a row after completion changes the result (a late ruling), and by each
-Law 12 adjustment (or its cancellation). A version's idempotency key is ``<source>:<table>:<board>:<seq>``: the
+Law 12 adjustment (or its cancellation). A result keyed at a scoring-only table makes none until the
+opponents confirm it (``BoardRecord.awaiting_confirmation``); the confirmation row then makes it.
+A version's idempotency key is ``<source>:<table>:<board>:<seq>``: the
 journal ``seq`` of the row that produced it, and the database's ``source`` id (a new database never repeats an
 old one's keys). A new version of a result carries ``supersedes`` (the previous key) and a higher ``version``.
 
@@ -41,10 +43,12 @@ def _latest_version(rt: TableRuntime, rec: BoardRecord,
                 frozen = summarize(scratch.table)
             else:
                 scratch.apply_row(row)
-                if not (row.kind == "adjustment" or row.kind == "event" and frozen is None
+                if not (row.kind in ("adjustment", "confirmation") or row.kind == "event" and frozen is None
                         and scratch.table.state == "board_complete"):
                     continue
             srec = scratch.boards.get(rec.number)
+            if srec is not None and srec.awaiting_confirmation:     # a keyed result counts once confirmed
+                continue
             content = result_content(frozen or summarize(scratch.table), srec.adjustment if srec else None)
             if latest is None or content != latest[0]:
                 latest = (content, row.seq, row.at)
@@ -114,7 +118,7 @@ class ResultVersions:
 
     def on_row(self, rt: TableRuntime, row: Row) -> list[Message]:
         """The new versions a journalled row of ``rt`` makes."""
-        if row.kind == "adjustment":
+        if row.kind in ("adjustment", "confirmation"):
             numbers = [int(row.body["board"])]
         elif row.kind != "event":
             return []
@@ -129,7 +133,7 @@ class ResultVersions:
         msgs = []
         for n in numbers:
             rec = rt.boards.get(n)
-            if rec is not None:
+            if rec is not None and not rec.awaiting_confirmation:
                 m = self._derive(rt, rec, result_content(rt.result(n), rec.adjustment), row.seq, row.at)
                 if m is not None:
                     msgs.append(m)
