@@ -146,9 +146,9 @@
   }
   function clockText(p) {
     if (p.remaining == null) return te("no_clock", "no clock");
-    const left = Math.round(p.remaining - (Date.now() - EV.fetchedAt) / 1000);
-    const a = Math.abs(left), mm = Math.floor(a / 60), ss = String(a % 60).padStart(2, "0");
-    return left >= 0 ? te("left", "{t} left", {t: `${mm}:${ss}`}) : te("over", "{t} over time", {t: `${mm}:${ss}`});
+    const secs = p.remaining - (Date.now() - EV.fetchedAt) / 1000;    // time is up at 0, as for lateness
+    const a = secs > 0 ? Math.ceil(secs) : Math.floor(-secs), mm = Math.floor(a / 60), ss = String(a % 60).padStart(2, "0");
+    return secs > 0 ? te("left", "{t} left", {t: `${mm}:${ss}`}) : te("over", "{t} over time", {t: `${mm}:${ss}`});
   }
   function isLate(p) {           // the server's word at the fetch, or the clock ran out since
     if (p.remaining == null) return p.late;
