@@ -304,3 +304,38 @@ def test_a_feed_holds_a_board_until_released_and_writes_only_its_latest_version(
     assert held["scorer"]["since_start"].get("network", 0) >= 1
     assert (after["feed"]["delivered"], after["feed"]["superseded"], after["feed"]["held"]) == (1, 1, 0)
     assert "rs|4SN-1|" in (tmp_path / "lin" / "A-1.lin").read_text()      # the assigned 4S by N, 9 tricks
+
+
+def test_a_keyed_result_is_sent_once_the_opponents_confirm_it(tmp_path: Path) -> None:
+    """A scoring-only table's keyed result is no result until confirmed: no version while it waits (nor when
+    the next board starts), one made by the confirmation row, and a restart derives the very same key."""
+    settings = _settings(tmp_path)
+
+    async def go(club: Club, ob: Outbox) -> tuple[int, int, dict[str, Any]]:
+        await club.set_table_kind("A", "scoring")
+        await club.submit("A", {"type": "board", "board": 1}, "seat:A:N")
+        await club.submit("A", {"type": "result", "contract": "4S", "declarer": "N", "lead": "HK", "tricks": 10},
+                          "seat:A:N")
+        await asyncio.sleep(0.2)
+        waiting = ob.messages_made
+        await club.confirm("A", 1, {"accept": False, "side": "EW", "seat": "E"}, "seat:A:E")   # disputed
+        disputed = ob.messages_made
+        await club.confirm("A", 1, {"accept": True, "side": "EW", "seat": "E"}, "seat:A:E")
+        return waiting, disputed, await drained(ob)
+
+    waiting, disputed, st = run_club(settings, go)
+    assert (waiting, disputed) == (0, 0)
+    msgs = stored(settings.database)
+    assert st["feed"]["delivered"] == 1 == len(msgs)
+    (key, msg), = msgs.items()
+    assert msg["payload"]["contract"] == "4S" and msg["payload"]["score_ns"] == 420
+    assert msg["seq"] == 4                                      # the accepting confirmation made it
+
+    async def nothing(club: Club, ob: Outbox) -> int:
+        return ob.messages_made
+
+    with sqlite3.connect(settings.database) as c:               # derived again from nothing: the same key
+        c.execute("DELETE FROM outbox")
+        c.execute("DELETE FROM outbox_message")
+    assert run_club(settings, nothing) == 1
+    assert set(stored(settings.database)) == {key}
