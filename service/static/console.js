@@ -72,9 +72,8 @@ function renderAlerts() {
     for (const irr of s.choices) items.push([id, s, irr]);
   }
   document.getElementById("alert-count").textContent = items.length ? `(${items.length})` : "";
-  updateNav();
   const el = document.getElementById("alerts");
-  if (!items.length) { el.innerHTML = `<p class="muted">${esc(t("console.none", "None."))}</p>`; return; }
+  if (!items.length) { el.innerHTML = `<p class="muted">${esc(t("console.none", "None."))}</p>`; updateNav(); return; }
   el.innerHTML = items.map(([id, s, irr]) => `<div class="alert" data-table="${esc(id)}" data-code="${esc(irr.code)}">
     <div><b>${esc(tableName(id))}</b>, ${esc(t("console.board_short", "board {n}", {n: s.board ? s.board.number : "-"}))}: <span class="code">${codeLabel(irr.code)}</span>
     ${esc(t("console.by", "by {seat}", {seat: seatName(irr.seat)}))} &mdash; <span class="law">${esc(t("common.law_n", "Law {law}", {law: irr.law}))}</span></div>
@@ -85,6 +84,7 @@ function renderAlerts() {
     <div class="muted">${(irr.options || []).map(o => `<div><b>${esc(o.code)}</b>: ${esc(o.text)}</div>`).join("")}</div></div>`).join("");
   el.querySelectorAll("button.option").forEach(b => b.onclick = () => rule(b.dataset.table, b.dataset.code, b.dataset.option, b));
   lawTexts(el);
+  updateNav();
 }
 
 async function rule(table, code, option, button) {
