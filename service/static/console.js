@@ -75,7 +75,7 @@ function renderAlerts() {
   const el = document.getElementById("alerts");
   if (!items.length) { el.innerHTML = `<p class="muted">${esc(t("console.none", "None."))}</p>`; updateNav(); return; }
   el.innerHTML = items.map(([id, s, irr]) => `<div class="alert" data-table="${esc(id)}" data-code="${esc(irr.code)}">
-    <div><b>${esc(tableName(id))}</b>, ${esc(t("console.board_short", "board {n}", {n: s.board ? s.board.number : "-"}))}: <span class="code">${codeLabel(irr.code)}</span>
+    <div><b>${esc(tableName(id))}</b>${esc(t("console.comma", ", "))}${esc(t("console.board_short", "board {n}", {n: s.board ? s.board.number : "-"}))}${esc(t("console.colon", ": "))}<span class="code">${codeLabel(irr.code)}</span>
     ${esc(t("console.by", "by {seat}", {seat: seatName(irr.seat)}))} &mdash; <span class="law">${esc(t("common.law_n", "Law {law}", {law: irr.law}))}</span></div>
     ${lawTextSlot(id, s.board ? s.board.number : null, irr.law, irr.law_text)}
     <div>${esc(irr.detail || "")}</div>
@@ -267,7 +267,7 @@ function statusText(st) {
           "signed out": t("common.signed_out", "signed out")}[st] || st;
 }
 async function start() {
-  if (!TOKEN) TOKEN = await credential().catch(() => "");
+  if (!TOKEN) TOKEN = await firstCredential;
   if (!TOKEN) { showLogin(); document.getElementById("status").textContent = t("console.no_token", "no token"); return; }
   try {
     const me = await api("/api/whoami", {}, TOKEN);
@@ -279,4 +279,7 @@ async function start() {
   loadEventTables(); setInterval(loadEventTables, 5000);
   setInterval(() => document.getElementById("clock").textContent = new Date().toLocaleTimeString(), 1000);
 }
+// The address's credential is taken at once (the console's other parts read it from this tab's storage), the
+// page's strings before the first render.
+const firstCredential = credential().catch(() => "");
 loadLanguage("console").then(() => { renderAlerts(); start(); });
