@@ -1,6 +1,6 @@
 """The pages in Chinese in a real headless browser: the director sets the club's default to traditional Chinese
 (POST /api/language) and a browser whose own language is English then sees the console, a seat page and the
-results page in Chinese — the console's law text is the seed's Chinese wording, as the service gives it — and the
+results page in Chinese (axe-core finds no critical or serious violation) — the console's law text is the seed's Chinese wording, as the service gives it — and the
 header's EN / 中文 switch brings English back (remembered in that browser). Screenshots:
 tests/artifacts/zh-<page>-<phone|tablet>.png (and en-<page>-... after the switch)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_or_skip, wait_until
 
 from service.dealing import deal_for
 from service.testing import ServerProcess
@@ -32,7 +32,9 @@ def shot(page: Any, name: str) -> None:
 
 
 def switch_to_english(page: Any) -> None:
-    page.locator(".lang-switch a[data-lang=en]").click()
+    with page.expect_navigation():
+        page.locator(".lang-switch a[data-lang=en]").click()
+    page.wait_for_load_state()
     wait_until(page, "() => document.documentElement.lang === 'en' && "
                      "!!document.querySelector('.lang-switch a[data-lang=en][aria-current]')")
 
@@ -104,6 +106,8 @@ def test_club_default_chinese_then_the_switch_brings_english_back(tmp_path: Path
                 if size == "phone":
                     assert page.evaluate(NO_SIDEWAYS), f"{name} scrolls sideways at 390 px in Chinese"
                 shot(page, f"zh-{name}-{size}")
+                bad = axe_violations(page)
+                assert not bad, f"{name} in Chinese:\n" + axe_summary(bad)
 
             # the switch: English again on each page, the seat still signed in, and it stays after a reload
             for page in pages.values():
