@@ -2,7 +2,7 @@
 (POST /api/language) and a browser whose own language is English then sees the console, a seat page and the
 results page in Chinese (axe-core finds no critical or serious violation) — the console's law text is the seed's Chinese wording, as the service gives it — and the
 header's EN / 中文 switch brings English back (remembered in that browser). Screenshots:
-tests/artifacts/zh-<page>-<phone|tablet>.png (and en-<page>-... after the switch)."""
+tests/artifacts/zh-<page>-<phone|tablet>.png (and en-<page>-... after the switch); the start page likewise."""
 from __future__ import annotations
 
 import json
@@ -56,7 +56,7 @@ def test_club_default_chinese_then_the_switch_brings_english_back(tmp_path: Path
                 page = ctx.new_page()
                 page.on("pageerror", lambda e: errors.append(f"{who}: {e}"))
                 return page
-            console, east, south, results = (new_page(w) for w in ("console", "E", "S", "results"))
+            console, east, south, results, start = (new_page(w) for w in ("console", "E", "S", "results", "start"))
             assert console.evaluate("() => navigator.language") == "en-US"
 
             console.goto(f"{srv.base}/console#token={srv.token}")
@@ -101,7 +101,11 @@ def test_club_default_chinese_then_the_switch_brings_english_back(tmp_path: Path
             wait_until(results, TEXT_IS, ["#screen-toggle", zh("results", "results.big_screen")])
             wait_until(results, TEXT_IS, [".lang-switch a[aria-current]", "中文"])
 
-            pages = {"console": console, "seat": south, "results": results}
+            start.goto(f"{srv.base}/")
+            wait_until(start, TEXT_IS, ['a[href="/console"]', zh("index", "index.console")])
+            assert start.locator('a[href="/results?screen=1"]').inner_text() == zh("index", "index.screen")
+
+            pages = {"console": console, "seat": south, "results": results, "start": start}
             for name, page in pages.items():
                 if size == "phone":
                     assert page.evaluate(NO_SIDEWAYS), f"{name} scrolls sideways at 390 px in Chinese"
@@ -119,6 +123,7 @@ def test_club_default_chinese_then_the_switch_brings_english_back(tmp_path: Path
             wait_until(south, TEXT_IS, ["#bidding-section h2", "Auction"])
             wait_until(south, "() => state && state.phase === 'awaiting_ruling'")
             wait_until(results, TEXT_IS, ["#screen-toggle", "Big screen"])
+            wait_until(start, TEXT_IS, ['a[href="/console"]', "Director console"])
             results.goto(f"{srv.base}/results")
             wait_until(results, TEXT_IS, ["#screen-toggle", "Big screen"])
             for name, page in pages.items():
