@@ -1,8 +1,9 @@
 """The pages in Chinese in a real headless browser: the director sets the club's default to traditional Chinese
-(POST /api/language) and a browser whose own language is English then sees the console, a seat page and the
-results page in Chinese (axe-core finds no critical or serious violation) — the console's law text is the seed's Chinese wording, as the service gives it — and the
-header's EN / 中文 switch brings English back (remembered in that browser). Screenshots:
-tests/artifacts/zh-<page>-<phone|tablet>.png (and en-<page>-... after the switch); the start page likewise."""
+(POST /api/language) and a browser whose own language is English then sees the console, a seat page, the results
+page and the start page in Chinese (axe-core finds no critical or serious violation); the console's law text is
+the seed's Chinese wording, as the service gives it; the header's EN / 中文 switch brings English back
+(remembered in that browser). Screenshots: tests/artifacts/zh-<page>-<phone|tablet>.png, en-<page>-... after
+the switch."""
 from __future__ import annotations
 
 import json
@@ -129,5 +130,30 @@ def test_club_default_chinese_then_the_switch_brings_english_back(tmp_path: Path
             for name, page in pages.items():
                 shot(page, f"en-{name}-{size}")
             assert not errors, errors
+        finally:
+            browser.close()
+
+
+@pytest.mark.slow
+def test_console_greys_the_tables_an_event_left_behind(tmp_path: Path) -> None:
+    """A Mitchell of 4 tables replaced by a Howell of 6 pairs (3 tables): table 4 stays in the club but is not in
+    the event, and the console says so (in the page's language)."""
+    sync_api = playwright_or_skip()
+    with ServerProcess(tmp_path) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
+        api.post("/api/event", json={"name": "Mitchell", "scoring": "MP", "movement": {
+            "kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay"}}).raise_for_status()
+        browser = launch(pw)
+        try:
+            page = browser.new_page(viewport={"width": 820, "height": 1180})
+            page.goto(f"{srv.base}/console?lang=zh-Hant#token={srv.token}")
+            page.locator("#table-4").wait_for(timeout=15000)
+            wait_until(page, "() => document.querySelectorAll('#tables .tcard').length === 4")
+            assert page.locator("#tables .tcard.not-in-event").count() == 0
+            api.post("/api/event", json={"name": "Howell", "scoring": "MP", "movement": {
+                "kind": "howell", "pairs": 6, "boards_per_round": 2}}).raise_for_status()
+            wait_until(page, "() => !!document.querySelector('#table-4.not-in-event')", timeout=20)
+            assert zh("console", "console.not_in_event") in page.locator("#table-4").inner_text()
+            assert page.locator("#tables .tcard.not-in-event").count() == 1
+            shot(page, "zh-console-not-in-event-tablet")
         finally:
             browser.close()
