@@ -47,7 +47,7 @@ function renderTables() {
     const outside = eventTables && !eventTables.has(id);       // a table of an earlier event
     return `<div class="tcard${id === selected ? " sel" : ""}${open ? " alerting" : ""}${outside ? " not-in-event" : ""}" data-table="${esc(id)}" id="table-${esc(id)}">
       <b>${esc(tableName(id))}</b> <span class="muted">#${s.seq}</span>${outside ? ` <span class="out-badge">${esc(t("console.not_in_event", "not in the event"))}</span>` : ""}<br>
-      ${esc(t("console.board_short", "board {n}", {n: s.board ? s.board.number : "-"}))} <span class="phase ${s.phase}">${esc(t(`console.phase.${s.phase}`, s.phase))}</span><br>
+      ${esc(s.board ? t("console.board_short", "board {n}", {n: s.board.number}) : t("console.no_board", "no board yet"))} <span class="phase ${s.phase}">${esc(t(`console.phase.${s.phase}`, s.phase))}</span><br>
       ${esc(t("console.turn", "turn"))}: <b>${s.turn ? esc(seatName(s.turn)) : "-"}</b> &middot; ${esc(t("console.contract", "contract"))} ${contractHtml(s.contract)}${s.declarer && s.contract && s.contract !== "PASS" ? " " + esc(seatName(s.declarer)) : ""}<br>
       ${open ? `<span class="waiting">${esc(t("console.waiting", "{n} waiting", {n: open}))}</span> &middot; ` : ""}${deviceDots(s.devices)}
       <span class="seq" data-seq="${s.seq}" hidden></span></div>`;
