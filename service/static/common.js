@@ -25,14 +25,35 @@ async function loadLanguage(page) {
   try { clubDefault = (await api("/api/language")).language; } catch (e) { clubDefault = null; }
   I18N.lang = chooseLanguage(clubDefault);
   document.documentElement.lang = I18N.lang === "zh-Hant" ? "zh-Hant" : "en";
-  I18N.dict = {};
-  if (I18N.lang !== "en") {
+  if (I18N.lang !== "en") {                 // merged: a part's strings that arrived first stay
     for (const name of ["common", page, ...I18N.parts]) {
       try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${I18N.lang}/${name}.json`)).json()); }
       catch (e) { /* a missing file leaves English */ }
     }
   }
   applyLanguage(document);
+  languageSwitch();
+}
+// The EN / 中文 switch in the page's header: a link to the same page with ?lang=, which chooseLanguage keeps in
+// this browser (localStorage) ahead of the club's default; the page reloads in the other language.
+function languageSwitch() {
+  const header = document.querySelector("header");
+  if (!header || header.querySelector(".lang-switch")) return;
+  const nav = document.createElement("nav");
+  nav.className = "lang-switch";
+  nav.setAttribute("aria-label", t("common.language", "Language"));
+  for (const [lang, label] of [["en", "EN"], ["zh-Hant", "中文"]]) {
+    const q = new URLSearchParams(location.search);
+    q.set("lang", lang);
+    const a = document.createElement("a");
+    a.href = location.pathname + "?" + q.toString();
+    a.lang = lang; a.hreflang = lang; a.textContent = label;
+    a.dataset.lang = lang;
+    if (lang === I18N.lang) a.setAttribute("aria-current", "true");
+    a.addEventListener("click", () => localStorage.setItem("bt-lang", lang));
+    nav.appendChild(a);
+  }
+  header.appendChild(nav);
 }
 // A part of a page (a console section in its own console_<part>.js) adds its own strings file; loadLanguage
 // keeps it when it (re)loads the page's.
@@ -48,6 +69,10 @@ async function loadStrings(part) {
 function applyLanguage(root) {
   root.querySelectorAll("[data-i18n]").forEach(el => { el.textContent = t(el.dataset.i18n, el.textContent); });
   root.querySelectorAll("[data-i18n-title]").forEach(el => { el.title = t(el.dataset.i18nTitle, el.title); });
+  root.querySelectorAll("[data-i18n-placeholder]").forEach(el => { el.placeholder = t(el.dataset.i18nPlaceholder, el.placeholder); });
+  root.querySelectorAll("[data-i18n-label]").forEach(el => {
+    el.setAttribute("aria-label", t(el.dataset.i18nLabel, el.getAttribute("aria-label")));
+  });
 }
 function esc(s) { return String(s ?? "").replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c])); }
 function rank(r) { return r === "T" ? "10" : r; }

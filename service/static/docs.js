@@ -1,4 +1,5 @@
-// The API's documentation, drawn from /openapi.json without any library (works offline).
+// The API's documentation, drawn from /openapi.json without any library (works offline). The page's own words
+// are translated (locales/zh-Hant/docs.json); the API's descriptions stay as the service writes them.
 function schemaText(s, spec, depth = 0) {
   if (!s || depth > 4) return "";
   if (s.$ref) {
@@ -20,20 +21,21 @@ function schemaText(s, spec, depth = 0) {
 }
 
 async function load() {
+  await loadLanguage("docs");
   const spec = await api("/openapi.json");
   document.getElementById("title").textContent = `${spec.info.title} ${spec.info.version} API`;
   const out = [`<p>${esc(spec.info.description || "")}</p>`];
   for (const [path, ops] of Object.entries(spec.paths)) {
     for (const [method, op] of Object.entries(ops)) {
-      const params = (op.parameters || []).map(p => `<div>${esc(p.in)} <b>${esc(p.name)}</b>${p.required ? "" : "?"}: ` +
+      const params = (op.parameters || []).map(p => `<div>${esc(t("docs.in." + p.in, p.in))} <b>${esc(p.name)}</b>${p.required ? "" : "?"}: ` +
         `${schemaText(p.schema, spec)} <span class="muted">${esc(p.description || "")}</span></div>`).join("");
-      const body = op.requestBody ? `<div>body: ${schemaText(op.requestBody.content["application/json"].schema, spec)}</div>` : "";
+      const body = op.requestBody ? `<div>${esc(t("docs.body", "body"))}: ${schemaText(op.requestBody.content["application/json"].schema, spec)}</div>` : "";
       const codes = Object.entries(op.responses || {}).map(([c, r]) => `${esc(c)} ${esc(r.description)}`).join("; ");
       out.push(`<details class="op"><summary><code>${esc(method.toUpperCase())} ${esc(path)}</code> ${esc(op.summary || "")}</summary>` +
-        `<div class="muted">${esc(op.description || "")}</div>${params}${body}<div class="muted">answers: ${codes}</div></details>`);
+        `<div class="muted">${esc(op.description || "")}</div>${params}${body}<div class="muted">${esc(t("docs.answers", "answers"))}: ${codes}</div></details>`);
     }
   }
   document.getElementById("api").innerHTML = out.join("");
-  document.getElementById("status").textContent = `${Object.keys(spec.paths).length} paths`;
+  document.getElementById("status").textContent = t("docs.paths", "{n} paths", {n: Object.keys(spec.paths).length});
 }
 load().catch(e => { document.getElementById("status").textContent = e.message; });

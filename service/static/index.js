@@ -1,0 +1,2 @@
+// The start page: its texts in the page's language and the language switch (common.js).
+loadLanguage("index");
