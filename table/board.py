@@ -4,6 +4,11 @@ from __future__ import annotations
 from enum import StrEnum
 
 from .cards import SEATS, Seat
+from .errors import BridgeError
+
+
+class BoardError(BridgeError, ValueError):
+    """A board's dealer or vulnerability that cannot be read."""
 
 
 class Vulnerability(StrEnum):
@@ -44,4 +49,4 @@ def parse_vulnerability(text: str) -> Vulnerability:
     try:
         return Vulnerability(_VUL_ALIASES[key])
     except KeyError:
-        raise ValueError(f"not a vulnerability: {text!r}") from None
+        raise BoardError(f"not a vulnerability: {text!r}") from None

@@ -19,9 +19,14 @@ import secrets
 from typing import Protocol
 
 from .cards import ALL_CARDS, SEATS, Deal
+from .errors import BridgeError
 from .handrecords.base import HandRecordBoard
 
 Seed = int | str | bytes
+
+
+class DealGenerationError(BridgeError, ValueError):
+    """A request for boards that cannot be dealt (no board, a number out of range)."""
 
 
 class RandomSource(Protocol):
@@ -58,7 +63,7 @@ class HashDRBG:
     def randrange(self, stop: int) -> int:
         """Uniform in ``0 .. stop-1``: draw just enough bits and reject values past ``stop``."""
         if stop <= 0:
-            raise ValueError("randrange needs a positive bound")
+            raise DealGenerationError("randrange needs a positive bound")
         k = stop.bit_length()
         while True:
             r = self.getrandbits(k)
@@ -83,8 +88,8 @@ def random_deal(rng: RandomSource) -> Deal:
 def generate(n: int, seed: Seed | None = None, *, first: int = 1) -> list[HandRecordBoard]:
     """``n`` boards numbered from ``first``, dealer and vulnerability from the number (Law 2)."""
     if n < 1:
-        raise ValueError("generate at least one board")
+        raise DealGenerationError("generate at least one board")
     if first < 1 or first + n - 1 > 0xFFFF:
-        raise ValueError("board numbers must stay within 1..65535")
+        raise DealGenerationError("board numbers must stay within 1..65535")
     rng = source(seed)
     return [HandRecordBoard.of(first + k, random_deal(rng)) for k in range(n)]

@@ -13,9 +13,14 @@ from functools import lru_cache
 
 from .board import Vulnerability
 from .calls import STRAINS
+from .errors import BridgeError
 
 RISKS = ("", "X", "XX")
 _SEATS = ("N", "E", "S", "W")
+
+
+class ScoringError(BridgeError, ValueError):
+    """A contract, result or score that cannot be: the message says which part."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,13 +32,13 @@ class Contract:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.level, int) and 1 <= self.level <= 7):
-            raise ValueError(f"contract level must be 1..7, not {self.level!r}")
+            raise ScoringError(f"contract level must be 1..7, not {self.level!r}")
         if self.strain not in STRAINS:
-            raise ValueError(f"contract strain must be one of {STRAINS}, not {self.strain!r}")
+            raise ScoringError(f"contract strain must be one of {STRAINS}, not {self.strain!r}")
         if self.risk not in RISKS:
-            raise ValueError(f"contract risk must be '', 'X' or 'XX', not {self.risk!r}")
+            raise ScoringError(f"contract risk must be '', 'X' or 'XX', not {self.risk!r}")
         if self.declarer is not None and self.declarer not in _SEATS:
-            raise ValueError(f"declarer must be N, E, S or W, not {self.declarer!r}")
+            raise ScoringError(f"declarer must be N, E, S or W, not {self.declarer!r}")
 
     def __str__(self) -> str:
         return f"{self.level}{self.strain}{self.risk}"
@@ -52,7 +57,7 @@ def parse_contract(text: str, declarer: str | None = None) -> Contract | None:
         return None
     m = _CONTRACT_RE.fullmatch(t)
     if not m:
-        raise ValueError(f"not a contract: {text!r} (expected e.g. '4S', '3NTX', '6H**' or 'Pass')")
+        raise ScoringError(f"not a contract: {text!r} (expected e.g. '4S', '3NTX', '6H**' or 'Pass')")
     level, strain, risk = m.groups()
     risk = (risk or "").replace("*", "X")
     return Contract(int(level), "NT" if strain == "N" else strain, risk, declarer)
@@ -95,7 +100,7 @@ def score(contract: Contract | str | None, vulnerable: bool, tricks: int) -> int
     if contract is None:
         return 0
     if not 0 <= tricks <= 13:
-        raise ValueError(f"tricks must be 0..13, not {tricks!r}")
+        raise ScoringError(f"tricks must be 0..13, not {tricks!r}")
     return _score(contract.level, contract.strain, contract.risk, bool(vulnerable), tricks)
 
 
@@ -104,6 +109,6 @@ def score_ns(contract: Contract | None, vulnerability: Vulnerability, tricks: in
     if contract is None:
         return 0
     if contract.declarer is None:
-        raise ValueError(f"contract {contract} has no declarer; cannot score it for North-South")
+        raise ScoringError(f"contract {contract} has no declarer; cannot score it for North-South")
     s = score(contract, vulnerability.is_vulnerable(contract.declarer), tricks)
     return s if contract.declarer in ("N", "S") else -s

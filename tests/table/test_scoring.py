@@ -141,3 +141,18 @@ def test_score_ns_antisymmetric(c, vulnerability, tricks):
     # The same contract played by the other side, vulnerability swapped accordingly, flips the sign.
     swap = {Vulnerability.NS: Vulnerability.EW, Vulnerability.EW: Vulnerability.NS}.get(vulnerability, vulnerability)
     assert score_ns(Contract(c.level, c.strain, c.risk, lho), swap, tricks) == -base
+
+
+def test_bad_input_raises_the_domain_errors() -> None:
+    """Each refusal is a ``BridgeError`` of its module (and still a ``ValueError`` for callers that know only it)."""
+    from table.board import BoardError, parse_vulnerability
+    from table.dealgen import DealGenerationError, generate
+    from table.errors import BridgeError
+    from table.scoring import ScoringError, parse_contract
+
+    for call, err in [(lambda: parse_contract("8S"), ScoringError),
+                      (lambda: parse_vulnerability("sideways"), BoardError),
+                      (lambda: generate(0), DealGenerationError)]:
+        with pytest.raises(err) as info:
+            call()
+        assert isinstance(info.value, BridgeError) and isinstance(info.value, ValueError)
