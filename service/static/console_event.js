@@ -180,6 +180,7 @@
       : te("pair_sits_out", "{dir} pair {pair} sits out", {dir: dir(p.direction), pair: p.pair}));
     const boards = g.boards.next_table
       ? te("boards_go", "boards {b} → table {table}", {b: g.boards.numbers.join(", "), table: g.boards.next_table})
+      : g.boards.bye_stand ? te("boards_bye", "boards {b} → the bye stand", {b: g.boards.numbers.join(", ")})
       : te("boards_stay", "boards {b} are not played next round", {b: g.boards.numbers.join(", ")});
     return pairs.concat([boards]).join(" · ");
   }

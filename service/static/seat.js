@@ -291,7 +291,8 @@ async function loadGuidance(view) {
     : p.next_table === String(g.table) && p.next_direction === p.direction ? t("seat.pair_stays", "{dir} pair {pair}: stay at table {table}, {next}", {dir: p.direction, pair: p.pair, table: p.next_table, next: p.next_direction})
     : t("seat.pair_moves", "{dir} pair {pair}: go to table {table}, sit {next}", {dir: p.direction, pair: p.pair, table: p.next_table, next: p.next_direction});
   const b = g.boards || {numbers: [], next_table: null};
-  const boards = b.next_table == null ? t("seat.boards_done", "Boards {boards}: not played again; hand them to the director.", {boards: (b.numbers || []).join(", ")})
+  const boards = b.next_table == null && b.bye_stand ? t("seat.boards_bye", "Boards {boards} go to the bye stand: a later round plays them.", {boards: (b.numbers || []).join(", ")})
+    : b.next_table == null ? t("seat.boards_done", "Boards {boards}: not played again; hand them to the director.", {boards: (b.numbers || []).join(", ")})
     : t("seat.boards_go", "Boards {boards} go to table {table}.", {boards: (b.numbers || []).join(", "), table: b.next_table});
   el.hidden = false;
   el.innerHTML = `<h2>${esc(g.last_round ? t("seat.end_event", "The last round is over") : t("seat.end_round", "End of round {r}", {r: g.round}))}</h2><ul class="guidance">` +
