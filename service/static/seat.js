@@ -5,7 +5,7 @@
 // The player opens his seat's link (/seat#signin=... or a table card's #card=...): common.js credential().
 let TOKEN = "", TABLE = "", ME = "";
 let state = null;
-const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null};
+const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null, roundBoards: null};
 const STRAINS = ["C", "D", "H", "S", "NT"];
 const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
 const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
@@ -184,7 +184,7 @@ function renderKeying(s) {
   if (!el.hidden && el.dataset.board === String(s.board ? s.board.number : "")) return;    // keep what is being keyed
   el.hidden = false;
   el.dataset.board = s.board ? s.board.number : "";
-  const next = s.board && s.phase === "board_ready" ? s.board.number : (s.board ? s.board.number + 1 : 1);
+  const next = nextBoard(s);
   const sel = (id, label, opts) => `<div class="field"><label for="${id}">${esc(label)}</label><select id="${id}">${opts}</select></div>`;
   const opt = (v, text) => `<option value="${esc(v)}">${esc(text)}</option>`;
   el.innerHTML = `<h2>${esc(t("seat.key_title", "Key the result"))}</h2><form id="key-form" class="key-form">` +
@@ -209,6 +209,16 @@ function renderKeying(s) {
     }
     if (await post(result)) { el.dataset.board = ""; }
   };
+}
+
+// The board to key next: the one started, else the round's next board (the first of a new round), else the next.
+function nextBoard(s) {
+  if (s.board && s.phase === "board_ready") return s.board.number;
+  const rb = UI.roundBoards || [];
+  const i = s.board ? rb.indexOf(s.board.number) : -1;
+  if (i >= 0) return i + 1 < rb.length ? rb[i + 1] : s.board.number + 1;
+  if (rb.length) return rb[0];
+  return s.board ? s.board.number + 1 : 1;
 }
 
 // ------------------------------------------------------------------------------------------- after the board
@@ -337,8 +347,24 @@ function renderRulings(s) {
     `<div>${esc(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(i.seat || "")} ${esc(i.detail || "")} [${esc(i.disposition || t("seat.open", "open"))}]</div>`).join("") || esc(t("seat.none", "none"));
 }
 
+// The boards of the table's current round (its guidance names them; null without an event). After the director
+// moves the table on, the table's state is still the last board of the old round: the page then shows the new
+// round (no board yet, the names form, the keying form at the round's first board), not the old result.
+async function loadRound() {
+  try {
+    const g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN);
+    UI.roundBoards = (g.boards && g.boards.numbers) || null;
+  } catch (e) { UI.roundBoards = null; }
+  $("keying-section").hidden = true;                  // drawn again with the round's first board
+  if (state) render();
+}
+function earlierRound(s) {
+  return UI.roundBoards && s.board && s.phase === "board_complete" && !UI.roundBoards.includes(s.board.number);
+}
 function render() {
-  const s = state;
+  const s = earlierRound(state) ? {...state, board: null, phase: null, turn: null, declarer: null, dummy: null,
+    contract: null, hands: {}, auction: null, trick: null, last_trick: null, claim: null, result: null, confirm: null,
+    choices: [], irregularities: []} : state;
   renderBoard(s);
   renderRulings(s);
   renderHands(s);
@@ -370,7 +396,7 @@ async function credentialEnded(msg) {
       if (fresh && fresh.split(".")[0] === "seat") {
         TOKEN = fresh; [, TABLE, ME] = fresh.split(".");
         $("signed-out").hidden = true; $("table-section").hidden = false;
-        connect(); loadPlayers();
+        connect(); loadPlayers(); loadRound();
         return true;
       }
       signedOut(msg);
@@ -412,5 +438,6 @@ async function main() {
   $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
   connect();
   loadPlayers();
+  loadRound();
 }
 main();
