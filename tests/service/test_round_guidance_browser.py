@@ -189,7 +189,8 @@ def test_every_pair_sees_where_to_go_after_every_round(tmp_path: Path, browser: 
                                      "document.getElementById('result-section').hidden && "
                                      "document.getElementById('players-form') !== null && "
                                      "document.getElementById('key-board') !== null && "
-                                     "+document.getElementById('key-board').value === first", [old[(t, seat)], first], 20)
+                                     "+document.getElementById('key-board').value === first",
+                               [old[(t, seat)], first], 20)
         finally:
             for c in contexts:
                 c.close()
