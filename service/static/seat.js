@@ -200,6 +200,7 @@ function renderKeying(s) {
   $("key-form").onsubmit = async ev => {
     ev.preventDefault();
     const board = +$("key-board").value, level = $("key-level").value;
+    if (!(board >= 1)) { toast(t("seat.key_board_missing", "Enter the board's number.")); return; }
     if (!level) { toast(t("seat.key_level_missing", "Choose the contract's level, or Passed out.")); return; }
     const result = level === "PASS" ? {type: "result", contract: "PASS"} :
       {type: "result", contract: level + $("key-strain").value + $("key-risk").value, declarer: $("key-declarer").value,
@@ -211,12 +212,14 @@ function renderKeying(s) {
   };
 }
 
-// The board to key next: the one started, else the round's next board (the first of a new round), else the next.
+// The board to key next: the one started, else the round's next board (the first of a new round), else the next;
+// blank once the round's last board is in (the table waits for the director to move it on; a board keyed then is
+// one the player names).
 function nextBoard(s) {
   if (s.board && s.phase === "board_ready") return s.board.number;
   const rb = UI.roundBoards || [];
   const i = s.board ? rb.indexOf(s.board.number) : -1;
-  if (i >= 0) return i + 1 < rb.length ? rb[i + 1] : s.board.number + 1;
+  if (i >= 0) return i + 1 < rb.length ? rb[i + 1] : "";
   if (rb.length) return rb[0];
   return s.board ? s.board.number + 1 : 1;
 }
