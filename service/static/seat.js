@@ -279,7 +279,7 @@ async function loadExtras(board) {
     const rows = entry && entry.visible ? entry.travellers.flatMap(tr => tr.rows) : [];
     const mine = rows.find(r => String(r.table) === TABLE);
     if (mine && mine.ns != null) UI.pair = {NS: mine.ns, EW: mine.ew}[SIDE[ME]];
-    $("traveller").innerHTML = rows.length ? `<h3>${esc(t("seat.traveller", "Traveller, board {n}", {n: board}))}</h3><div class="scroll-x"><table class="traveller">` +
+    $("traveller").innerHTML = rows.length ? `<h3>${esc(t("seat.traveller", "Traveller, board {n}", {n: board}))}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(t("seat.traveller", "Traveller, board {n}", {n: board}))}"><table class="traveller">` +
       `<thead><tr><th scope="col">${esc(t("seat.col_ns", "NS"))}</th><th scope="col">${esc(t("seat.col_ew", "EW"))}</th><th scope="col">${esc(t("seat.col_contract", "Contract"))}</th>` +
       `<th scope="col">${esc(t("seat.col_by", "By"))}</th><th scope="col">${esc(t("seat.col_tricks", "Tricks"))}</th><th scope="col" class="num">${esc(t("seat.col_score", "NS score"))}</th><th scope="col" class="num">%</th></tr></thead><tbody>` +
       rows.map(r => `<tr${String(r.table) === TABLE ? ' class="mine"' : ""}><td>${esc(r.ns_label ?? r.ns ?? "")}</td><td>${esc(r.ew_label ?? r.ew ?? "")}</td>` +
