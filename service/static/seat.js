@@ -5,7 +5,8 @@
 // The player opens his seat's link (/seat#signin=... or a table card's #card=...): common.js credential().
 let TOKEN = "", TABLE = "", ME = "";
 let state = null;
-const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null, roundBoards: null};
+const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null, roundBoards: null,
+            labels: {}};
 const STRAINS = ["C", "D", "H", "S", "NT"];
 const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
 const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
@@ -85,7 +86,7 @@ function renderHands(s) {
   $("hands").innerHTML = html;
   $("hands").querySelectorAll(".card.play").forEach(b => b.onclick = () => post({type: "card", seat: b.dataset.seat, card: b.dataset.card}));
   const tr = s.trick || s.last_trick;
-  const won = s.tricks_won ? `<div class="won">${esc(t("seat.tricks_won", "Tricks: NS {ns}, EW {ew}", {ns: s.tricks_won.NS, ew: s.tricks_won.EW}))}</div>` : "";
+  const won = s.tricks_won && !complete ? `<div class="won">${esc(t("seat.tricks_won", "Tricks: NS {ns}, EW {ew}", {ns: s.tricks_won.NS, ew: s.tricks_won.EW}))}</div>` : "";
   $("trick").innerHTML = tr ? `<div class="compass" aria-label="${esc(t("seat.trick_n", "Trick {n}", {n: tr.number}))}">` +
     SEATS.map(seat => { const c = tr.cards.find(x => x.seat === seat); return `<div class="pos ${seat}"><small>${seat}</small> ${c ? cardHtml(c.card) : ""}</div>`; }).join("") +
     `<div class="pos C">${esc(s.trick ? t("seat.trick_n", "Trick {n}", {n: tr.number}) : t("seat.last_trick", "Last trick"))}</div></div>` + won : won;
@@ -288,11 +289,16 @@ async function loadExtras(board) {
       : `<p class="muted">${esc(t("seat.traveller_later", "The traveller shows once the board's results are released."))}</p>`;
     const ranking = (view.rankings || []).flatMap(rk => rk.rows);
     const me = UI.pair != null ? ranking.find(r => String(r.entrant) === String(UI.pair)) : null;
-    $("running").innerHTML = me ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
+    $("running").innerHTML = me ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.top === 0 ? "-" : me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
   }
   loadGuidance(view);
 }
 
+// A pair as the results name it: a Mitchell's East-West pair 5 of 4 tables is "EW 1", so "EW pair 1" here.
+function pairNumber(p) {
+  const label = String(p.label ?? p.pair);
+  return label.startsWith(p.direction + " ") ? label.slice(p.direction.length + 1) : label;
+}
 async function loadGuidance(view) {
   const el = $("guidance-section");
   const prog = view && (view.progress || []).find(p => String(p.table) === TABLE);
@@ -300,9 +306,9 @@ async function loadGuidance(view) {
   let g;
   try { g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN); }
   catch (e) { el.hidden = true; return; }                   // 404: no guidance offered
-  const pairLine = p => p.next_table == null ? t("seat.pair_out", "{dir} pair {pair}: no further round here (a sit-out, or the event ends)", {dir: p.direction, pair: p.pair})
-    : p.next_table === String(g.table) && p.next_direction === p.direction ? t("seat.pair_stays", "{dir} pair {pair}: stay at table {table}, {next}", {dir: p.direction, pair: p.pair, table: p.next_table, next: p.next_direction})
-    : t("seat.pair_moves", "{dir} pair {pair}: go to table {table}, sit {next}", {dir: p.direction, pair: p.pair, table: p.next_table, next: p.next_direction});
+  const pairLine = p => p.next_table == null ? t("seat.pair_out", "{dir} pair {pair}: no further round here (a sit-out, or the event ends)", {dir: p.direction, pair: pairNumber(p)})
+    : p.next_table === String(g.table) && p.next_direction === p.direction ? t("seat.pair_stays", "{dir} pair {pair}: stay at table {table}, {next}", {dir: p.direction, pair: pairNumber(p), table: p.next_table, next: p.next_direction})
+    : t("seat.pair_moves", "{dir} pair {pair}: go to table {table}, sit {next}", {dir: p.direction, pair: pairNumber(p), table: p.next_table, next: p.next_direction});
   const b = g.boards || {numbers: [], next_table: null};
   const boards = b.next_table == null && b.bye_stand ? t("seat.boards_bye", "Boards {boards} go to the bye stand: a later round plays them.", {boards: (b.numbers || []).join(", ")})
     : b.next_table == null ? t("seat.boards_done", "Boards {boards}: not played again; hand them to the director.", {boards: (b.numbers || []).join(", ")})
@@ -313,6 +319,8 @@ async function loadGuidance(view) {
 }
 
 // ------------------------------------------------------------------------------------------- names for the round
+// The names form waits while a board is being bid or played (it would push the hand off a phone's screen).
+function boardInPlay(s) { return !!(s.board && !["board_ready", "board_complete"].includes(s.phase)); }
 async function loadPlayers() {
   const el = $("players-section");
   let info;
@@ -320,11 +328,11 @@ async function loadPlayers() {
   const mySide = SIDE[ME], pair = info[mySide] || {};
   if (pair.names && pair.names.length) {
     el.hidden = false;
-    el.innerHTML = `<p class="muted">${esc(t("seat.players_are", "Pair {pair}: {names}", {pair: pair.pair ?? "-", names: pair.names.join(", ")}))}</p>`;
+    el.innerHTML = `<p class="muted">${esc(t("seat.players_are", "Pair {pair}: {names}", {pair: UI.labels[pair.pair] ?? pair.pair ?? "-", names: pair.names.join(", ")}))}</p>`;
     return;
   }
   const seats = mySide === "NS" ? ["N", "S"] : ["E", "W"];
-  el.hidden = false;
+  el.hidden = !!(state && boardInPlay(state));
   el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}</h2><form id="players-form" class="key-form">` +
     seats.map(x => `<div class="field"><label for="player-${x}">${esc(t("seat.player_label", "{seat}: member number or name", {seat: SEAT_NAME[x]()}))}</label>` +
       `<input id="player-${x}" name="${x}" maxlength="60" autocomplete="off"></div>`).join("") +
@@ -357,6 +365,7 @@ async function loadRound() {
   try {
     const g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN);
     UI.roundBoards = (g.boards && g.boards.numbers) || null;
+    (g.pairs || []).forEach(p => { UI.labels[p.pair] = p.label ?? String(p.pair); });
   } catch (e) { UI.roundBoards = null; }
   $("keying-section").hidden = true;                  // drawn again with the round's first board
   if (state) render();
@@ -376,6 +385,7 @@ function render() {
   renderKeying(s);
   renderResult(s);
   if (s.phase !== "board_complete") { $("guidance-section").hidden = true; UI.extrasFor = null; }
+  if ($("players-form")) $("players-section").hidden = boardInPlay(s);
 }
 
 // ------------------------------------------------------------------------------------------- credentials
@@ -399,7 +409,7 @@ async function credentialEnded(msg) {
       if (fresh && fresh.split(".")[0] === "seat") {
         TOKEN = fresh; [, TABLE, ME] = fresh.split(".");
         $("signed-out").hidden = true; $("table-section").hidden = false;
-        connect(); loadPlayers(); loadRound();
+        connect(); loadRound().then(loadPlayers);
         return true;
       }
       signedOut(msg);
@@ -440,7 +450,6 @@ async function main() {
   if (!(await stillValid())) return;
   $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
   connect();
-  loadPlayers();
-  loadRound();
+  loadRound().then(loadPlayers);
 }
 main();

@@ -164,7 +164,7 @@ def expected_guidance(mv: Movement, table: int, rnd: int) -> dict[str, Any]:
             continue
         nxt = None if last else next(s for s in mv.sittings if s.round == rnd + 1 and pair in (s.ns, s.ew))
         plays = nxt is not None and nxt.ns is not None and nxt.ew is not None
-        pairs.append({"direction": direction, "pair": pair,
+        pairs.append({"direction": direction, "pair": pair, "label": mv.label(pair),
                       "next_table": str(nxt.table) if plays and nxt else None,
                       "next_direction": ("NS" if nxt.ns == pair else "EW") if plays and nxt else None})
     dest = [] if last else [s.table for s in mv.sittings if s.round == rnd + 1 and set(s.boards) == set(here.boards)]

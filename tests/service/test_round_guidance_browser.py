@@ -63,13 +63,15 @@ def expected_guidance(mv: Movement, table: int, rnd: int) -> tuple[str, list[str
     for direction, pair in (("NS", here.ns), ("EW", here.ew)):
         if pair is None:
             continue
+        label = mv.label(pair)         # as the results name the pair: a Mitchell's EW pair 5 of 4 tables is "EW 1"
+        number = label.removeprefix(direction + " ")
         nxt = None if last else playing_in(mv, pair, rnd + 1)
         if nxt is None:
-            lines.append(f"{direction} pair {pair}: no further round here (a sit-out, or the event ends)")
+            lines.append(f"{direction} pair {number}: no further round here (a sit-out, or the event ends)")
             continue
         where = "NS" if nxt.ns == pair else "EW"
-        lines.append(f"{direction} pair {pair}: stay at table {table}, {where}" if nxt.table == table and
-                     where == direction else f"{direction} pair {pair}: go to table {nxt.table}, sit {where}")
+        lines.append(f"{direction} pair {number}: stay at table {table}, {where}" if nxt.table == table and
+                     where == direction else f"{direction} pair {number}: go to table {nxt.table}, sit {where}")
     numbers = ", ".join(map(str, here.boards))
     dest = [] if last else sorted(s.table for s in mv.sittings if s.round == rnd + 1 and s.boards == here.boards)
     again = any(s.round > rnd + 1 and s.boards == here.boards for s in mv.sittings)
@@ -84,10 +86,10 @@ def expected_guidance(mv: Movement, table: int, rnd: int) -> tuple[str, list[str
 
 def test_expected_guidance_reads_the_movement() -> None:
     mv = mitchell(4, boards_per_round=2, even="relay")
-    # round 1: EW 5 moves up to table 2, the boards of table 1 (shared with table 4) go down to table 3;
+    # round 1: EW 1 (pair 5) moves up to table 2, the boards of table 1 (shared with table 4) go down to table 3;
     # table 3's set waits on the bye stand in round 2
     assert expected_guidance(mv, 1, 1) == ("End of round 1", ["NS pair 1: stay at table 1, NS",
-                                                               "EW pair 5: go to table 2, sit EW",
+                                                               "EW pair 1: go to table 2, sit EW",
                                                                "Boards 1, 2 go to table 3."])
     assert expected_guidance(mv, 3, 1)[1][-1] == "Boards 7, 8 go to the bye stand: a later round plays them."
     assert expected_guidance(mv, 2, 4)[0] == "The last round is over"
