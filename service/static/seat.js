@@ -232,9 +232,9 @@ function renderResult(s) {
   el.hidden = false;
   const r = s.result, c = s.confirm || {};
   const res = r.contract === "PASS" ? t("seat.result_passed", "Passed out") :
-    t("seat.result_line", "{contract} by {declarer}, {tricks} tricks", {contract: r.contract, declarer: r.declarer || "-", tricks: r.tricks ?? "-"});
+    t("seat.result_line", "{contract} by {declarer}, {tricks} tricks", {contract: "\u0001", declarer: r.declarer || "-", tricks: r.tricks ?? "-"});
   const score = r.score_ns == null ? "" : t("seat.score_line", "Score: NS {ns}, EW {ew}", {ns: r.score_ns, ew: -r.score_ns});
-  let html = `<h2>${esc(t("seat.result_title", "Result of board {n}", {n: s.board.number}))}</h2><p class="result-line"><b>${esc(res)}</b>` +
+  let html = `<h2>${esc(t("seat.result_title", "Result of board {n}", {n: s.board.number}))}</h2><p class="result-line"><b>${esc(res).replace("\u0001", contractHtml(r.contract))}</b>` +
     (c.lead ? ` &middot; ${esc(t("seat.lead", "lead"))} ${cardHtml(c.lead)}` : "") + `<br>${esc(score)}</p>`;
   const answer = c.answer;
   if (answer && answer.accept) {
@@ -289,7 +289,7 @@ async function loadExtras(board) {
       : `<p class="muted">${esc(t("seat.traveller_later", "The traveller shows once the board's results are released."))}</p>`;
     const ranking = (view.rankings || []).flatMap(rk => rk.rows);
     const me = UI.pair != null ? ranking.find(r => String(r.entrant) === String(UI.pair)) : null;
-    $("running").innerHTML = me ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.top === 0 ? "-" : me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
+    $("running").innerHTML = me && me.top !== 0 ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
   }
   loadGuidance(view);
 }

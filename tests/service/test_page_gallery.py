@@ -1,5 +1,6 @@
 """A gallery of every page in its characteristic states, on a phone (390x844) and a tablet (820x1180), with a real
-event behind it: a Mitchell of 3 tables (2 boards a round), table 3 scoring-only. Each state is brought about once
+event behind it: a Mitchell of 4 tables with a relay (2 boards a round; tables 1 and 4 share boards 1-2 in
+round 1, so table 1's traveller has a comparison), table 3 scoring-only. Each state is brought about once
 (over the pages, or over HTTP where the page is not the point) and then, at both sizes: nothing scrolls sideways,
 axe-core finds no critical or serious violation, and the screenshot is saved as
 tests/artifacts/gallery-<page>-<state>-<phone|tablet>.png. The seat page's buttons are at least 44 px high.
@@ -18,8 +19,9 @@ from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_
 from service.dealing import deal_for
 from service.testing import ServerProcess
 
-EVENT = {"name": "Club night", "scoring": "MP", "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}
-CONFIG = {"tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
+EVENT = {"name": "Club night", "scoring": "MP",
+         "movement": {"kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay"}}
+CONFIG = {"tables": [{"id": t} for t in "1234"],
           "regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}, "event": EVENT}
 SIZES = {"phone": (390, 844), "tablet": (820, 1180)}
 NO_SIDEWAYS = "() => document.documentElement.scrollWidth <= window.innerWidth"
@@ -117,7 +119,12 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
     with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
         d.post("/api/tables/3/kind", json={"kind": "scoring"}).raise_for_status()
         d.post("/api/players", json={"csv": "number;name\n1234;Wang Li\n2001;陳大文\n"}).raise_for_status()
-        cards = {t: d.get(f"/api/tables/{t}/cards").json()["seats"] for t in "123"}
+        cards = {t: d.get(f"/api/tables/{t}/cards").json()["seats"] for t in "1234"}
+        # table 4 has played board 1 (shared with table 1 in round 1): 4S by South, ten tricks
+        events(d, "4", {"type": "board", "board": 1, "deal": deal_for(7, 1).to_pbn()},
+               {"type": "contract", "contract": "4S", "declarer": "S"}, {"type": "claim", "seat": "S", "tricks": 10},
+               {"type": "claim_response", "seat": "E", "accept": True},
+               {"type": "claim_response", "seat": "W", "accept": True})
         pages: list[Any] = []
         try:
             # ------------------------------------------------------------------------ the seat page
@@ -167,7 +174,7 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             n3.locator("#key-level").select_option("4")
             n3.locator("#key-strain").select_option("S")
             g.capture(n3, "seat", "keying", targets=True)
-            for board in (5, 6):
+            for board in (7, 8):
                 n3.locator("#key-board").fill(str(board))
                 n3.locator("#key-level").select_option("4")
                 n3.locator("#key-strain").select_option("S")
@@ -196,8 +203,8 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             pages.append(console)
             console.locator('#calls .call[data-table="2"]').wait_for(timeout=10000)
             console.locator('#alerts .alert[data-code="INSUFFICIENT_BID"]').wait_for(timeout=10000)
-            wait_until(console, "() => document.querySelectorAll('#ev-tables .ev-card').length === 3")
-            g.capture(console, "console", "tables")
+            wait_until(console, "() => document.querySelectorAll('#ev-tables .ev-card').length === 4")
+            g.capture(console, "console", "tables", targets=True)
             g.capture(console, "console", "evening", element="#event-section")
             wait_until(console, "() => document.querySelectorAll('#boards-list button.pick').length > 0")
             g.capture(console, "console", "boards", element="#boards-section")
@@ -207,7 +214,7 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             # ------------------------------------------------------------------------ cards, results, spectate, index
             cards_page = open_page(browser, f"{srv.base}/cards#token={srv.token}", errors)
             pages.append(cards_page)
-            wait_until(cards_page, "() => document.querySelectorAll('svg').length >= 12")
+            wait_until(cards_page, "() => document.querySelectorAll('svg').length >= 16")
             g.capture(cards_page, "cards", "tables")
 
             d.post("/api/boards/1/release").raise_for_status()
