@@ -392,11 +392,11 @@ function render() {
 function signedOut(msg) {
   const el = $("signed-out");
   el.hidden = false;
-  el.innerHTML = `<h2>${esc(t("seat.signed_out", "Signed out"))}</h2><p>${esc(t("seat.scan_card", "Scan the card at your table (or open this round's link) to sign in again."))}</p>` +
-    (msg ? `<p class="muted">${esc(msg)}</p>` : "");
+  el.innerHTML = `<h2>${esc(t("seat.signed_out", "Signed out"))}</h2><p>${esc(t("seat.scan_card", "Scan the card at your table (or open this round's link) to sign in again."))}</p>`;
   $("status").textContent = t("seat.status_signed_out", "signed out");
   $("board").textContent = msg || t("seat.signed_out", "Signed out");           // why, where the board line was
-  ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section"].forEach(id => $(id).hidden = true);
+  ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section",
+   "players-section", "guidance-section", "irregularities-section", "call-director"].forEach(id => $(id).hidden = true);
 }
 // The seat's token ended (a new round, a revocation): the table card's credential gives the next one when the page
 // has it (common.js renewCredential), else the player is told to sign in again; never "reconnecting" for ever.
@@ -409,6 +409,7 @@ async function credentialEnded(msg) {
       if (fresh && fresh.split(".")[0] === "seat") {
         TOKEN = fresh; [, TABLE, ME] = fresh.split(".");
         $("signed-out").hidden = true; $("table-section").hidden = false;
+        $("irregularities-section").hidden = false; $("call-director").hidden = false;
         connect(); loadRound().then(loadPlayers);
         return true;
       }

@@ -192,7 +192,7 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             out = open_page(browser, f"{srv.base}/seat#card=not-a-card-code", errors)
             pages.append(out)
             out.locator("#signed-out h2").wait_for(timeout=10000)
-            g.capture(out, "seat", "signed-out")
+            g.capture(out, "seat", "signed-out", targets=True)
 
             # ------------------------------------------------------------------------ the console
             # table 2, board 3 (South deals): West's insufficient bid waits for a ruling; East calls the director
@@ -215,7 +215,7 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             cards_page = open_page(browser, f"{srv.base}/cards#token={srv.token}", errors)
             pages.append(cards_page)
             wait_until(cards_page, "() => document.querySelectorAll('svg').length >= 16")
-            g.capture(cards_page, "cards", "tables")
+            g.capture(cards_page, "cards", "tables", targets=True)
 
             d.post("/api/boards/1/release").raise_for_status()
             dd_ready(public, 1)
@@ -223,19 +223,19 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             pages.append(results)
             results.locator('.board[data-board="1"] .diagram').wait_for(timeout=15000)
             results.locator('.board[data-board="1"] .par').wait_for(timeout=15000)
-            g.capture(results, "results", "released")
+            g.capture(results, "results", "released", targets=True)
 
             spectate = open_page(browser, f"{srv.base}/spectate", errors)
             pages.append(spectate)
             spectate.locator("#tables .tcard").first.wait_for(timeout=15000)
             spectate.locator("#tables .tcard").first.click()
             spectate.locator("#detail h2").wait_for(timeout=5000)
-            g.capture(spectate, "spectate", "table")
+            g.capture(spectate, "spectate", "table", targets=True)
 
             index = open_page(browser, f"{srv.base}/", errors)
             pages.append(index)
             index.locator("main").wait_for(timeout=10000)
-            g.capture(index, "index", "start")
+            g.capture(index, "index", "start", targets=True)
         finally:
             for p in pages:
                 p.context.close()
