@@ -208,6 +208,10 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             g.capture(console, "console", "evening", element="#event-section")
             wait_until(console, "() => document.querySelectorAll('#boards-list button.pick').length > 0")
             g.capture(console, "console", "boards", element="#boards-section")
+            # the pairs have one name everywhere: the console's boards list, the traveller, the guidance ("EW 1")
+            row = console.locator('#boards-list li.board-row:has(button[data-key="1|1"])').inner_text()
+            assert "NS 1 – EW 1" in row, row
+            assert "EW 1" in e1.locator("#traveller tr.mine").inner_text()
             wait_until(console, "() => document.querySelectorAll('#exports a, #exports button').length > 0")
             g.capture(console, "console", "exports", element="#exports-section")
 
