@@ -333,7 +333,8 @@ async function loadPlayers() {
   }
   const seats = mySide === "NS" ? ["N", "S"] : ["E", "W"];
   el.hidden = !!(state && boardInPlay(state));
-  el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}</h2><form id="players-form" class="key-form">` +
+  const label = UI.labels[pair.pair] ?? pair.pair;
+  el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}${label != null ? ` <span class="pair-label">${esc(label)}</span>` : ""}</h2><form id="players-form" class="key-form">` +
     seats.map(x => `<div class="field"><label for="player-${x}">${esc(t("seat.player_label", "{seat}: member number or name", {seat: SEAT_NAME[x]()}))}</label>` +
       `<input id="player-${x}" name="${x}" maxlength="60" autocomplete="off"></div>`).join("") +
     `<div class="actions"><button type="submit" class="primary">${esc(t("seat.players_send", "Save names"))}</button></div></form>`;

@@ -137,6 +137,11 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
                 wait_until(p, "() => typeof state !== 'undefined' && state !== null && "
                               "!document.getElementById('players-section').hidden")
             g.capture(e2, "seat", "names", targets=True)
+            e2.locator("#player-E").fill("1234")
+            e2.locator("#player-W").fill("Lee Mei")
+            e2.locator("#players-form button[type=submit]").click()
+            wait_until(e2, "() => document.getElementById('players-section').textContent.includes('Wang Li (1234)')")
+            assert e2.locator("#players-section").inner_text().startswith("Pair EW 2: Wang Li (1234), Lee Mei")
 
             # table 1, board 1 (North deals): the bidding box with the alert toggle on
             events(d, "1", {"type": "board", "board": 1, "deal": deal_for(7, 1).to_pbn()})
