@@ -50,7 +50,9 @@ async def event_boards(svc: Service = Depends(service), v: Viewer = Depends(dire
                         key=lambda s: s.round):
             for n in s.boards:
                 out.append({"table": tid, "section": plan.id, "round": s.round, "board": n, "ns": s.ns,
-                            "ew": s.ew, "current_round": ev.rounds[tid], "late": n in late,
+                            "ew": s.ew, "ns_label": plan.movement.label(s.ns) if s.ns is not None else None,
+                            "ew_label": plan.movement.label(s.ew) if s.ew is not None else None,
+                            "current_round": ev.rounds[tid], "late": n in late,
                             **_state(svc, tid, n, n in late)})
     return out
 

@@ -1,9 +1,12 @@
 """The end-of-round guidance of a table, read from the movement (``results/movement.py``): where each pair sitting
 there in round ``r`` sits in round ``r + 1`` and at which table the round's boards are played next.
 
+Each pair has its ``label`` as the results show it (a Mitchell's East-West pair 5 of 4 tables is "EW 1").
 ``next_table`` is ``None`` when the pair sits out the next round (no opponents), when ``r`` is the last round, or
-when no table plays the boards in the next round (a relay's bye stand, boards not played again). With two tables
-on one set (a relay, a teams match) the boards go to the lowest-numbered of them.
+when no table plays the boards in the next round. Boards that wait a round or more on a relay's bye stand
+(a Mitchell with a relay, a small Howell) have ``"bye_stand": true`` beside that ``None``: they are played again
+later, unlike a set that no table plays after this round. With two tables on one set (a relay, a teams match)
+the boards go to the lowest-numbered of them.
 """
 from __future__ import annotations
 
@@ -37,7 +40,8 @@ def guidance(section: str, mv: Movement, tables: Mapping[str, int], table_id: st
     for direction, pair in (("NS", here.ns), ("EW", here.ew)):
         if pair is None:
             continue
-        entry: dict[str, Any] = {"direction": direction, "pair": pair, "next_table": None, "next_direction": None}
+        entry: dict[str, Any] = {"direction": direction, "pair": pair, "label": mv.label(pair), "next_table": None,
+                                 "next_direction": None}
         s = _next_sitting(mv, pair, nxt, direction) if nxt is not None else None
         if s is not None and not s.sit_out:
             entry["next_table"] = _service_id(section, by_number, s.table)
@@ -47,5 +51,8 @@ def guidance(section: str, mv: Movement, tables: Mapping[str, int], table_id: st
     if nxt is not None:
         dest = sorted(s.table for s in mv.sittings if s.round == nxt and s.boards == here.boards)
         boards_next = _service_id(section, by_number, dest[0]) if dest else None
+    boards: dict[str, Any] = {"numbers": list(here.boards), "next_table": boards_next}
+    if nxt is not None and boards_next is None:
+        boards["bye_stand"] = any(s.round > nxt and s.boards == here.boards for s in mv.sittings)
     return {"table": table_id, "section": section, "round": rnd, "last_round": nxt is None, "pairs": pairs,
-            "boards": {"numbers": list(here.boards), "next_table": boards_next}}
+            "boards": boards}

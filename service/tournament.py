@@ -475,7 +475,10 @@ class LiveTournament:
             visible = set(self.schedule) | {b for (_t, b) in self.entered}
         else:
             table = v.table if v.role == "seat" else None
-            visible = visible_boards(table, self.public(), self.schedule, completed, started) - set(hidden)
+            public = self.public()
+            if table is not None and self.club.regulation.results_release == "immediate":
+                public |= set(completed.get(table, ()))     # a table sees the boards it finished at once
+            visible = visible_boards(table, public, self.schedule, completed, started) - set(hidden)
             if table is not None:
                 mine = still_to_play(table, self.schedule, completed, started) | set(hidden)
                 reasons = {b: "your_table" for b in mine}

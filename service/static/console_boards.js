@@ -30,7 +30,7 @@ function renderBoardList() {
   const rows = BOARDS.rows.filter(e => (!BOARDS.table || e.table === BOARDS.table) && (!BOARDS.round || String(e.round) === BOARDS.round));
   el.innerHTML = rows.map(e => `<li class="board-row${e.round < e.current_round && e.state === "not_started" ? " missing" : ""}${BOARDS.picked === boardKey(e) ? " sel" : ""}">
       <span>${esc(t("console_boards.row", "Round {round} · table {table} · board {board}", e))}</span>
-      <span class="muted">${esc(t("console_boards.pairs", "NS {ns} – EW {ew}", e))}</span>
+      <span class="muted">${esc(t("console_boards.pairs", "NS {ns} – EW {ew}", {ns: pairNo(e.ns_label, "NS", e.ns), ew: pairNo(e.ew_label, "EW", e.ew)}))}</span>
       <span class="state state-${esc(e.state)}">${esc(states[e.state] || e.state)}</span>
       <span>${esc(resultText(e.result))}${e.adjustment ? ` <b>${esc(adjustmentText(e.adjustment))}</b>` : ""}</span>
       <button type="button" class="pick" data-key="${esc(boardKey(e))}">${esc(t("console_boards.pick", "Adjust"))}</button></li>`).join("") ||
@@ -78,6 +78,11 @@ function renderBoardForm() {
     {board: e.board, on: !e.late}, saved));
 }
 
+// A pair as the results name it: a Mitchell's East-West pair 5 of 4 tables is "EW 1".
+function pairNo(label, dir, number) {
+  const l = String(label ?? number ?? "-");
+  return l.startsWith(dir + " ") ? l.slice(dir.length + 1) : l;
+}
 function fillFilter(id, values, label) {
   const sel = document.getElementById(id);
   const keep = sel.value;

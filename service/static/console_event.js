@@ -175,11 +175,14 @@
   function guidanceText(g) {
     if (!g) return "";
     if (g.last_round) return te("last_round", "Last round: the event ends here.");
+    // a pair as the results name it: a Mitchell's East-West pair 5 of 4 tables is "EW 1" (the seat page says so too)
+    const num = p => { const l = String(p.label ?? p.pair); return l.startsWith(p.direction + " ") ? l.slice(p.direction.length + 1) : l; };
     const pairs = g.pairs.map(p => p.next_table
-      ? te("pair_goes", "{dir} pair {pair} → table {table} {next}", {dir: dir(p.direction), pair: p.pair, table: p.next_table, next: dir(p.next_direction)})
-      : te("pair_sits_out", "{dir} pair {pair} sits out", {dir: dir(p.direction), pair: p.pair}));
+      ? te("pair_goes", "{dir} pair {pair} → table {table} {next}", {dir: dir(p.direction), pair: num(p), table: p.next_table, next: dir(p.next_direction)})
+      : te("pair_sits_out", "{dir} pair {pair} sits out", {dir: dir(p.direction), pair: num(p)}));
     const boards = g.boards.next_table
       ? te("boards_go", "boards {b} → table {table}", {b: g.boards.numbers.join(", "), table: g.boards.next_table})
+      : g.boards.bye_stand ? te("boards_bye", "boards {b} → the bye stand", {b: g.boards.numbers.join(", ")})
       : te("boards_stay", "boards {b} are not played next round", {b: g.boards.numbers.join(", ")});
     return pairs.concat([boards]).join(" · ");
   }

@@ -5,7 +5,8 @@
 // The player opens his seat's link (/seat#signin=... or a table card's #card=...): common.js credential().
 let TOKEN = "", TABLE = "", ME = "";
 let state = null;
-const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null};
+const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null, roundBoards: null,
+            labels: {}};
 const STRAINS = ["C", "D", "H", "S", "NT"];
 const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
 const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
@@ -85,7 +86,7 @@ function renderHands(s) {
   $("hands").innerHTML = html;
   $("hands").querySelectorAll(".card.play").forEach(b => b.onclick = () => post({type: "card", seat: b.dataset.seat, card: b.dataset.card}));
   const tr = s.trick || s.last_trick;
-  const won = s.tricks_won ? `<div class="won">${esc(t("seat.tricks_won", "Tricks: NS {ns}, EW {ew}", {ns: s.tricks_won.NS, ew: s.tricks_won.EW}))}</div>` : "";
+  const won = s.tricks_won && !complete ? `<div class="won">${esc(t("seat.tricks_won", "Tricks: NS {ns}, EW {ew}", {ns: s.tricks_won.NS, ew: s.tricks_won.EW}))}</div>` : "";
   $("trick").innerHTML = tr ? `<div class="compass" aria-label="${esc(t("seat.trick_n", "Trick {n}", {n: tr.number}))}">` +
     SEATS.map(seat => { const c = tr.cards.find(x => x.seat === seat); return `<div class="pos ${seat}"><small>${seat}</small> ${c ? cardHtml(c.card) : ""}</div>`; }).join("") +
     `<div class="pos C">${esc(s.trick ? t("seat.trick_n", "Trick {n}", {n: tr.number}) : t("seat.last_trick", "Last trick"))}</div></div>` + won : won;
@@ -184,7 +185,7 @@ function renderKeying(s) {
   if (!el.hidden && el.dataset.board === String(s.board ? s.board.number : "")) return;    // keep what is being keyed
   el.hidden = false;
   el.dataset.board = s.board ? s.board.number : "";
-  const next = s.board && s.phase === "board_ready" ? s.board.number : (s.board ? s.board.number + 1 : 1);
+  const next = nextBoard(s);
   const sel = (id, label, opts) => `<div class="field"><label for="${id}">${esc(label)}</label><select id="${id}">${opts}</select></div>`;
   const opt = (v, text) => `<option value="${esc(v)}">${esc(text)}</option>`;
   el.innerHTML = `<h2>${esc(t("seat.key_title", "Key the result"))}</h2><form id="key-form" class="key-form">` +
@@ -200,6 +201,7 @@ function renderKeying(s) {
   $("key-form").onsubmit = async ev => {
     ev.preventDefault();
     const board = +$("key-board").value, level = $("key-level").value;
+    if (!(board >= 1)) { toast(t("seat.key_board_missing", "Enter the board's number.")); return; }
     if (!level) { toast(t("seat.key_level_missing", "Choose the contract's level, or Passed out.")); return; }
     const result = level === "PASS" ? {type: "result", contract: "PASS"} :
       {type: "result", contract: level + $("key-strain").value + $("key-risk").value, declarer: $("key-declarer").value,
@@ -211,6 +213,18 @@ function renderKeying(s) {
   };
 }
 
+// The board to key next: the one started, else the round's next board (the first of a new round), else the next;
+// blank once the round's last board is in (the table waits for the director to move it on; a board keyed then is
+// one the player names).
+function nextBoard(s) {
+  if (s.board && s.phase === "board_ready") return s.board.number;
+  const rb = UI.roundBoards || [];
+  const i = s.board ? rb.indexOf(s.board.number) : -1;
+  if (i >= 0) return i + 1 < rb.length ? rb[i + 1] : "";
+  if (rb.length) return rb[0];
+  return s.board ? s.board.number + 1 : 1;
+}
+
 // ------------------------------------------------------------------------------------------- after the board
 function renderResult(s) {
   const el = $("result-section");
@@ -218,9 +232,9 @@ function renderResult(s) {
   el.hidden = false;
   const r = s.result, c = s.confirm || {};
   const res = r.contract === "PASS" ? t("seat.result_passed", "Passed out") :
-    t("seat.result_line", "{contract} by {declarer}, {tricks} tricks", {contract: r.contract, declarer: r.declarer || "-", tricks: r.tricks ?? "-"});
+    t("seat.result_line", "{contract} by {declarer}, {tricks} tricks", {contract: "\u0001", declarer: r.declarer || "-", tricks: r.tricks ?? "-"});
   const score = r.score_ns == null ? "" : t("seat.score_line", "Score: NS {ns}, EW {ew}", {ns: r.score_ns, ew: -r.score_ns});
-  let html = `<h2>${esc(t("seat.result_title", "Result of board {n}", {n: s.board.number}))}</h2><p class="result-line"><b>${esc(res)}</b>` +
+  let html = `<h2>${esc(t("seat.result_title", "Result of board {n}", {n: s.board.number}))}</h2><p class="result-line"><b>${esc(res).replace("\u0001", contractHtml(r.contract))}</b>` +
     (c.lead ? ` &middot; ${esc(t("seat.lead", "lead"))} ${cardHtml(c.lead)}` : "") + `<br>${esc(score)}</p>`;
   const answer = c.answer;
   if (answer && answer.accept) {
@@ -266,7 +280,7 @@ async function loadExtras(board) {
     const rows = entry && entry.visible ? entry.travellers.flatMap(tr => tr.rows) : [];
     const mine = rows.find(r => String(r.table) === TABLE);
     if (mine && mine.ns != null) UI.pair = {NS: mine.ns, EW: mine.ew}[SIDE[ME]];
-    $("traveller").innerHTML = rows.length ? `<h3>${esc(t("seat.traveller", "Traveller, board {n}", {n: board}))}</h3><div class="scroll-x"><table class="traveller">` +
+    $("traveller").innerHTML = rows.length ? `<h3>${esc(t("seat.traveller", "Traveller, board {n}", {n: board}))}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(t("seat.traveller", "Traveller, board {n}", {n: board}))}"><table class="traveller">` +
       `<thead><tr><th scope="col">${esc(t("seat.col_ns", "NS"))}</th><th scope="col">${esc(t("seat.col_ew", "EW"))}</th><th scope="col">${esc(t("seat.col_contract", "Contract"))}</th>` +
       `<th scope="col">${esc(t("seat.col_by", "By"))}</th><th scope="col">${esc(t("seat.col_tricks", "Tricks"))}</th><th scope="col" class="num">${esc(t("seat.col_score", "NS score"))}</th><th scope="col" class="num">%</th></tr></thead><tbody>` +
       rows.map(r => `<tr${String(r.table) === TABLE ? ' class="mine"' : ""}><td>${esc(r.ns_label ?? r.ns ?? "")}</td><td>${esc(r.ew_label ?? r.ew ?? "")}</td>` +
@@ -275,11 +289,16 @@ async function loadExtras(board) {
       : `<p class="muted">${esc(t("seat.traveller_later", "The traveller shows once the board's results are released."))}</p>`;
     const ranking = (view.rankings || []).flatMap(rk => rk.rows);
     const me = UI.pair != null ? ranking.find(r => String(r.entrant) === String(UI.pair)) : null;
-    $("running").innerHTML = me ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
+    $("running").innerHTML = me && me.top !== 0 ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
   }
   loadGuidance(view);
 }
 
+// A pair as the results name it: a Mitchell's East-West pair 5 of 4 tables is "EW 1", so "EW pair 1" here.
+function pairNumber(p) {
+  const label = String(p.label ?? p.pair);
+  return label.startsWith(p.direction + " ") ? label.slice(p.direction.length + 1) : label;
+}
 async function loadGuidance(view) {
   const el = $("guidance-section");
   const prog = view && (view.progress || []).find(p => String(p.table) === TABLE);
@@ -287,11 +306,12 @@ async function loadGuidance(view) {
   let g;
   try { g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN); }
   catch (e) { el.hidden = true; return; }                   // 404: no guidance offered
-  const pairLine = p => p.next_table == null ? t("seat.pair_out", "{dir} pair {pair}: no further round here (a sit-out, or the event ends)", {dir: p.direction, pair: p.pair})
-    : p.next_table === String(g.table) && p.next_direction === p.direction ? t("seat.pair_stays", "{dir} pair {pair}: stay at table {table}, {next}", {dir: p.direction, pair: p.pair, table: p.next_table, next: p.next_direction})
-    : t("seat.pair_moves", "{dir} pair {pair}: go to table {table}, sit {next}", {dir: p.direction, pair: p.pair, table: p.next_table, next: p.next_direction});
+  const pairLine = p => p.next_table == null ? t("seat.pair_out", "{dir} pair {pair}: no further round here (a sit-out, or the event ends)", {dir: p.direction, pair: pairNumber(p)})
+    : p.next_table === String(g.table) && p.next_direction === p.direction ? t("seat.pair_stays", "{dir} pair {pair}: stay at table {table}, {next}", {dir: p.direction, pair: pairNumber(p), table: p.next_table, next: p.next_direction})
+    : t("seat.pair_moves", "{dir} pair {pair}: go to table {table}, sit {next}", {dir: p.direction, pair: pairNumber(p), table: p.next_table, next: p.next_direction});
   const b = g.boards || {numbers: [], next_table: null};
-  const boards = b.next_table == null ? t("seat.boards_done", "Boards {boards}: not played again; hand them to the director.", {boards: (b.numbers || []).join(", ")})
+  const boards = b.next_table == null && b.bye_stand ? t("seat.boards_bye", "Boards {boards} go to the bye stand: a later round plays them.", {boards: (b.numbers || []).join(", ")})
+    : b.next_table == null ? t("seat.boards_done", "Boards {boards}: not played again; hand them to the director.", {boards: (b.numbers || []).join(", ")})
     : t("seat.boards_go", "Boards {boards} go to table {table}.", {boards: (b.numbers || []).join(", "), table: b.next_table});
   el.hidden = false;
   el.innerHTML = `<h2>${esc(g.last_round ? t("seat.end_event", "The last round is over") : t("seat.end_round", "End of round {r}", {r: g.round}))}</h2><ul class="guidance">` +
@@ -299,6 +319,8 @@ async function loadGuidance(view) {
 }
 
 // ------------------------------------------------------------------------------------------- names for the round
+// The names form waits while a board is being bid or played (it would push the hand off a phone's screen).
+function boardInPlay(s) { return !!(s.board && !["board_ready", "board_complete"].includes(s.phase)); }
 async function loadPlayers() {
   const el = $("players-section");
   let info;
@@ -306,12 +328,13 @@ async function loadPlayers() {
   const mySide = SIDE[ME], pair = info[mySide] || {};
   if (pair.names && pair.names.length) {
     el.hidden = false;
-    el.innerHTML = `<p class="muted">${esc(t("seat.players_are", "Pair {pair}: {names}", {pair: pair.pair ?? "-", names: pair.names.join(", ")}))}</p>`;
+    el.innerHTML = `<p class="muted">${esc(t("seat.players_are", "Pair {pair}: {names}", {pair: UI.labels[pair.pair] ?? pair.pair ?? "-", names: pair.names.join(", ")}))}</p>`;
     return;
   }
   const seats = mySide === "NS" ? ["N", "S"] : ["E", "W"];
-  el.hidden = false;
-  el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}</h2><form id="players-form" class="key-form">` +
+  el.hidden = !!(state && boardInPlay(state));
+  const label = UI.labels[pair.pair] ?? pair.pair;
+  el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}${label != null ? ` <span class="pair-label">${esc(label)}</span>` : ""}</h2><form id="players-form" class="key-form">` +
     seats.map(x => `<div class="field"><label for="player-${x}">${esc(t("seat.player_label", "{seat}: member number or name", {seat: SEAT_NAME[x]()}))}</label>` +
       `<input id="player-${x}" name="${x}" maxlength="60" autocomplete="off"></div>`).join("") +
     `<div class="actions"><button type="submit" class="primary">${esc(t("seat.players_send", "Save names"))}</button></div></form>`;
@@ -336,8 +359,25 @@ function renderRulings(s) {
     `<div>${esc(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(i.seat || "")} ${esc(i.detail || "")} [${esc(i.disposition || t("seat.open", "open"))}]</div>`).join("") || esc(t("seat.none", "none"));
 }
 
+// The boards of the table's current round (its guidance names them; null without an event). After the director
+// moves the table on, the table's state is still the last board of the old round: the page then shows the new
+// round (no board yet, the names form, the keying form at the round's first board), not the old result.
+async function loadRound() {
+  try {
+    const g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN);
+    UI.roundBoards = (g.boards && g.boards.numbers) || null;
+    (g.pairs || []).forEach(p => { UI.labels[p.pair] = p.label ?? String(p.pair); });
+  } catch (e) { UI.roundBoards = null; }
+  $("keying-section").hidden = true;                  // drawn again with the round's first board
+  if (state) render();
+}
+function earlierRound(s) {
+  return UI.roundBoards && s.board && s.phase === "board_complete" && !UI.roundBoards.includes(s.board.number);
+}
 function render() {
-  const s = state;
+  const s = earlierRound(state) ? {...state, board: null, phase: null, turn: null, declarer: null, dummy: null,
+    contract: null, hands: {}, auction: null, trick: null, last_trick: null, claim: null, result: null, confirm: null,
+    choices: [], irregularities: []} : state;
   renderBoard(s);
   renderRulings(s);
   renderHands(s);
@@ -346,17 +386,18 @@ function render() {
   renderKeying(s);
   renderResult(s);
   if (s.phase !== "board_complete") { $("guidance-section").hidden = true; UI.extrasFor = null; }
+  if ($("players-form")) $("players-section").hidden = boardInPlay(s);
 }
 
 // ------------------------------------------------------------------------------------------- credentials
 function signedOut(msg) {
   const el = $("signed-out");
   el.hidden = false;
-  el.innerHTML = `<h2>${esc(t("seat.signed_out", "Signed out"))}</h2><p>${esc(t("seat.scan_card", "Scan the card at your table (or open this round's link) to sign in again."))}</p>` +
-    (msg ? `<p class="muted">${esc(msg)}</p>` : "");
+  el.innerHTML = `<h2>${esc(t("seat.signed_out", "Signed out"))}</h2><p>${esc(t("seat.scan_card", "Scan the card at your table (or open this round's link) to sign in again."))}</p>`;
   $("status").textContent = t("seat.status_signed_out", "signed out");
   $("board").textContent = msg || t("seat.signed_out", "Signed out");           // why, where the board line was
-  ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section"].forEach(id => $(id).hidden = true);
+  ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section",
+   "players-section", "guidance-section", "irregularities-section", "call-director"].forEach(id => $(id).hidden = true);
 }
 // The seat's token ended (a new round, a revocation): the table card's credential gives the next one when the page
 // has it (common.js renewCredential), else the player is told to sign in again; never "reconnecting" for ever.
@@ -369,7 +410,8 @@ async function credentialEnded(msg) {
       if (fresh && fresh.split(".")[0] === "seat") {
         TOKEN = fresh; [, TABLE, ME] = fresh.split(".");
         $("signed-out").hidden = true; $("table-section").hidden = false;
-        connect(); loadPlayers();
+        $("irregularities-section").hidden = false; $("call-director").hidden = false;
+        connect(); loadRound().then(loadPlayers);
         return true;
       }
       signedOut(msg);
@@ -410,6 +452,6 @@ async function main() {
   if (!(await stillValid())) return;
   $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
   connect();
-  loadPlayers();
+  loadRound().then(loadPlayers);
 }
 main();

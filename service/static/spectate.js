@@ -5,13 +5,15 @@ const states = {};
 let selected = new URLSearchParams(location.search).get("table");
 
 function phaseText(p) { return t("spectate.phase." + p, String(p || "").replace(/_/g, " ")); }
+// A table's card; once its board is over the result's tricks (after a claim the cards played say less).
 function tableCardHtml(id) {
   const s = states[id];
   const head = `<b>${esc(t("common.table_n", "Table {n}", {n: id}))}</b><br>`;
   const body = s.withheld ? esc(t("spectate.in_play", "board {n} in play", {n: s.board.number}))
     : `${esc(t("spectate.board", "board {n}", {n: s.board ? s.board.number : "-"}))} <span class="phase ${esc(s.phase)}">${esc(phaseText(s.phase))}</span><br>
       ${esc(t("spectate.contract", "contract"))} ${contractHtml(s.contract)} ${s.declarer && s.contract !== "PASS" ? esc(seatName(s.declarer)) : ""}
-      ${s.tricks_won ? `&middot; ${esc(t("common.ns", "NS"))} ${s.tricks_won.NS} ${esc(t("common.ew", "EW"))} ${s.tricks_won.EW}` : ""}`;
+      ${s.result && s.result.tricks != null ? `&middot; ${esc(t("spectate.result_tricks", "{n} tricks", {n: s.result.tricks}))}`
+        : s.tricks_won ? `&middot; ${esc(t("common.ns", "NS"))} ${s.tricks_won.NS} ${esc(t("common.ew", "EW"))} ${s.tricks_won.EW}` : ""}`;
   return `<button type="button" class="tcard${id === selected ? " sel" : ""}" data-table="${esc(id)}" aria-pressed="${id === selected}">${head}${body}</button>`;
 }
 function renderTables() {

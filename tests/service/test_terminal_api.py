@@ -171,3 +171,29 @@ def test_director_calls_and_table_kinds_survive_a_restart(tmp_path_factory: pyte
         srv.start()
         assert d.get("/api/tables/S").json()["kind"] == "scoring"
         assert [c["id"] for c in d.get("/api/director-calls").json()] == [number]
+
+
+def test_under_immediate_release_a_seat_sees_at_once_the_traveller_of_a_board_its_table_finished(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """In an event too (a Mitchell of 3 tables: board 1 goes to tables 1, 3 and 2 in turn), the boards its own
+    table has finished, as soon as it has; never a board its table still has to play; nothing for the public
+    until every table has played it."""
+    config = {"regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"},
+              "event": {"name": "Immediate", "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}}
+    with ServerProcess(tmp_path_factory.mktemp("immediate"), config) as srv, srv.client(srv.token) as d, \
+            srv.client() as anyone:
+        for body in ({"type": "board", "board": 1, "deal": DEAL}, {"type": "contract", "contract": "3NT",
+                                                                   "declarer": "N"},
+                     {"type": "claim", "seat": "N", "tricks": 9},
+                     {"type": "claim_response", "seat": "E", "accept": True},
+                     {"type": "claim_response", "seat": "W", "accept": True}):
+            assert d.post("/api/tables/1/events", json=body).status_code == 200, body
+
+        def board_one(c: httpx.Client) -> dict[str, object]:
+            return next(b for b in c.get("/api/public/results").json()["boards"] if b["board"] == 1)
+
+        with seat(srv, d, "1", "E") as here, seat(srv, d, "2", "E") as later:
+            mine = board_one(here)
+            assert mine["visible"] and [r["score_ns"] for tr in mine["travellers"] for r in tr["rows"]] == [400]
+            assert not board_one(later)["visible"] and "travellers" not in board_one(later)
+            assert not board_one(anyone)["visible"]
