@@ -66,6 +66,11 @@ async function loadStrings(part) {
   try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${lang}/${part}.json`)).json()); }
   catch (e) { /* a missing file leaves English */ }
 }
+// An irregularity code with its short label in the page's language (the code itself stays, as the laws' index).
+function codeLabel(code) {
+  const label = t(`common.irr.${code}`, "");
+  return label ? `${esc(label)} <span class="muted">${esc(code)}</span>` : esc(code);
+}
 function applyLanguage(root) {
   root.querySelectorAll("[data-i18n]").forEach(el => { el.textContent = t(el.dataset.i18n, el.textContent); });
   root.querySelectorAll("[data-i18n-title]").forEach(el => { el.title = t(el.dataset.i18nTitle, el.title); });

@@ -26,11 +26,6 @@ function toast(text) {
 
 function tableName(id) { return t("console.table_n", "Table {table}", {table: id}); }
 function seatName(seat) { return seat ? t(`common.seat.${seat}`, seat) : "-"; }
-// An irregularity code with its short label in the page's language (the code itself stays, as the laws' index).
-function codeLabel(code) {
-  const label = t(`console.irr.${code}`, "");
-  return label ? `${esc(label)} <span class="muted">${esc(code)}</span>` : esc(code);
-}
 
 function deviceDots(devs) {
   if (!devs || !devs.length) return `<span class="muted">${esc(t("console.no_devices", "no devices"))}</span>`;
@@ -252,7 +247,7 @@ function onMessage(m) {
     if (m.table === selected && !detailTimer) detailTimer = setTimeout(() => { detailTimer = null; renderDetail(); }, 300);
   } else if (m.type === "flagged") {
     const i = m.irregularity;
-    const label = t(`console.irr.${i.code}`, "") || i.code;
+    const label = t(`common.irr.${i.code}`, "") || i.code;
     toast(t("console.flagged_toast", "Table {table}: {code} (Law {law})", {table: m.table, code: label, law: i.law}));
     feed(t("console.flagged_feed", "Table {table} board {board}: {code} (Law {law}) by {seat}: {detail}",
       {table: m.table, board: m.board, code: label, law: i.law, seat: seatName(i.seat), detail: i.detail || ""}));

@@ -351,12 +351,12 @@ async function loadPlayers() {
 function renderRulings(s) {
   const ch = s.choices || [];
   $("choices-section").hidden = !ch.length;
-  $("choices").innerHTML = ch.map(i => `<div><b>${esc(i.code)}</b> (${esc(t("seat.law", "Law {law}", {law: i.law}))}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
+  $("choices").innerHTML = ch.map(i => `<div><b>${codeLabel(i.code)}</b> (${esc(t("seat.law", "Law {law}", {law: i.law}))}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
     i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(o.text)}">${esc(o.code)}</button> ${esc(o.text)}<br>`).join("") + "</div>").join("");
   $("choices").querySelectorAll("button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
   lawTexts($("choices"));
   $("irregularities").innerHTML = (s.irregularities || []).map(i =>
-    `<div>${esc(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(i.seat || "")} ${esc(i.detail || "")} [${esc(i.disposition || t("seat.open", "open"))}]</div>`).join("") || esc(t("seat.none", "none"));
+    `<div>${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(i.seat ? t(`common.seat.${i.seat}`, i.seat) : "")} ${esc(i.detail || "")} [${esc(i.disposition || t("seat.open", "open"))}]</div>`).join("") || esc(t("seat.none", "none"));
 }
 
 // The boards of the table's current round (its guidance names them; null without an event). After the director

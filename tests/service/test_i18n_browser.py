@@ -82,7 +82,7 @@ def test_club_default_chinese_then_the_switch_brings_english_back(tmp_path: Path
             wait_until(console, TEXT_IS, [rulings_link, zh("console", "console.nav.rulings")])
             alert = console.locator('#alerts .alert[data-code="INSUFFICIENT_BID"]')
             alert.wait_for(timeout=15000)
-            assert zh("console", "console.irr.INSUFFICIENT_BID") in alert.locator(".code").inner_text()
+            assert zh("common", "common.irr.INSUFFICIENT_BID") in alert.locator(".code").inner_text()
             choice = api.get("/api/tables/1").json()["choices"][0]
             seed = api.get(f"/api/laws/{choice['law']}", params={"table": "1", "lang": "zh"}).json()
             assert seed["lang"] == "zh" and re.search(r"[\u4e00-\u9fff]", seed["text"]), seed

@@ -14,7 +14,7 @@ STATIC = Path(__file__).resolve().parents[2] / "service" / "static"
 LOCALE = STATIC / "locales" / "zh-Hant"
 # t("page.key", ...) / te("key", ...); the key is the first argument, a string literal.
 T_CALL = re.compile(r"""(?<![\w.$])(t|te)\(\s*(["'])([^"'`$]+?)\2\s*[,)]""")
-# A key built at run time: t("common.seat." + s, ...) or t(`console.irr.${code}`, ...): the prefix counts as used.
+# A key built at run time: t("common.seat." + s, ...) or t(`common.irr.${code}`, ...): the prefix counts as used.
 T_PREFIX = re.compile(r"""(?<![\w.$])(?:t|te)\(\s*(?:(["'])([\w.]+)\1\s*\+|`([\w.]+)\$\{)""")
 DATA_I18N = re.compile(r"""data-i18n(?:-title|-placeholder|-label)?=(["'])([^"']+)\1""")
 TE_PAGE = {"console_event.js": "console_event"}        # te() adds its page's prefix itself
@@ -64,7 +64,7 @@ def _locales() -> dict[str, dict[str, str]]:
 def test_the_scanner_finds_the_pages_keys() -> None:
     keys, prefixes = _used()
     assert {"console.table_n", "console_event.late", "common.law_n", "index.console"} <= set(keys)
-    assert "console.irr." in prefixes and "common.seat." in prefixes
+    assert "common.irr." in prefixes and "common.seat." in prefixes
     assert "key" not in keys, "a comment's example is no key"
 
 
