@@ -86,21 +86,24 @@ class _LeanTransition(Transition):
     """Conditions, then the state change: no prepare/before/after callbacks exist here to run or log."""
 
     def execute(self, event_data: EventData) -> bool:
-        model = event_data.model
+        return self.take(event_data.model, event_data.machine)
+
+    def take(self, model: object, machine: Machine) -> bool:
+        """``execute`` without the ``EventData`` the library would build for it (``_LeanEvent.trigger``)."""
         for cond in self.conditions:             # conditions name Table methods taking no argument
             check = getattr(model, cond.func) if isinstance(cond.func, str) else cond.func
             if check() != cond.target:
                 return False
         if self.dest is not None:                # None: an internal transition, no state change
             # what Machine.set_state does for one model and a plain string state, without its look-ups
-            setattr(model, event_data.machine.model_attribute, self.dest)
+            setattr(model, machine.model_attribute, self.dest)
         return True
 
 
 class _LeanEvent(Event):
     """A synchronous trigger with no machine-level callbacks: the library's partial, queue hand-off and
-    finalize chain (and their logging, ~10 µs a trigger) are skipped; invalid triggers still raise
-    ``MachineError``."""
+    finalize chain (and their logging, ~10 µs a trigger) are skipped, and so is the ``EventData`` that
+    nothing here reads (the triggers take no arguments); invalid triggers still raise ``MachineError``."""
 
     def trigger(self, model: object, *args: Any, **kwargs: Any) -> bool:
         machine = self.machine
@@ -108,10 +111,8 @@ class _LeanEvent(Event):
         candidates = self.transitions.get(state)
         if candidates is None:
             raise MachineError(f"Can't trigger event {self.name} from state {state}!")
-        event_data = EventData(machine.states[state], self, machine, model, args, kwargs)
         for transition in candidates:
-            event_data.transition = transition
-            if transition.execute(event_data):
+            if transition.take(model, machine):     # type: ignore[attr-defined]   (a _LeanTransition)
                 return True
         return False
 
@@ -295,20 +296,30 @@ class Table:
 
     def apply_all(self, events: Sequence[TableEvent]) -> None:
         """Apply a whole record's events in order, exactly as ``apply`` one by one would (a replay's path).
-        Runs of legal cards in the play go through ``Play.run_cards`` in one loop. An exception names the
-        event that raised it in a note."""
+        Runs of legal cards in the play go through ``Play.run_cards`` in one loop, runs of the auction's usual
+        calls through ``Auction.run_calls`` (which never closes the auction). An exception names the event
+        that raised it in a note."""
         apply = self.apply
         n = len(events)
         i = 0
         try:
             while i < n:
                 e = events[i]
-                play = self.play
-                if e.__class__ is CardPlayed and play is not None and self.state == "play":
-                    j = play.run_cards(events, i, CardPlayed)
+                cls = e.__class__
+                if cls is CardPlayed:
+                    play = self.play
+                    if play is not None and self.state == "play":
+                        j = play.run_cards(events, i, CardPlayed)
+                        if j > i:
+                            if play.complete and play.awaiting is None:
+                                self._finish()
+                            i = j
+                            continue
+                elif cls is CallMade and self.state == "auction":
+                    auction = self.auction
+                    assert auction is not None              # (the auction state has one)
+                    j = auction.run_calls(events, i, CallMade)
                     if j > i:
-                        if play.complete and play.awaiting is None:
-                            self._finish()
                         i = j
                         continue
                 apply(e)
