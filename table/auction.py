@@ -22,9 +22,7 @@ installs the edition's consequences (none; or the partner's forced pass and the 
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
 from .cards import SEATS, Seat
@@ -61,15 +59,6 @@ class CallEntry:
     stands: bool = True        # False once cancelled
     skipped: tuple[Seat, ...] = ()   # seats whose turn this (accepted) out-of-rotation call skipped (Law 34)
     deemed: bool = False       # a compulsory pass deemed made (28A)
-
-
-class _Call:
-    """A call event for ``run_calls`` (``call`` stands its call as a run of one)."""
-
-    __slots__ = ("seat", "call", "alert")
-
-    def __init__(self, seat: Seat, call: str, alert: bool) -> None:
-        self.seat, self.call, self.alert = seat, call, alert
 
 
 @dataclass(slots=True)
@@ -181,11 +170,43 @@ class Auction:
     def call(self, seat: Seat, call: str, alert: bool = False) -> list[Irregularity]:
         if seat.__class__ is not Seat:          # Seat(...) costs an enum call; events already carry Seats
             seat = Seat(seat)
-        if self.run_calls((_Call(seat, call, alert),), 0, _Call):
-            return []                           # the usual call (a run of one)
         calls = self.calls
         entry = CallEntry(len(calls), seat, call, alert, call)
         calls.append(entry)
+        # Fast path, the common case: the player whose turn it is makes a legal call while nothing is pending,
+        # no later-call consequence is watched and the player is under no obligation. It does exactly what
+        # _classify + _stand do for such a call (checked in the same order), without their general tests;
+        # anything else falls through to the checked path below.
+        rank = _CALL_RANK.get(call)
+        if (rank is not None and self.pending is None and not self.closed and not self._watches
+                and not self.no_double_now and seat not in self.obligations):
+            stood = self.stood
+            exp = self._turn
+            if exp is None:
+                exp = _LHO[stood[-1].seat] if stood else self.dealer
+            if seat is exp:
+                if rank > 0:                                    # a bid: sufficient over the last bid (27)?
+                    last = self._last_bid
+                    # a last bid above seven (no rank) is left to the checked path
+                    if last is None or rank > _CALL_RANK.get(last.effective, 99):
+                        self._turn = None
+                        stood.append(entry)
+                        self._last_bid = entry
+                        self._risk_entry = None
+                        return []                               # a bid never closes the auction
+                elif rank == 0:                                 # a pass is always legal here
+                    self._turn = None
+                    stood.append(entry)
+                    if len(stood) >= 4 and stood[-2].effective == PASS == stood[-3].effective:
+                        n0 = len(self.irregularities)
+                        self._check_closure()                   # may close, or revert (34) and flag
+                        return self.irregularities[n0:]
+                    return []
+                elif self.can_double(seat) if rank == -1 else self.can_redouble(seat):    # Law 19 (36)
+                    self._turn = None
+                    stood.append(entry)
+                    self._risk_entry = entry
+                    return []
         if self.closed:
             return self._after_final_pass(entry)
         flagged: list[Irregularity] = []
@@ -200,52 +221,6 @@ class Auction:
         if len(self.irregularities) - n0 != len(flagged):
             return self._with_side_flags(flagged, n0)
         return flagged
-
-    def run_calls(self, events: Sequence[Any], i: int, call_cls: type) -> int:
-        """Stand ``events[i:]`` on the fast path while each is a ``call_cls`` event (with ``seat``, ``call`` and
-        ``alert``) of the usual kind: the player whose turn it is makes a legal call while nothing is pending,
-        no later-call consequence is watched and the player is under no obligation. It does exactly what
-        ``_classify`` + ``_stand`` do for such a call (checked in the same order), without their general tests.
-        A pass that may close the auction (Law 22) is left to the checked path, so a run never closes the
-        auction and flags nothing. Returns the index of the first event not laid; ``call`` is a run of one."""
-        if self.pending is not None or self.closed or self._watches or self.no_double_now:
-            return i                       # (a fast call changes none of these)
-        n = len(events)
-        calls, stood, obligations = self.calls, self.stood, self.obligations
-        while i < n:
-            e = events[i]
-            cls = e.__class__              # (compared through a name: ``e.__class__ is`` would narrow e to object)
-            if cls is not call_cls:
-                break
-            seat, call = e.seat, e.call
-            rank = _CALL_RANK.get(call)
-            if rank is None or seat in obligations:
-                break
-            exp = self._turn
-            if exp is None:
-                exp = _LHO[stood[-1].seat] if stood else self.dealer
-            if seat is not exp:
-                break
-            if rank > 0:                   # a bid: sufficient over the last bid (27)? (a last bid above seven,
-                last = self._last_bid      # which has no rank, is left to the checked path)
-                if last is not None and rank <= _CALL_RANK.get(last.effective, 99):
-                    break
-            elif rank == 0:                # a pass is always legal here, but one that may close the auction
-                if len(stood) >= 3 and stood[-1].effective == PASS == stood[-2].effective:
-                    break
-            elif not (self.can_double(seat) if rank == -1 else self.can_redouble(seat)):    # Law 19 (36)
-                break
-            entry = CallEntry(len(calls), seat, call, e.alert, call)
-            if rank > 0:
-                self._last_bid = entry
-                self._risk_entry = None
-            elif rank < 0:
-                self._risk_entry = entry
-            self._turn = None
-            calls.append(entry)
-            stood.append(entry)
-            i += 1
-        return i
 
     def _with_side_flags(self, flagged: list[Irregularity], n0: int) -> list[Irregularity]:
         """Add flags raised on the way (Law 34 reversion inside the closure test) to the returned list."""

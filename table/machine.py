@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from functools import lru_cache
+from typing import Any, cast
 
 from transitions import Machine
 from transitions.core import Event, EventData, MachineError, State, Transition
@@ -111,8 +112,8 @@ class _LeanEvent(Event):
         candidates = self.transitions.get(state)
         if candidates is None:
             raise MachineError(f"Can't trigger event {self.name} from state {state}!")
-        for transition in candidates:
-            if transition.take(model, machine):     # type: ignore[attr-defined]   (a _LeanTransition)
+        for transition in cast("list[_LeanTransition]", candidates):     # (the machine's transition_cls)
+            if transition.take(model, machine):
                 return True
         return False
 
@@ -153,6 +154,12 @@ class _UndeclaredHelpers(logging.Filter):
 
 
 logging.getLogger("transitions.core").addFilter(_UndeclaredHelpers())
+
+
+@lru_cache(maxsize=1024)
+def _contract_of(bid: str, risk: str, declarer: Seat) -> Contract:
+    """A contract is a value, and a closed auction has at most 420 (checked once each, then shared)."""
+    return Contract(bid_level(bid), bid_strain(bid), risk, str(declarer))
 
 
 class TableError(BridgeError):
@@ -197,8 +204,6 @@ class Table:
         self.recorded_contract: Contract | None = None
         self.recorded_passed_out = False
         self.auction_exposures: list[tuple[Seat, tuple[str, ...]]] = []
-        self._contract_key: tuple[str, str, Seat] | None = None
-        self._contract_value: Contract | None = None
         MACHINE.add_model(self)
 
     def close(self) -> None:
@@ -248,11 +253,7 @@ class Table:
         bid, risk, declarer = c
         if self.play is not None:
             declarer = self.play.declarer          # Law 54A may have swapped declarer and dummy
-        key = (bid, risk, declarer)
-        if self._contract_key != key:              # built once per board, read many times
-            self._contract_key = key
-            self._contract_value = Contract(bid_level(bid), bid_strain(bid), risk, str(declarer))
-        return self._contract_value
+        return _contract_of(bid, risk, declarer)
 
     @property
     def passed_out(self) -> bool:
@@ -296,30 +297,20 @@ class Table:
 
     def apply_all(self, events: Sequence[TableEvent]) -> None:
         """Apply a whole record's events in order, exactly as ``apply`` one by one would (a replay's path).
-        Runs of legal cards in the play go through ``Play.run_cards`` in one loop, runs of the auction's usual
-        calls through ``Auction.run_calls`` (which never closes the auction). An exception names the event
-        that raised it in a note."""
+        Runs of legal cards in the play go through ``Play.run_cards`` in one loop. An exception names the
+        event that raised it in a note."""
         apply = self.apply
         n = len(events)
         i = 0
         try:
             while i < n:
                 e = events[i]
-                cls = e.__class__
-                if cls is CardPlayed:
-                    play = self.play
-                    if play is not None and self.state == "play":
-                        j = play.run_cards(events, i, CardPlayed)
-                        if j > i:
-                            if play.complete and play.awaiting is None:
-                                self._finish()
-                            i = j
-                            continue
-                elif cls is CallMade and self.state == "auction":
-                    auction = self.auction
-                    assert auction is not None              # (the auction state has one)
-                    j = auction.run_calls(events, i, CallMade)
+                play = self.play
+                if e.__class__ is CardPlayed and play is not None and self.state == "play":
+                    j = play.run_cards(events, i, CardPlayed)
                     if j > i:
+                        if play.complete and play.awaiting is None:
+                            self._finish()
                         i = j
                         continue
                 apply(e)
@@ -447,9 +438,10 @@ class Table:
             if c is None or c.declarer is None:
                 return None
             penalties = self.auction.lead_penalties if self.auction is not None else ()
-            self.play = Play(Seat(c.declarer), c.strain, self.deal, penalties, self.edition)
+            declarer = Seat(c.declarer)
+            self.play = Play(declarer, c.strain, self.deal, penalties, self.edition)
             for seat, cards in self.auction_exposures:
-                if seat.side != Seat(c.declarer).side:    # Law 24: a future defender's cards become penalty cards
+                if seat.side != declarer.side:     # Law 24: a future defender's cards become penalty cards
                     self.play.expose(seat, cards, deliberate=False)
         return self.play
 
