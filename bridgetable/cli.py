@@ -36,10 +36,13 @@ def replay(paths: tuple[str, ...], jsonl: bool, jobs: int, complete_dd: bool, la
     from table.replay import replay_paths
     out = sys.stdout
     counts: dict[str, int] = {}
+    # what json.dumps(v, ensure_ascii=False) writes, from one encoder (dumps builds one per call when given an
+    # option); a verdict holds no cycle to look for
+    to_json = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     for v in replay_paths(list(expand(paths)), jobs=jobs, complete=complete_dd, laws=laws):
         counts[v["status"]] = counts.get(v["status"], 0) + 1
         if jsonl:
-            out.write(json.dumps(v, ensure_ascii=False) + "\n")
+            out.write(to_json(v) + "\n")
         else:
             out.write(human(v) + "\n")
     if not jsonl:

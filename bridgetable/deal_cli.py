@@ -13,14 +13,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from table.handrecords import HandRecordBoard, HandRecordError, read_hand_records, write_hand_records
+if TYPE_CHECKING:            # imported where used, as the other subcommands do: `bridgetable replay` never needs it
+    from table.handrecords import HandRecordBoard
 
 
 def _read(path: str) -> list[HandRecordBoard]:
+    from table.handrecords import HandRecordError, read_hand_records
     try:
         return read_hand_records(path)
     except HandRecordError as err:
@@ -28,6 +30,7 @@ def _read(path: str) -> list[HandRecordBoard]:
 
 
 def _write(boards: list[HandRecordBoard], path: str) -> None:
+    from table.handrecords import HandRecordError, write_hand_records
     try:
         write_hand_records(boards, path)
     except HandRecordError as err:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from functools import lru_cache
+from typing import Any, cast
 
 from transitions import Machine
 from transitions.core import Event, EventData, MachineError, State, Transition
@@ -88,21 +89,24 @@ class _LeanTransition(Transition):
     """Conditions, then the state change: no prepare/before/after callbacks exist here to run or log."""
 
     def execute(self, event_data: EventData) -> bool:
-        model = event_data.model
+        return self.take(event_data.model, event_data.machine)
+
+    def take(self, model: object, machine: Machine) -> bool:
+        """``execute`` without the ``EventData`` the library would build for it (``_LeanEvent.trigger``)."""
         for cond in self.conditions:             # conditions name Table methods taking no argument
             check = getattr(model, cond.func) if isinstance(cond.func, str) else cond.func
             if check() != cond.target:
                 return False
         if self.dest is not None:                # None: an internal transition, no state change
             # what Machine.set_state does for one model and a plain string state, without its look-ups
-            setattr(model, event_data.machine.model_attribute, self.dest)
+            setattr(model, machine.model_attribute, self.dest)
         return True
 
 
 class _LeanEvent(Event):
     """A synchronous trigger with no machine-level callbacks: the library's partial, queue hand-off and
-    finalize chain (and their logging, ~10 µs a trigger) are skipped; invalid triggers still raise
-    ``MachineError``."""
+    finalize chain (and their logging, ~10 µs a trigger) are skipped, and so is the ``EventData`` that
+    nothing here reads (the triggers take no arguments); invalid triggers still raise ``MachineError``."""
 
     def trigger(self, model: object, *args: Any, **kwargs: Any) -> bool:
         machine = self.machine
@@ -110,10 +114,8 @@ class _LeanEvent(Event):
         candidates = self.transitions.get(state)
         if candidates is None:
             raise MachineError(f"Can't trigger event {self.name} from state {state}!")
-        event_data = EventData(machine.states[state], self, machine, model, args, kwargs)
-        for transition in candidates:
-            event_data.transition = transition
-            if transition.execute(event_data):
+        for transition in cast("list[_LeanTransition]", candidates):     # (the machine's transition_cls)
+            if transition.take(model, machine):
                 return True
         return False
 
@@ -154,6 +156,12 @@ class _UndeclaredHelpers(logging.Filter):
 
 
 logging.getLogger("transitions.core").addFilter(_UndeclaredHelpers())
+
+
+@lru_cache(maxsize=1024)
+def _contract_of(bid: str, risk: str, declarer: Seat) -> Contract:
+    """A contract is a value, and a closed auction has at most 420 (checked once each, then shared)."""
+    return Contract(bid_level(bid), bid_strain(bid), risk, str(declarer))
 
 
 class TableError(BridgeError):
@@ -200,8 +208,6 @@ class Table:
         self.recorded_contract: Contract | None = None
         self.recorded_passed_out = False
         self.auction_exposures: list[tuple[Seat, tuple[str, ...]]] = []
-        self._contract_key: tuple[str, str, Seat] | None = None
-        self._contract_value: Contract | None = None
         MACHINE.add_model(self)
 
     def close(self) -> None:
@@ -251,11 +257,7 @@ class Table:
         bid, risk, declarer = c
         if self.play is not None:
             declarer = self.play.declarer          # Law 54A may have swapped declarer and dummy
-        key = (bid, risk, declarer)
-        if self._contract_key != key:              # built once per board, read many times
-            self._contract_key = key
-            self._contract_value = Contract(bid_level(bid), bid_strain(bid), risk, str(declarer))
-        return self._contract_value
+        return _contract_of(bid, risk, declarer)
 
     @property
     def passed_out(self) -> bool:
@@ -470,9 +472,10 @@ class Table:
             if c is None or c.declarer is None:
                 return None
             penalties = self.auction.lead_penalties if self.auction is not None else ()
-            self.play = Play(Seat(c.declarer), c.strain, self.deal, penalties, self.edition)
+            declarer = Seat(c.declarer)
+            self.play = Play(declarer, c.strain, self.deal, penalties, self.edition)
             for seat, cards in self.auction_exposures:
-                if seat.side != Seat(c.declarer).side:    # Law 24: a future defender's cards become penalty cards
+                if seat.side != declarer.side:     # Law 24: a future defender's cards become penalty cards
                     self.play.expose(seat, cards, deliberate=False)
         return self.play
 

@@ -183,7 +183,8 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
     for ci in range(0, len(parts), 2):
         chunk = parts[ci]
         segs = _EXPORT_TAG_RE.split(chunk)      # [data, name, value, data, name, value, data, ...]
-        if chunk.count("[") * 3 != len(segs) - 1:
+        exported = chunk.count("[") * 3 == len(segs) - 1    # each "[" opens a tag: no data holds one
+        if not exported:
             segs = _TAG_RE.split(chunk)         # some "[" is not an export-format tag: the full syntax
         d0 = segs[0]
         if d0 and not d0.isspace():             # text before the first tag: the previous game goes on
@@ -215,7 +216,10 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
             game.notes += pending
             pending = []
             datas = segs[3::3]
-            for k in [k for k, d in enumerate(datas) if d and not d.isspace()]:
+            # the data after each tag: only the Auction and Play sections hold any, unless some "[" is no tag
+            with_data = ([names.index(t) for t in ("Auction", "Play") if t in tags] if exported
+                         else [k for k, d in enumerate(datas) if d and not d.isspace()])
+            for k in with_data:
                 if "[" in datas[k]:
                     toks, _notes, bad = _data(datas[k], comments)
                     at = line + nl("".join(segs[:3 * k + 3]) + datas[k][:datas[k].index("[")])

@@ -96,26 +96,28 @@ class Play(PlayState):
         that needs no check beyond following suit: the seat whose turn it is, a held card, suit followed,
         nothing exceptional in force (``_slow``). Returns the index of the first event not laid (always
         stopping after the 13th trick). ``card`` is a run of one; a batch replay passes a whole record."""
+        if self._slow:
+            return i
         hand_of, cnt_of, played = self._hand, self._cnt, self._played
+        # the current trick, whose turn it is and the suit led, kept in locals inside a trick (nothing else
+        # runs meanwhile), stored back before a trick closes and when the run ends
+        trick, turn, lead_suit = self._trick, self._next, self._lead_suit
         n = len(events)
-        while i < n and not self._slow:
+        while i < n:
             e = events[i]
             cls = e.__class__              # (compared through a name: ``e.__class__ is`` would narrow e to object)
             if cls is not card_cls:
                 break
             seat, card = e.seat, e.card
             hand = hand_of[seat]
-            if seat is not self._next or card not in hand:
+            if seat is not turn or card not in hand:
                 break
-            trick = self._trick
             suit = card[0]
             cnt = cnt_of[seat]
-            if trick:
-                ls = self._lead_suit
-                if suit != ls and cnt[ls]:
-                    break                  # a revoke: the checked path flags it
-            else:
-                self._lead_suit = suit
+            if not trick:
+                lead_suit = suit
+            elif suit != lead_suit and cnt[lead_suit]:
+                break                      # a revoke: the checked path flags it
             hand.remove(card)
             cnt[suit] -= 1
             played.add(card)
@@ -123,10 +125,13 @@ class Play(PlayState):
             i += 1
             if len(trick) == 4:
                 # what ``counting.complete_trick`` does when nothing exceptional is in force
+                self._next, self._lead_suit = turn, lead_suit
                 if not self._close_trick():
-                    break
+                    return i
+                trick, turn, lead_suit = self._trick, self._next, self._lead_suit
             else:
-                self._next = LHO[seat]
+                turn = LHO[seat]
+        self._next, self._lead_suit = turn, lead_suit
         return i
 
     # ------------------------------------------------------------------ the checked path
@@ -285,7 +290,7 @@ class Play(PlayState):
         """A claim or concession (68): play ceases. 63A3: a revoke not yet established becomes established
         when a member of the offending side makes the claim, or acquiesces in the opponents' claim
         (``acquiesced=False`` when the opponents disputed it)."""
-        c = Seat(str(claimer).strip().upper()[:1])
+        c = claimer if claimer.__class__ is Seat else Seat(str(claimer).strip().upper()[:1])
         self._claimed = c
         establish_on_claim(self, c, acquiesced)
         self._update_slow()
