@@ -425,81 +425,22 @@ class Auction:
             return
         any_bid = self._last_bid is not None
         accept = Option("accept", "accept the call out of rotation (Law 29A); calling accepts it", str(seat.lho))
-        if self.edition.comparable_call:
-            self._out_of_rotation_2017(entry, exp, where, accept, flagged)
-            return
-        if call == PASS:
-            law = "30A" if not any_bid else {"RHO": "30B1", "PARTNER": "30B2", "LHO": "30B3"}[where]
-            rect = {"30A": "offender must pass at his next turn",
-                    "30B1": "offender must pass at his next turn",
-                    "30B2": "offender passes for the rest of the auction; partner may not double or redouble "
-                            "at this turn",
-                    "30B3": "treated as a change of call (Law 25)"}[law]
-            self._flag_pending(entry, "PASS_OUT_OF_ROTATION", law, exp, flagged,
-                               [accept, Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))], where,
-                               detail=f"{seat} passed at {exp}'s turn")
-        elif is_bid(call):
-            law = "31A" if where == "RHO" else "31B"
-            rect = ("if RHO passes the offender must repeat the bid (31A1); if RHO calls, the offender may make "
-                    "any legal call: same denomination -> partner passes at his next turn (31A2a), otherwise "
-                    "partner passes for the rest of the auction and Law 26 applies (31A2b)") if where == "RHO" else \
-                   "partner passes for the rest of the auction (Law 23); Law 26 lead penalty"
-            self._flag_pending(entry, "BID_OUT_OF_ROTATION", law, exp, flagged,
-                               [accept, Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))], where,
-                               detail=f"{seat} bid {call} at {exp}'s turn")
+        kind = "pass" if call == PASS else "bid" if is_bid(call) else "double"
+        admissible = kind != "double" or (self.can_double(seat) if call == DOUBLE else self.can_redouble(seat))
+        law, rect = self.edition.out_of_rotation(kind, where, any_bid, admissible)
+        options = ([accept] if admissible else []) + [Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))]
+        if kind == "pass":
+            code, detail = "PASS_OUT_OF_ROTATION", f"{seat} passed at {exp}'s turn"
+        elif kind == "bid":
+            code, detail = "BID_OUT_OF_ROTATION", f"{seat} bid {call} at {exp}'s turn"
         else:
             code = "DOUBLE_OUT_OF_ROTATION" if call == DOUBLE else "REDOUBLE_OUT_OF_ROTATION"
-            admissible = self.can_double(seat) if call == DOUBLE else self.can_redouble(seat)
-            law = "32A" if where == "PARTNER" else "32B" if where == "RHO" else "32"
-            rect = ("partner passes for the rest of the auction; Law 26B" if where != "RHO" else
-                    "if RHO passes the offender must repeat it (32B1); if RHO calls, partner passes for the rest "
-                    "of the auction (32B2); Law 26B")
-            options = ([accept] if admissible else []) + [Option("cancel", f"call cancelled (29B); {rect}",
-                                                                  str(seat.lho))]
-            self._flag_pending(entry, code, law, exp, flagged, options, where,
-                               detail=f"{seat} {'doubled' if call == DOUBLE else 'redoubled'} at {exp}'s turn"
-                                      + ("" if admissible else "; inadmissible (Law 19), cannot be accepted (32)"))
-            if not admissible:
-                entry.effective = ""
-
-    def _out_of_rotation_2017(self, entry: CallEntry, exp: Seat, where: str, accept: Option,
-                              flagged: list[Irregularity]) -> None:
-        """Laws 30-32 and 36B4 as the 2017 Laws give them: a forced pass for one turn at most, and the
-        offender's replacement judged comparable or not (Law 23)."""
-        seat, call = entry.seat, entry.call
-        after = "then the director rules whether the offender's next call is comparable (Law 23): if not, " \
-                "partner passes at his next turn and Law 26B may apply"
-        if call == PASS:
-            law = "30A" if where == "RHO" else "30B1"
-            rect = "offender must pass at his next turn" if law == "30A" else \
-                f"partner may make any legal call (16C2); {after}"
-            self._flag_pending(entry, "PASS_OUT_OF_ROTATION", law, exp, flagged,
-                               [accept, Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))], where,
-                               detail=f"{seat} passed at {exp}'s turn")
-        elif is_bid(call):
-            law = "31A" if where == "RHO" else "31B"
-            rect = (f"if RHO passes the offender must repeat the bid (31A1); if RHO calls, {after} (31A2)"
-                    if where == "RHO" else f"partner may make any legal call (16C2); {after}")
-            self._flag_pending(entry, "BID_OUT_OF_ROTATION", law, exp, flagged,
-                               [accept, Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))], where,
-                               detail=f"{seat} bid {call} at {exp}'s turn")
-        else:
-            code = "DOUBLE_OUT_OF_ROTATION" if call == DOUBLE else "REDOUBLE_OUT_OF_ROTATION"
-            admissible = self.can_double(seat) if call == DOUBLE else self.can_redouble(seat)
-            if not admissible:
-                law, rect = "36B4", ("the auction reverts to the player whose turn it was; the offender makes any "
-                                     "legal call at his turn; partner passes for the rest of the auction; Law 26B")
-            elif where == "RHO":
-                law, rect = "32A", f"if RHO passes the offender must repeat it (32A1); if RHO calls, {after} (32A2)"
-            else:
-                law, rect = "32B", f"partner may make any legal call (16C2); {after}"
-            options = ([accept] if admissible else []) + [Option("cancel", f"call cancelled (29B); {rect}",
-                                                                  str(seat.lho))]
-            self._flag_pending(entry, code, law, exp, flagged, options, where,
-                               detail=f"{seat} {'doubled' if call == DOUBLE else 'redoubled'} at {exp}'s turn"
-                                      + ("" if admissible else "; inadmissible (Law 19), cannot be accepted (36)"))
-            if not admissible:
-                entry.effective = ""
+            detail = f"{seat} {'doubled' if call == DOUBLE else 'redoubled'} at {exp}'s turn" + (
+                "" if admissible else
+                f"; inadmissible (Law 19), cannot be accepted ({self.edition.inadmissible_oor_law})")
+        self._flag_pending(entry, code, law, exp, flagged, options, where, detail=detail)
+        if not admissible:
+            entry.effective = ""
 
     def _change_of_call(self, entry: CallEntry, exp: Seat, flagged: list[Irregularity]) -> None:
         """The same player calls again before his LHO (Law 25): the substitute tentatively replaces the first."""

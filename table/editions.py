@@ -97,6 +97,13 @@ class Edition:
     law55a_next_in_turn_prevails: ClassVar[bool] = False
     session_percent_symmetrical: ClassVar[bool] = False    # 12C2(c) (2017) vs Law 88 (1997)
     both_sides_revoked_law: ClassVar[str]
+    inadmissible_oor_law: ClassVar[str]                # why an inadmissible X/XX out of rotation cannot be accepted
+
+    def out_of_rotation(self, kind: str, where: str, any_bid: bool, admissible: bool) -> tuple[str, str]:
+        """The law and the rectification (the cancel option's text) of a call out of rotation: ``kind`` is
+        pass, bid or double (a redouble is a double); ``where`` whose turn it was, seen from the offender (RHO,
+        PARTNER, LHO); ``any_bid``: a bid has been made; ``admissible``: a double the offender could make."""
+        raise NotImplementedError
 
     # switches for the points the sources leave open: each edition's default is its class attribute of the
     # same name with a leading underscore; an instance may override them (``with_switches``)
@@ -210,6 +217,28 @@ class Edition1997(Edition):
         "claim_play_on": _r("68D", "not available: later plays void, director adjudicates", "director"),
     }
 
+    inadmissible_oor_law = "32"
+
+    def out_of_rotation(self, kind: str, where: str, any_bid: bool, admissible: bool) -> tuple[str, str]:
+        if kind == "pass":
+            law = "30A" if not any_bid else {"RHO": "30B1", "PARTNER": "30B2", "LHO": "30B3"}[where]
+            return law, {"30A": "offender must pass at his next turn",
+                         "30B1": "offender must pass at his next turn",
+                         "30B2": "offender passes for the rest of the auction; partner may not double or redouble "
+                                 "at this turn",
+                         "30B3": "treated as a change of call (Law 25)"}[law]
+        if kind == "bid":
+            if where == "RHO":
+                return "31A", ("if RHO passes the offender must repeat the bid (31A1); if RHO calls, the offender "
+                               "may make any legal call: same denomination -> partner passes at his next turn "
+                               "(31A2a), otherwise partner passes for the rest of the auction and Law 26 applies "
+                               "(31A2b)")
+            return "31B", "partner passes for the rest of the auction (Law 23); Law 26 lead penalty"
+        law = "32A" if where == "PARTNER" else "32B" if where == "RHO" else "32"
+        return law, ("partner passes for the rest of the auction; Law 26B" if where != "RHO" else
+                     "if RHO passes the offender must repeat it (32B1); if RHO calls, partner passes for the rest "
+                     "of the auction (32B2); Law 26B")
+
     def lead_options(self, related: frozenset[str], specified: frozenset[str]) -> list[tuple[str, str]]:
         if related:
             return ([(f"require:{s}", "26A2") for s in SUITS if s in related]
@@ -282,6 +311,28 @@ class Edition2017(Edition):
         "defective_trick": _r("67B1(a)", "card of the suit led placed; deemed revoke, 1 trick (64A2)", "—"),
         "claim_play_on": _r("68D2(b)", "claim void; the continued play stands", "all four players"),
     }
+
+    inadmissible_oor_law = "36"
+    _comparable_after = ("then the director rules whether the offender's next call is comparable (Law 23): if not, "
+                         "partner passes at his next turn and Law 26B may apply")
+
+    def out_of_rotation(self, kind: str, where: str, any_bid: bool, admissible: bool) -> tuple[str, str]:
+        """A forced pass for one turn at most, and the offender's replacement judged comparable or not."""
+        after = self._comparable_after
+        if kind == "pass":
+            if where == "RHO":
+                return "30A", "offender must pass at his next turn"
+            return "30B1", f"partner may make any legal call (16C2); {after}"
+        if kind == "bid":
+            if where == "RHO":
+                return "31A", f"if RHO passes the offender must repeat the bid (31A1); if RHO calls, {after} (31A2)"
+            return "31B", f"partner may make any legal call (16C2); {after}"
+        if not admissible:
+            return "36B4", ("the auction reverts to the player whose turn it was; the offender makes any legal call "
+                            "at his turn; partner passes for the rest of the auction; Law 26B")
+        if where == "RHO":
+            return "32A", f"if RHO passes the offender must repeat it (32A1); if RHO calls, {after} (32A2)"
+        return "32B", f"partner may make any legal call (16C2); {after}"
 
     def lead_options(self, related: frozenset[str], specified: frozenset[str]) -> list[tuple[str, str]]:
         allowed = [s for s in SUITS if s not in specified]

@@ -714,3 +714,22 @@ def test_62c3_both_revokes_on_one_trick_corrected_when_only_one_side_played_on(e
     assert [(i.seat, i.disposition, i.disposition_law) for i in revokes] == [
         ("E", "corrected", "62B1"), ("S", "corrected", "62C3")]
     assert t.play.tricks[5] == [(N, "D2"), (E, "D6"), (S, "D7"), (W, "D3")]
+
+
+@EDITIONS
+def test_call_out_of_rotation_cites_its_editions_law_and_rectification(ed):
+    """The law and the cancel option's wording come from the edition (``Edition.out_of_rotation``)."""
+    cases = {  # script -> (code, 1997 law, 2017 law, words of the 1997 / 2017 cancel option)
+        "N:1C E:1S N:P": ("PASS_OUT_OF_ROTATION", "30B2", "30B1", "rest of the auction", "comparable"),
+        "S:1C": ("BID_OUT_OF_ROTATION", "31B", "31B", "Law 26 lead penalty", "comparable"),
+        "N:1C W:X": ("DOUBLE_OUT_OF_ROTATION", "32A", "32B", "rest of the auction", "comparable"),   # partner's turn
+        "N:1C E:P W:X": ("DOUBLE_OUT_OF_ROTATION", "32B", "32A", "(32B1)", "(32A1)"),               # RHO's turn
+        "N:1C E:X W:XX": ("REDOUBLE_OUT_OF_ROTATION", "32B", "36B4", "(32B1)", "reverts"),          # inadmissible
+    }
+    for script, (code, law97, law17, words97, words17) in cases.items():
+        a, flags = auction(ed, script)
+        irr = flags[-1]
+        cancel = next(o for o in irr.options if o.code == "cancel")
+        assert irr.code == code, script
+        assert irr.law == (law97 if ed is EDITION_1997 else law17), script
+        assert (words97 if ed is EDITION_1997 else words17) in cancel.text, (script, cancel.text)
