@@ -194,19 +194,22 @@ function stream(path, onMessage, onStatus, token = "", stillValid = null) {
 }
 // The text of a cited law in the edition of the table's current board (the seed's Chinese under 1997, a brief
 // quotation with its source under 2017), fetched once per table, board and law. A slot shows the paraphrase the
-// view carried until the text arrives.
+// view carried until the text arrives; on a page not in Chinese the paraphrase stays and the seed's Chinese
+// text folds out beneath it (it is the authoritative wording of the 1997 edition).
 const LAW_TEXTS = new Map();      // "table|board|law" -> {value, promise}
 function lawKey(law) { return String(law || "").split("/")[0].replace(/[()\s]/g, ""); }
-function lawTextHtml(law) {
+function lawTextHtml(law, paraphrase) {
   const src = law.url ? `<a href="${esc(law.url)}" target="_blank" rel="noopener">${esc(law.source)}</a>` : esc(law.source);
-  return `<span class="law-quote" lang="${law.lang === "zh" ? "zh-Hant" : "en"}">${esc(law.text).replace(/\n/g, "<br>")}</span>` +
+  const quote = `<span class="law-quote" lang="${law.lang === "zh" ? "zh-Hant" : "en"}">${esc(law.text).replace(/\n/g, "<br>")}</span>` +
     `<br><small>${esc(t("common.law_n", "Law {law}", {law: law.cited}))} &mdash; ${src}</small>`;
+  if (law.lang !== "zh" || I18N.lang === "zh-Hant" || !paraphrase) return quote;
+  return `${esc(paraphrase)}<details class="law-seed"><summary>${esc(t("common.law_seed_text", "The law's text (Chinese, the seed edition)"))}</summary>${quote}</details>`;
 }
 function lawTextSlot(table, board, law, paraphrase) {
   const key = `${table}|${board ?? ""}|${lawKey(law)}`;
   const known = LAW_TEXTS.get(key);
-  const inner = known && known.value ? lawTextHtml(known.value) : esc(paraphrase || "");
-  return `<div class="muted law-text" data-key="${esc(key)}">${inner}</div>`;
+  const inner = known && known.value ? lawTextHtml(known.value, paraphrase) : esc(paraphrase || "");
+  return `<div class="muted law-text" data-key="${esc(key)}" data-paraphrase="${esc(paraphrase || "")}">${inner}</div>`;
 }
 function lawTexts(root) {
   root.querySelectorAll(".law-text[data-key]").forEach(el => {
@@ -220,6 +223,6 @@ function lawTexts(root) {
         .then(found => (entry.value = found)).catch(() => null);
       LAW_TEXTS.set(key, entry);
     }
-    entry.promise.then(found => { if (found && el.isConnected) el.innerHTML = lawTextHtml(found); });
+    entry.promise.then(found => { if (found && el.isConnected) el.innerHTML = lawTextHtml(found, el.dataset.paraphrase); });
   });
 }

@@ -7,6 +7,7 @@ page says it is signed out. No page scrolls sideways at 390 px. Screenshots:
 tests/artifacts/seat-<what>-<phone|tablet>.png, console-call-<phone|tablet>.png."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,14 @@ def test_four_seats_play_a_board_and_a_director_call_reaches_the_console(tmp_pat
             assert "Table 1" in text and "seat S" in text and "board 2" in text, text
             alert = console.locator('#alerts .alert[data-code="INSUFFICIENT_BID"]')
             alert.wait_for(timeout=10000)
+            # an English page keeps the law's English statement and folds out the seed's own Chinese text
+            alert.locator(".law-text details.law-seed").wait_for(timeout=10000)
+            law = alert.locator(".law-text")
+            head = law.evaluate("el => el.firstChild && el.firstChild.nodeType === Node.TEXT_NODE ? "
+                                "el.firstChild.textContent : ''")
+            assert head.strip() and not re.search(r"[\u4e00-\u9fff]", head), head
+            seed = law.locator("details.law-seed .law-quote").text_content() or ""
+            assert re.search(r"[\u4e00-\u9fff]", seed) and law.locator(".law-quote").get_attribute("lang") == "zh-Hant"
             shot(console, "console-call", size)
             shot(seats["S"], "seat-insufficient", size)
             options = [b.get_attribute("data-option") for b in alert.locator("button.option").all()]
