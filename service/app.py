@@ -111,7 +111,7 @@ def create_app(settings: Settings | None = None,
             await svc.uploads.start()
         svc.devices = DeviceManager(club, settings)
         n_devices = svc.devices.start()
-        if settings.simulation.tables:
+        if settings.simulation.tables and event_row is None:   # a director's event: the robots have left
             svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings),
                                            next_board=svc.tournament.next_board if svc.tournament else None)
             svc.simulation.start()

@@ -121,11 +121,15 @@ async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs",
         raise Conflict("the current event has boards in play or played: send \"replace\": true to replace it")
     row = await svc.club.append_club("event", event_body(cfg))
     ev = install(svc, cfg, row.at)
+    robots = svc.simulation
+    if robots is not None:      # the demonstration's robots leave the tables to the players (and stay away)
+        await robots.stop()
+        svc.simulation = None
     for tid, kind in kinds.items():
         await svc.club.set_table_kind(tid, kind)
     publish_tables(svc, ev.where)
     tables = sorted(ev.where, key=lambda t: (ev.where[t][0].id, ev.where[t][1]))
-    return {"seq": row.seq, "event": ev.summary(), "tables": tables}
+    return {"seq": row.seq, "event": ev.summary(), "tables": tables, "simulation_stopped": robots is not None}
 
 
 # ---------------------------------------------------------------------------------------------- rounds, clock

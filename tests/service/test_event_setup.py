@@ -288,3 +288,30 @@ def test_the_journalled_event_wins_over_the_settings(tmp_path: Path) -> None:
                 assert ok(seat.get("/api/event/guidance", params={"table": "3"}))["round"] == 1
                 ok(d.post("/api/event/advance", json={"tables": ["3"]}))
                 assert ok(seat.get("/api/event/guidance", params={"table": "3"}))["round"] == 2
+
+
+def _rows(d: Any) -> int:
+    return sum(len(d.get(f"/api/tables/{t['table']}/events").json()) for t in d.get("/api/tables").json())
+
+
+def test_an_event_set_up_by_the_director_sends_the_demonstrations_robots_away(tmp_path: Path) -> None:
+    """`make run` starts simulated tables; the director's own event takes the tables from them, also after a
+    restart (the robots would otherwise play at the players' tables, which share their numbers)."""
+    srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=2,
+                        extra_args=("--pace", "0.002", "--irregularity-rate", "0"))
+    with srv, srv.client(srv.token) as d:
+        deadline = time.monotonic() + 30
+        while _rows(d) < 20 and time.monotonic() < deadline:      # the robots are playing
+            time.sleep(0.1)
+        assert _rows(d) >= 20
+        r = d.post("/api/event", json={"name": "Tuesday pairs", "scoring": "MP", "replace": True,
+                                        "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}})
+        assert r.status_code == 200, r.text
+        assert r.json()["simulation_stopped"] is True
+        before = _rows(d)
+        time.sleep(1.0)
+        assert _rows(d) == before, "no robot plays after the director's event"
+    with srv, srv.client(srv.token) as d:                       # restarted with --simulate 2 again
+        before = _rows(d)
+        time.sleep(1.0)
+        assert _rows(d) == before and d.get("/api/event").json()["event"]["name"] == "Tuesday pairs"
