@@ -185,10 +185,16 @@ async function loadResults() {
   try {
     const res = await api("/api/results", {}, TOKEN);
     document.getElementById("results").innerHTML = res.map(b => `<div><b>${esc(t("console.board_title", "Board {n}", {n: b.board}))}</b>${b.released ? "" :
-      ` (${esc(t("console.not_released", "not released"))})`}: ` +
+      ` (${esc(t("console.not_released", "not released"))}) <button type="button" class="release" data-board="${b.board}">${esc(t("console.release", "Release"))}</button>`}: ` +
       b.results.map(e => `T${esc(e.table)} ${contractHtml(e.contract)} ${esc(e.declarer ? seatName(e.declarer) : "")} ${e.tricks ?? ""} ${esc(t("common.ns", "NS"))} ${e.score_ns ?? "-"}` +
         (e.ns_percent != null ? ` (${e.ns_percent}%)` : "") + (e.adjustment ? ` ${esc(t("console.adj", "adj"))}` : "")).join(" | ") + "</div>").join("") ||
       esc(t("console.no_boards", "no boards yet"));
+    // Releasing makes a board's results and hands public; the service still withholds it from any table that
+    // has it to play (Law 16B), so a release never shows a board in play.
+    document.querySelectorAll("#results button.release").forEach(btn => btn.onclick = async () => {
+      try { await api(`/api/boards/${btn.dataset.board}/release`, {method: "POST"}, TOKEN); loadResults(); }
+      catch (e) { toast(e.message); }
+    });
   } catch (e) { document.getElementById("results").textContent = e.message; }
 }
 document.getElementById("refresh-results").onclick = loadResults;

@@ -226,7 +226,9 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             wait_until(cards_page, "() => document.querySelectorAll('svg').length >= 16")
             g.capture(cards_page, "cards", "tables", targets=True)
 
-            d.post("/api/boards/1/release").raise_for_status()
+            console.locator("#refresh-results").click()            # the director releases board 1 from the console
+            console.locator('#results button.release[data-board="1"]').click(timeout=15000)
+            wait_until(console, "() => !document.querySelector('#results button.release[data-board=\"1\"]')")
             dd_ready(public, 1)
             results = open_page(browser, f"{srv.base}/results", errors)
             pages.append(results)
