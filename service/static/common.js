@@ -68,7 +68,8 @@ async function loadStrings(part) {
 }
 // An irregularity code with its short label in the page's language (the code itself stays, as the laws' index).
 function codeLabel(code) {
-  const label = t(`common.irr.${code}`, "");
+  const english = String(code || "").charAt(0) + String(code || "").slice(1).toLowerCase().replace(/_/g, " ");
+  const label = t(`common.irr.${code}`, english);
   return label ? `${esc(label)} <span class="muted">${esc(code)}</span>` : esc(code);
 }
 function applyLanguage(root) {
