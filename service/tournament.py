@@ -457,7 +457,8 @@ class LiveTournament:
             out.append({"table": tid, "section": plan.id, "movement_table": mt, "round": self.rounds[tid],
                         "rounds": len(plan.movement.rounds), "boards": list(exp),
                         "done": [b for b in exp if b in done], "board": rt.board_number,
-                        "finished": self._scheduled_at(tid) <= done})
+                        "finished": self._scheduled_at(tid) <= done,
+                        "kind": self.club.tables[tid].kind})          # scoring-only or played: no secret
         return out
 
     def view(self, v: Viewer, hidden: AbstractSet[int] = frozenset()) -> dict[str, Any]:

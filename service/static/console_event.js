@@ -199,6 +199,12 @@
       sections: e.event.sections.map(s => `${s.id}: ${s.movement}, ${s.rounds} ${te("rounds_word", "rounds")}`).join("; ")}) +
       (e.clock && e.clock.minutes ? " · " + te("minutes_round", "{m} min a round", {m: e.clock.minutes}) : "");
     const late = new Set();
+    const choosing = box.contains(document.activeElement) && document.activeElement.tagName === "SELECT";
+    if (choosing) {                       // a director choosing a table's kind: keep his list open
+      e.progress.forEach(p => { if (isLate(p)) late.add(p.table); });
+      highlightLate(late);
+      return;
+    }
     box.innerHTML = e.progress.map(p => {
       const l = isLate(p);
       if (l) late.add(p.table);
@@ -210,9 +216,15 @@
         <div>${esc(te("boards_done", "boards {boards}: {done} done", {boards: p.boards.join(", ") || "-", done: p.done.length}))}</div>
         <div class="ev-guide">${esc(guidanceText(EV.guidance[p.table]))}</div>
         <button type="button" class="ev-next" data-table="${esc(p.table)}" ${p.round >= p.rounds ? "disabled" : ""}>${esc(te("next_round", "Next round"))}</button>
+        <label class="ev-kind-label">${esc(te("kind_label", "Table"))}
+          <select class="ev-kind" data-table="${esc(p.table)}">
+            <option value="played"${p.kind === "scoring" ? "" : " selected"}>${esc(te("kind_played", "cards and readers"))}</option>
+            <option value="scoring"${p.kind === "scoring" ? " selected" : ""}>${esc(te("kind_scoring", "scoring only"))}</option>
+          </select></label>
       </div>`;
     }).join("");
     box.querySelectorAll("button.ev-next").forEach(b => b.onclick = () => advance([b.dataset.table]));
+    box.querySelectorAll("select.ev-kind").forEach(sel => sel.onchange = () => setKind(sel.dataset.table, sel.value));
     highlightLate(late);
   }
   // The table cards console.js draws: a late table gets the "late" mark (re-applied after every redraw).
@@ -225,6 +237,15 @@
       if (on && !badge) c.insertAdjacentHTML("beforeend", ` <span class="ev-badge">${esc(te("late", "late"))}</span>`);
       if (!on && badge) badge.remove();
     });
+  }
+  // A table of real cards without readers keys its results at the table (scoring only); an event may mix both.
+  async function setKind(table, kind) {
+    try {
+      await api(`/api/tables/${encodeURIComponent(table)}/kind`, {method: "POST", body: JSON.stringify({kind})}, token());
+      say(te("kind_set", "Table {table}: {kind}", {table, kind: kind === "scoring" ? te("kind_scoring", "scoring only")
+        : te("kind_played", "cards and readers")}));
+      refresh();
+    } catch (e) { say(e.message, true); }
   }
   async function refresh() {
     if (!token()) return;

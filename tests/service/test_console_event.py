@@ -5,6 +5,7 @@ are marked on both kinds of table card; nothing scrolls sideways. Screenshots:
 tests/artifacts/console-event-<tablet|phone>.png."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,13 @@ def test_console_sets_up_the_evening(tmp_path: Path, size: str) -> None:
             ev = api(page, "/api/event")
             assert ev["event"]["name"] == "Tuesday pairs" and ev["event"]["sections"][0]["kind"] == "mitchell"
             assert ev["event"]["sections"][0]["rounds"] == 4
+            # table 2 plays with real cards and no readers: made scoring-only from its card (an event may mix both)
+            page.locator("#ev-tables .ev-card[data-table='2'] select.ev-kind").select_option("scoring")
+            deadline = time.monotonic() + 10
+            while api(page, "/api/tables/2")["kind"] != "scoring" and time.monotonic() < deadline:
+                time.sleep(0.1)
+            kinds = {p["table"]: p["kind"] for p in api(page, "/api/event")["progress"]}
+            assert kinds == {"1": "played", "2": "scoring", "3": "played", "4": "played"}, kinds
 
             # replaced by a Howell of 6 pairs (nothing played yet: no question asked)
             set_section(page, "howell", 6, 3)
