@@ -10,14 +10,17 @@ import io
 import re
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
+from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
 
 from results import read_results_pbn
 from results.import_usebio import read_usebio
 from service.testing import ServerProcess
+from table.events import BoardStarted
 from table.formats.lin import read_lin
 
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}},
@@ -54,6 +57,34 @@ def download(d: httpx.Client, path: str, filename: str) -> bytes:
     return r.content
 
 
+def console_downloads(srv: ServerProcess) -> Callable[[str, str], bytes]:
+    """Press every download button of the console's Exports in Chromium (820x1180) and keep what the browser
+    saved; the returned ``fetch(path, file name)`` hands back the file of that button, its name checked."""
+    sync_api = playwright_or_skip()
+    saved: dict[str, tuple[str, bytes]] = {}
+    with sync_api.sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            page = browser.new_page(viewport={"width": 820, "height": 1180}, accept_downloads=True)
+            page.goto(f"{srv.base}/console#token={srv.token}")
+            wait_until(page, "() => document.querySelectorAll('#exports button.export').length === 6")
+            for button in page.locator("#exports button.export").all():
+                kind = button.get_attribute("data-kind") or ""
+                with page.expect_download(timeout=30000) as info:
+                    button.click()
+                download = info.value
+                saved[kind] = (download.suggested_filename, Path(download.path()).read_bytes())
+            page.locator("#exports-section").screenshot(path=str(ARTIFACTS / "console-exports-downloaded.png"))
+        finally:
+            browser.close()
+
+    def fetch(path: str, filename: str) -> bytes:
+        name, content = saved[path.removeprefix("/api/exports/")]
+        assert name == filename, (path, name)
+        return content
+    return fetch
+
+
 def test_every_export_reads_back_equal_to_the_live_results(tmp_path: Path) -> None:
     srv = ServerProcess(tmp_path, CONFIG, simulate=4,
                         extra_args=("--pace", "0.01", "--irregularity-rate", "0", "--seed", "3"))
@@ -74,56 +105,65 @@ def test_every_export_reads_back_equal_to_the_live_results(tmp_path: Path) -> No
         assert anon.get("/api/exports/csv").status_code == 401
         stem = "export-night-2026-12-01"
 
-        travellers = list(csv.DictReader(io.StringIO(download(d, "/api/exports/csv", f"{stem}-travellers.csv")
-                                                     .decode())))
-        got = {(int(r["board"]), int(r["ns"]), int(r["ew"])): r for r in travellers}
-        assert got.keys() == rows.keys()
-        for k, r in rows.items():
-            c = got[k]
-            assert (c["contract"] or None, c["declarer"] or None) == (None if r["adjusted"] else r["contract"],
-                                                                      None if r["adjusted"] else r["declarer"])
-            assert c["score_ns"] == ("" if r["score_ns"] is None or r["adjusted"] else str(r["score_ns"]))
-            assert (float(c["ns_percent"]) if c["ns_percent"] else None) == r["ns_percent"], (k, c, r)
-        ranked = csv.DictReader(io.StringIO(download(d, "/api/exports/csv?part=ranking", f"{stem}-ranking.csv")
-                                            .decode()))
-        assert {int(r["entrant"]): float(r["score"]) for r in ranked} == ranking
+        read_back(lambda path, name: download(d, path, name), d, rows, ranking, stem)
+        read_back(console_downloads(srv), d, rows, ranking, stem)         # the same through the console's buttons
 
-        event = read_usebio(download(d, "/api/exports/usebio", f"{stem}.xml"))
-        assert event.description == "Export night" and event.event_type == "PAIRS"
-        lines = {(ln.board, int(ln.ns), int(ln.ew)): ln for s in event.sections.values() for ln in s.lines}
-        assert lines.keys() == rows.keys()
-        for k, r in rows.items():
-            if not r["adjusted"]:
-                assert (lines[k].contract, lines[k].declarer, lines[k].tricks, lines[k].score) == \
-                    (r["contract"], r["declarer"], r["tricks"], str(r["score_ns"])), (k, lines[k], r)
-            assert lines[k].ns_points == r["ns_value"]
-        assert {int(e.number): e.percentage for s in event.sections.values() for e in s.entrants} == ranking
 
-        session = read_results_pbn(io.StringIO(download(d, "/api/exports/pbn", f"{stem}.pbn").decode()))
-        back = {(tr.board, res.ns, res.ew): res for tr in session.travellers() for res in tr.results}
-        assert back.keys() == rows.keys()
-        for k, r in rows.items():
-            res = back[k]
-            if r["adjusted"]:
-                assert res.kind == "artificial"
-            else:
-                assert (res.contract, res.declarer, res.tricks, res.score_ns) == \
-                    (r["contract"], r["declarer"], r["tricks"], r["score_ns"])
-        assert {rr.entrant: round(rr.score, 2) for rr in session.ranking()} == ranking
+def read_back(fetch: Callable[[str, str], bytes], d: httpx.Client, rows: dict[Key, dict[str, Any]],
+              ranking: dict[int, float], stem: str) -> None:
+    """Every export, as ``fetch(path, file name)`` downloads it, read back with the project's readers equals the
+    live results ``rows`` and ``ranking``."""
+    travellers = list(csv.DictReader(io.StringIO(fetch("/api/exports/csv", f"{stem}-travellers.csv")
+                                                 .decode())))
+    got = {(int(r["board"]), int(r["ns"]), int(r["ew"])): r for r in travellers}
+    assert got.keys() == rows.keys()
+    for k, r in rows.items():
+        c = got[k]
+        assert (c["contract"] or None, c["declarer"] or None) == (None if r["adjusted"] else r["contract"],
+                                                                  None if r["adjusted"] else r["declarer"])
+        assert c["score_ns"] == ("" if r["score_ns"] is None or r["adjusted"] else str(r["score_ns"]))
+        assert (float(c["ns_percent"]) if c["ns_percent"] else None) == r["ns_percent"], (k, c, r)
+    ranked = csv.DictReader(io.StringIO(fetch("/api/exports/csv?part=ranking", f"{stem}-ranking.csv")
+                                        .decode()))
+    assert {int(r["entrant"]): float(r["score"]) for r in ranked} == ranking
 
-        with zipfile.ZipFile(io.BytesIO(download(d, "/api/exports/lin", f"{stem}.zip"))) as z:
-            files = {name: z.read(name).decode() for name in z.namelist()}
-        boards = sorted({k[0] for k in rows})
-        assert sorted(files) == sorted(f"board-{b}.lin" for b in boards)
-        for b in boards:
-            text = files[f"board-{b}.lin"]
-            rs = next(ln for ln in text.splitlines() if ln.startswith("rs|"))[3:-1].split(",")
-            assert sorted(rs) == sorted(rs_entry(r) for k, r in rows.items() if k[0] == b)
-            records = list(read_lin(io.StringIO(text)))
-            assert records and all(rec.error is None for rec in records), [rec.error for rec in records]
-            deal = next(e for e in records[0].events).deal
-            assert deal == d.get(f"/api/tables/{rows[min(k for k in rows if k[0] == b)]['table']}/boards/{b}") \
-                .json()["deal"]
+    event = read_usebio(fetch("/api/exports/usebio", f"{stem}.xml"))
+    assert event.description == "Export night" and event.event_type == "PAIRS"
+    lines = {(ln.board, int(ln.ns), int(ln.ew)): ln for s in event.sections.values() for ln in s.lines}
+    assert lines.keys() == rows.keys()
+    for k, r in rows.items():
+        if not r["adjusted"]:
+            assert (lines[k].contract, lines[k].declarer, lines[k].tricks, lines[k].score) == \
+                (r["contract"], r["declarer"], r["tricks"], str(r["score_ns"])), (k, lines[k], r)
+        assert lines[k].ns_points == r["ns_value"]
+    assert {int(e.number): e.percentage for s in event.sections.values() for e in s.entrants} == ranking
 
-        sheets = download(d, "/api/exports/handrecords", f"{stem}-handrecords.html").decode()
-        assert all(f"<h2>Board {b}</h2>" in sheets for b in boards)
+    session = read_results_pbn(io.StringIO(fetch("/api/exports/pbn", f"{stem}.pbn").decode()))
+    back = {(tr.board, res.ns, res.ew): res for tr in session.travellers() for res in tr.results}
+    assert back.keys() == rows.keys()
+    for k, r in rows.items():
+        res = back[k]
+        if r["adjusted"]:
+            assert res.kind == "artificial"
+        else:
+            assert (res.contract, res.declarer, res.tricks, res.score_ns) == \
+                (r["contract"], r["declarer"], r["tricks"], r["score_ns"])
+    assert {rr.entrant: round(rr.score, 2) for rr in session.ranking()} == ranking
+
+    with zipfile.ZipFile(io.BytesIO(fetch("/api/exports/lin", f"{stem}.zip"))) as z:
+        files = {name: z.read(name).decode() for name in z.namelist()}
+    boards = sorted({k[0] for k in rows})
+    assert sorted(files) == sorted(f"board-{b}.lin" for b in boards)
+    for b in boards:
+        text = files[f"board-{b}.lin"]
+        rs = next(ln for ln in text.splitlines() if ln.startswith("rs|"))[3:-1].split(",")
+        assert sorted(rs) == sorted(rs_entry(r) for k, r in rows.items() if k[0] == b)
+        records = list(read_lin(io.StringIO(text)))
+        assert records and all(rec.error is None for rec in records), [rec.error for rec in records]
+        first = records[0].events[0]
+        assert isinstance(first, BoardStarted)
+        assert first.deal == d.get(f"/api/tables/{rows[min(k for k in rows if k[0] == b)]['table']}/boards/{b}") \
+            .json()["deal"]
+
+    sheets = fetch("/api/exports/handrecords", f"{stem}-handrecords.html").decode()
+    assert all(f"<h2>Board {b}</h2>" in sheets for b in boards)
