@@ -93,7 +93,12 @@ function fillFilter(id, values, label) {
 async function loadBoards() {
   try {
     BOARDS.rows = await api("/api/event/boards", {}, boardsToken());
-  } catch (e) { document.getElementById("boards-list").innerHTML = `<li class="muted">${esc(e.message)}</li>`; return; }
+  } catch (e) {
+    const text = /\(404\)$/.test(e.message) ? t("console_boards.noEvent", "No event yet: set one up in the evening section.")
+      : e.message;
+    document.getElementById("boards-list").innerHTML = `<li class="muted">${esc(text)}</li>`;
+    return;
+  }
   fillFilter("boards-table", [...new Set(BOARDS.rows.map(e => e.table))], t("console_boards.allTables", "all tables"));
   fillFilter("boards-round", [...new Set(BOARDS.rows.map(e => e.round))].sort((a, b) => a - b), t("console_boards.allRounds", "all rounds"));
   renderBoardList(); renderBoardForm();
