@@ -41,7 +41,12 @@ from .simulated_tables import DEFAULT_DECKS, SimError, SimulatedTable
 SEEN_MS = 80            # a tag lies on the antenna this long before it is lifted again (a poll reads it)
 AWAY_MS = 90            # and stays away this long: longer than the firmware's 3 empty polls (60 ms)
 SETTLE_MS = 150         # emulated ms after the last tag action: the firmware has read the tag and sent it
-FLUSH_S = 0.1           # wall seconds for the drivers to take in what the units sent
+# Wall seconds for the drivers to take in what the units sent before the next board. Longer than two of the
+# link's retransmission intervals (150 ms): a frame lost on the wire at a board's last card comes again after
+# one (its retry after two), and must not land after the readers were reset for the next board. At 0.1 s one
+# board in about 150 under seeded wire faults saw the last board's card arrive in the next one's auction;
+# a real table has many seconds between boards.
+FLUSH_S = 0.4
 # The host's timings for emulated units (sent in WELCOME): a window of 8 CARD_READs takes ~20 ms on a 115200 Bd
 # wire and a tag read holds the firmware's loop ~25 ms, so resend after 150 ms (the loopback simulators' 40 ms
 # would resend whole windows before their acks could arrive); 40 retries (6 s) and 20 s of silence before a
