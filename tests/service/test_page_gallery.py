@@ -8,13 +8,12 @@ Every failure is collected and reported together, so one run lists all of them."
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, axe_summary, axe_violations, wait_until
 
 from service.dealing import deal_for
 from service.testing import ServerProcess
@@ -68,17 +67,6 @@ class Gallery:
             else:
                 page.screenshot(path=str(path), full_page=True)
             self.shots.append(path.name)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = playwright_or_skip()
-    with sync_api.sync_playwright() as pw:
-        b = launch(pw)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def post_as(page: Any, path: str, body: dict[str, Any]) -> None:

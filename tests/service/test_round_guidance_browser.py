@@ -9,12 +9,11 @@ with the console's button and every page follows to the next round by itself (it
 Screenshots: tests/artifacts/seat-guidance-<movement>-r<round>-phone.png, console-guidance-<movement>-phone.png."""
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, wait_until
 
 from results.movement import Movement, Sitting, howell, mitchell
 from service.testing import ServerProcess
@@ -36,17 +35,6 @@ CASES = {
                          mitchell(4, boards_per_round=2, even="relay")),
     "howell-6": ({"kind": "howell", "count": 6, "bpr": 2}, howell(6, 2)),
 }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = playwright_or_skip()
-    with sync_api.sync_playwright() as pw:
-        b = launch(pw)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 # ------------------------------------------------------------------------------ what the movement itself says
