@@ -185,6 +185,17 @@ class AvrTable(SimulatedTable):
         time.sleep(FLUSH_S)
         return super()._start_board(ev)
 
+    def _between_boards(self) -> None:
+        """The players gather their cards: every antenna is emptied, then more emulated time than the
+        readers' debounce window passes (wall time would not do: a loaded machine slows the emulation)."""
+        window_ms = max(int(drv.debouncer.window * 1000) for _, drv in self.readers.values())
+        for unit in self.units.values():
+            unit.remove()
+        for unit in self.units.values():
+            unit.sync(window_ms + SETTLE_MS, timeout=self.action_timeout)
+        for port in self.reader_ports.values():
+            port.on_antenna = None
+
     def set_faults(self, faults: FaultSpec | str | None, seed: int | None = None) -> None:
         super().set_faults(faults, seed)
         for unit in self.units.values():

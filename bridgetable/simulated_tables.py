@@ -158,6 +158,8 @@ class SimulatedTable:
         self.on_applied = on_applied
         self._endpoints: list[Any] = []
         self._link_dir = Path(link_dir) if link_dir else None
+        # the last tag laid on each (seat, zone) of the board in play; the next board starts from a copy
+        self._board_reads: dict[tuple[Seat, int], str] = {}
         self._usb_backend: Any = None
         self._live_error: str | None = None           # the first error the live table raised in this record
         self.readers: dict[Seat, tuple[DevicePort, SeatReaderDriver]] = {}
@@ -385,12 +387,17 @@ class SimulatedTable:
             plan = self._unplug_plan(record)
             deal: Deal | None = None
             deck: dict[str, str] = {}
-            last_read: dict[tuple[Seat, int], str] = {}
+            last_read = self._board_reads
+            previous: dict[tuple[Seat, int], str] = {}
             action_no = 0
             for ev in events:
                 if isinstance(ev, BoardStarted):
                     deal, deck = self._start_board(ev)
+                    previous = dict(last_read)
                     last_read.clear()
+                elif previous and isinstance(ev, CardPlayed) and self._laid_last_board(ev, deck, previous):
+                    self._between_boards()
+                    previous = {}
                 routed = self._route(ev, deal, last_read, deck)
                 if routed is None:
                     console += 1
@@ -425,6 +432,18 @@ class SimulatedTable:
         for _, drv in self.readers.values():
             drv.set_board(deal, name)
         return deal, uids
+
+    @staticmethod
+    def _laid_last_board(ev: CardPlayed, deck: dict[str, str], previous: dict[tuple[Seat, int], str]) -> bool:
+        uid = deck.get(ev.card)
+        return uid is not None and any(seat == ev.seat and tag == uid for (seat, _), tag in previous.items())
+
+    def _between_boards(self) -> None:
+        """The same tag is to be laid where it lay last board (a record replayed twice, or one deck for two
+        boards): the time a real table takes between boards passes first, longer than the readers' debounce
+        window, which a new board does not reset."""
+        window = max((drv.debouncer.window for _, drv in self.readers.values()), default=0.0)
+        self.clock.advance(window + 0.1)
 
     def _unplug_plan(self, record: GameRecord) -> set[int]:
         n_actions = sum(1 for e in record.events if isinstance(e, (CallMade, CardPlayed, HandRead)))

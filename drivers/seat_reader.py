@@ -50,10 +50,13 @@ class SeatReaderDriver(DeviceDriver):
         self.learner: DeckLearner | None = None
 
     def set_board(self, deal: Deal | None = None, deck: str | None = None) -> None:
-        """The board now on the table: its deal (for the wrong-seat check) and its deck, either unknown."""
+        """The board now on the table: its deal (for the wrong-seat check) and its deck, either unknown.
+
+        The debouncing is not reset: a read of the last board's last card that arrives after the new board
+        started (a frame retransmitted after a noisy wire or a pulled cable, the card lifted and laid back)
+        is still a repeat by device time, not the new board's first card."""
         self.deal = deal
         self.deck = deck
-        self.debouncer.reset()
 
     def learn(self, name: str, order: Sequence[str] = STANDARD_ORDER) -> DeckLearner:
         """From now on, reads teach deck ``name`` (one tag per card, in ``order``) until :meth:`finish_learning`."""

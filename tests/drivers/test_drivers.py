@@ -408,6 +408,27 @@ def test_debounce_and_duplicate_reads_over_the_wire(tmp_path):
         rig.close()
 
 
+def test_a_late_repeat_of_the_last_boards_card_is_not_the_next_boards_first(tmp_path):
+    """A read of the card still lying on the antenna (or a retransmitted frame) that arrives after the next
+    board started is a repeat by device time; the same card read after the window is a new card."""
+    decks, uids = club()
+    rig = Rig("sim", SeatReader("SR-0006"), SeatReaderDriver, {"SR-0006": "W"}, tmp_path, decks=decks)
+    try:
+        rig.next("CONNECTED")
+        rig.port.act(lambda d: d.place_card(uids["CA"]))
+        assert rig.next("table").card == "CA"
+        rig.driver.set_board(Deal.from_pbn(DEAL), "red")
+        rig.port.act(lambda d: d.place_card(uids["CA"]))
+        with pytest.raises(AssertionError, match="no table"):
+            rig.next("table", timeout=0.3)
+        assert rig.driver.debouncer.repeats == 1
+        time.sleep(rig.driver.debouncer.window + 0.1)
+        rig.port.act(lambda d: d.place_card(uids["CA"]))
+        assert rig.next("table").card == "CA"
+    finally:
+        rig.close()
+
+
 def test_learning_a_deck_through_a_reader(tmp_path):
     reg = DeckRegistry()
     uids = deck_uids("green")
