@@ -124,6 +124,45 @@ def test_a_card_lying_on_the_antenna_is_reported_once(unit, deck):
             d.close()
 
 
+def test_a_card_read_again_behind_a_pulled_cable_is_not_the_next_boards_first_card(unit, deck):
+    """The last card is lifted and laid back while the reader's cable is out; its second read reaches the host
+    only after the next board started (same deck, as when a board is replayed). By device time it repeats the
+    card still lying there: no new card. (A wide window: what is tested is that a new board keeps it.)"""
+    decks, uids = deck
+    events: queue.Queue[Any] = queue.Queue()
+    seats = SeatMap({"SR-T1-N": "N"}, table=1)
+    reader = SeatReaderDriver(unit.reader_url, events.put, seats, decks, backoff=(0.02, 0.2), debounce_window=5.0)
+    reader.start(0.02)
+    try:
+        reads: list[CardRead] = []
+        handle = reader.on_message
+
+        def spy(msg: Any) -> bool:
+            if isinstance(msg, CardRead):
+                reads.append(msg)
+            return handle(msg)
+        reader.on_message = spy
+        wait_for(lambda: reader.connected)
+        reader.set_board(DEAL, "deck-0")
+        last = sorted(DEAL.hands["N"])[0]
+        unit.place(uids[last])
+        assert next_table_event(events) == CardPlayed("N", last, source=reader.source)
+        unit.unplug("reader", 1.0)
+        unit.remove()
+        unit.place(uids[last], after_ms=100)
+        unit.sync(150)                                       # read again and queued behind the pulled cable
+        assert len(reads) == 1
+        reader.set_board(DEAL, "deck-0")                     # the next board
+        wait_for(lambda: len(reads) == 2, timeout=20)
+        assert reads[1].uid == reads[0].uid and reads[1].ts > reads[0].ts
+        time.sleep(0.3)
+        assert not [e for e in list(events.queue) if not isinstance(e, DeviceNotice)]
+        assert reader.debouncer.repeats == 1
+    finally:
+        reader.stop()
+        reader.close()
+
+
 def test_unplugged_links_resume_the_session_and_lose_nothing(unit, deck):
     decks, uids = deck
     events: queue.Queue[Any] = queue.Queue()
