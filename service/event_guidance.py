@@ -5,8 +5,8 @@ Each pair has its ``label`` as the results show it (a Mitchell's East-West pair 
 ``next_table`` is ``None`` when the pair sits out the next round (no opponents), when ``r`` is the last round, or
 when no table plays the boards in the next round. Boards that wait a round or more on a relay's bye stand
 (a Mitchell with a relay, a small Howell) have ``"bye_stand": true`` beside that ``None``: they are played again
-later, unlike a set that no table plays after this round. With two tables on one set (a relay, a teams match)
-the boards go to the lowest-numbered of them.
+later, unlike a set that no table plays after this round. With two tables on one set in the next round (a relay,
+a teams match) ``next_table`` is the lower-numbered and ``shared_with`` lists the other (it is empty otherwise).
 """
 from __future__ import annotations
 
@@ -47,11 +47,10 @@ def guidance(section: str, mv: Movement, tables: Mapping[str, int], table_id: st
             entry["next_table"] = _service_id(section, by_number, s.table)
             entry["next_direction"] = "NS" if s.ns == pair else "EW"
         pairs.append(entry)
-    boards_next: str | None = None
-    if nxt is not None:
-        dest = sorted(s.table for s in mv.sittings if s.round == nxt and s.boards == here.boards)
-        boards_next = _service_id(section, by_number, dest[0]) if dest else None
-    boards: dict[str, Any] = {"numbers": list(here.boards), "next_table": boards_next}
+    dest = [] if nxt is None else sorted(s.table for s in mv.sittings if s.round == nxt and s.boards == here.boards)
+    ids = [_service_id(section, by_number, t) for t in dest]
+    boards_next = ids[0] if ids else None
+    boards: dict[str, Any] = {"numbers": list(here.boards), "next_table": boards_next, "shared_with": ids[1:]}
     if nxt is not None and boards_next is None:
         boards["bye_stand"] = any(s.round > nxt and s.boards == here.boards for s in mv.sittings)
     return {"table": table_id, "section": section, "round": rnd, "last_round": nxt is None, "pairs": pairs,

@@ -180,7 +180,10 @@
     const pairs = g.pairs.map(p => p.next_table
       ? te("pair_goes", "{dir} pair {pair} → table {table} {next}", {dir: dir(p.direction), pair: num(p), table: p.next_table, next: dir(p.next_direction)})
       : te("pair_sits_out", "{dir} pair {pair} sits out", {dir: dir(p.direction), pair: num(p)}));
-    const boards = g.boards.next_table
+    const shared = g.boards.shared_with || [];
+    const boards = g.boards.next_table && shared.length
+      ? te("boards_go_shared", "boards {b} → table {table} (shared with table {others})", {b: g.boards.numbers.join(", "), table: g.boards.next_table, others: shared.join(", ")})
+      : g.boards.next_table
       ? te("boards_go", "boards {b} → table {table}", {b: g.boards.numbers.join(", "), table: g.boards.next_table})
       : g.boards.bye_stand ? te("boards_bye", "boards {b} → the bye stand", {b: g.boards.numbers.join(", ")})
       : te("boards_stay", "boards {b} are not played next round", {b: g.boards.numbers.join(", ")});

@@ -312,6 +312,7 @@ async function loadGuidance(view) {
   const b = g.boards || {numbers: [], next_table: null};
   const boards = b.next_table == null && b.bye_stand ? t("seat.boards_bye", "Boards {boards} go to the bye stand: a later round plays them.", {boards: (b.numbers || []).join(", ")})
     : b.next_table == null ? t("seat.boards_done", "Boards {boards}: not played again; hand them to the director.", {boards: (b.numbers || []).join(", ")})
+    : (b.shared_with || []).length ? t("seat.boards_go_shared", "Boards {boards} go to table {table}, which shares them with table {others}.", {boards: (b.numbers || []).join(", "), table: b.next_table, others: b.shared_with.join(", ")})
     : t("seat.boards_go", "Boards {boards} go to table {table}.", {boards: (b.numbers || []).join(", "), table: b.next_table});
   el.hidden = false;
   el.innerHTML = `<h2>${esc(g.last_round ? t("seat.end_event", "The last round is over") : t("seat.end_round", "End of round {r}", {r: g.round}))}</h2><ul class="guidance">` +

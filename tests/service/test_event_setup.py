@@ -154,7 +154,7 @@ def test_advance_the_clock_and_late_tables(server: ServerProcess, director: http
 # ---------------------------------------------------------------------------------------------- guidance
 def expected_guidance(mv: Movement, table: int, rnd: int) -> dict[str, Any]:
     """What the movement itself says: where each pair at ``table`` in ``rnd`` sits in round ``rnd + 1``, and
-    which table has this table's boards then (the lowest, when two share them), or whether they wait on the bye
+    which tables have this table's boards then (the lowest, and the other when two share them), or whether they wait on the bye
     stand for a later round."""
     here = mv.at(table, rnd)
     last = rnd == mv.rounds[-1]
@@ -168,7 +168,8 @@ def expected_guidance(mv: Movement, table: int, rnd: int) -> dict[str, Any]:
                       "next_table": str(nxt.table) if plays and nxt else None,
                       "next_direction": ("NS" if nxt.ns == pair else "EW") if plays and nxt else None})
     dest = [] if last else [s.table for s in mv.sittings if s.round == rnd + 1 and set(s.boards) == set(here.boards)]
-    boards: dict[str, Any] = {"numbers": list(here.boards), "next_table": str(min(dest)) if dest else None}
+    boards: dict[str, Any] = {"numbers": list(here.boards), "next_table": str(min(dest)) if dest else None,
+                              "shared_with": [str(t) for t in sorted(dest)[1:]]}
     if not last and not dest:       # waiting on the bye stand (played in a later round) or never played again
         boards["bye_stand"] = any(s.round > rnd + 1 and set(s.boards) == set(here.boards) for s in mv.sittings)
     return {"table": str(table), "section": "A", "round": rnd, "last_round": last, "pairs": pairs,

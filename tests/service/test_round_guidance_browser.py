@@ -63,7 +63,10 @@ def expected_guidance(mv: Movement, table: int, rnd: int) -> tuple[str, list[str
     numbers = ", ".join(map(str, here.boards))
     dest = [] if last else sorted(s.table for s in mv.sittings if s.round == rnd + 1 and s.boards == here.boards)
     again = any(s.round > rnd + 1 and s.boards == here.boards for s in mv.sittings)
-    if dest:
+    if len(dest) > 1:
+        others = ", ".join(map(str, dest[1:]))
+        lines.append(f"Boards {numbers} go to table {dest[0]}, which shares them with table {others}.")
+    elif dest:
         lines.append(f"Boards {numbers} go to table {dest[0]}.")
     elif again:
         lines.append(f"Boards {numbers} go to the bye stand: a later round plays them.")
@@ -80,6 +83,8 @@ def test_expected_guidance_reads_the_movement() -> None:
                                                                "EW pair 1: go to table 2, sit EW",
                                                                "Boards 1, 2 go to table 3."])
     assert expected_guidance(mv, 3, 1)[1][-1] == "Boards 7, 8 go to the bye stand: a later round plays them."
+    # table 2's boards go to table 1, which plays them in round 2 with the relay table 4
+    assert expected_guidance(mv, 2, 1)[1][-1] == "Boards 3, 4 go to table 1, which shares them with table 4."
     assert expected_guidance(mv, 2, 4)[0] == "The last round is over"
 
 
