@@ -154,8 +154,8 @@ def test_advance_the_clock_and_late_tables(server: ServerProcess, director: http
 # ---------------------------------------------------------------------------------------------- guidance
 def expected_guidance(mv: Movement, table: int, rnd: int) -> dict[str, Any]:
     """What the movement itself says: where each pair at ``table`` in ``rnd`` sits in round ``rnd + 1``, and
-    which tables have this table's boards then (the lowest, and the other when two share them), or whether they wait on the bye
-    stand for a later round."""
+    which tables have this table's boards then (the lowest, and the other when two share them), or whether they
+    wait on the bye stand for a later round."""
     here = mv.at(table, rnd)
     last = rnd == mv.rounds[-1]
     pairs = []
