@@ -78,6 +78,7 @@ class Club:
         self.director_released: set[int] = set()
         self.club_seq = 0
         self.listeners: list[Listener] = []
+        self.club_listeners: list[Callable[[Row], None]] = []   # told of each club-wide row once it is durable
         self.tournament: TournamentRules | None = None     # the movement-aware release rule and seat filter
         self._configs = {t.id: t for t in settings.tables}
         self.events_acknowledged = 0
@@ -308,6 +309,7 @@ class Club:
             return row
 
     async def release(self, number: int, actor: str = "director") -> Row:
+        # released only once durable; the listeners' wake-up runs after this returns (no await in between)
         row = await self.append_club("release", {"board": number}, actor)
         self.director_released.add(number)
         self._refresh_released()
@@ -318,6 +320,11 @@ class Club:
         transaction that writes it, so concurrent requests never collide on a number nor leave one unused."""
         row = Row(CLUB, NEXT, utcnow(), actor, kind, body)
         await asyncio.shield(self.write(row))
+        for listener in self.club_listeners:
+            try:
+                listener(row)
+            except Exception:
+                log.exception("club listener failed on %s", kind)
         return row
 
     async def write(self, row: Row) -> None:

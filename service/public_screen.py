@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 DealKey = tuple[int, str, str, str]          # board, PBN deal, dealer, vulnerability
 STRAINS = ("NT", "S", "H", "D", "C")
-RECHECK_S = 1.0                              # a change no listener reports (a release) is seen within this
+RECHECK_S = 1.0                              # a change no listener reports is seen within this
 
 
 def dd_figures(board: int, pbn: str, dealer: str, vulnerable: str) -> dict[str, Any]:
@@ -115,6 +115,7 @@ class PublicScreen:
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         club.listeners.append(self._on_row)
+        club.club_listeners.append(lambda row: self.wake())      # a release, a round, the event: at once
 
     @property
     def rule(self) -> BoardRule | None:

@@ -335,6 +335,40 @@ def test_without_an_event_the_page_shows_released_boards_as_before(tmp_path: Pat
     asyncio.run(run())
 
 
+def test_a_release_reaches_the_results_push_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The release's own journal row wakes the push: with its periodic re-check set to a minute, a subscriber
+    still has the released board within seconds (and had nothing of it before)."""
+    from service import public_screen
+    from service.hub import Subscriber
+    monkeypatch.setattr(public_screen, "RECHECK_S", 60.0)
+
+    async def run() -> None:
+        settings = load_settings(None, database=str(tmp_path / "j.db"), tables=[{"id": "A"}, {"id": "B"}])
+        journal = Journal(settings.database)
+        club = Club(settings, journal, Hub())
+        club.load()
+        journal.start()
+        try:
+            await _play(club, "A", 1)
+            await club.submit("B", {"type": "board", "board": 1}, "director")   # in play at B: not public
+            screen = public_screen.PublicScreen(club, lambda: None, lambda: None)
+            sub = Subscriber(SPECTATOR, None)
+            screen.subscribe(sub)
+            (first,) = await asyncio.wait_for(sub.next_batch(), 5)
+            assert json.loads(first)["results"]["boards"] == []
+            await club.release(1)
+            (pushed,) = await asyncio.wait_for(sub.next_batch(), 5)
+            boards = json.loads(pushed)["results"]["boards"]
+            assert [b["board"] for b in boards] == [1]
+            assert [r["score_ns"] for r in boards[0]["travellers"][0]["rows"]] == [420, None]   # B still playing
+            screen.unsubscribe(sub)
+            screen.wake()
+        finally:
+            _close(club, journal)
+
+    asyncio.run(run())
+
+
 def test_simulated_tables_follow_the_movement(tmp_path: Path) -> None:
     """--simulate with no event: a Mitchell for the simulated tables, whose robots play its boards round by round."""
     srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=3,
