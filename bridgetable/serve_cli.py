@@ -44,7 +44,7 @@ def _choose_session(database: str, choice: str | None) -> None:
     earlier = earlier_session(database)
     if earlier is None:
         return
-    what = f"the session of {earlier.started} with {earlier.tables} tables"
+    what = f"the session of {earlier.started} with {earlier.tables} table{'' if earlier.tables == 1 else 's'}"
     if choice is None and sys.stdin.isatty():
         choice = "resume" if click.confirm(f"Resume {what}?", default=True) else "new"
     if choice == "new":

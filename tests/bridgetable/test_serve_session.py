@@ -53,7 +53,7 @@ def test_resume_new_and_the_question_without_a_terminal(tmp_path: Path) -> None:
     rows = journal_rows(db)
 
     out = run_once(srv)                                  # no terminal, no flag: resumes and says so
-    assert "resuming the session of" in out and "with 1 tables (not on a terminal; --new starts" in out, out
+    assert "resuming the session of" in out and "with 1 table (not on a terminal; --new starts" in out, out
     assert journal_rows(db) == rows
 
     out = run_once(srv, "--resume")
@@ -88,7 +88,7 @@ def test_the_question_on_a_terminal(tmp_path: Path) -> None:
             deadline = time.monotonic() + 20
             while b"[Y/n]" not in asked and time.monotonic() < deadline:
                 asked += os.read(proc.stdout.fileno(), 4096)     # type: ignore[union-attr]
-            assert b"Resume the session of " in asked and b" with 1 tables? [Y/n]" in asked, asked
+            assert b"Resume the session of " in asked and b" with 1 table? [Y/n]" in asked, asked
             os.write(master, answer)
             while time.monotonic() < deadline:
                 try:
