@@ -166,6 +166,9 @@ def test_every_pair_sees_where_to_go_after_every_round(tmp_path: Path, browser: 
                     assert page.evaluate(NO_SIDEWAYS), (t, seat, rnd)
                 pages[("1", "E")].screenshot(path=str(ARTIFACTS / f"seat-guidance-{case}-r{rnd}-phone.png"),
                                              full_page=True)
+                if rnd == 1:                              # in the relay Mitchell, table 2's boards go to a shared set
+                    pages[("2", "N")].screenshot(path=str(ARTIFACTS / f"seat-guidance-{case}-t2-r1-phone.png"),
+                                                 full_page=True)
                 if rnd == mv.rounds[-1]:
                     break
 
