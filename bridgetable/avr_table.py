@@ -41,11 +41,10 @@ from .simulated_tables import DEFAULT_DECKS, SimError, SimulatedTable
 SEEN_MS = 80            # a tag lies on the antenna this long before it is lifted again (a poll reads it)
 AWAY_MS = 90            # and stays away this long: longer than the firmware's 3 empty polls (60 ms)
 SETTLE_MS = 150         # emulated ms after the last tag action: the firmware has read the tag and sent it
-# Wall seconds for the drivers to take in what the units sent before the next board. Longer than two of the
-# link's retransmission intervals (150 ms): a frame lost on the wire at a board's last card comes again after
-# one (its retry after two), and must not land after the readers were reset for the next board. At 0.1 s one
-# board in about 150 under seeded wire faults saw the last board's card arrive in the next one's auction;
-# a real table has many seconds between boards.
+# Wall seconds for the drivers to take in what the units sent before the next board: longer than two of the
+# link's retransmission intervals (150 ms), so a frame lost on the wire at a board's last card is in before the
+# next board's cards. (A repeat read that comes later still is dropped: a new board keeps the debouncing. A
+# real table has many seconds between boards.)
 FLUSH_S = 0.4
 # The host's timings for emulated units (sent in WELCOME): a window of 8 CARD_READs takes ~20 ms on a 115200 Bd
 # wire and a tag read holds the firmware's loop ~25 ms, so resend after 150 ms (the loopback simulators' 40 ms
@@ -92,7 +91,7 @@ class _Device:
             unit.place(uid, ident=ident)
         if faults.dup and port.rng.random() < faults.dup:
             # lifted and laid again: the unit reports the card twice; the driver's debouncing drops the second
-            # read (AvrTable._start_board makes sure it is in before the next board resets the debouncing)
+            # read, also when it arrives after the next board started (the debouncing is kept across boards)
             unit.remove(after_ms=SEEN_MS)
             unit.place(uid, after_ms=AWAY_MS)
         port.on_antenna = uid
@@ -178,8 +177,8 @@ class AvrTable(SimulatedTable):
         return super()._route(ev, deal, last_read, deck)
 
     def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
-        """Before the readers are told of a new board (which resets their debouncing), every unit has done
-        and sent what the last board's actions caused (a card laid twice is still reported twice)."""
+        """Before the readers are told of a new board, every unit has done and sent what the last board's
+        actions caused (a card laid twice is still reported twice)."""
         for unit in self.units.values():
             unit.sync(SETTLE_MS, timeout=self.action_timeout)
         time.sleep(FLUSH_S)
