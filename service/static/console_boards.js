@@ -2,7 +2,7 @@
 // result. The director picks one and adjusts it (Law 12C1 artificial, 12C2 assigned, or cancels), marks a
 // board the table never started "not played" (an artificial score), or allows it to be played late
 // (service/board_control_api.py). The director's token is this tab's (sessionStorage), as in console.js.
-const BOARDS = {rows: [], picked: null, table: "", round: ""};
+const BOARDS = {rows: [], picked: null, table: "", round: "", formFor: null};   // formFor: the row the form shows
 const STATE_TEXT = () => ({
   not_started: t("console_boards.notStarted", "not started"), in_play: t("console_boards.inPlay", "in play"),
   complete: t("console_boards.complete", "played"), not_played: t("console_boards.notPlayed", "not played"),
@@ -41,6 +41,7 @@ function renderBoardList() {
 function renderBoardForm() {
   const el = document.getElementById("board-form");
   const e = BOARDS.rows.find(x => boardKey(x) === BOARDS.picked);
+  BOARDS.formFor = e ? JSON.stringify(e) : null;
   if (!e) { el.hidden = true; return; }
   el.hidden = false;
   const never = e.state === "not_started" || e.state === "late" || e.state === "not_played";
@@ -101,7 +102,10 @@ async function loadBoards() {
   }
   fillFilter("boards-table", [...new Set(BOARDS.rows.map(e => e.table))], t("console_boards.allTables", "all tables"));
   fillFilter("boards-round", [...new Set(BOARDS.rows.map(e => e.round))].sort((a, b) => a - b), t("console_boards.allRounds", "all rounds"));
-  renderBoardList(); renderBoardForm();
+  renderBoardList();
+  // the form is rebuilt only when its board changed: a refresh keeps what the director typed and the last status
+  const e = BOARDS.rows.find(x => boardKey(x) === BOARDS.picked);
+  if ((e ? JSON.stringify(e) : null) !== BOARDS.formFor) renderBoardForm();
 }
 
 async function startBoards() {

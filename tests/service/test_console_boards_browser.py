@@ -1,6 +1,7 @@
 """Headless Chromium at phone and tablet size: in the console's boards section the director adjusts a board of a
-finished round (an assigned score) and the service records it; the section (and the console) never scrolls
-sideways at 390 px. Screenshots: tests/artifacts/console-adjust-<phone|tablet>.png."""
+finished round (an assigned score) and the service records it; a refresh of the list keeps what was typed in the
+form; the section (and the console) never scrolls sideways at 390 px. Screenshots:
+tests/artifacts/console-adjust-<phone|tablet>.png."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,7 +39,15 @@ def test_the_console_adjusts_a_board_of_a_finished_round(tmp_path: Path) -> None
                 form.locator('input[name="contract"]').fill("4S")
                 form.locator('select[name="declarer"]').select_option("N")
                 form.locator('input[name="tricks"]').fill("10")
-                form.locator('button[name="assigned"]').click()
+                # a refresh (the console's own every 10 s, or the button) keeps what the director typed
+                with page.expect_response(lambda r: r.url.endswith("/api/event/boards")):
+                    page.locator("#boards-refresh").click()
+                assert form.locator('input[name="contract"]').input_value() == "4S"
+                assert form.locator('input[name="tricks"]').input_value() == "10"
+                adjusting = lambda r: r.url.endswith("/adjustment") and r.request.method == "POST"
+                with page.expect_response(adjusting) as sent:
+                    form.locator('button[name="assigned"]').click()
+                assert sent.value.status == 200, sent.value.text()
                 wait_until(page, "document.getElementById('board-form-status').textContent.length > 0")
                 wait_until(page, "[...document.querySelectorAll('#boards-list .board-row b')]"
                                  ".some(b => b.textContent.includes('assigned 4S N 10'))")
