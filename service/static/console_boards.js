@@ -120,6 +120,7 @@ async function startBoards() {
   document.getElementById("boards-table").addEventListener("change", ev => { BOARDS.table = ev.target.value; renderBoardList(); });
   document.getElementById("boards-round").addEventListener("change", ev => { BOARDS.round = ev.target.value; renderBoardList(); });
   document.getElementById("boards-refresh").addEventListener("click", loadBoards);
+  document.addEventListener("bt-event-changed", loadBoards);     // set up or moved on in the evening section
   await loadBoards();
   setInterval(() => { if (!document.hidden && !document.getElementById("board-form").contains(document.activeElement)) loadBoards(); }, 10000);
 }

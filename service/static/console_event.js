@@ -110,6 +110,7 @@
       say(te("created", "Event set up: {name}, tables {tables}.", {name: out.event.name, tables: out.tables.join(", ")}));
       EV.roundsKey = "";
       refresh();
+      document.dispatchEvent(new CustomEvent("bt-event-changed"));   // the boards section lists the new event now
     } catch (e) { say(te("refused", "Refused: {why}", {why: e.message}), true); }
   }
 
@@ -142,6 +143,7 @@
       const out = await api("/api/event/advance", {method: "POST", body: JSON.stringify(body)}, token());
       say(Object.entries(out.rounds).map(([tb, r]) => te("moved", "Table {table}: round {round}", {table: tb, round: r})).join(" · "));
       refresh();
+      document.dispatchEvent(new CustomEvent("bt-event-changed"));
     } catch (e) { say(te("refused", "Refused: {why}", {why: e.message}), true); }
   }
   function clockText(p) {

@@ -124,6 +124,9 @@ def test_every_pair_sees_where_to_go_after_every_round(tmp_path: Path, browser: 
             console.goto(f"{srv.base}/console#token={srv.token}")
             wait_until(console, "() => document.getElementById('ev-summary').textContent.length > 0")
             set_up_from_the_form(console, form, len(tables))
+            # the boards section lists the new event at once (its own refresh comes every 10 s)
+            wait_until(console, "n => document.querySelectorAll('#boards-list button.pick').length === n",
+                       sum(len(s.boards) for s in mv.sittings), 5)
             event = director.get("/api/event").json()
             assert sorted(p["table"] for p in event["progress"]) == sorted(tables)
             assert event["event"]["sections"][0]["kind"] == form["kind"]
