@@ -61,6 +61,19 @@ def next_table_event(events: queue.Queue[Any], timeout: float = 10.0) -> Any:
     raise AssertionError("no table event arrived")
 
 
+def spy_on_card_reads(reader: SeatReaderDriver) -> list[CardRead]:
+    """Every CARD_READ the driver receives from now on, before its debouncing."""
+    reads: list[CardRead] = []
+    handle = reader.on_message
+
+    def spy(msg: Any) -> bool:
+        if isinstance(msg, CardRead):
+            reads.append(msg)
+        return handle(msg)
+    reader.on_message = spy  # type: ignore[method-assign]
+    return reads
+
+
 def wait_for(cond: Any, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not cond():
@@ -101,14 +114,7 @@ def test_a_card_lying_on_the_antenna_is_reported_once(unit, deck):
     events: queue.Queue[Any] = queue.Queue()
     reader, box = drivers_for(unit, decks, events)
     try:
-        reads: list[CardRead] = []
-        handle = reader.on_message
-
-        def spy(msg: Any) -> bool:
-            if isinstance(msg, CardRead):
-                reads.append(msg)
-            return handle(msg)
-        reader.on_message = spy
+        reads = spy_on_card_reads(reader)
         wait_for(lambda: reader.connected)
         unit.place(uids["SA"])
         assert next_table_event(events).card == "SA"
@@ -134,14 +140,7 @@ def test_a_card_read_again_behind_a_pulled_cable_is_not_the_next_boards_first_ca
     reader = SeatReaderDriver(unit.reader_url, events.put, seats, decks, backoff=(0.02, 0.2), debounce_window=5.0)
     reader.start(0.02)
     try:
-        reads: list[CardRead] = []
-        handle = reader.on_message
-
-        def spy(msg: Any) -> bool:
-            if isinstance(msg, CardRead):
-                reads.append(msg)
-            return handle(msg)
-        reader.on_message = spy
+        reads = spy_on_card_reads(reader)
         wait_for(lambda: reader.connected)
         reader.set_board(DEAL, "deck-0")
         last = sorted(DEAL.hands["N"])[0]

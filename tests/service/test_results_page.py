@@ -311,15 +311,21 @@ def test_teams_ranking_counts_a_board_once() -> None:
     assert {r.entrant: r.score for r in s.ranking()} == {1: 10.0, 2: -10.0}
 
 
+def _club_without_event(tmp_path: Path) -> tuple[Club, Journal]:
+    """Tables A and B, no event (the release rule alone), journal started."""
+    settings = load_settings(None, database=str(tmp_path / "j.db"), tables=[{"id": "A"}, {"id": "B"}])
+    journal = Journal(settings.database)
+    club = Club(settings, journal, Hub())
+    club.load()
+    journal.start()
+    return club, journal
+
+
 def test_without_an_event_the_page_shows_released_boards_as_before(tmp_path: Path) -> None:
     from service.public_screen import PublicScreen
 
     async def run() -> None:
-        settings = load_settings(None, database=str(tmp_path / "j.db"), tables=[{"id": "A"}, {"id": "B"}])
-        journal = Journal(settings.database)
-        club = Club(settings, journal, Hub())
-        club.load()
-        journal.start()
+        club, journal = _club_without_event(tmp_path)
         try:
             await _play(club, "A", 1)
             assert club.tournament is None
@@ -343,11 +349,7 @@ def test_a_release_reaches_the_results_push_at_once(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(public_screen, "RECHECK_S", 60.0)
 
     async def run() -> None:
-        settings = load_settings(None, database=str(tmp_path / "j.db"), tables=[{"id": "A"}, {"id": "B"}])
-        journal = Journal(settings.database)
-        club = Club(settings, journal, Hub())
-        club.load()
-        journal.start()
+        club, journal = _club_without_event(tmp_path)
         try:
             await _play(club, "A", 1)
             await club.submit("B", {"type": "board", "board": 1}, "director")   # in play at B: not public
