@@ -257,6 +257,9 @@ function onMessage(m) {
     toast(t("console.flagged_toast", "Table {table}: {code} (Law {law})", {table: m.table, code: label, law: i.law}));
     feed(t("console.flagged_feed", "Table {table} board {board}: {code} (Law {law}) by {seat}: {detail}",
       {table: m.table, board: m.board, code: label, law: i.law, seat: seatName(i.seat), detail: i.detail || ""}));
+  } else if (m.type === "journal_failed") {
+    toast(t("console.journal_failed", "The journal has stopped: nothing is stored. Restart the service."));
+    feed(m.detail);
   } else if (m.type === "device") {
     feed(t("console.device_feed", "Table {table} device {device}: {code} {detail}",
       {table: m.table, device: m.device || "", code: m.code, detail: m.detail || ""}));
