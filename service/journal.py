@@ -90,7 +90,7 @@ class Journal:
         self._queue: queue.Queue[Pending | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self._on_failure: Callable[[str], None] | None = None
+        self._on_failure: Callable[[str], object] | None = None
         self.failure: str | None = None     # why the writer stopped for good (None: it runs, or never ran)
         self.commits = 0
         self.rows_written = 0
@@ -131,7 +131,7 @@ class Journal:
         return self._db.execute(f"PRAGMA {name}").fetchone()[0]
 
     # ------------------------------------------------------------------ writing
-    def start(self, on_failure: Callable[[str], None] | None = None) -> None:
+    def start(self, on_failure: Callable[[str], object] | None = None) -> None:
         """Start the writer. ``on_failure(reason)`` is called (from the writer's thread) if it ever stops for
         good: every waiting and later append then fails at once with ``JournalError``."""
         self._on_failure = on_failure
@@ -158,7 +158,12 @@ class Journal:
 
     def _insert(self, rows: list[tuple[Row, tuple[str, str, str, str, str]]]) -> None:
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError:            # busy, locked, a disk error: this write fails, a later one may not
+            raise
+        except Exception as err:                    # a closed or misused connection: no write can succeed
+            raise WriterBroken(f"cannot start a write: {err}") from err
         try:
             allocated = []
             for row, (table_id, at, actor, kind, body) in rows:
@@ -308,7 +313,8 @@ def encode(row: Row) -> tuple[str, str, str, str, str]:
             raise Unstorable(f"the journal cannot store this {row.kind} row: a string holds a lone surrogate "
                              "(not a Unicode character)") from err
         except AttributeError as err:
-            raise Unstorable(f"the journal cannot store this {row.kind} row: {type(text).__name__} is not text") from err
+            raise Unstorable(f"the journal cannot store this {row.kind} row: a {type(text).__name__} is not "
+                             "text") from err
     return columns
 
 

@@ -1,10 +1,13 @@
 """What the service refuses, over real HTTP: bodies over the limit (413, a 100 MB stream included, the server's
 memory bounded), JSON it cannot honour (NaN, Infinity, lone surrogates, deep nesting: 422, never 500), 422s
-that do not echo large input, loosely typed adjustments; and what every answer carries (security headers);
-the database file private; the API docs served from the package."""
+that do not echo large input, loosely typed adjustments, a body the guard and FastAPI could read two ways
+(repeated Content-Type or Content-Length: 400; not JSON: 415) and the journal acknowledging after such an
+attack; what every answer carries (security headers); the database file private; the API docs served from the
+package."""
 from __future__ import annotations
 
 import os
+import signal
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +16,7 @@ import httpx
 import pytest
 
 from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.testing import ServerProcess, raw_request
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
 MB = 1024 * 1024
@@ -158,3 +161,47 @@ def test_the_database_is_private(server: ServerProcess) -> None:
         if os.path.exists(p):
             assert stat.S_IMODE(os.stat(p).st_mode) == 0o600, p
     assert os.path.exists(server.database + "-wal")
+
+
+MITCHELL_3 = {"name": "Tuesday pairs", "scoring": "MP",
+              "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}
+JSON, TEXT = ("Content-Type", "application/json"), ("Content-Type", "text/plain")
+
+
+def test_a_body_read_two_ways_is_refused_and_the_journal_keeps_acknowledging(tmp_path: Path) -> None:
+    """Two Content-Type headers once let a name with a lone surrogate past the strict-JSON check (the guard read
+    the last, FastAPI the first) into the journal, whose writer died: nothing was acknowledged any more and the
+    process ignored SIGTERM. Now the guard refuses the request, and whatever reaches the journal cannot kill it."""
+    srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}).start()
+    try:
+        with srv.client(srv.token, timeout=5) as d:
+            assert d.post("/api/event", json=MITCHELL_3).status_code == 200
+            auth = ("Authorization", f"Bearer {srv.token}")
+            name = b'{"N":"a\\ud800"}'
+            size = ("Content-Length", str(len(name)))
+            for ctypes in ([JSON, TEXT], [TEXT, JSON], [JSON, JSON]):
+                status, body = raw_request(srv.port, "POST", "/api/tables/1/players", [auth, size, *ctypes], name, 5)
+                assert status == 400 and b"content-type" in body, (ctypes, status, body)
+            status, _ = raw_request(srv.port, "POST", "/api/tables/1/players",
+                                    [auth, size, ("Content-Length", "5"), JSON], name, 5)
+            assert status == 400                    # two lengths: which one ends the body?
+            status, body = raw_request(srv.port, "POST", "/api/tables/1/players", [auth, size, TEXT], name, 5)
+            assert status == 415 and b"JSON" in body, (status, body)
+            status, body = raw_request(srv.port, "POST", "/api/tables/1/players", [auth, size, JSON], name, 5)
+            assert status == 422 and b"surrogate" in body, (status, body)
+            # the journal still acknowledges: names, a table event, a director call
+            r = d.post("/api/tables/1/players", json={"N": "Ann", "S": "Bob"})
+            assert r.status_code == 200, r.text
+            assert d.post("/api/tables/2/events", json={"type": "board", "board": 3}).status_code == 200
+            assert d.post("/api/tables/2/director").status_code == 200
+            health = d.get("/api/health").json()
+            assert health["status"] == "ok" and health["journal_failure"] is None and health["events"] == 1
+            assert d.get("/api/tables/2").json()["seq"] == 1
+    finally:
+        assert srv.proc is not None
+        srv.proc.send_signal(signal.SIGTERM)
+        try:
+            srv.proc.wait(5)
+        finally:
+            srv.kill()
+    assert "journal-writer" not in srv.log_path.read_text()
