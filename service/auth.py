@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .canonical import canonical_int
 from .errors import Unauthenticated
 from .visibility import DIRECTOR, SPECTATOR, Viewer
 
@@ -100,7 +101,7 @@ class Tokens:
         A table card's grant carries the table's current round (the round its redemption signs in to)."""
         parts = token.split(".")
         if len(parts) != 6 or parts[0] != kind or parts[2] not in SEAT_LETTERS \
-                or not parts[3].isdigit() or not parts[4].isdigit() or len(parts[3]) > 6 or len(parts[4]) > 9:
+                or canonical_int(parts[3], 6) is None or canonical_int(parts[4], 9) is None:
             raise Unauthenticated("invalid token")
         _, table, seat, rnd_s, gen_s, mac = parts
         rnd, gen = int(rnd_s), int(gen_s)

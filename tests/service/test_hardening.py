@@ -205,3 +205,27 @@ def test_a_body_read_two_ways_is_refused_and_the_journal_keeps_acknowledging(tmp
         finally:
             srv.kill()
     assert "journal-writer" not in srv.log_path.read_text()
+
+
+def test_a_seat_token_has_one_spelling(tmp_path: Path) -> None:
+    """A token's round and generation are ASCII digits written one way: '²' (a digit to ``str.isdigit``, not
+    to ``int``) was a 500, and '00', '٠' (Arabic-Indic zero) or '０' (full width) were the same credential."""
+    with ServerProcess(tmp_path, {"tables": [{"id": "1"}]}) as srv, srv.seat_client("1", "N") as north:
+        north.get("/api/whoami")
+        token = north.auth.token                                              # type: ignore[attr-defined]
+        kind, table, seat, rnd, gen, mac = token.split(".")
+        with srv.client(token) as c:
+            assert c.get("/api/whoami").json() == {"role": "seat", "table": "1", "seat": "N"}
+        arabic, wide = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"), str.maketrans("0123456789", "０１２３４５６７８９")
+        spellings = [("0" + rnd, gen), ("+" + rnd, gen), (" " + rnd, gen), (rnd.translate(arabic), gen),
+                     (rnd.translate(wide), gen), ("²", gen), (rnd, "0" + gen), (rnd, gen.translate(arabic)),
+                     (rnd, "²"), (rnd, gen + "_")]
+        for r, g in spellings:
+            forged = ".".join((kind, table, seat, r, g, mac))
+            assert httpx.get(srv.base + "/api/whoami", params={"token": forged}).status_code == 401, (r, g)
+            link = ".".join(("link", table, seat, r, g, mac))
+            assert httpx.post(srv.base + "/api/signin", json={"code": link}).status_code == 401, (r, g)
+            header = f"Bearer {forged}"
+            if all(ord(ch) < 256 for ch in header):                          # a header carries Latin-1 only
+                status, _ = raw_request(srv.port, "GET", "/api/whoami", [("Authorization", header)], timeout=5)
+                assert status == 401, (r, g, status)
