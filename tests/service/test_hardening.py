@@ -229,3 +229,18 @@ def test_a_seat_token_has_one_spelling(tmp_path: Path) -> None:
             if all(ord(ch) < 256 for ch in header):                          # a header carries Latin-1 only
                 status, _ = raw_request(srv.port, "GET", "/api/whoami", [("Authorization", header)], timeout=5)
                 assert status == 401, (r, g, status)
+
+
+def test_no_spelling_of_a_credential_parameter_reaches_the_log(tmp_path: Path) -> None:
+    """The server reads ``%74oken=`` as ``token=``: the access log blanks every spelling of a credential
+    parameter (percent-encoded, once or twice, in any case)."""
+    srv = ServerProcess(tmp_path, {"tables": [{"id": "1"}]}, extra_args=("--log-level", "info"))
+    with srv, srv.client() as anon:
+        secret = srv.token
+        for query in (f"%74oken={secret}", f"TOKEN={secret}", f"ToK%65n={secret}", f"x=1&%74%6F%6B%65%6E={secret}",
+                      f"sign%69n={secret}", f"%2574oken={secret}", f"x=1;token={secret}"):
+            anon.get(f"/api/whoami?{query}")
+        assert anon.get(f"/api/whoami?%74oken={secret}").json()["role"] == "director"       # read as token=
+    log = srv.log_path.read_text()
+    assert "GET /api/whoami?" in log, "the access log was written"
+    assert secret not in log, [line for line in log.splitlines() if secret in line][:3]
