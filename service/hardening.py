@@ -138,7 +138,8 @@ class RequestGuard:
         if length is not None and (not re.fullmatch(rb"[0-9]{1,20}", length) or int(length) > self.max_body):
             await _answer(send, 413, f"the body is larger than {self.max_body} bytes", extra)
             return
-        if length not in (None, b"0") or b"transfer-encoding" in headers:   # a body: read it within the limit
+        if scope["method"] not in ("GET", "HEAD", "OPTIONS") or length not in (None, b"0") \
+                or b"transfer-encoding" in headers:     # a body, or the room for one: read it within the limit
             body = b""
             more = True
             while more:
