@@ -85,6 +85,7 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
     import uvicorn
 
     from service import create_app, load_settings
+    from service.connection_guard import serve_options
     from service.settings import ConfigError
 
     try:
@@ -128,4 +129,5 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("transitions").setLevel(max(logging.WARNING, logging.getLogger().level))   # a line per event
-    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level=log_level)
+    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level=log_level,
+                **serve_options(settings.limits))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -71,7 +72,7 @@ def free_port() -> int:
 
 class ServerProcess:
     def __init__(self, workdir: Path, config: dict[str, Any] | None = None, simulate: int = 0,
-                 extra_args: tuple[str, ...] = (), port: int | None = None) -> None:
+                 extra_args: tuple[str, ...] = (), port: int | None = None, open_files: int | None = None) -> None:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         cfg = {"director_token": DIRECTOR_TOKEN, "database": str(self.workdir / "journal.db")}
@@ -81,6 +82,7 @@ class ServerProcess:
         self.config_path.write_text(json.dumps(cfg))
         self.simulate = simulate
         self.extra_args = extra_args
+        self.open_files = open_files              # the child's RLIMIT_NOFILE (soft and hard), as a club's machine has
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_base = f"ws://127.0.0.1:{self.port}"
@@ -100,7 +102,8 @@ class ServerProcess:
         cmd += list(self.extra_args)
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                     cwd=self.workdir, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                     cwd=self.workdir, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                     preexec_fn=self._limit_files if self.open_files else None)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -113,6 +116,10 @@ class ServerProcess:
             time.sleep(0.05)
         self.kill()
         raise RuntimeError(f"server did not start:\n{self.log_path.read_text()[-3000:]}")
+
+    def _limit_files(self) -> None:
+        assert self.open_files is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     def stop(self, timeout: float = 15.0) -> None:
         if self.proc is not None and self.proc.poll() is None:
