@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Query
 
 from .container import Service
-from .deps import director, service, viewer
+from .deps import director, service, token, viewer
 from .errors import Forbidden, Invalid, NotFound, Unauthenticated
 from .lawtext import LawTextError, edition_name, law_text, statement
 from .runtime import TableRuntime
@@ -37,12 +37,21 @@ def _hidden(svc: Service, v: Viewer) -> AbstractSet[int]:
     return rule.hidden(v) if rule is not None else NOTHING
 
 
-@router.get("/health", summary="liveness and counts")
-async def health(svc: Service = Depends(service)) -> dict[str, Any]:
+@router.get("/health", summary="up or down; the counts for the director")
+async def health(svc: Service = Depends(service), tok: str | None = Depends(token)) -> dict[str, Any]:
+    """``{"status": "ok"}`` or ``"journal stopped"`` for anyone (what a monitoring probe needs). The counts and
+    the journal's failure only with the director's token: a live count of events would tell an anonymous viewer
+    that a table with a withheld board plays on."""
     failure = svc.journal.failure
-    return {"status": "ok" if failure is None else "journal stopped", "tables": len(svc.club.tables),
-            "events": svc.club.events_acknowledged, "subscribers": svc.hub.count(), "journal": svc.settings.database,
-            "journal_failure": failure}
+    status = "ok" if failure is None else "journal stopped"
+    try:
+        role = svc.tokens.viewer(tok).role
+    except Unauthenticated:                      # a probe with a stale token still learns whether the service is up
+        role = "spectator"
+    if role != "director":
+        return {"status": status}
+    return {"status": status, "tables": len(svc.club.tables), "events": svc.club.events_acknowledged,
+            "subscribers": svc.hub.count(), "journal": svc.settings.database, "journal_failure": failure}
 
 
 @router.get("/whoami", summary="the role a token stands for")

@@ -78,6 +78,7 @@ async def signin_card(body: CardIn, svc: Service = Depends(service)) -> JSONResp
     tokens = svc.tokens
     g = tokens.grant("card", body.code)
     svc.club.table(g.table)
+    svc.limits.cards.take(tokens.link_id(body.code), g.table, g.seat)   # 429 beyond a table's needs; alerts once
     await svc.club.append_club("card", {"table": g.table, "seat": g.seat, "round": g.round,
                                         "generation": g.generation, "card": tokens.link_id(body.code)},
                                f"seat:{g.table}:{g.seat}")

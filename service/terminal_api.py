@@ -2,7 +2,8 @@
 opponents' confirmation of a board's result, and the director's choice of a scoring-only table.
 
 * ``POST /api/tables/{id}/director`` (a seat of the table, or the director) journals a call and pushes
-  ``{"type": "director_call", "id", "table", "seat", "board", "at"}`` to the director's stream at once;
+  ``{"type": "director_call", "id", "table", "seat", "board", "at"}`` to the director's stream at once; a seat's
+  calls (disputes included) are limited per seat and per table (429 beyond them, ``service/limits.py``);
   ``GET /api/director-calls`` lists them, ``POST /api/director-calls/{n}/answer`` marks one answered.
 * ``POST /api/tables/{id}/boards/{n}/confirm`` ``{"accept": true|false}``: a seat of the side that did not key
   the result (or, at a table that played the board, the declarer's opponents; East-West on a passed-out board)
@@ -40,6 +41,9 @@ def _own_table(v: Viewer, table_id: str) -> None:
 async def call_director(table_id: str = TableId, svc: Service = Depends(service),
                         v: Viewer = Depends(viewer)) -> dict[str, Any]:
     _own_table(v, table_id)
+    svc.club.table(table_id)
+    if v.role != "director":
+        svc.limits.calls.take(table_id, v.seat)                # 429 for a seat that floods the console
     actor = "director" if v.role == "director" else f"seat:{table_id}:{v.seat}"
     call = await svc.club.call_director(table_id, v.seat, "call", actor)
     return {"id": call["id"], "table": table_id, "seat": v.seat, "board": call["board"], "at": call["at"]}
@@ -92,6 +96,8 @@ async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardN
         raise Forbidden(f"the result is answered by {side}: a seat of that side, on its own page"
                         + (" or on the terminal that keyed it" if rt.kind == "scoring" else ""))
     actor = "director" if v.role == "director" else f"seat:{table_id}:{v.seat}"
+    if not body.accept and v.role != "director":
+        svc.limits.calls.take(table_id, v.seat)                # a dispute calls the director: the same limit
     row = await svc.club.confirm(table_id, number, answer, actor)
     out: dict[str, Any] = {"table": table_id, "board": number, "seq": row.seq, **answer}
     if not body.accept:
