@@ -277,6 +277,10 @@ function onMessage(m) {
   } else if (m.type === "device") {
     feed(t("console.device_feed", "Table {table} device {device}: {code} {detail}",
       {table: m.table, device: m.device || "", code: m.code, detail: m.detail || ""}));
+  } else if (m.type === "alert" && m.kind === "card_redemptions") {
+    const text = t("console.card_alert", "Table {table}, seat {seat}: its table card signed in {count} times in {minutes} min; further sign-ins are refused for now",
+      {table: m.table, seat: seatName(m.seat), count: m.count, minutes: Math.round(m.window_s / 60)});
+    toast(text); feed(text);
   }
 }
 
