@@ -7,7 +7,7 @@ does not help: it answers 503 only once a request's head is complete. ``Connecti
 H11 protocol with
 
 * a deadline: a connection that has not sent a whole request (head and body) within ``header_timeout_s`` of
-  its first byte is closed;
+  its opening (of the next request's first byte, once kept alive) is closed;
 * a cap on open connections per client address (answered 429) and in total (answered 503), the total kept
   below the open-file limit (``resource.getrlimit``) with room for the journal, devices and one accept burst
   (asyncio accepts up to ``listen_backlog`` connections at a time before any of them is looked at);

@@ -183,7 +183,7 @@ class UploadTarget(_Strict):
 class LimitsConfig(_Strict):
     """How much one client, and all of them, may hold or do (``docs/security.md``, "Limits")."""
     header_timeout_s: float = Field(default=10.0, gt=0, le=300, description="a connection that has not sent a "
-                                    "request's whole head (request line and headers) within this is closed")
+                                    "whole request (request line, headers, body) within this is closed")
     connections: int = Field(default=0, ge=0, description="open connections in total; 0: the open-file limit less "
                              "headroom for the journal, devices and one accept burst")
     connections_per_address: int = Field(default=64, ge=1, description="open connections from one client address "

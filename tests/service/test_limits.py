@@ -25,7 +25,8 @@ from service.quiet_log import QuietLog
 from service.testing import ServerProcess
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
-LIMITED = {**CONFIG, "limits": {"spectator_streams_per_address": 3, "spectator_streams": 5, "card_redemptions": 5}}
+LIMITED = {**CONFIG, "limits": {"spectator_streams_per_address": 3, "spectator_streams": 5, "card_redemptions": 5,
+                                 "connections_per_address": 20, "connections": 40}}
 ATTACKER = "127.0.0.2"          # another client address on the loopback (Linux answers all of 127/8)
 
 
@@ -268,3 +269,46 @@ def test_refusals_are_summed_up_per_client_and_period(caplog: pytest.LogCaptureF
     assert len(lines) == 3, lines
     assert lines[0].startswith("refused 10.0.0.7: the cap") and lines[1].startswith("refused 10.0.0.8")
     assert lines[2].startswith("refused 999 more from 10.0.0.7 in the last 0.2 s")
+
+
+def _idle(server: ServerProcess, n: int, source: str) -> list[socket.socket]:
+    """``n`` connections from ``source`` that send nothing (yet)."""
+    return [socket.create_connection(("127.0.0.1", server.port), timeout=2, source_address=(source, 0))
+            for _ in range(n)]
+
+
+def _health(server: ServerProcess, source: str) -> httpx.Response:
+    with httpx.Client(base_url=server.base, transport=httpx.HTTPTransport(local_address=source), timeout=5) as c:
+        return c.get("/api/health")
+
+
+def test_the_connection_caps_answer_429_per_address_and_503_in_total(server: ServerProcess) -> None:
+    held = _idle(server, 20, "127.0.0.3")                   # the per-address cap (20 in LIMITED)
+    try:
+        time.sleep(0.3)
+        r = _health(server, "127.0.0.3")
+        assert r.status_code == 429 and r.headers["retry-after"] == "10", r.text
+        assert _health(server, "127.0.0.1").status_code == 200      # other addresses are served
+        held += _idle(server, 20, "127.0.0.4")              # the total (40 in LIMITED)
+        time.sleep(0.3)
+        for source in ("127.0.0.5", "127.0.0.1"):
+            r = _health(server, source)
+            assert r.status_code == 503 and "try again later" in r.text, (source, r.status_code)
+        for s in held[:5]:                                  # five of 127.0.0.3's end
+            s.close()
+        time.sleep(0.3)
+        assert _health(server, "127.0.0.1").status_code == 200      # slots freed are slots to take
+        assert _health(server, "127.0.0.3").status_code == 200
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_a_websocket_that_ends_leaves_the_connection_count(server: ServerProcess) -> None:
+    async def run() -> None:
+        for _ in range(30):                                 # more than the per-address cap (20 in LIMITED)
+            ws, code = await _stream(f"{server.ws_base}/ws/club?token={server.token}")
+            assert ws is not None, code
+            await ws.close()
+
+    asyncio.run(run())
