@@ -9,24 +9,32 @@ H11 protocol with
 * a deadline: a connection that has not sent a whole request (head and body) within ``header_timeout_s`` of
   its opening (of the next request's first byte, once kept alive) is closed;
 * a cap on open connections per client address (answered 429) and in total (answered 503), the total kept
-  below the open-file limit (``resource.getrlimit``) with room for the journal, devices and one accept burst
-  (asyncio accepts up to ``listen_backlog`` connections at a time before any of them is looked at);
+  below the open-file limit (``resource.getrlimit``) with room for the journal, devices and one batch of
+  accepts (asyncio accepts up to ``accept_batch`` connections at a time before any of them is looked at);
+* a deep listen queue (``listen_backlog``): asyncio sets the socket's queue to the accept batch, so a burst of
+  connections (an attack's, or a room of phones at once) overflowed it and the system dropped the next
+  client's connection attempt, which it retried only a second later; the queue holds no open file;
 * a quiet log (``service/quiet_log.py``): refusals, and uvicorn's and asyncio's per-connection complaints, are
   summed up per client and period instead of written one by one.
 
-``serve_options(limits)`` is what ``bridgetable serve`` passes to ``uvicorn.run``.
+``serve(app, ...)`` runs uvicorn so (``bridgetable serve``).
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import resource
+import socket
+import sys
 from typing import Any
 
 import h11
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .quiet_log import QuietLog
+from .quiet_log import ANY_CLIENT, QuietLog
 from .settings import LimitsConfig
 
 log = logging.getLogger(__name__)
@@ -41,7 +49,7 @@ NOISY = ("Invalid HTTP request received.", "Exceeded concurrency limit.", "Unsup
 def connection_cap(limits: LimitsConfig) -> int:
     """Open connections allowed in total: the configured number, never more than the open-file limit leaves."""
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    room = (1 << 20) if soft == resource.RLIM_INFINITY else max(16, soft - limits.listen_backlog - RESERVED_FILES)
+    room = (1 << 20) if soft == resource.RLIM_INFINITY else max(16, soft - limits.accept_batch - RESERVED_FILES)
     return min(limits.connections, room) if limits.connections else room
 
 
@@ -67,7 +75,7 @@ class _Quieten(logging.Filter):
         message = record.getMessage()
         if message.startswith(NOISY):
             try:
-                self.quiet.refused("clients", message)
+                self.quiet.refused(ANY_CLIENT, message)
             except RuntimeError:                 # no running loop to schedule the summary on: let it through
                 return True
             return False
@@ -107,7 +115,7 @@ class ConnectionGuard:
             for other in list(self._open):
                 self._prune(other)
         if self._count >= self.total:
-            self.quiet.refused(host, f"{self.total} connections are open in total (the cap)")
+            self.quiet.refused(ANY_CLIENT, f"{self.total} connections are open in total (the cap)")
             return _answer(503, "Service Unavailable", "too many connections; try again later\n")
         if len(self._open.get(host, ())) >= self.per_address:
             self.quiet.refused(host, f"{self.per_address} connections from this address are open (the cap)")
@@ -196,10 +204,32 @@ class ConnectionGuard:
         return GuardedH11Protocol
 
 
-def serve_options(limits: LimitsConfig) -> dict[str, Any]:
-    """``uvicorn.run``'s keyword arguments for these limits."""
+class _Server(uvicorn.Server):
+    """uvicorn's server with a listen queue deeper than the accept batch asyncio gives it."""
+
+    def __init__(self, config: uvicorn.Config, listen_backlog: int) -> None:
+        super().__init__(config)
+        self.listen_backlog = listen_backlog
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        for server in getattr(self, "servers", []):
+            for listening in server.sockets:
+                with socket.socket(fileno=os.dup(listening.fileno())) as same:   # the same socket, another fd
+                    same.listen(self.listen_backlog)
+
+
+def serve(app: Any, *, host: str, port: int, log_level: str, limits: LimitsConfig) -> None:
+    """Run ``app`` under uvicorn with these limits until it is stopped (as ``uvicorn.run`` does, exit status 3
+    when it could not start)."""
     guard = ConnectionGuard(limits)
     guard.quieten()
-    log.info("connection limits: %d open in total, %d per address, request head within %g s", guard.total,
+    log.info("connection limits: %d open in total, %d per address, a request within %g s", guard.total,
              guard.per_address, guard.header_timeout_s)
-    return {"http": guard.protocol(), "backlog": limits.listen_backlog}
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=guard.protocol(),
+                            backlog=limits.accept_batch)
+    server = _Server(config, limits.listen_backlog)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
+    if not server.started:
+        sys.exit(3)

@@ -21,7 +21,7 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from .errors import TooMany
-from .quiet_log import QuietLog
+from .quiet_log import ANY_CLIENT, QuietLog
 from .settings import LimitsConfig
 from .visibility import Viewer
 
@@ -104,7 +104,7 @@ class SpectatorStreams:
 
     def take(self, host: str) -> bool:
         if self.count >= self.total:
-            self.quiet.refused(host, f"{self.total} anonymous streams are open in total (the cap)")
+            self.quiet.refused(ANY_CLIENT, f"{self.total} anonymous streams are open in total (the cap)")
             return False
         if self._held.get(host, 0) >= self.per_address:
             self.quiet.refused(host, f"{self.per_address} anonymous streams from this address are open (the cap)")

@@ -1,12 +1,15 @@
 """A log of refusals that stays small under a flood: the first refusal of a client for a reason is logged at once,
 the next ones are counted and summed up in one line per client and reason per period ("refused 1,034 connections
 from 10.0.0.7 in the last 60 s: ..."). A client that opens thousands of connections writes a few lines, not one
-line (or traceback) each."""
+line (or traceback) each. A refusal for a reason of the whole server (a total reached) is counted for
+``ANY_CLIENT``, so a flood from many addresses writes no more."""
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+
+ANY_CLIENT = "any client"
 
 
 class QuietLog:

@@ -188,8 +188,11 @@ class LimitsConfig(_Strict):
                              "headroom for the journal, devices and one accept burst")
     connections_per_address: int = Field(default=64, ge=1, description="open connections from one client address "
                                          "(behind a reverse proxy every client has the proxy's: raise it)")
-    listen_backlog: int = Field(default=128, ge=16, le=4096, description="connections waiting to be accepted; also "
-                                "the most accepted in one go, so part of the headroom below the open-file limit")
+    listen_backlog: int = Field(default=1024, ge=16, le=65535, description="connections the system holds until "
+                                "the service accepts them (a burst waits instead of being dropped; at most the "
+                                "system's net.core.somaxconn)")
+    accept_batch: int = Field(default=128, ge=16, le=4096, description="connections accepted in one go before any "
+                              "is counted: part of the headroom below the open-file limit")
     spectator_streams: int = Field(default=500, ge=1, description="anonymous WebSocket streams in total")
     spectator_streams_per_address: int = Field(default=16, ge=1, description="anonymous WebSocket streams from "
                                                "one client address")

@@ -2,7 +2,8 @@
 
 ``ServerProcess(config, db)`` starts ``bridgetable serve`` with a JSON configuration, waits until
 ``/api/health`` answers, and can be stopped politely (SIGTERM) or killed (SIGKILL) and started again on
-the same journal and port.
+the same journal and port. ``SlowLoris`` is a client that holds unfinished requests (``docs/security.md``,
+"Limits").
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -21,6 +23,7 @@ from typing import Any
 import httpx
 
 DIRECTOR_TOKEN = "director-test-token"
+ATTACKER = "127.0.0.2"          # another client address on the loopback (Linux answers all of 127/8)
 
 
 class SeatSignIn(httpx.Auth):
@@ -151,3 +154,54 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class SlowLoris(threading.Thread):
+    """Holds up to ``n`` connections from ``source`` that send a request head a header at a time and never finish
+    it (slowloris); reopens those the server closes, until ``done`` is set."""
+
+    def __init__(self, port: int, n: int, source: str = ATTACKER) -> None:
+        super().__init__(daemon=True)
+        self.port, self.n, self.source = port, n, source
+        self.socks: list[socket.socket] = []
+        self.opened = self.closed_by_server = 0
+        self.done = threading.Event()
+
+    def _open(self) -> None:
+        try:
+            s = socket.create_connection(("127.0.0.1", self.port), timeout=0.5, source_address=(self.source, 0))
+            s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")
+            s.setblocking(False)
+        except OSError:
+            return
+        self.socks.append(s)
+        self.opened += 1
+
+    def run(self) -> None:
+        last_dribble = time.monotonic()
+        while not self.done.is_set():
+            while len(self.socks) < self.n and not self.done.is_set():
+                self._open()
+                if len(self.socks) % 100 == 0:
+                    break                               # let the dribble below run between bursts
+            if time.monotonic() - last_dribble > 2.0:
+                last_dribble = time.monotonic()
+                alive = []
+                for s in self.socks:
+                    try:
+                        s.send(b"X-a: b\r\n")
+                        if s.recv(4096, socket.MSG_PEEK) == b"":
+                            raise OSError("closed")
+                    except BlockingIOError:
+                        alive.append(s)
+                        continue
+                    except OSError:
+                        s.close()
+                        self.closed_by_server += 1
+                        continue
+                    s.close()                           # the server answered (a refusal): done with it
+                    self.closed_by_server += 1
+                self.socks = alive
+            time.sleep(0.01)
+        for s in self.socks:
+            s.close()

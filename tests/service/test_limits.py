@@ -8,7 +8,6 @@ import asyncio
 import json
 import logging
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,63 +21,11 @@ from service.dealing import deal_for
 from service.director_calls import MAX_KEPT, DirectorCalls
 from service.journal import Row
 from service.quiet_log import QuietLog
-from service.testing import ServerProcess
+from service.testing import ATTACKER, ServerProcess, SlowLoris
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
 LIMITED = {**CONFIG, "limits": {"spectator_streams_per_address": 3, "spectator_streams": 5, "card_redemptions": 5,
                                  "connections_per_address": 20, "connections": 40}}
-ATTACKER = "127.0.0.2"          # another client address on the loopback (Linux answers all of 127/8)
-
-
-class SlowLoris(threading.Thread):
-    """Holds up to ``n`` connections from ``ATTACKER`` that send a request head a header at a time and never finish
-    it; reopens those the server closes, until ``stop``."""
-
-    def __init__(self, port: int, n: int) -> None:
-        super().__init__(daemon=True)
-        self.port, self.n = port, n
-        self.socks: list[socket.socket] = []
-        self.opened = self.closed_by_server = 0
-        self.done = threading.Event()
-
-    def _open(self) -> None:
-        try:
-            s = socket.create_connection(("127.0.0.1", self.port), timeout=0.5, source_address=(ATTACKER, 0))
-            s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")
-            s.setblocking(False)
-        except OSError:
-            return
-        self.socks.append(s)
-        self.opened += 1
-
-    def run(self) -> None:
-        last_dribble = time.monotonic()
-        while not self.done.is_set():
-            while len(self.socks) < self.n and not self.done.is_set():
-                self._open()
-                if len(self.socks) % 100 == 0:
-                    break                               # let the dribble below run between bursts
-            if time.monotonic() - last_dribble > 2.0:
-                last_dribble = time.monotonic()
-                alive = []
-                for s in self.socks:
-                    try:
-                        s.send(b"X-a: b\r\n")
-                        if s.recv(4096, socket.MSG_PEEK) == b"":
-                            raise OSError("closed")
-                    except BlockingIOError:
-                        alive.append(s)
-                        continue
-                    except OSError:
-                        s.close()
-                        self.closed_by_server += 1
-                        continue
-                    s.close()                           # the server answered (a refusal): done with it
-                    self.closed_by_server += 1
-                self.socks = alive
-            time.sleep(0.01)
-        for s in self.socks:
-            s.close()
 
 
 def test_a_slow_client_holding_1100_unfinished_requests_locks_nobody_out(tmp_path: Path) -> None:
