@@ -46,7 +46,7 @@ def test_a_slow_client_holding_1100_unfinished_requests_locks_nobody_out(tmp_pat
             loris.done.set()
             loris.join(10)
         assert loris.opened >= 1100, loris.opened               # the attack really held that many
-        assert answers >= 50 and worst < 1.0, (answers, worst)
+        assert answers >= 20 and worst < 1.0, (answers, worst)      # every probe answered (a failure raises)
         log_size = server.log_path.stat().st_size
         assert log_size < 1_000_000, log_size
         # afterwards everything works, the attacker's address included
