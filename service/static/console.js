@@ -255,7 +255,7 @@ function journalFailed(detail) {
 }
 async function checkJournal() {
   try {
-    const h = await api("/api/health");
+    const h = await api("/api/health", {}, TOKEN);   // the failure is the director's to see
     if (h.journal_failure) journalFailed(h.journal_failure);
   } catch (e) { /* unreachable now: the stream's status says so, the next look tries again */ }
 }
