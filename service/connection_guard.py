@@ -207,9 +207,10 @@ class ConnectionGuard:
 class _Server(uvicorn.Server):
     """uvicorn's server with a listen queue deeper than the accept batch asyncio gives it."""
 
-    def __init__(self, config: uvicorn.Config, listen_backlog: int) -> None:
+    def __init__(self, config: uvicorn.Config, listen_backlog: int, quiet: QuietLog) -> None:
         super().__init__(config)
         self.listen_backlog = listen_backlog
+        self.quiet = quiet
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
@@ -217,6 +218,11 @@ class _Server(uvicorn.Server):
             for listening in server.sockets:
                 with socket.socket(fileno=os.dup(listening.fileno())) as same:   # the same socket, another fd
                     same.listen(self.listen_backlog)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().shutdown(sockets)
+        self.quiet.flush()                       # the refusals counted since the last summary (after this, uvicorn
+                                                 # re-raises the signal that stopped it: nothing else runs)
 
 
 def serve(app: Any, *, host: str, port: int, log_level: str, limits: LimitsConfig) -> None:
@@ -228,7 +234,7 @@ def serve(app: Any, *, host: str, port: int, log_level: str, limits: LimitsConfi
              guard.per_address, guard.header_timeout_s)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=guard.protocol(),
                             backlog=limits.accept_batch)
-    server = _Server(config, limits.listen_backlog)
+    server = _Server(config, limits.listen_backlog, guard.quiet)
     with contextlib.suppress(KeyboardInterrupt):
         server.run()
     if not server.started:

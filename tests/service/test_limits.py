@@ -259,3 +259,15 @@ def test_a_websocket_that_ends_leaves_the_connection_count(server: ServerProcess
             await ws.close()
 
     asyncio.run(run())
+
+
+def test_refusals_counted_since_the_last_summary_are_logged_when_the_service_stops(tmp_path: Path) -> None:
+    srv = ServerProcess(tmp_path, {**CONFIG, "limits": {"connections_per_address": 3}})
+    with srv:
+        held = _idle(srv, 10, "127.0.0.9")
+        time.sleep(0.5)
+    for s in held:
+        s.close()
+    log = srv.log_path.read_text()
+    assert log.count("refused 127.0.0.9: 3 connections from this address are open") == 1, log[-2000:]
+    assert "refused 6 more from 127.0.0.9" in log, log[-2000:]
