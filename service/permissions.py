@@ -56,6 +56,12 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool
     if scoring and isinstance(event, (BoardStarted, ResultRecorded)):
         if isinstance(event, BoardStarted) and event.deal is not None:
             raise Forbidden("a terminal names the board, not its cards")
+        deal = rt.table.deal
+        if isinstance(event, ResultRecorded) and event.lead is not None and event.declarer is not None \
+                and deal is not None and event.lead not in deal.hands.get(event.declarer.lho, ()):
+            # A refusal would tell the seat where the card is before the hands are shown (39 tries give the
+            # deal): a lead the hand record contradicts is left out of the result instead, never refused.
+            event.lead = None
         return event
     raise Forbidden(f"a {event.type} event is entered by the director or a device")
 
