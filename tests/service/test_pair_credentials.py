@@ -7,6 +7,11 @@ director; a refused or accepted post never names where a hidden card is."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +22,17 @@ from headless import launch, playwright_or_skip, wait_until
 from service.dealing import deal_for
 from service.testing import ServerProcess
 
+NODE = shutil.which("node")
+
 # Mitchell, 3 tables, EW pair 6 absent: NS pair 1 sits out round 2 (table 1 has no EW pair then); EW pair 5
 # plays table 2 in round 1 and table 3 in round 2; EW pair 4 comes to table 2 in round 2.
 EVENT = {"name": "Pairs", "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2, "absent": [6]}}
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
           "event": EVENT}
+
+
+def hand(deal: Any, seat: str) -> list[str]:
+    return sorted(next(c for s, c in deal.hands.items() if str(s) == seat))
 
 
 def card(d: httpx.Client, table: str, seat: str) -> str:
@@ -283,3 +294,89 @@ def test_the_seat_page_follows_its_pair_after_advance_all_tables(tmp_path: Path)
             assert not errors, errors
         finally:
             browser.close()
+
+
+class SeatScript:
+    """The seat page's own scripts run by Node (``seat_harness.js``: real fetch and WebSocket, a stand-in for the
+    page's elements), for a machine without Chromium; what the page shows is read from the lines it prints."""
+
+    def __init__(self, srv: ServerProcess, fragment: str) -> None:
+        harness = Path(__file__).with_name("seat_harness.js")
+        static = Path(__file__).resolve().parents[2] / "service" / "static"
+        self.proc = subprocess.Popen([NODE, "--experimental-websocket", "--no-warnings", str(harness), srv.base,
+                                      fragment, str(static)], stdout=subprocess.PIPE, text=True)
+        self.lines: list[dict[str, Any]] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(json.loads(line))
+
+    def shown(self) -> dict[str, Any]:
+        views = [x for x in self.lines if "title" in x]
+        return views[-1] if views else {}
+
+    def wait(self, what: str, pred: Callable[[dict[str, Any]], bool], timeout: float = 20) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if pred(self.shown()):
+                return self.shown()
+            time.sleep(0.1)
+        raise TimeoutError(f"the page never showed {what}: {self.shown()}")
+
+    def frames(self) -> list[dict[str, Any]]:
+        return [x for x in self.lines if "frame" in x]
+
+    def errors(self) -> list[str]:
+        return [str(x["error"]) for x in self.lines if "error" in x]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def test_the_seat_script_follows_its_pair_over_http_and_websocket(tmp_path: Path) -> None:
+    """The flow of the browser test above with the page's own seat.js and common.js run by Node: pair 5's two
+    phones at table 2 (signed in from the table's card) and pair 1's North phone at table 1. After the director
+    advances every table (what the console's "Advance all tables" posts), pair 5's pages show table 3 and their own
+    new hands, never a frame of table 2's new occupants' hands; pair 1's page says it sits out round 2."""
+    if NODE is None:
+        pytest.skip("no node to run the seat page's scripts")
+    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
+        first = deal_for(9, 3)
+        d.post("/api/tables/2/events", json={"type": "board", "board": 3, "deal": first.to_pbn()}).raise_for_status()
+        pages = {seat: SeatScript(srv, f"#card={card(d, table, seat)}") for seat, table in
+                 (("E", "2"), ("W", "2"), ("N", "1"))}
+        try:
+            for seat in "EW":
+                shown = pages[seat].wait(f"table 2 seat {seat}", lambda v, seat=seat: v.get("table") == "2"
+                                         and v.get("seat") == seat and len(v.get("cards", [])) == 13)
+                assert sorted(shown["cards"]) == sorted(hand(first, seat))
+            before = {seat: len(pages[seat].frames()) for seat in "EW"}
+            assert d.post("/api/event/advance", json={}).status_code == 200
+            t2, t3 = deal_for(9, 5), deal_for(9, 1)
+            d.post("/api/tables/2/events", json={"type": "board", "board": 5, "deal": t2.to_pbn()}).raise_for_status()
+            d.post("/api/tables/3/events", json={"type": "board", "board": 1, "deal": t3.to_pbn()}).raise_for_status()
+            for seat in "EW":
+                shown = pages[seat].wait(f"table 3 seat {seat} with board 1", lambda v, seat=seat: v.get("table") == "3"
+                                         and v.get("seat") == seat and v.get("board") == 1
+                                         and len(v.get("cards", [])) == 13)
+                assert f"Table 3, seat {seat}" in shown["title"]
+                assert sorted(shown["cards"]) == sorted(hand(t3, seat))
+                later = pages[seat].frames()[before[seat]:]
+                assert any("/ws/tables/3" in f["frame"] for f in later)
+                assert not [f for f in later if "/ws/tables/2" in f["frame"]
+                            and '"number":5' in f["data"].replace(" ", "")], "table 2's new board reached the page"
+                theirs = hand(t2, seat)
+                leaked = [f["frame"] for f in later if all(c in f["data"] for c in theirs)]
+                assert not leaked, f"{seat}'s page received table 2's new {seat} hand: {leaked}"
+            out = pages["N"].wait("the sit-out", lambda v: bool(v.get("signed_out"))
+                                  and 'data-status="sit_out"' in v["signed_out"])
+            assert "sits out round 2" in out["signed_out"]
+            for p in pages.values():
+                assert not p.errors(), p.errors()
+        finally:
+            for p in pages.values():
+                p.close()
