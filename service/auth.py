@@ -1,24 +1,25 @@
-"""Credentials: the director's token, and seat credentials bound to the event's session, a table, a seat and
-the table's round (and so to the pair the movement seats there).
+"""Credentials: the director's token, and seat credentials bound to the event, a table, a seat and the table's
+round (and so to the pair the movement seats there). Every seat credential reads
+``<kind>.<table>.<seat>.<round>.<mark>.<gen>.<mac>``, each number in one spelling (ASCII digits, no leading zero).
 
-* A **sign-in link** (``/seat#signin=<code>``, or its QR code) carries ``link.<table>.<seat>.<round>.<gen>.<mac>``.
-  It can be redeemed once (``POST /api/signin``, ``service/credentials_api.py``) for the seat's token; the code
-  travels in the URL's fragment, which a browser never sends to the server nor in a Referer.
-* A **seat token** ``seat.<table>.<seat>.<round>.<gen>.<mac>`` is sent as ``Authorization: Bearer`` (or, for a
-  WebSocket, as the subprotocol ``bearer.<token>``; ``service/credential_transport.py``).
+* A **sign-in link** (``/seat#signin=<code>``, kind ``link``) can be redeemed once (``POST /api/signin``,
+  ``service/credentials_api.py``) for the seat's token; the code travels in the URL's fragment, which a browser
+  never sends to the server nor in a Referer.
+* A **seat token** (kind ``seat``) is sent as ``Authorization: Bearer`` (or, for a WebSocket, as the subprotocol
+  ``bearer.<token>``; ``service/credential_transport.py``). When its round ends, ``POST /api/signin/renew`` trades
+  it, once, for the seat of the same pair in its next round (the token is then spent: journalled ``renew``).
+* A **table card** (``/seat#card=<code>``, kind ``card``, round 0: printed on the table's card, ``/cards``) can be
+  redeemed again and again (``POST /api/signin/card``) for the token of the seat's current round: the pair that
+  sits there now. Every redemption is journalled (club row ``card``).
 
-* A **table card** (``/seat#card=<code>``, printed as a QR code on the table's card, ``/cards``) carries
-  ``card.<table>.<seat>.0.<gen>.<mac>``: not bound to a round, it can be redeemed again and again during the
-  session (``POST /api/signin/card``) for the seat token of the round the table is in *then*; every redemption is
-  journalled (club row ``card``). Holding it means being at the table, like a table terminal. The director's
-  revocation ends it with the seat's other credentials; the cards page then shows the new code to reprint.
-
-Links and tokens are valid only while the table is in that round (``round_of``: the event's round, 0 for a table outside
-any event) and the seat's generation is ``gen``: the director's revocation (``POST /api/tables/{id}/revoke``)
-raises the generation, so every credential of that seat ends at once. ``mac`` is an HMAC-SHA256 under the
-club's secret of all of that and the session id, which a new database draws afresh: a new session never
-accepts an old session's credentials. Revocations and redeemed links are journalled (club rows ``revoke`` and
-``signin``, replayed by ``apply_row``), so a restart neither revives a credential nor a used link.
+A link or token is valid only while its table is in that round (``round_of``: the event's round, 0 for a table
+outside any event) *and* that round began with the journal row ``mark`` (``mark()``: the latest event or round row
+for the table). Journal rows are numbered once, so a round set back or set again, or an event replaced, never
+revives an earlier credential. ``gen`` is the seat's generation: the director's revocation (``POST
+/api/tables/{id}/revoke``) raises it, ending every credential of that seat at once. ``mac`` is an HMAC-SHA256 of
+all of that under the event's key, derived from the club's secret, the session (drawn afresh with each database)
+and the event's journal row. The journalled rows (``event``, ``round``, ``revoke``, ``signin``, ``renew``) reach
+``note_row`` at start-up and as they are written, so a restart neither revives a credential nor a used link.
 
 No token makes a spectator; a token that is neither the director's nor a valid seat's is refused (401).
 """
@@ -82,6 +83,7 @@ class Tokens:
         self.event_mark = 0                        # the journal row (seq) of the event: its key
         self._all_mark = 0                         # the latest row that set every table's round
         self._marks: dict[str, int] = {}           # table -> the latest row that set its round
+        self._event_key: tuple[int, bytes] = (-1, b"")
 
     @staticmethod
     def generate() -> str:
@@ -95,7 +97,10 @@ class Tokens:
 
     def _key(self) -> bytes:
         """The event's own key, derived from the club's secret, the session and the event's journal row."""
-        return hmac.new(self._secret, f"event|{self.session}|{self.event_mark}".encode(), hashlib.sha256).digest()
+        if self._event_key[0] != self.event_mark:
+            key = hmac.new(self._secret, f"event|{self.session}|{self.event_mark}".encode(), hashlib.sha256).digest()
+            self._event_key = (self.event_mark, key)
+        return self._event_key[1]
 
     def _mac(self, kind: str, table: str, seat: str, rnd: int, mark: int, gen: int) -> str:
         msg = f"{kind}|{self.session}|{table}|{seat}|{rnd}|{mark}|{gen}".encode()

@@ -69,7 +69,8 @@ for (const name of ["common.js", "seat.js"]) {
 const cards = html => [...html.matchAll(/data-card="(\w\w)" data-seat="(\w)"|<span class="card suit-\w" data-card="(\w\w)"/g)]
   .map(m => m[1] || m[3]);
 setInterval(() => {
-  const seen = vm.runInContext("({table: TABLE, seat: ME, board: state && state.board ? state.board.number : null})", context);
+  const seen = vm.runInContext("({table: TABLE, seat: ME, round: TOKEN ? +TOKEN.split('.')[3] : null, "
+    + "board: state && state.board ? state.board.number : null})", context);
   const panel = elements["signed-out"];
   out({...seen, title: element("title").textContent, line: element("board").textContent,
        cards: cards(element("hands").innerHTML), signed_out: panel ? !panel.hidden && panel.innerHTML : false});

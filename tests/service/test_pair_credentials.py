@@ -341,7 +341,8 @@ def test_the_seat_script_follows_its_pair_over_http_and_websocket(tmp_path: Path
     """The flow of the browser test above with the page's own seat.js and common.js run by Node: pair 5's two
     phones at table 2 (signed in from the table's card) and pair 1's North phone at table 1. After the director
     advances every table (what the console's "Advance all tables" posts), pair 5's pages show table 3 and their own
-    new hands, never a frame of table 2's new occupants' hands; pair 1's page says it sits out round 2."""
+    new hands, never a frame of table 2's new occupants' hands; pair 1's page says it sits out round 2, and in round 3
+signs in at table 1 again by itself."""
     if NODE is None:
         pytest.skip("no node to run the seat page's scripts")
     with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
@@ -375,6 +376,11 @@ def test_the_seat_script_follows_its_pair_over_http_and_websocket(tmp_path: Path
             out = pages["N"].wait("the sit-out", lambda v: bool(v.get("signed_out"))
                                   and 'data-status="sit_out"' in v["signed_out"])
             assert "sits out round 2" in out["signed_out"]
+            # round 3: pair 1 plays table 1 again; its page, asking every 10 s, signs in there by itself
+            assert d.post("/api/event/advance", json={}).status_code == 200
+            back = pages["N"].wait("pair 1 back at table 1", lambda v: v.get("round") == 3 and not v.get("signed_out"),
+                                   timeout=30)
+            assert (back["table"], back["seat"]) == ("1", "N") and "Table 1, seat N" in back["title"]
             for p in pages.values():
                 assert not p.errors(), p.errors()
         finally:
