@@ -211,7 +211,7 @@ def test_dummy_acts_only_as_laws_42_and_43_let_him(tmp_path: Path) -> None:
             # declarer plays dummy's card
             assert north.post("/api/tables/1/events", json={"type": "card", "seat": "S", "card": follow[0]}) \
                 .status_code == 200
-            # once another player has called the director, dummy may call too (Law 43B1 / 43A1a)
+            # once another player has called the director, dummy may call too (Law 43A1a)
             assert east.post("/api/tables/1/director", json={}).status_code == 200
             assert dummy.post("/api/tables/1/director", json={}).status_code == 200
 
