@@ -19,7 +19,8 @@ from .errors import Forbidden, Unauthenticated
 from .runtime import TableRuntime
 from .visibility import Viewer, declarer_of, dummy_of, entitled
 
-PLAY_PERIOD = ("opening_lead", "play", "claim_pending", "awaiting_ruling")
+# Declarer's partner is dummy once the opening lead is faced (before it he may still call, e.g. in the 41 period).
+PLAY_PERIOD = ("play", "claim_pending", "awaiting_ruling")
 
 
 def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool = False) -> TableEvent:

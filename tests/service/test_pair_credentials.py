@@ -195,6 +195,8 @@ def test_dummy_acts_only_as_laws_42_and_43_let_him(tmp_path: Path) -> None:
         toks = d.get("/api/tables/1/tokens").json()
         with srv.client(toks["E"]["token"]) as east, srv.client(toks["S"]["token"]) as dummy, \
                 srv.client(toks["N"]["token"]) as north:
+            # before the opening lead is faced declarer's partner is not dummy yet: he may call the director
+            assert dummy.post("/api/tables/1/director", json={}).status_code == 200
             lead = next(c for c in hands["E"] if c[0] == "C") if any(c[0] == "C" for c in hands["E"]) \
                 else hands["E"][0]
             assert east.post("/api/tables/1/events", json={"type": "card", "seat": "E", "card": lead}).status_code \
