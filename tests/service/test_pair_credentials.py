@@ -163,9 +163,6 @@ def test_only_the_opponents_of_the_round_that_played_a_board_confirm_it(tmp_path
             r = north.post("/api/tables/2/events", json={"type": "result", "contract": "3NT", "declarer": "N",
                                                          "tricks": 9})
             assert r.status_code == 200, r.text
-            # the keying seat cannot answer for an opponent
-            r = north.post("/api/tables/2/boards/3/confirm", json={"accept": True, "seat": "E"})
-            assert r.status_code == 403
         d.post("/api/event/advance", json={}).raise_for_status()
         # round 2: pair 4 sits East-West at table 2; it did not play board 3 there and may not accept it
         new_east = d.get("/api/tables/2/tokens").json()["E"]["token"]
@@ -177,6 +174,20 @@ def test_only_the_opponents_of_the_round_that_played_a_board_confirm_it(tmp_path
         # the director still can (and the pair that played it, through its round-1 sign-in, while it lasted)
         r = d.post("/api/tables/2/boards/3/confirm", json={"accept": True, "seat": "W"})
         assert r.status_code == 200
+
+
+def test_a_keying_terminal_cannot_answer_for_an_opponent(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
+        d.post("/api/tables/2/kind", json={"kind": "scoring"}).raise_for_status()
+        toks = d.get("/api/tables/2/tokens").json()
+        with srv.client(toks["N"]["token"]) as north, srv.client(toks["E"]["token"]) as east:
+            north.post("/api/tables/2/events", json={"type": "board", "board": 3}).raise_for_status()
+            north.post("/api/tables/2/events", json={"type": "result", "contract": "3NT", "declarer": "N",
+                                                     "tricks": 9}).raise_for_status()
+            r = north.post("/api/tables/2/boards/3/confirm", json={"accept": True, "seat": "E"})
+            assert r.status_code == 403, r.text
+            r = east.post("/api/tables/2/boards/3/confirm", json={"accept": True})       # East on his own device
+            assert r.status_code == 200 and r.json()["seat"] == "E", r.text
 
 
 def _play_to_the_lead(d: httpx.Client, table: str, deal: str) -> None:
