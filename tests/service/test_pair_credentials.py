@@ -247,6 +247,13 @@ def test_no_answer_tells_a_seat_where_a_hidden_card_is(tmp_path: Path) -> None:
         assert "S's card" not in text and "gives to" not in text
         rows = d.get("/api/tables/1/events", params={"board": 1}).json()
         assert [x["body"].get("lead") for x in rows if x["body"].get("type") == "result"] == [None]
+
+
+def test_a_card_not_held_is_not_placed_for_the_seat_that_plays_it(tmp_path: Path) -> None:
+    one = {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}, {"id": "2"}]}
+    deal = deal_for(3, 1)
+    wrong = next(str(c) for s, cards in deal.hands.items() if str(s) == "S" for c in sorted(cards))
+    with ServerProcess(tmp_path, one) as srv, srv.client(srv.token) as d:
         # a played table: East leads South's card; the answer and East's view do not name its holder
         _play_to_the_lead(d, "2", deal.to_pbn())
         east = d.get("/api/tables/2/tokens").json()["E"]["token"]
