@@ -51,7 +51,8 @@ def follow_pair(svc: Service, table: str, seat: str, rnd: int) -> dict[str, Any]
     "seat", "round", "pair"}`` at the first of its later sittings whose table is in that round; else
     ``"sit_out"`` (it sits out the round its old table is in now), ``"waiting"`` (its next table has not reached
     that round yet) or ``"over"`` (no later round: its session is over). The pair keeps its place in it: North
-    or East the first player, South or West the second."""
+    or East the first player, South or West the second. In a teams movement the entrant is the team, which sits
+    in two rooms: the pair is the team's pair of that direction."""
     ev = svc.tournament
     if ev is None or table not in ev.where:
         return {"status": "over", "round": rnd}
@@ -61,8 +62,13 @@ def follow_pair(svc: Service, table: str, seat: str, rnd: int) -> dict[str, Any]
     if pair is None:
         return {"status": "over", "round": rnd}
     tid = {m: t for t, (p, m) in ev.where.items() if p is plan}
-    later = sorted((s for s in plan.movement.sittings if s.round > rnd and pair in (s.ns, s.ew)),
-                   key=lambda s: s.round)
+    ns = seat in "NS"
+    later = []
+    for r in sorted({s.round for s in plan.movement.sittings if s.round > rnd}):
+        found = [s for s in plan.movement.sittings if s.round == r and pair in (s.ns, s.ew)]
+        if len(found) > 1:          # a team plays in two rooms: its pairs keep their directions
+            found = [s for s in found if (s.ns == pair) == ns]
+        later += found[:1]
     for s in later:
         t = tid.get(s.table)
         if not s.sit_out and t is not None and ev.rounds.get(t) == s.round:

@@ -19,6 +19,7 @@ import httpx
 import pytest
 from headless import launch, playwright_or_skip, wait_until
 
+from results.movement import round_robin_teams
 from service.dealing import deal_for
 from service.testing import ServerProcess
 
@@ -109,6 +110,28 @@ def test_a_renewed_device_does_not_keep_its_old_tables_credential(tmp_path: Path
         moved = renew(srv, east["token"]).json()
         assert (moved["table"], moved["seat"]) == ("3", "E")
         assert whoami(srv, east["token"]).status_code == 401
+
+
+def test_in_a_teams_movement_a_device_follows_its_teams_pair_of_its_direction(tmp_path: Path) -> None:
+    """A team sits in two rooms each round: its North-South pair's phone goes to the team's North-South seat of
+    the next round, never to the seat of its team-mates (who play the same boards in the other room)."""
+    teams = {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": str(t)} for t in range(1, 5)],
+             "event": {"name": "Teams", "scoring": "IMP",
+                       "movement": {"kind": "round_robin", "teams": 4, "boards_per_round": 2}}}
+    mv = round_robin_teams(4, 2)
+    with ServerProcess(tmp_path, teams) as srv, srv.client(srv.token) as d, srv.client() as anon:
+        def sitting(rnd: int, direction: str) -> Any:        # where team 1's pair of that direction sits
+            return next(s for s in mv.sittings if s.round == rnd and (s.ns if direction == "NS" else s.ew) == 1)
+        phones = {}
+        for direction, seat in (("NS", "S"), ("EW", "W")):
+            phones[direction] = redeem_card(anon, card(d, str(sitting(1, direction).table), seat))
+            assert phones[direction]["pair"] == 1
+        assert d.post("/api/event/advance", json={}).status_code == 200
+        for direction, seat in (("NS", "S"), ("EW", "W")):
+            to = sitting(2, direction)
+            got = renew(srv, phones[direction]["token"]).json()
+            assert (got["status"], got["table"], got["seat"], got["round"]) == ("seated", str(to.table), seat, 2), \
+                (direction, got)
 
 
 def test_every_token_field_has_one_spelling(tmp_path: Path) -> None:
