@@ -39,8 +39,10 @@ def _hidden(svc: Service, v: Viewer) -> AbstractSet[int]:
 
 @router.get("/health", summary="liveness and counts")
 async def health(svc: Service = Depends(service)) -> dict[str, Any]:
-    return {"status": "ok", "tables": len(svc.club.tables), "events": svc.club.events_acknowledged,
-            "subscribers": svc.hub.count(), "journal": svc.settings.database}
+    failure = svc.journal.failure
+    return {"status": "ok" if failure is None else "journal stopped", "tables": len(svc.club.tables),
+            "events": svc.club.events_acknowledged, "subscribers": svc.hub.count(), "journal": svc.settings.database,
+            "journal_failure": failure}
 
 
 @router.get("/whoami", summary="the role a token stands for")

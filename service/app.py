@@ -4,6 +4,7 @@ tables (the parts the routers receive: ``service/container.py``), and undoes all
 ``ServiceError`` is answered by one handler (``service/http_errors.py``)."""
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -80,6 +81,12 @@ def simulated_ids(settings: Settings) -> list[str]:
     return out
 
 
+def journal_stopped(hub: Hub, reason: str) -> None:
+    """Tell the director at once that nothing is stored any more (``/api/health`` says so too)."""
+    hub.publish(CLUB, {"type": "journal_failed", "detail": f"the journal has stopped: {reason}. Nothing is "
+                       "stored or acknowledged until the service is restarted."}, roles=("director",))
+
+
 def create_app(settings: Settings | None = None,
                on_ready: Callable[[dict[str, Any]], None] | None = None) -> FastAPI:
     settings = check_settings(settings or Settings())
@@ -104,7 +111,8 @@ def create_app(settings: Settings | None = None,
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
         redact_server_logs()                        # uvicorn has configured its loggers by now
-        journal.start()
+        loop = asyncio.get_running_loop()
+        journal.start(on_failure=lambda reason: loop.call_soon_threadsafe(journal_stopped, hub, reason))
         club.start()
         app.state.service = svc
         if settings.uploads:                        # before devices and robots: it must see every new row

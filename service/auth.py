@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .canonical import canonical_int
 from .errors import Unauthenticated
 from .visibility import DIRECTOR, SPECTATOR, Viewer
 
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from .journal import Row
 
 SEAT_LETTERS = ("N", "E", "S", "W")
-_NUMBER = re.compile(r"(?:0|[1-9][0-9]{0,11})")          # one spelling: ASCII digits, no leading zero
 _TABLE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _MAC = re.compile(r"[0-9a-f]{32}")
 
@@ -135,9 +135,12 @@ class Tokens:
         so a used link is used however it is written."""
         parts = token.split(".")
         if len(parts) != 7 or parts[0] != kind or not _TABLE.fullmatch(parts[1]) or parts[2] not in SEAT_LETTERS \
-                or not all(_NUMBER.fullmatch(x) for x in parts[3:6]) or not _MAC.fullmatch(parts[6]):
+                or not _MAC.fullmatch(parts[6]):
             raise Unauthenticated("invalid token")
-        p = Parsed(kind, parts[1], parts[2], int(parts[3]), int(parts[4]), int(parts[5]), parts[6])
+        rnd, mark, gen = canonical_int(parts[3], 6), canonical_int(parts[4], 12), canonical_int(parts[5], 9)
+        if rnd is None or mark is None or gen is None:               # one spelling of each number
+            raise Unauthenticated("invalid token")
+        p = Parsed(kind, parts[1], parts[2], rnd, mark, gen, parts[6])
         if p.mark < self.event_mark or not hmac.compare_digest(
                 p.mac.encode(), self._mac(kind, p.table, p.seat, p.round, p.mark, p.generation).encode()):
             raise Unauthenticated("invalid token")          # forged, or of an earlier event or session

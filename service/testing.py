@@ -48,6 +48,21 @@ class SeatSignIn(httpx.Auth):
             yield request
 
 
+def raw_request(port: int, method: str, path: str, headers: list[tuple[str, str]], body: bytes = b"",
+                timeout: float = 10.0) -> tuple[int, bytes]:
+    """One HTTP/1.1 request written byte for byte on a socket (headers exactly as given, repeated ones too,
+    which an HTTP client would merge): the answer's status and body."""
+    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in headers)
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(head.encode("latin-1") + b"\r\n" + body)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    status_line, _, rest = data.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

@@ -245,6 +245,21 @@ function updateNav() {
 }
 new MutationObserver(updateNav).observe(document.getElementById("calls"), {childList: true, subtree: true});
 
+// The stream says it once; a console opened later learns it from /api/health.
+let journalStopped = false;
+function journalFailed(detail) {
+  if (journalStopped) return;
+  journalStopped = true;
+  toast(t("console.journal_failed", "The journal has stopped: nothing is stored. Restart the service."));
+  feed(detail);
+}
+async function checkJournal() {
+  try {
+    const h = await api("/api/health");
+    if (h.journal_failure) journalFailed(h.journal_failure);
+  } catch (e) { /* unreachable now: the stream's status says so, the next look tries again */ }
+}
+
 let detailTimer = null;
 function onMessage(m) {
   if (m.type === "state") {
@@ -257,6 +272,8 @@ function onMessage(m) {
     toast(t("console.flagged_toast", "Table {table}: {code} (Law {law})", {table: m.table, code: label, law: i.law}));
     feed(t("console.flagged_feed", "Table {table} board {board}: {code} (Law {law}) by {seat}: {detail}",
       {table: m.table, board: m.board, code: label, law: i.law, seat: seatName(i.seat), detail: i.detail || ""}));
+  } else if (m.type === "journal_failed") {
+    journalFailed(m.detail);
   } else if (m.type === "device") {
     feed(t("console.device_feed", "Table {table} device {device}: {code} {detail}",
       {table: m.table, device: m.device || "", code: m.code, detail: m.detail || ""}));
@@ -277,6 +294,7 @@ async function start() {
   stream("/ws/club", onMessage, st => document.getElementById("status").textContent = statusText(st), TOKEN);
   loadResults(); setInterval(loadResults, 15000);
   loadUploads(); setInterval(loadUploads, 3000);
+  checkJournal(); setInterval(checkJournal, 10000);
   loadEventTables(); setInterval(loadEventTables, 5000);
   setInterval(() => document.getElementById("clock").textContent = new Date().toLocaleTimeString(), 1000);
 }
