@@ -398,6 +398,8 @@ signs in at table 1 again by itself."""
                 shown = pages[seat].wait(f"table 2 seat {seat}", lambda v, seat=seat: v.get("table") == "2"
                                          and v.get("seat") == seat and len(v.get("cards", [])) == 13)
                 assert sorted(shown["cards"]) == sorted(hand(first, seat))
+            pages["N"].wait("table 1 seat N in round 1", lambda v: (v.get("table"), v.get("seat"), v.get("round"))
+                            == ("1", "N", 1))
             before = {seat: len(pages[seat].frames()) for seat in "EW"}
             assert d.post("/api/event/advance", json={}).status_code == 200
             t2, t3 = deal_for(9, 5), deal_for(9, 1)
