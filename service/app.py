@@ -65,8 +65,8 @@ def _tokens(settings: Settings, journal: Journal) -> Tokens:
         session = Tokens.generate()
         journal.set_meta("session", session)
     tokens = Tokens(director, secret, session)
-    for row in journal.rows(CLUB):               # revocations and redeemed links survive a restart
-        tokens.apply_row(row.kind, row.body)
+    for row in journal.rows(CLUB):               # revocations, used links, the rounds' marks survive a restart
+        tokens.note_row(row)
     return tokens
 
 
@@ -98,6 +98,7 @@ def create_app(settings: Settings | None = None,
         club = Club(settings, journal, hub)
         rows = club.load()
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
+        club.club_listeners.append(svc.tokens.note_row)          # the credentials follow every club row
         svc.language = journalled_language(journal.rows(CLUB))
         event_row, event_rows = journalled_event(journal.rows(CLUB))   # the console's event wins
         event_cfg = config_of(event_row) if event_row is not None else None
