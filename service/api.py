@@ -180,11 +180,13 @@ async def results(svc: Service = Depends(service), v: Viewer = Depends(viewer)) 
     return [b for b in svc.club.results(v) if b["board"] not in hidden]
 
 
-@router.post("/boards/{number}/release", summary="release a board's results and hands (director)")
-async def release(number: int = BoardNo, svc: Service = Depends(service),
+@router.post("/boards/{number}/release", summary="release a board's results and hands (director)",
+             description="A board some table still has to play is refused (409, `tables`: which) unless "
+                         "`force=true`; even then a pair that still has to play it sees nothing of it.")
+async def release(number: int = BoardNo, force: bool = Query(False), svc: Service = Depends(service),
                   v: Viewer = Depends(director)) -> dict[str, Any]:
-    row = await svc.club.release(number)
-    return {"board": number, "seq": row.seq}
+    row = await svc.club.release(number, force=force)
+    return {"board": number, "seq": row.seq, "forced": bool(row.body.get("force"))}
 
 
 @router.get("/devices", summary="device health per table (director)")
