@@ -358,7 +358,7 @@ def test_a_release_reaches_the_results_push_at_once(tmp_path: Path, monkeypatch:
             screen.subscribe(sub)
             (first,) = await asyncio.wait_for(sub.next_batch(), 5)
             assert json.loads(first)["results"]["boards"] == []
-            await club.release(1)
+            await club.release(1, force=True)            # in play at B: only a forced release
             (pushed,) = await asyncio.wait_for(sub.next_batch(), 5)
             boards = json.loads(pushed)["results"]["boards"]
             assert [b["board"] for b in boards] == [1]
