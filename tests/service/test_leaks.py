@@ -237,8 +237,8 @@ def _quick_board(board: int) -> list[dict[str, Any]]:
 
 def test_a_pair_never_sees_a_board_it_still_has_to_play(tmp_path: Path) -> None:
     """In process, the rule of service/board_rule.py: a round-1 credential of East at table 1 (EW 4) sees
-    nothing of board 3 when table 1 plays it in round 2 (EW 4 plays it in round 3); North (NS 1, who plays
-    it now) and the current East see it; the public sees "board 3 in play"; the director everything."""
+    nothing of board 3 when table 1 plays it in round 2 (EW 4 plays it in round 3), nor does North's of round 1
+    (not a board of that round there); the round-2 North (NS 1) and East (EW 6) see it; the public sees "board 3 in play"; the director everything."""
     async def run() -> None:
         settings = load_settings(None, database=str(tmp_path / "j.db"), event=MITCHELL3,
                                  tables=[{"id": t} for t in TABLES], regulation={"spectators": {"delay_s": 0}})
@@ -263,9 +263,10 @@ def test_a_pair_never_sees_a_board_it_still_has_to_play(tmp_path: Path) -> None:
             east_r1 = Viewer("seat", table="1", seat="E", round=1)
             north_r1 = Viewer("seat", table="1", seat="N", round=1)
             assert 3 in rule.hidden_at("1", east_r1)
-            seen = visible_state(rt, east_r1, rule.hidden_at("1", east_r1))
-            assert seen["withheld"] and seen["contract"] is None and seen["hands"] == {} and seen["auction"] is None
-            for v in (north_r1, Viewer("seat", table="1", seat="E")):
+            for v in (east_r1, north_r1):        # round 1's credentials: board 3 is not their board here then
+                seen = visible_state(rt, v, rule.hidden_at("1", v))
+                assert seen["withheld"] and seen["contract"] is None and seen["hands"] == {} and seen["auction"] is None
+            for v in (Viewer("seat", table="1", seat="N"), Viewer("seat", table="1", seat="E", round=2)):
                 state = visible_state(rt, v, rule.hidden_at("1", v))
                 assert state["contract"] == "3NT" and v.seat in state["hands"], v
             public = visible_state(club.feeds["1"].replica, SPECTATOR, rule.hidden_at("1", SPECTATOR))
