@@ -238,7 +238,8 @@ def _quick_board(board: int) -> list[dict[str, Any]]:
 def test_a_pair_never_sees_a_board_it_still_has_to_play(tmp_path: Path) -> None:
     """In process, the rule of service/board_rule.py: a round-1 credential of East at table 1 (EW 4) sees
     nothing of board 3 when table 1 plays it in round 2 (EW 4 plays it in round 3), nor does North's of round 1
-    (not a board of that round there); the round-2 North (NS 1) and East (EW 6) see it; the public sees "board 3 in play"; the director everything."""
+    (not a board of that round there); the round-2 North (NS 1) and East (EW 6) see it; the public sees
+    "board 3 in play"; the director everything."""
     async def run() -> None:
         settings = load_settings(None, database=str(tmp_path / "j.db"), event=MITCHELL3,
                                  tables=[{"id": t} for t in TABLES], regulation={"spectators": {"delay_s": 0}})
