@@ -82,7 +82,8 @@ class SimulatedClub:
             if t.board is None or t.state == "board_complete" or len(rt.current.rows if rt.current else ()) > \
                     MAX_EVENTS_PER_BOARD or refused > 5:
                 nxt = self.next_board(tid, number) if self.next_board else number + 1
-                if cfg.boards and (len(rt.boards) >= cfg.boards if self.next_board else nxt > cfg.boards):
+                played = sum(1 for n in rt.boards if rt.finished(n))   # not a board put back or scored unplayed
+                if cfg.boards and (played >= cfg.boards if self.next_board else nxt > cfg.boards):
                     return
                 await self._pause(rng, 2.0 if t.board is not None else 0.2)
                 deal = deal_for(cfg.seed, nxt)

@@ -3,9 +3,14 @@ WebSocket while the simulated club robots play a whole Mitchell and a whole Howe
 
 Every viewer class is watched while the event runs: the anonymous public (``/ws/club`` and every public REST
 route), the director, and each pair through the seat credential of the table and seat it holds in each round
-(``credential``). Every snapshot is checked against the movement by ``leak_check.py``; table 1 of the Mitchell
-is marked a vugraph table by the director, and its delayed live view is the one exception. The checker is
-shown to catch a planted leak (the director's snapshots relabelled as the public's).
+(``credential``): pairs that move, that sit out (the Mitchell has an absent pair) and that arrive early (the
+director advances a table in the middle of its first round: the next round's pair watches the old round's
+board). The director also intervenes as a club night does (``Director.intervene``): a wrong board started and
+put back, an artificial "not played" score, another with late play granted afterwards, and a release refused
+then forced of a board still in play. Every snapshot is checked against the movement by ``leak_check.py``,
+which decides from the movement and the pair alone; table 1 of the Mitchell (with a relay and a bye stand) is
+marked a vugraph table by the director, and its delayed live play is the one exception. The checker is shown
+to catch a planted leak (the director's snapshots relabelled as the public's).
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from results.movement import howell, mitchell
 from service.board_rule import ClubBoardRule
 from service.club import Club
 from service.configuration import load_settings
+from service.dealing import deal_for
 from service.hub import Hub
 from service.journal import CLUB, Journal
 from service.testing import ServerProcess
@@ -30,15 +36,15 @@ from service.tournament import LiveTournament
 from service.visibility import DIRECTOR as THE_DIRECTOR
 from service.visibility import SPECTATOR, Viewer, visible_state
 
-TABLES = ("1", "2", "3")
+TABLES: tuple[str, ...] = ("1", "2", "3")
 SEATS = "NESW"
 TIMEOUT_S = 150.0
 
 
-def config(movement: dict[str, Any], boards: int) -> dict[str, Any]:
+def config(movement: dict[str, Any], boards: int, tables: int) -> dict[str, Any]:
     return {"regulation": {"spectators": {"delay_s": 0.3, "hands": "delayed"}, "results_release": "all_tables"},
             "event": {"name": "Leak test", "scoring": "MP", "movement": movement},
-            "simulation": {"tables": len(TABLES), "pace_s": 0.012, "irregularity_rate": 0.3, "ruling_wait_s": 0.05,
+            "simulation": {"tables": tables, "pace_s": 0.012, "irregularity_rate": 0.3, "ruling_wait_s": 0.05,
                            "seed": 11, "boards": boards},
             "synchronous": "NORMAL"}
 
@@ -56,13 +62,18 @@ def credential(director: httpx.Client, table: str, seat: str, rnd: int, cache: d
 class Watch:
     """Runs every viewer against the server until the event is over; collects snapshots and the truth."""
 
-    def __init__(self, srv: ServerProcess, checker: Checker, vugraph: tuple[str, ...]) -> None:
+    def __init__(self, srv: ServerProcess, checker: Checker, vugraph: tuple[str, ...],
+                 tables: tuple[str, ...] = TABLES) -> None:
         self.srv = srv
+        self.tables = tables
         self.checker = checker
         self.vugraph = vugraph
         self.snaps: list[Snapshot] = []
         self.tokens: dict[tuple[str, str, int], str] = {}
-        self.rounds: dict[str, int] = {t: 1 for t in TABLES}
+        self.rounds: dict[str, int] = {t: 1 for t in tables}
+        self.live: dict[str, int | None] = {}
+        self.truths = 0
+        self.director_plan = Director(self)
         self.done = asyncio.Event()
         self.director = srv.client(srv.token)
 
@@ -73,14 +84,25 @@ class Watch:
         while final < 3 and time.monotonic() < deadline:
             start = time.time()
             ev = (await c.get("/api/event")).json()
-            completed = {}
-            for t in TABLES:
-                entries = (await c.get(f"/api/tables/{t}/boards")).json()
-                completed[t] = frozenset(e["board"] for e in entries
-                                         if not e["current"] or (e.get("result") or {}).get("complete"))
+            late: dict[str, set[int]] = {}
+            for e in (await c.get("/api/event/boards")).json():
+                if e["late"]:
+                    late.setdefault(e["table"], set()).add(e["board"])
+            completed, live = {}, {}
+            for t in self.tables:
+                played, live[t] = set(), None
+                for e in (await c.get(f"/api/tables/{t}/boards")).json():
+                    finished = bool((e.get("result") or {}).get("complete"))     # played to the end here
+                    if finished or (e.get("adjustment") is not None and e["board"] not in late.get(t, ())):
+                        played.add(e["board"])
+                    elif e["current"]:
+                        live[t] = e["board"]
+                completed[t] = frozenset(played)
             rounds = {p["table"]: p["round"] for p in ev["progress"]}
-            self.checker.truths.append(Truth(start, time.time(), rounds, completed))
-            self.rounds = rounds
+            self.checker.truths.append(Truth(start, time.time(), rounds, completed, live,
+                                             {t: frozenset(bs) for t, bs in late.items()}))
+            self.rounds, self.live = rounds, live
+            self.truths += 1
             if all(p["finished"] for p in ev["progress"]):
                 self.done.set()
                 final += 1
@@ -145,7 +167,7 @@ class Watch:
                 else:
                     await self.get(c, viewer, "/api/tables", "tables")
                     await self.get(c, viewer, "/api/event", "event")
-                    tables = TABLES
+                    tables = self.tables
                 for t in tables:
                     await self.get(c, viewer, f"/api/tables/{t}", "state", t)
                     listed = await self.get(c, viewer, f"/api/tables/{t}/boards", "boards") or []
@@ -168,17 +190,88 @@ class Watch:
                     self.stream(f"{self.srv.ws_base}/ws/club", ANONYMOUS, None),
                     self.stream(f"{self.srv.ws_base}/ws/club?token={self.srv.token}", DIRECTOR, None),
                     self.rest(ANONYMOUS, None, None)]
-            jobs += [self.seat_stream(t, s) for t in TABLES for s in SEATS]
-            jobs += [self.rest(f"seat:{t}:{s}", t, s) for t in TABLES for s in SEATS]
+            jobs += [self.seat_stream(t, s) for t in self.tables for s in SEATS]
+            jobs += [self.rest(f"seat:{t}:{s}", t, s) for t in self.tables for s in SEATS]
+            jobs.append(self.director_plan.intervene(d))
             await asyncio.gather(*jobs)
         self.director.close()
 
 
+class Director:
+    """The director's interventions while the robots play, each made so that what a viewer may not see only
+    shrinks (the checker's premise): a late-play grant comes right after its "not played" score, before any
+    other table has played the board; the release is of a board no late play concerns."""
+
+    def __init__(self, w: Watch) -> None:
+        self.w = w
+        self.mv = w.checker.movement
+        self.done: list[str] = []
+
+    def boards_of(self, table: str) -> list[list[int]]:
+        """The table's boards round by round (its sit-out rounds empty)."""
+        return [list(s.boards) if not s.sit_out else [] for s in sorted(
+            (s for s in self.mv.sittings if str(s.table) == table), key=lambda s: s.round)]
+
+    async def wait(self, ok: Any, limit: float = 30.0) -> bool:
+        deadline = time.monotonic() + limit
+        while not ok():
+            if time.monotonic() > deadline or self.w.done.is_set():
+                return False
+            await asyncio.sleep(0.01)
+        return True
+
+    async def intervene(self, d: httpx.AsyncClient) -> None:
+        tables = self.w.tables
+        last, first = tables[-1], tables[0]
+        # "not played" at the last table on a board of its last round, then late play granted: owed again
+        late_board = self.boards_of(last)[-1][0]
+        r = await d.post(f"/api/tables/{last}/boards/{late_board}/adjustment",
+                         json={"kind": "artificial", "ns": "A", "ew": "A"})
+        assert r.status_code == 200, r.text
+        assert (await d.post(f"/api/tables/{last}/late-play", json={"board": late_board})).status_code == 200
+        # "not played" at the first table on a board of its last round (it will play it all the same)
+        scored = next(b for b in self.boards_of(first)[-1] if b != late_board)
+        r = await d.post(f"/api/tables/{first}/boards/{scored}/adjustment",
+                         json={"kind": "artificial", "ns": "A-", "ew": "A+"})
+        assert r.status_code == 200, r.text
+        self.done.append("scores")
+        # a wrong board at the second table: started in the middle of its first board, then put back
+        second = tables[1]
+        rounds = [bs for bs in self.boards_of(second) if bs]
+        on = rounds[0][0]
+        wrong = rounds[-1][-1]
+        if await self.wait(lambda: self.w.live.get(second) == on):
+            await d.post(f"/api/tables/{second}/events", json={"type": "board", "board": wrong,
+                                                               "deal": deal_for(11, wrong).to_pbn()})
+            await asyncio.sleep(0.05)                  # the robots play on it a little
+            r = await d.post(f"/api/tables/{second}/events", json={"type": "board", "board": on,
+                                                                   "deal": deal_for(11, on).to_pbn()})
+            assert r.status_code == 200, r.text
+            alerts = (await d.get("/api/event")).json()["alerts"]
+            assert any(a["table"] == second and a["board"] == wrong for a in alerts), "Law 15: the director is told"
+            self.done.append("wrong board")
+        # arriving early: the third table moves to round 2 in the middle of its first round
+        third = tables[2]
+        if await self.wait(lambda: self.w.rounds.get(third) == 1 and self.w.live.get(third) is not None):
+            r = await d.post("/api/event/advance", json={"tables": [third]})
+            assert r.status_code == 200, r.text
+            self.done.append("advanced early")
+        # a release refused, then forced, of the first table's first board once it played it
+        board = self.boards_of(first)[0][0]
+        if await self.wait(lambda: any(board in t.completed.get(first, ()) for t in self.w.checker.truths[-1:])):
+            refused = await d.post(f"/api/boards/{board}/release")
+            if refused.status_code == 409:
+                self.w.checker.released[board] = time.time()
+                assert (await d.post(f"/api/boards/{board}/release?force=true")).status_code == 200
+                self.done.append("forced release")
+
+
 def watch(tmp_path: Path, movement: dict[str, Any], mv: Any, vugraph: tuple[str, ...]) -> tuple[Checker, Watch]:
     checker = Checker(mv)
+    tables = tuple(str(t) for t in mv.tables)
     boards_per_table = len({b for s in mv.sittings if s.table == 1 for b in s.boards})
-    with ServerProcess(tmp_path / "srv", config(movement, boards_per_table)) as srv:
-        w = Watch(srv, checker, vugraph)
+    with ServerProcess(tmp_path / "srv", config(movement, boards_per_table, len(tables))) as srv:
+        w = Watch(srv, checker, vugraph, tables)
         asyncio.run(w.run())
     return checker, w
 
@@ -199,6 +292,8 @@ def verdict(name: str, checker: Checker, w: Watch) -> None:
     assert not leaks, [(lk.snapshot.viewer, lk.snapshot.source, lk.snapshot.table, lk.snapshot.lo, lk.snapshot.hi,
                         lk.board, lk.why) for lk in leaks[:10]]
     assert checker.checked >= 1000, "too few snapshots to mean anything"
+    done = w.director_plan.done
+    assert done == ["scores", "wrong board", "advanced early", "forced release"], done
     assert checker.withheld_seen > 0, "no viewer ever met a board it may not see: the check proved nothing"
     assert w.checker.truths and all(p for p in w.checker.truths[-1].completed.values())
     # the planted leak: the director's views, as if the public had received them, must be caught
@@ -208,9 +303,13 @@ def verdict(name: str, checker: Checker, w: Watch) -> None:
     assert caught, "the checker must catch the director's views shown to the public"
 
 
-def test_no_leak_over_a_simulated_mitchell_with_a_vugraph_table(tmp_path: Path) -> None:
-    movement = {"kind": "mitchell", "tables": 3, "boards_per_round": 2}
-    checker, w = watch(tmp_path, movement, mitchell(3, boards_per_round=2), vugraph=("1",))
+def test_no_leak_over_a_simulated_mitchell_with_a_relay_a_sit_out_and_a_vugraph_table(tmp_path: Path) -> None:
+    """4 tables, a relay and a bye stand (tables 2 and 4 share boards), pair 8 absent (its opponents sit out)."""
+    movement = {"kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay", "absent": [8]}
+    mv = mitchell(4, boards_per_round=2, even="relay", absent=[8])
+    assert any(s.sit_out for s in mv.sittings) and len(mv.boards) > len({b for s in mv.sittings
+                                                                          if s.round == 1 for b in s.boards})
+    checker, w = watch(tmp_path, movement, mv, vugraph=("1",))
     verdict("Mitchell", checker, w)
     assert checker.vugraph_shown > 0, "the vugraph table's live play reaches the public"
 
