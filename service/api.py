@@ -120,7 +120,8 @@ def _may_see_board(rt: TableRuntime, number: int, v: Viewer, hidden: AbstractSet
     rec = rt.boards.get(number)
     if rec is None or number in hidden:
         return False
-    return rt.completed(number) and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
+    # a board put back unfinished is no record to show (service/obligations.py: not played)
+    return rt.finished(number) and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
 
 
 @router.get("/tables/{table_id}/boards", summary="boards played at the table")

@@ -176,6 +176,13 @@ class Watch:
                 await self.get(c, viewer, "/api/results", "results")
                 await self.get(c, viewer, "/api/public/results", "public_results")
 
+    async def guarded(self, job: Any) -> None:
+        try:
+            await job
+        except BaseException:
+            self.done.set()
+            raise
+
     async def run(self) -> None:
         """Mark the vugraph tables, then watch with every viewer until the event is over."""
         mark = time.time()
@@ -193,7 +200,11 @@ class Watch:
             jobs += [self.seat_stream(t, s) for t in self.tables for s in SEATS]
             jobs += [self.rest(f"seat:{t}:{s}", t, s) for t in self.tables for s in SEATS]
             jobs.append(self.director_plan.intervene(d))
-            await asyncio.gather(*jobs)
+            # a failing job ends the watch (every loop stops on ``done``) and is raised once all have stopped
+            results = await asyncio.gather(*(self.guarded(j) for j in jobs), return_exceptions=True)
+            failed = [r for r in results if isinstance(r, BaseException)]
+            if failed:
+                raise failed[0]
         self.director.close()
 
 
@@ -212,13 +223,24 @@ class Director:
         return [list(s.boards) if not s.sit_out else [] for s in sorted(
             (s for s in self.mv.sittings if str(s.table) == table), key=lambda s: s.round)]
 
-    async def wait(self, ok: Any, limit: float = 30.0) -> bool:
+    @staticmethod
+    async def live(d: httpx.AsyncClient, table: str) -> tuple[int, int | None]:
+        """The table's round and its live unfinished board (None: between boards), as the director reads them."""
+        state = (await d.get(f"/api/tables/{table}")).json()
+        rnd = next(p["round"] for p in (await d.get("/api/event")).json()["progress"] if p["table"] == table)
+        board = (state.get("board") or {}).get("number")
+        return rnd, board if state["phase"] != "board_complete" else None
+
+    async def wait(self, d: httpx.AsyncClient, table: str, ok: Any,
+                   limit: float = 30.0) -> tuple[int, int | None] | None:
+        """The table's (round, live board) once ``ok`` holds of them; None if it never did."""
         deadline = time.monotonic() + limit
-        while not ok():
+        while not ok(*(seen := await self.live(d, table))):
             if time.monotonic() > deadline or self.w.done.is_set():
-                return False
-            await asyncio.sleep(0.01)
-        return True
+                self.done.append(f"gave up waiting at table {table}: round and live board {seen}")
+                return None
+            await asyncio.sleep(0.005)
+        return seen
 
     async def intervene(self, d: httpx.AsyncClient) -> None:
         tables = self.w.tables
@@ -230,17 +252,26 @@ class Director:
         assert r.status_code == 200, r.text
         assert (await d.post(f"/api/tables/{last}/late-play", json={"board": late_board})).status_code == 200
         # "not played" at the first table on a board of its last round (it will play it all the same)
-        scored = next(b for b in self.boards_of(first)[-1] if b != late_board)
+        scored = next(b for bs in reversed(self.boards_of(first)) for b in bs if b != late_board)
         r = await d.post(f"/api/tables/{first}/boards/{scored}/adjustment",
                          json={"kind": "artificial", "ns": "A-", "ew": "A+"})
         assert r.status_code == 200, r.text
         self.done.append("scores")
-        # a wrong board at the second table: started in the middle of its first board, then put back
+        # a wrong board at the second table (Law 15): one the movement does not give it, else one of a round at
+        # least two ahead (the next round's would move the table on), started in the middle of a board, then
+        # put back
         second = tables[1]
-        rounds = [bs for bs in self.boards_of(second) if bs]
-        on = rounds[0][0]
-        wrong = rounds[-1][-1]
-        if await self.wait(lambda: self.w.live.get(second) == on):
+        mine = self.boards_of(second)
+
+        def wrong_for(rnd: int, live: int | None) -> int | None:
+            outside = sorted(set(self.mv.boards) - {b for bs in mine for b in bs})
+            later = [b for bs in mine[rnd + 1:] for b in bs if b != live]       # rounds rnd + 2 ...
+            return (outside or later or [None])[0] if live is not None else None
+        seen = await self.wait(d, second, lambda rnd, live: wrong_for(rnd, live) is not None)
+        if seen is not None:
+            rnd, on = seen
+            wrong = wrong_for(rnd, on)
+            assert wrong is not None and on is not None
             await d.post(f"/api/tables/{second}/events", json={"type": "board", "board": wrong,
                                                                "deal": deal_for(11, wrong).to_pbn()})
             await asyncio.sleep(0.05)                  # the robots play on it a little
@@ -250,17 +281,26 @@ class Director:
             alerts = (await d.get("/api/event")).json()["alerts"]
             assert any(a["table"] == second and a["board"] == wrong for a in alerts), "Law 15: the director is told"
             self.done.append("wrong board")
-        # arriving early: the third table moves to round 2 in the middle of its first round
+        # arriving early: the third table moves to its next round in the middle of a board of this one
         third = tables[2]
-        if await self.wait(lambda: self.w.rounds.get(third) == 1 and self.w.live.get(third) is not None):
+        last_round = len(self.boards_of(third))
+        if await self.wait(d, third, lambda rnd, live: rnd < last_round and live in self.boards_of(third)[rnd - 1]):
             r = await d.post("/api/event/advance", json={"tables": [third]})
             assert r.status_code == 200, r.text
             self.done.append("advanced early")
-        # a release refused, then forced, of the first table's first board once it played it
-        board = self.boards_of(first)[0][0]
-        if await self.wait(lambda: any(board in t.completed.get(first, ()) for t in self.w.checker.truths[-1:])):
+        # a release refused, then forced, of a board one table played and another still has to play
+        def candidate() -> int | None:
+            truth = self.w.checker.truths[-1] if self.w.checker.truths else None
+            if truth is None:
+                return None
+            pending = self.w.checker.in_play(truth.completed) - {late_board}
+            return next((b for t in tables for b in sorted(truth.completed.get(t, ())) if b in pending), None)
+        if await self.wait(d, first, lambda rnd, live: candidate() is not None):
+            board = candidate()
+            assert board is not None
             refused = await d.post(f"/api/boards/{board}/release")
             if refused.status_code == 409:
+                assert refused.json()["tables"], refused.text
                 self.w.checker.released[board] = time.time()
                 assert (await d.post(f"/api/boards/{board}/release?force=true")).status_code == 200
                 self.done.append("forced release")
