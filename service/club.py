@@ -79,6 +79,7 @@ class Club:
         self.director_released: set[int] = set()
         self.ledger = Obligations(self.tables)           # who still has to play what (service/obligations.py)
         self.public_boards: frozenset[int] = frozenset()  # boards whose results and hands anyone may see
+        self._public_key: tuple[int, int] | None = None
         self.club_seq = 0
         self.listeners: list[Listener] = []
         self.club_listeners: list[Callable[[Row], None]] = []   # told of each club-wide row once it is durable
@@ -230,6 +231,10 @@ class Club:
         to play (unless the regulation leaves release to the director alone), and those the director released.
         Cheap when nothing changed; when a board becomes public only the spectators of a table showing it are
         told."""
+        key = (self.ledger.changes, len(self.director_released))   # every change moves one of them
+        if key == self._public_key:
+            return
+        self._public_key = key
         done = self.ledger.done if self.regulation.results_release != "director" else frozenset()
         new = frozenset(done | self.director_released)
         if new == self.public_boards:

@@ -73,6 +73,7 @@ class Obligations:
     def follow(self, event: EventPlan | None) -> None:
         """Rebuild everything for ``event`` (start-up, an event set up or replaced): the only full pass."""
         self.event = event
+        self.changes += 1
         self.owed, self.table_owed, self.pair_owed, self.played = {}, {}, {}, {}
         self.done, self.known, self._live = set(), set(), {}
         self.seats = event.sittings_by_board() if event is not None else {}
