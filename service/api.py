@@ -131,7 +131,8 @@ def _may_see_board(rt: TableRuntime, number: int, v: Viewer, hidden: AbstractSet
     rec = rt.boards.get(number)
     if rec is None or number in hidden:
         return False
-    return rt.completed(number) and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
+    # a board put back unfinished is no record to show (service/obligations.py: not played)
+    return rt.finished(number) and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
 
 
 @router.get("/tables/{table_id}/boards", summary="boards played at the table")
@@ -191,11 +192,13 @@ async def results(svc: Service = Depends(service), v: Viewer = Depends(viewer)) 
     return [b for b in svc.club.results(v) if b["board"] not in hidden]
 
 
-@router.post("/boards/{number}/release", summary="release a board's results and hands (director)")
-async def release(number: int = BoardNo, svc: Service = Depends(service),
+@router.post("/boards/{number}/release", summary="release a board's results and hands (director)",
+             description="A board some table still has to play is refused (409, `tables`: which) unless "
+                         "`force=true`; even then a pair that still has to play it sees nothing of it.")
+async def release(number: int = BoardNo, force: bool = Query(False), svc: Service = Depends(service),
                   v: Viewer = Depends(director)) -> dict[str, Any]:
-    row = await svc.club.release(number)
-    return {"board": number, "seq": row.seq}
+    row = await svc.club.release(number, force=force)
+    return {"board": number, "seq": row.seq, "forced": bool(row.body.get("force"))}
 
 
 @router.get("/devices", summary="device health per table (director)")

@@ -189,11 +189,18 @@ async function loadResults() {
       b.results.map(e => `T${esc(e.table)} ${contractHtml(e.contract)} ${esc(e.declarer ? seatName(e.declarer) : "")} ${e.tricks ?? ""} ${esc(t("common.ns", "NS"))} ${e.score_ns ?? "-"}` +
         (e.ns_percent != null ? ` (${e.ns_percent}%)` : "") + (e.adjustment ? ` ${esc(t("console.adj", "adj"))}` : "")).join(" | ") + "</div>").join("") ||
       esc(t("console.no_boards", "no boards yet"));
-    // Releasing makes a board's results and hands public; the service still withholds it from any table that
-    // has it to play (Law 16B), so a release never shows a board in play.
+    // Releasing makes a board's results and hands public. The service refuses (409) a board some table still
+    // has to play and says which; the director then confirms, and even a forced release never reaches a pair
+    // that still has the board to play (Law 16B).
     document.querySelectorAll("#results button.release").forEach(btn => btn.onclick = async () => {
-      try { await api(`/api/boards/${btn.dataset.board}/release`, {method: "POST"}, TOKEN); loadResults(); }
-      catch (e) { toast(e.message); }
+      const path = `/api/boards/${btn.dataset.board}/release`;
+      try { await api(path, {method: "POST"}, TOKEN); loadResults(); }
+      catch (e) {
+        if (!/\(409\)$/.test(e.message)) { toast(e.message); return; }
+        if (!confirm(e.message + "\n\n" + t("console.release_force", "Release it to the public anyway? The pairs that still have to play it will not see it."))) return;
+        try { await api(path + "?force=true", {method: "POST"}, TOKEN); loadResults(); }
+        catch (e2) { toast(e2.message); }
+      }
     });
   } catch (e) { document.getElementById("results").textContent = e.message; }
 }
