@@ -80,6 +80,7 @@ class Tokens:
         self.generations: dict[tuple[str, str], int] = {}
         self.redeemed: set[str] = set()            # link ids (a hash of the code), never the code itself
         self.retired: set[str] = set()             # seat tokens renewed into another seat's (a hash of each)
+        self.signed_in: set[tuple[str, str, int]] = set()   # (table, seat, round) that signed in on a device
         self.event_mark = 0                        # the journal row (seq) of the event: its key
         self._all_mark = 0                         # the latest row that set every table's round
         self._marks: dict[str, int] = {}           # table -> the latest row that set its round
@@ -194,6 +195,7 @@ class Tokens:
         if row.kind == "event":
             self.event_mark = self._all_mark = row.seq
             self._marks.clear()
+            self.signed_in.clear()
         elif row.kind == "round":
             rounds = body.get("rounds")
             if isinstance(rounds, dict):
@@ -206,6 +208,15 @@ class Tokens:
                 self._all_mark = row.seq
         else:
             self.apply_row(row.kind, body)
+        if row.kind in ("signin", "card", "renew") and body.get("table") and body.get("seat"):
+            try:
+                self.signed_in.add((str(body["table"]), str(body["seat"]), int(body.get("round") or 0)))
+            except (TypeError, ValueError):
+                pass
+
+    def has_own_device(self, table: str, seats: str, rnd: int) -> bool:
+        """Whether a seat of ``seats`` at ``table`` signed in on a device of its own in round ``rnd``."""
+        return any((table, seat, rnd) in self.signed_in for seat in seats)
 
     def apply_row(self, kind: str, body: dict[str, Any]) -> None:
         """A journalled ``revoke`` (raise the seats' generations), ``signin`` (a link redeemed) or ``renew`` (a

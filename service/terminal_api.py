@@ -117,8 +117,16 @@ async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardN
             raise Forbidden(f"board {number} is played at table {table_id} in round {played}: only that round's "
                             f"{side} pair answers for its result (Law 79), with its own sign-in of that round")
         answer["seat"] = v.seat
+    elif (rt.kind == "scoring" and rec.keyed_by == f"seat:{table_id}:{v.seat}" and body.seat and body.seat in side
+          and v.round == (board_round(svc, table_id, number) or v.round)
+          and not svc.tokens.has_own_device(table_id, side, v.round or 0)):
+        # One terminal for the table (Bridgemate practice): handed over to the opponents, who have no device of
+        # their own this round; the journal records the answering seat and the terminal.
+        answer.update(seat=body.seat, terminal=v.seat)
     else:
-        raise Forbidden(f"the result is answered by {side}: a seat of that side, on its own page")
+        raise Forbidden(f"the result is answered by {side}: a seat of that side, on its own page"
+                        + (" (or on the terminal that keyed it, while that side has no device of its own)"
+                           if rt.kind == "scoring" else ""))
     actor = "director" if v.role == "director" else f"seat:{table_id}:{v.seat}"
     if not body.accept and v.role != "director":
         svc.limits.calls.take(table_id, v.seat)                # a dispute calls the director: the same limit

@@ -343,6 +343,7 @@ def visible_state(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] 
             out["adjustment"] = rec.adjustment
         if rec is not None and complete:            # the opponents' answer (service/terminal_api.py)
             out["confirm"] = {"side": confirming_side(rec, declarer), "keyed": rec.keyed_by is not None,
+                              "keyed_by": (rec.keyed_by or "").rsplit(":", 1)[-1] or None,
                               "lead": t.keyed_lead, "answer": rec.confirmation}
     if director:
         out["devices"] = [d.health() if hasattr(d, "health") else d for d in table.devices]

@@ -245,6 +245,14 @@ function renderResult(s) {
       html += `<p>${esc(t("seat.confirm_ask", "Do you agree with this result?"))}</p><div class="actions">` +
         `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
         `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
+    } else if (s.kind === "scoring" && c.keyed && c.keyed_by === ME) {
+      // one terminal for the table: handed over to the opponents (the server refuses it once they have their own)
+      const opp = SEATS.filter(x => SIDE[x] === c.side);
+      html += `<p>${esc(t("seat.hand_over", "Hand this device to {side} to confirm.", {side: sideName(c.side)}))}</p>` +
+        `<div class="field"><label for="confirm-seat">${esc(t("seat.confirming_seat", "Confirming player"))}</label><select id="confirm-seat">` +
+        opp.map(x => `<option value="${x}">${esc(SEAT_NAME[x]())}</option>`).join("") + `</select></div><div class="actions">` +
+        `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
+        `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
     } else {
       html += `<p class="muted">${esc(t("seat.confirm_wait", "Waiting for {side} to confirm the result.", {side: sideName(c.side)}))}</p>`;
     }
@@ -253,6 +261,7 @@ function renderResult(s) {
   el.innerHTML = html;
   const answerWith = accept => () => {
     const body = {accept};
+    if ($("confirm-seat")) body.seat = $("confirm-seat").value;
     send(tableUrl(`/boards/${s.board.number}/confirm`), body).then(r => { if (r && !accept) toast(t("seat.director_called", "The director has been called.")); });
   };
   if ($("confirm-accept")) { $("confirm-accept").onclick = answerWith(true); $("confirm-dispute").onclick = answerWith(false); }

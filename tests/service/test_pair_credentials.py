@@ -199,18 +199,31 @@ def test_only_the_opponents_of_the_round_that_played_a_board_confirm_it(tmp_path
         assert r.status_code == 200
 
 
-def test_a_keying_terminal_cannot_answer_for_an_opponent(tmp_path: Path) -> None:
+def test_a_keying_terminal_answers_for_an_opponent_only_while_that_side_has_no_device_of_its_own(
+        tmp_path: Path) -> None:
+    """One terminal for the table (Bridgemate practice): North keys, hands it to East, who accepts on it. Once East
+    has signed in on his own device this round, the keying terminal can no longer answer for him (Law 79)."""
     with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
         d.post("/api/tables/2/kind", json={"kind": "scoring"}).raise_for_status()
         toks = d.get("/api/tables/2/tokens").json()
-        with srv.client(toks["N"]["token"]) as north, srv.client(toks["E"]["token"]) as east:
+        with srv.client(toks["N"]["token"]) as north:
             north.post("/api/tables/2/events", json={"type": "board", "board": 3}).raise_for_status()
             north.post("/api/tables/2/events", json={"type": "result", "contract": "3NT", "declarer": "N",
                                                      "tricks": 9}).raise_for_status()
             r = north.post("/api/tables/2/boards/3/confirm", json={"accept": True, "seat": "E"})
+            assert r.status_code == 200 and r.json()["seat"] == "E" and r.json()["terminal"] == "N", r.text
+
+            code = toks["E"]["link"].split("#signin=", 1)[1]           # East signs in on his own phone
+            with srv.client() as anyone:
+                east_token = anyone.post("/api/signin", json={"code": code}).raise_for_status().json()["token"]
+            north.post("/api/tables/2/events", json={"type": "board", "board": 4}).raise_for_status()
+            north.post("/api/tables/2/events", json={"type": "result", "contract": "4S", "declarer": "N",
+                                                     "tricks": 10}).raise_for_status()
+            r = north.post("/api/tables/2/boards/4/confirm", json={"accept": True, "seat": "E"})
             assert r.status_code == 403, r.text
-            r = east.post("/api/tables/2/boards/3/confirm", json={"accept": True})       # East on his own device
-            assert r.status_code == 200 and r.json()["seat"] == "E", r.text
+            with srv.client(east_token) as east:
+                r = east.post("/api/tables/2/boards/4/confirm", json={"accept": True})   # East on his own device
+                assert r.status_code == 200 and r.json()["seat"] == "E", r.text
 
 
 def _play_to_the_lead(d: httpx.Client, table: str, deal: str) -> None:

@@ -81,7 +81,7 @@ def test_a_keyed_result_counts_once_the_opponents_accept_it(server: ServerProces
         assert r.status_code == 200 and r.json()["phase"] == "board_complete", r.text
         view = north.get("/api/tables/S").json()
         assert view["result"]["contract"] == "4SX" and view["result"]["score_ns"] == 590      # board 3: EW vul
-        assert view["confirm"] == {"side": "EW", "keyed": True, "lead": "HK", "answer": None}
+        assert view["confirm"] == {"side": "EW", "keyed": True, "keyed_by": "N", "lead": "HK", "answer": None}
         # keyed twice: 409
         assert north.post("/api/tables/S/events", json={"type": "result", "contract": "3NT", "declarer": "S",
                                                         "tricks": 9}).status_code == 409
