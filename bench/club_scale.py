@@ -261,7 +261,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         srv = ServerProcess(Path(tmp), cfg, extra_args=extra)
         t0 = time.monotonic()
-        srv.start(timeout=args.start_timeout)
+        try:
+            srv.start(timeout=args.start_timeout)
+        except RuntimeError:
+            raise SystemExit(f"/api/health did not answer within {args.start_timeout:g} s of the launch "
+                             f"(load average {load()})") from None
         while httpx.get(srv.base + "/api/health", timeout=60).json()["tables"] < args.tables:
             time.sleep(0.05)
         started = time.monotonic() - t0
