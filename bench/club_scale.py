@@ -31,7 +31,9 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from datetime import date, datetime
@@ -170,6 +172,8 @@ class Bench:
                 raise RuntimeError(f"{self.failed} spectator sockets failed")
             await asyncio.sleep(0.1)
         connect_s = time.monotonic() - t_conn
+        print(f"started in {started_s:.1f} s, {self.connected} sockets in {connect_s:.1f} s (load {load()})",
+              file=sys.stderr, flush=True)
         await asyncio.sleep(a.warmup)                       # the greetings drained
         async with httpx.AsyncClient(base_url=self.srv.base, timeout=60) as client:
             h0 = (await client.get("/api/health")).json()
@@ -177,7 +181,8 @@ class Bench:
             spy = None
             if a.profile:
                 fmt = "raw" if a.profile.endswith(".txt") else "speedscope"
-                spy = subprocess.Popen(["py-spy", "record", "-p", str(pid), "-r", "50", "-d", str(int(a.seconds)),
+                exe = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+                spy = subprocess.Popen([exe, "record", "-p", str(pid), "-r", "50", "-d", str(int(a.seconds)),
                                         "-f", fmt, "-o", a.profile, "--nonblocking"],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             load0 = load()
