@@ -62,6 +62,12 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def run_queue_seconds(pid: int) -> float:
+    """Time the process spent runnable but waiting for a core (``/proc/PID/schedstat``): on a shared machine,
+    how much of its latency was other work's."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+
+
 def load() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
@@ -187,9 +193,9 @@ class Bench:
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             load0 = load()
             self.measuring = True
-            cpu0, t0 = cpu_seconds(pid), time.monotonic()
+            cpu0, wait0, t0 = cpu_seconds(pid), run_queue_seconds(pid), time.monotonic()
             await asyncio.sleep(a.seconds)
-            cpu1, t1 = cpu_seconds(pid), time.monotonic()
+            cpu1, wait1, t1 = cpu_seconds(pid), run_queue_seconds(pid), time.monotonic()
             self.measuring = False
             load1 = load()
             h1 = (await client.get("/api/health")).json()
@@ -202,7 +208,8 @@ class Bench:
         return {"tables": h1["tables"], "subscribers": h0["subscribers"], "start_s": started_s,
                 "connect_s": connect_s, "seconds": wall, "events": h1["events"] - h0["events"],
                 "events_per_s": (h1["events"] - h0["events"]) / wall,
-                "cpu_share": (cpu1 - cpu0) / wall, "rss_mb": rss_mb(pid),
+                "cpu_share": (cpu1 - cpu0) / wall, "rss_mb": rss_mb(pid), "run_queue_share": (wait1 - wait0) / wall,
+                "cpu_ms_per_event": (cpu1 - cpu0) * 1000 / max(1, h1["events"] - h0["events"]),
                 "delivery_n": len(self.delivery), "delivery_p50_ms": pct(self.delivery, 50) * 1000,
                 "delivery_p99_ms": pct(self.delivery, 99) * 1000, "delivery_max_ms": max(self.delivery) * 1000
                 if self.delivery else float("nan"),
@@ -231,7 +238,8 @@ at each; {args.spectators} anonymous spectators, each with the spectator page's 
   {r['delivery_p99_ms']:.1f} ms** (max {r['delivery_max_ms']:.0f} ms, {r['delivery_n']:,} views)
 - `/api/health`: **p50 {r['health_p50_ms']:.1f} ms, p99 {r['health_p99_ms']:.1f} ms** (max {r['health_max_ms']:.0f} ms,
   {r['health_n']} requests)
-- server CPU: **{r['cpu_share'] * 100:.0f} % of a core**; {r['rss_mb']:.0f} MB resident at the end
+- server CPU: **{r['cpu_share'] * 100:.0f} % of a core** ({r['cpu_ms_per_event']:.1f} ms per event); it waited for a core
+  (runnable, another process running) {r['run_queue_share'] * 100:.0f} % of the window; {r['rss_mb']:.0f} MB resident at the end
 {END}"""
     doc = DOC.read_text()
     if START in doc and END in doc:
