@@ -5,6 +5,9 @@ The service runs in a child process (``bridgetable serve --simulate N --pace S``
 Each spectator is what the spectator page (``service/static/spectate.js``) opens: ``/ws/club`` (every
 table's delayed view) and ``/ws/results`` (the public results screen), anonymous.
 
+* ``--vugraph`` tables (default 10) are marked vugraph tables by the director: the rule withholds every other
+  table's board from spectators while some table still has to play it (a 500-table Mitchell finishes no board
+  in a run), and a withheld view does not move, so these tables' live views are what spectators receive;
 * ``--measured`` of the spectators parse every message: delivery latency is the time from a table view's
   ``updated`` (the journal row's time, stamped when the service took the event in) to its arrival here,
   for every view whose sequence number moved (the greeting on connect is not counted). The others read
@@ -153,7 +156,8 @@ class Bench:
             ready = [asyncio.Event(), asyncio.Event()]
             tasks = [asyncio.create_task(kind(p, r)) for p, r in zip(("/ws/club", "/ws/results"), ready)]
             waits = [asyncio.create_task(r.wait()) for r in ready]
-            await asyncio.wait([*tasks, asyncio.gather(*waits)], return_when=asyncio.FIRST_COMPLETED)
+            either: list[asyncio.Future[Any]] = [*tasks, asyncio.gather(*waits)]
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             for w in waits:
                 w.cancel()
         res = await asyncio.gather(*tasks, return_exceptions=True)
@@ -229,7 +233,8 @@ Measured {date.today().isoformat()} on this machine ({os.cpu_count()} cores shar
 `python bench/club_scale.py --tables {args.tables} --spectators {args.spectators} --pace {args.pace:g} --seconds {args.seconds:g}`
 (how: the script's docstring). {r['tables']} simulated tables, a robot action every {args.pace:g} s on average
 at each; {args.spectators} anonymous spectators, each with the spectator page's two streams (`/ws/club`,
-`/ws/results`: {r['subscribers']} hub subscribers), {args.measured} of them parsing every message.
+`/ws/results`: {r['subscribers']} hub subscribers), {args.measured} of them parsing every message;
+{args.vugraph} vugraph tables.
 
 - start-up, process launch to `/api/health` answering with every table running: **{r['start_s']:.1f} s**;
   all spectators connected and greeted {r['connect_s']:.1f} s later
@@ -258,6 +263,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=90, help="the steady-state window")
     ap.add_argument("--warmup", type=float, default=10, help="seconds after the last spectator connected")
     ap.add_argument("--measured", type=int, default=50, help="spectators that parse every message")
+    ap.add_argument("--vugraph", type=int, default=10, help="tables the director marks as vugraph tables")
     ap.add_argument("--start-timeout", type=float, default=180)
     ap.add_argument("--server-path", help="PYTHONPATH of the server (another checkout); default: this one")
     ap.add_argument("--profile", help="py-spy record the server over the window into this file")
@@ -282,6 +288,11 @@ def main() -> None:
         while httpx.get(srv.base + "/api/health", timeout=60).json()["tables"] < args.tables:
             time.sleep(0.05)
         started = time.monotonic() - t0
+        # vugraph tables show their play to spectators live (the rule withholds every other table's board
+        # while some table still has to play it, and a withheld view does not move): what delivery measures
+        with srv.client(srv.token, timeout=120) as c:
+            for tid in range(1, args.vugraph + 1):
+                c.post(f"/api/tables/{tid}/vugraph", json={"on": True}).raise_for_status()
         try:
             result = asyncio.run(Bench(srv, args).run(started))
         finally:
