@@ -58,36 +58,56 @@ class Subscriber:
 
 class Hub:
     def __init__(self) -> None:
-        self._subs: dict[str, set[Subscriber]] = {}
+        # table (or ALL) -> role -> subscribers: an event's publish to the director and seats does not walk
+        # past the thousand spectators of /ws/club, nor theirs past the seats
+        self._subs: dict[str, dict[str, set[Subscriber]]] = {}
         self.messages_sent = 0
         self.rule: BoardRule | None = None           # create_app sets the movement's rule
         self._last: dict[tuple[str, str], str] = {}
+        # A table's spectator view as last computed, for greeting a new spectator: a /ws/club spectator is
+        # greeted with every table, and a thousand of them must not compute (and ask the rule for) every
+        # table's view a thousand times. Every change of a spectator view is published (the delayed copy's
+        # rows, releases, the rule's changes: ``publish_state(..., ("spectator",))``), which drops the entry.
+        self._spectator_view: dict[str, tuple[int, str]] = {}
 
     def subscribe(self, viewer: Viewer, table: str | None) -> Subscriber:
         sub = Subscriber(viewer, table)
-        self._subs.setdefault(table or ALL, set()).add(sub)
+        self._subs.setdefault(table or ALL, {}).setdefault(viewer.role, set()).add(sub)
         return sub
 
     def greet(self, sub: Subscriber, rt: TableRuntime) -> None:
         """Offer a new subscriber the current snapshot of ``rt`` (what its kind was sent last, or newer)."""
-        body = json.dumps(self.state(rt, sub.viewer), separators=(",", ":"))
+        spectator = sub.viewer.role == "spectator"
+        known = self._spectator_view.get(rt.id) if spectator else None
+        if known is not None and known[0] == rt.seq:    # a row the copy took in unpublished: computed anew
+            body = known[1]
+        else:
+            body = json.dumps(self.state(rt, sub.viewer), separators=(",", ":"))
+            if spectator:
+                self._spectator_view[rt.id] = (rt.seq, body)
         self._last[(rt.id, sub.viewer.key)] = body
         sub.offer_state(rt.id, self._message(rt.id, body))
 
     def unsubscribe(self, sub: Subscriber) -> None:
-        self._subs.get(sub.table or ALL, set()).discard(sub)
+        self._subs.get(sub.table or ALL, {}).get(sub.viewer.role, set()).discard(sub)
 
     def count(self) -> int:
-        return sum(len(s) for s in self._subs.values())
+        return sum(len(s) for by_role in self._subs.values() for s in by_role.values())
 
     def _targets(self, table_id: str, roles: Iterable[str]) -> list[Subscriber]:
-        roles = set(roles)
-        out = []
+        out: list[Subscriber] = []
         for key in (table_id, ALL):
-            for sub in self._subs.get(key, ()):
-                v = sub.viewer
-                if v.role in roles and (v.role != "seat" or v.table == table_id):
-                    out.append(sub)
+            by_role = self._subs.get(key)
+            if not by_role:
+                continue
+            for role in set(roles):
+                subs = by_role.get(role)
+                if not subs:
+                    continue
+                if role == "seat":
+                    out += [sub for sub in subs if sub.viewer.table == table_id]
+                else:
+                    out += subs
         return out
 
     def state(self, rt: TableRuntime, viewer: Viewer) -> dict[str, Any]:
@@ -103,6 +123,8 @@ class Hub:
         return self._message(rt.id, json.dumps(self.state(rt, viewer), separators=(",", ":")))
 
     def publish_state(self, rt: TableRuntime, roles: Iterable[str] = ("director", "seat")) -> None:
+        if "spectator" in roles:
+            self._spectator_view.pop(rt.id, None)
         cache: dict[str, str | None] = {}
         for sub in self._targets(rt.id, roles):
             key = sub.viewer.key
@@ -116,6 +138,8 @@ class Hub:
                 seen = (rt.id, key)
                 cache[key] = None if self._last.get(seen) == body else self._message(rt.id, body)
                 self._last[seen] = body
+                if key == "spectator":
+                    self._spectator_view[rt.id] = (rt.seq, body)
             text = cache[key]
             if text is None:
                 continue

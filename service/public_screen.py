@@ -112,6 +112,7 @@ class PublicScreen:
         self.analyses = Analyses(self.wake)
         self._subs: set[Subscriber] = set()
         self._last: dict[str, str] = {}                   # viewer kind -> the view last sent (no revision)
+        self._greeted: dict[str, tuple[tuple[int, int, int], str]] = {}   # kind -> (what it was built at, message)
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         club.listeners.append(self._on_row)
@@ -221,10 +222,22 @@ class PublicScreen:
     def subscribe(self, sub: Subscriber) -> None:
         """A new subscriber gets the current view at once, then every change."""
         self._subs.add(sub)
-        sub.offer_state("results", self.message(sub.viewer)[0])
+        sub.offer_state("results", self._greeting(sub.viewer))
         if self._task is None or self._task.done():
             self._wake = asyncio.Event()
             self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def _greeting(self, v: Viewer) -> str:
+        """The current message for ``v``, built once per viewer kind while nothing moved: a thousand spectators
+        connecting must not build (and encode) the whole results screen a thousand times."""
+        kind = self._kind(v)
+        stamp = (self.revision(), self.club.club_seq, sum(rt.seq for rt in self.club.tables.values()))
+        known = self._greeted.get(kind)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        text = self.message(v)[0]
+        self._greeted[kind] = (stamp, text)
+        return text
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self._subs.discard(sub)

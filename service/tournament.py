@@ -90,6 +90,7 @@ class LiveTournament:
         self._views: dict[str, tuple[int, dict[str, Any]]] = {}
         self._subset: tuple[tuple[int, frozenset[int]], Session] | None = None
         self._last_board = max(self.schedule) if self.schedule else 0
+        self._orders: dict[str, tuple[list[int], dict[int, int]]] = {}    # next_board's order per table
         self.session.subscribe(lambda _update: self._bump())
         for tid in self.where:
             club.add_table(tid)
@@ -511,12 +512,23 @@ class LiveTournament:
         by round); after the table's last board, on past the event's boards."""
         if table_id not in self.where:
             return number + 1
-        plan, mt = self.where[table_id]
-        order: list[int] = []
-        for r in plan.movement.rounds:
-            order += [b for b in _expected(plan.movement, mt, r) if b not in order]
+        # the table's order, built once: a 500-table Mitchell has 500 rounds and 1,000 boards, and building it
+        # at every board of every table kept the service from starting
+        known = self._orders.get(table_id)
+        if known is None:
+            plan, mt = self.where[table_id]
+            order: list[int] = []
+            seen: set[int] = set()
+            for r in plan.movement.rounds:
+                for b in _expected(plan.movement, mt, r):
+                    if b not in seen:
+                        seen.add(b)
+                        order.append(b)
+            known = self._orders[table_id] = (order, {b: i for i, b in enumerate(order)})
+        order, index = known
         if number == 0 and order:
             return order[0]
-        if number in order and order.index(number) + 1 < len(order):
-            return order[order.index(number) + 1]
+        i = index.get(number)
+        if i is not None and i + 1 < len(order):
+            return order[i + 1]
         return max(number, self._last_board) + 1
