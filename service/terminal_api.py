@@ -117,6 +117,7 @@ async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardN
             raise Forbidden(f"board {number} is played at table {table_id} in round {played}: only that round's "
                             f"{side} pair answers for its result (Law 79), with its own sign-in of that round")
         answer["seat"] = v.seat
+        svc.tokens.signed_in.add((table_id, v.seat, v.round or 0))   # this side has a device of its own
     elif (rt.kind == "scoring" and rec.keyed_by == f"seat:{table_id}:{v.seat}" and body.seat and body.seat in side
           and v.round == (board_round(svc, table_id, number) or v.round)
           and not svc.tokens.has_own_device(table_id, side, v.round or 0)):

@@ -102,7 +102,7 @@ def test_a_keyed_result_counts_once_the_opponents_accept_it(server: ServerProces
         calls = director.get("/api/director-calls", params={"open": True}).json()
         assert calls[0]["id"] == r.json()["director_call"] and calls[0]["table"] == "S" and calls[0]["board"] == 3
         assert "disputed" in calls[0]["reason"]
-        # the keying terminal cannot answer for an opponent (no "handed over" acceptance): West on his own page
+        # East answered on his own device: the keying terminal can no longer answer for West (Law 79)
         r = north.post("/api/tables/S/boards/3/confirm", json={"accept": True, "seat": "W"})
         assert r.status_code == 403
         with seat(server, director, "S", "W") as west:
