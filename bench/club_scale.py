@@ -2,7 +2,7 @@
 
 The service runs in a child process (``bridgetable serve --simulate N --pace S``, SQLite journal,
 ``synchronous=FULL``, spectator delay 0 so that a view's delivery is measured from its journal row).
-Each spectator is what the spectator page (``service/static/spectate.js``) opens: ``/ws/club`` (every
+Each spectator is what the spectator page (``service/web/static/spectate.js``) opens: ``/ws/club`` (every
 table's delayed view) and ``/ws/results`` (the public results screen), anonymous.
 
 * ``--vugraph`` tables (default 10) are marked vugraph tables by the director: the rule withholds every other
@@ -46,7 +46,8 @@ from typing import Any
 import httpx
 import websockets
 
-from service.testing import ServerProcess
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the service harness
+from service_harness import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "PERFORMANCE.md"

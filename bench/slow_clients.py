@@ -4,7 +4,7 @@ The service runs in a child process (``bridgetable serve``, two tables, default 
 of 1,024, as on many machines. Three phases:
 
 1. quiet: ``GET /api/health`` every 0.2 s from 127.0.0.1, each on a new connection;
-2. slowloris: ``SlowLoris`` (``service/testing.py``) holds ``--connections`` unfinished requests from 127.0.0.2,
+2. slowloris: ``SlowLoris`` (``tests/service_harness.py``) holds ``--connections`` unfinished requests from 127.0.0.2,
    a header every 2 s, reopening those the server closes, for ``--seconds``; health as in phase 1;
 3. spectators: ``--spectators`` anonymous ``/ws/club`` streams from 16 at a time per address (127.0.1.x),
    opened at once and held for 5 s: how many are admitted, how many closed with 1013 (the cap of anonymous
@@ -23,6 +23,7 @@ import asyncio
 import os
 import platform
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -33,7 +34,8 @@ from typing import Any
 import httpx
 import websockets
 
-from service.testing import ServerProcess, SlowLoris
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the service harness
+from service_harness import ServerProcess, SlowLoris
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "PERFORMANCE.md"

@@ -13,14 +13,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from service.board_rule import ClubBoardRule
-from service.club import Club
-from service.configuration import load_settings
-from service.dealing import deal_for
-from service.hub import Hub
-from service.journal import CLUB, Journal
-from service.tournament import LiveTournament
-from service.visibility import SPECTATOR, Viewer
+from service.config.loading import load_settings
+from service.event.board_rule import ClubBoardRule
+from service.event.tournament import LiveTournament
+from service.live.club import Club
+from service.live.hub import Hub
+from service.live.visibility import SPECTATOR, Viewer
+from service.sim.dealing import deal_for
+from service.store.journal import CLUB, Journal
 from table.board import dealer_for
 
 SEATS = "NESW"

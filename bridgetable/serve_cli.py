@@ -3,7 +3,7 @@
 At start-up it says where the tablets in the room reach it (the machine's outward address, found without
 sending anything) and, when the database already holds a session, asks whether to resume it (``--resume`` /
 ``--new`` answer in advance; without a terminal and without a flag it resumes and says so). A new session moves
-the old database aside (``service/session_file.py``), never deletes it."""
+the old database aside (``service/store/earlier_journal.py``), never deletes it."""
 from __future__ import annotations
 
 import logging
@@ -39,7 +39,7 @@ def lan_address() -> str:
 
 def _choose_session(database: str, choice: str | None) -> None:
     """Resume or start anew when ``database`` already holds a session (see the module's docstring)."""
-    from service.session_file import earlier_session, move_aside
+    from service.store.earlier_journal import earlier_session, move_aside
 
     earlier = earlier_session(database)
     if earlier is None:
@@ -83,8 +83,8 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
           log_level: str) -> None:
     """Run the service: REST/WebSocket API, director console, live pages (docs at /docs)."""
     from service import create_app, load_settings
-    from service.connection_guard import serve as serve_limited
-    from service.settings import ConfigError
+    from service.config.settings import ConfigError
+    from service.web.connection_guard import serve as serve_limited
 
     try:
         settings = load_settings(config, database=database)

@@ -45,7 +45,7 @@ class Forbidden(ServiceError):
 
 
 class TooMany(ServiceError):
-    """The caller has done this too often for now (``service/limits.py``); ``retry_after`` seconds to wait."""
+    """The caller has done this too often for now (``service/live/limits.py``); ``retry_after`` seconds to wait."""
 
     def __init__(self, message: str, retry_after: float) -> None:
         super().__init__(message)

@@ -1,4 +1,4 @@
-// Runs the seat page's own scripts (service/static/common.js and seat.js) in Node against a running service: real
+// Runs the seat page's own scripts (service/web/static/common.js and seat.js) in Node against a running service: real
 // fetch and WebSocket (node --experimental-websocket), a minimal stand-in for the page's elements. It prints a JSON
 // line every 200 ms with what the page shows (title, board line, the cards drawn, the signed-out panel) and one
 // line per WebSocket message it receives, so a test can follow the page without a browser.

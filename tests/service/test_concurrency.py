@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 
 import httpx
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}, "results_release": "director"},
           "tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],

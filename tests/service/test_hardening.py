@@ -16,10 +16,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from service_harness import ServerProcess, raw_request
 
 from results import cell_text
-from service.dealing import deal_for
-from service.testing import ServerProcess, raw_request
+from service.sim.dealing import deal_for
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
 MB = 1024 * 1024

@@ -23,18 +23,18 @@ from typing import Any
 import httpx
 import websockets
 from leak_check import ANONYMOUS, DIRECTOR, Checker, Snapshot, Truth
+from service_harness import ServerProcess
 
 from results.movement import howell, mitchell
-from service.board_rule import ClubBoardRule
-from service.club import Club
-from service.configuration import load_settings
-from service.dealing import deal_for
-from service.hub import Hub
-from service.journal import CLUB, Journal
-from service.testing import ServerProcess
-from service.tournament import LiveTournament
-from service.visibility import DIRECTOR as THE_DIRECTOR
-from service.visibility import SPECTATOR, Viewer, visible_state
+from service.config.loading import load_settings
+from service.event.board_rule import ClubBoardRule
+from service.event.tournament import LiveTournament
+from service.live.club import Club
+from service.live.hub import Hub
+from service.live.visibility import DIRECTOR as THE_DIRECTOR
+from service.live.visibility import SPECTATOR, Viewer, visible_state
+from service.sim.dealing import deal_for
+from service.store.journal import CLUB, Journal
 
 TABLES: tuple[str, ...] = ("1", "2", "3")
 SEATS = "NESW"
@@ -375,7 +375,7 @@ def _quick_board(board: int) -> list[dict[str, Any]]:
 
 
 def test_a_pair_never_sees_a_board_it_still_has_to_play(tmp_path: Path) -> None:
-    """In process, the rule of service/board_rule.py: a round-1 credential of East at table 1 (EW 4) sees
+    """In process, the rule of service/event/board_rule.py: a round-1 credential of East at table 1 (EW 4) sees
     nothing of board 3 when table 1 plays it in round 2 (EW 4 plays it in round 3), nor does North's of round 1
     (not a board of that round there); the round-2 North (NS 1) and East (EW 6) see it; the public sees
     "board 3 in play"; the director everything."""

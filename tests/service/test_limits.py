@@ -1,7 +1,7 @@
 """Limits over real HTTP and WebSocket: a slow client holding more unfinished requests than the process has open
-files locks nobody else out and does not flood the log (``service/connection_guard.py``); health tells only the
+files locks nobody else out and does not flood the log (``service/web/connection_guard.py``); health tells only the
 director its counts; a seat cannot flood the director's list; a table card redeemed too often is refused and
-alerts the director once; anonymous streams are capped (``service/limits.py``)."""
+alerts the director once; anonymous streams are capped (``service/live/limits.py``)."""
 from __future__ import annotations
 
 import asyncio
@@ -16,12 +16,12 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from service_harness import ATTACKER, ServerProcess, SlowLoris
 
-from service.dealing import deal_for
-from service.director_calls import MAX_KEPT, DirectorCalls
-from service.journal import Row
+from service.live.director_calls import MAX_KEPT, DirectorCalls
 from service.quiet_log import QuietLog
-from service.testing import ATTACKER, ServerProcess, SlowLoris
+from service.sim.dealing import deal_for
+from service.store.journal import Row
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
 LIMITED = {**CONFIG, "limits": {"spectator_streams_per_address": 3, "spectator_streams": 5, "card_redemptions": 5,

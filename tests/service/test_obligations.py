@@ -1,18 +1,18 @@
-"""The ledger of who still has to play what (``service/obligations.py``), in process: a board event recomputes
+"""The ledger of who still has to play what (``service/live/obligations.py``), in process: a board event recomputes
 only the (table, board) pairs it touches, however many tables the event has; a board put back is not played."""
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from service.board_rule import ClubBoardRule
-from service.club import Club
-from service.configuration import load_settings
-from service.dealing import deal_for
-from service.hub import Hub
-from service.journal import CLUB, Journal
-from service.tournament import LiveTournament
-from service.visibility import SPECTATOR
+from service.config.loading import load_settings
+from service.event.board_rule import ClubBoardRule
+from service.event.tournament import LiveTournament
+from service.live.club import Club
+from service.live.hub import Hub
+from service.live.visibility import SPECTATOR
+from service.sim.dealing import deal_for
+from service.store.journal import CLUB, Journal
 from table.board import dealer_for
 
 SEATS = "NESW"

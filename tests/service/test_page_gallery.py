@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, axe_summary, axe_violations, wait_until
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 
 EVENT = {"name": "Club night", "scoring": "MP",
          "movement": {"kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay"}}

@@ -18,10 +18,10 @@ from typing import Any
 import httpx
 import pytest
 from headless import launch, playwright_or_skip, wait_until
+from service_harness import ServerProcess
 
 from results.movement import round_robin_teams
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 
 NODE = shutil.which("node")
 
@@ -358,7 +358,7 @@ class SeatScript:
 
     def __init__(self, srv: ServerProcess, fragment: str) -> None:
         harness = Path(__file__).with_name("seat_harness.js")
-        static = Path(__file__).resolve().parents[2] / "service" / "static"
+        static = Path(__file__).resolve().parents[2] / "service" / "web" / "static"
         self.proc = subprocess.Popen([NODE, "--experimental-websocket", "--no-warnings", str(harness), srv.base,
                                       fragment, str(static)], stdout=subprocess.PIPE, text=True)
         self.lines: list[dict[str, Any]] = []

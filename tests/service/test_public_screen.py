@@ -1,4 +1,4 @@
-"""The public screen (service/public_screen.py, /ws/results, /results and /spectate).
+"""The public screen (service/event/public_screen.py, /ws/results, /results and /spectate).
 
 Over real HTTP and WebSockets (a server in a child process): a public board carries its four hands and the
 double-dummy table and par, and those equal endplay's own answer for the deal (computed here, apart from the
@@ -20,8 +20,8 @@ import httpx
 import pytest
 import websockets
 from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_or_skip, wait_until
+from service_harness import ServerProcess
 
-from service.testing import ServerProcess
 from table.board import dealer_for, vulnerability_for
 from table.cards import ALL_CARDS
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, wait_until
+from service_harness import ServerProcess
 
 from results.movement import Movement, Sitting, howell, mitchell
-from service.testing import ServerProcess
 
 PHONE = {"width": 390, "height": 844}
 NO_SIDEWAYS = "() => document.documentElement.scrollWidth <= window.innerWidth"

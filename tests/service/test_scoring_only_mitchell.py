@@ -14,8 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-
-from service.testing import SeatSignIn, ServerProcess
+from service_harness import SeatSignIn, ServerProcess
 
 EVENT = {"name": "Scoring-only Mitchell", "scoring": "MP",
          "movement": {"kind": "mitchell", "tables": 4, "rounds": 3, "boards_per_round": 3}}

@@ -12,13 +12,13 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.journal import Row, utcnow
-from service.robot import next_event
-from service.runtime import TableRuntime
-from service.settings import Regulation
-from service.testing import ServerProcess
+from service.config.settings import Regulation
+from service.live.runtime import TableRuntime
+from service.sim.dealing import deal_for
+from service.sim.robot import next_event
+from service.store.journal import Row, utcnow
 
 CONFIG = {
     "tables": [{"id": "A"}, {"id": "B"}, {"id": "C"}],

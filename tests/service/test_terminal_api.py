@@ -1,4 +1,4 @@
-"""The table terminal's endpoints over real HTTP (service/terminal_api.py): table kinds, keyed results at a
+"""The table terminal's endpoints over real HTTP (service/api/terminal.py): table kinds, keyed results at a
 scoring-only table (table/events.py ``result``), the opponents' confirmation, calls for the director; each with
 the hostile input it must refuse."""
 from __future__ import annotations
@@ -10,8 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 import websockets
-
-from service.testing import ServerProcess
+from service_harness import ServerProcess
 
 CONFIG = {"tables": [{"id": "P"}, {"id": "S"}, {"id": "T"}],
           "regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}}
