@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
 from .cards import SEATS, Seat
+from .codes import IrregularityCode
 from .editions import P1, Edition, edition
 from .errors import BridgeError
 from .irregularity import Irregularity, LeadPenalty, Option
@@ -65,7 +66,7 @@ class CallEntry:
 class _Pending:
     irr: Irregularity
     entry: CallEntry
-    kind: str                  # the irregularity code
+    kind: IrregularityCode
     turn_of: Seat              # whose turn it was when the call was made
     where: str = ""            # "RHO" | "PARTNER" | "LHO" relative to the offender (out of rotation)
     replaced: CallEntry | None = None   # change of call: the first call
@@ -240,7 +241,7 @@ class Auction:
         ed = self.edition
         review, lead_law = ed.damage_review_law, ed.lead_restriction_law
         if is_bid(call) and bid_level(call) > 7:
-            self._flag_pending(entry, "BID_ABOVE_SEVEN", "38", exp, flagged,
+            self._flag_pending(entry, IrregularityCode.BID_ABOVE_SEVEN, "38", exp, flagged,
                                [Option("cancel", "bid cancelled; both members of the offending side pass for "
                                        f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
                                        "director")],
@@ -251,19 +252,19 @@ class Auction:
             return
         obligation = self.obligations.get(seat)
         if obligation and call != PASS:
-            self._flag_pending(entry, "CALL_IN_VIOLATION_OF_PASS_OBLIGATION", "37", exp, flagged,
+            self._flag_pending(entry, IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION, "37", exp, flagged,
                                [Option("cancel", "call cancelled; both members of the offending side pass for "
                                        f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
                                        "director")],
                                detail=f"{seat} was required to pass ({obligation.replace('_', ' ')})")
             return
         if call in (DOUBLE, REDOUBLE) and seat in self.no_double_now:
-            irr = self._irr("FORBIDDEN_DOUBLE_AFTER_30B2", "30B2b", entry,
+            irr = self._irr(IrregularityCode.FORBIDDEN_DOUBLE_AFTER_30B2, "30B2b", entry,
                             [Option("rule", "the seed gives no specific rectification: director rules", "director")],
                             detail="partner's pass out of rotation barred a double or redouble at this turn")
             flagged.append(irr)
         if call == DOUBLE and not self.can_double(seat) or call == REDOUBLE and not self.can_redouble(seat):
-            code = "INADMISSIBLE_DOUBLE" if call == DOUBLE else "INADMISSIBLE_REDOUBLE"
+            code = IrregularityCode.INADMISSIBLE_DOUBLE if call == DOUBLE else IrregularityCode.INADMISSIBLE_REDOUBLE
             self._flag_pending(entry, code, "36", exp, flagged,
                                [Option("cancel", "cancelled; offender substitutes a legal call; partner passes for "
                                        f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
@@ -279,7 +280,7 @@ class Auction:
                       "offender substitutes a legal call (27B1(a): lowest sufficient bid in the same denomination, "
                       "no rectification; 27B1(b): a comparable call (Law 23, director), no rectification; 27B2/B3: "
                       "otherwise partner passes for the rest of the auction, Law 26B)")
-            self._flag_pending(entry, "INSUFFICIENT_BID", "27", exp, flagged,
+            self._flag_pending(entry, IrregularityCode.INSUFFICIENT_BID, "27", exp, flagged,
                                [Option("accept", "accept the insufficient bid (Law 27A); calling accepts it",
                                        str(seat.lho)),
                                 Option("refuse", refuse, str(seat.lho))],
@@ -352,21 +353,22 @@ class Auction:
         auction that is over), so the director decides and no score is computed automatically."""
         out: list[Irregularity] = []
         for irr in list(self.irregularities):
-            if irr.code not in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE") or irr.disposition != "unnoticed":
+            if irr.code not in (IrregularityCode.INADMISSIBLE_DOUBLE, IrregularityCode.INADMISSIBLE_REDOUBLE) \
+                    or irr.disposition != "unnoticed":
                 continue
             entry = self.calls[irr.position["call"]]
             if self.edition.law36c_score_without_call:
                 entry.effective = ""
                 self._recompute_bids()
                 irr.dispose("scored_as_if_not_made", "36C")
-                new = self._irr("INADMISSIBLE_CALL_36C", "36C", entry, [],
+                new = self._irr(IrregularityCode.INADMISSIBLE_CALL_36C, "36C", entry, [],
                                 detail=f"{entry.seat}'s {entry.call} was inadmissible and first noticed after the "
                                        "opening lead: the contract is scored as if it had not been made")
                 new.dispose("scored_as_if_not_made", "36C")
             else:
                 self.no_automatic_score = True
                 irr.dispose("noticed_after_lead", "35A")
-                new = self._irr("DIRECTOR_REQUIRED", "35A", entry,
+                new = self._irr(IrregularityCode.DIRECTOR_REQUIRED, "35A", entry,
                                 [Option("rule", "this edition has no rule once the opening lead is faced (35A "
                                         "would revert the auction): the director rules; no automatic score",
                                         "director")],
@@ -376,7 +378,7 @@ class Auction:
 
     def _law34_revert(self, k: int) -> None:
         oor = self.stood[k]
-        irr = self._irr("PASS_OOR_DEPRIVED_TURN", "34", oor, [],
+        irr = self._irr(IrregularityCode.PASS_OOR_DEPRIVED_TURN, "34", oor, [],
                         detail=f"{oor.skipped[0]} lost his turn; the auction reverts to him and the passes after "
                                "the pass out of rotation are cancelled")
         irr.dispose("auction_reverted", "34")
@@ -393,13 +395,14 @@ class Auction:
         self._stand(e)
 
     # ------------------------------------------------------------------ irregular calls
-    def _irr(self, code: str, law: str, entry: CallEntry, options: list[Option], detail: str = "") -> Irregularity:
+    def _irr(self, code: IrregularityCode, law: str, entry: CallEntry, options: list[Option],
+             detail: str = "") -> Irregularity:
         irr = Irregularity(code, law, str(entry.seat), "auction", {"call": entry.index}, options, detail)
         self.irregularities.append(irr)
         return irr
 
-    def _flag_pending(self, entry: CallEntry, code: str, law: str, turn_of: Seat, flagged: list[Irregularity],
-                      options: list[Option], where: str = "", detail: str = "") -> None:
+    def _flag_pending(self, entry: CallEntry, code: IrregularityCode, law: str, turn_of: Seat,
+                      flagged: list[Irregularity], options: list[Option], where: str = "", detail: str = "") -> None:
         irr = self._irr(code, law, entry, options, detail)
         flagged.append(irr)
         if self.pending is not None and self.pending.irr.open:
@@ -430,11 +433,12 @@ class Auction:
         law, rect = self.edition.out_of_rotation(kind, where, any_bid, admissible)
         options = ([accept] if admissible else []) + [Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))]
         if kind == "pass":
-            code, detail = "PASS_OUT_OF_ROTATION", f"{seat} passed at {exp}'s turn"
+            code, detail = IrregularityCode.PASS_OUT_OF_ROTATION, f"{seat} passed at {exp}'s turn"
         elif kind == "bid":
-            code, detail = "BID_OUT_OF_ROTATION", f"{seat} bid {call} at {exp}'s turn"
+            code, detail = IrregularityCode.BID_OUT_OF_ROTATION, f"{seat} bid {call} at {exp}'s turn"
         else:
-            code = "DOUBLE_OUT_OF_ROTATION" if call == DOUBLE else "REDOUBLE_OUT_OF_ROTATION"
+            code = (IrregularityCode.DOUBLE_OUT_OF_ROTATION if call == DOUBLE
+                    else IrregularityCode.REDOUBLE_OUT_OF_ROTATION)
             detail = f"{seat} {'doubled' if call == DOUBLE else 'redoubled'} at {exp}'s turn" + (
                 "" if admissible else
                 f"; inadmissible (Law 19), cannot be accepted ({self.edition.inadmissible_oor_law})")
@@ -460,12 +464,13 @@ class Auction:
                        str(entry.seat)),
                 Option("other_call", "substitute stands; offending side scores at most average minus (25B2b2); "
                        "Law 26", str(entry.seat))]
-        irr = self._irr("CHANGE_OF_CALL", "25", entry, opts, detail=f"{first.call} changed to {entry.call}")
+        irr = self._irr(IrregularityCode.CHANGE_OF_CALL, "25", entry, opts,
+                        detail=f"{first.call} changed to {entry.call}")
         flagged.append(irr)
         self.stood.remove(first)
         first.stands = False
         self._recompute_bids()
-        self.pending = _Pending(irr, entry, "CHANGE_OF_CALL", exp, "LHO", replaced=first)
+        self.pending = _Pending(irr, entry, IrregularityCode.CHANGE_OF_CALL, exp, "LHO", replaced=first)
         self._stand(entry)
 
     def _recompute_bids(self) -> None:
@@ -483,13 +488,14 @@ class Auction:
         defender = c is not None and entry.seat.side != c[2].side
         penalised = self.edition.rect("after_final_pass").law          # 1997 39B, 2017 39C
         law = penalised if defender and entry.call != PASS else "39A"
-        irr = self._irr("CALL_AFTER_FINAL_PASS", law, entry, [], detail=f"{entry.call} after the auction closed")
+        irr = self._irr(IrregularityCode.CALL_AFTER_FINAL_PASS, law, entry, [],
+                        detail=f"{entry.call} after the auction closed")
         irr.dispose("cancelled", law)
         prev = self.calls[entry.index - 1] if entry.index else None
         if prev is not None and not prev.stands and entry.seat == prev.seat.lho:
             # LHO called over a call made after the final pass: no penalty for it (1997 35D, 2017 39B)
             for old in reversed(self.irregularities):
-                if old.code == "CALL_AFTER_FINAL_PASS" and old.position.get("call") == prev.index:
+                if old.code == IrregularityCode.CALL_AFTER_FINAL_PASS and old.position.get("call") == prev.index:
                     if old.disposition_law == penalised:
                         self.lead_penalties = [lp for lp in self.lead_penalties if lp.call_index != prev.index]
                         old.dispose("condoned_no_penalty", "39B" if self.edition.comparable_call else "35D")
@@ -532,21 +538,21 @@ class Auction:
             self.pending = None
             self._replace_insufficient(p, entry, flagged)
             return True
-        if entry.seat == offender.lho or (p.kind == "CALL_IN_VIOLATION_OF_PASS_OBLIGATION"
+        if entry.seat == offender.lho or (p.kind == IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION
                                           and self.next_seat == entry.seat):
             self.pending = None
             kind = p.kind
-            if kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE") or \
-                    kind.endswith("DOUBLE_OUT_OF_ROTATION") and not p.entry.effective:
+            if kind in (IrregularityCode.INADMISSIBLE_DOUBLE, IrregularityCode.INADMISSIBLE_REDOUBLE) or \
+                    kind.endswith(IrregularityCode.DOUBLE_OUT_OF_ROTATION) and not p.entry.effective:
                 # 35A: the X/XX and all later calls (LHO's) are cancelled; back to the player whose turn it was
                 self._cancel(p.entry)
                 entry.stands = False
                 self._turn = p.turn_of
                 p.irr.dispose("condoned_no_effect", self.edition.rect("inadmissible_condoned").law)
                 return True
-            elif kind == "CALL_IN_VIOLATION_OF_PASS_OBLIGATION":
+            elif kind == IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION:
                 p.irr.dispose("condoned_stands", self.edition.rect("barred_call_condoned").law)
-            elif kind == "BID_ABOVE_SEVEN":
+            elif kind == IrregularityCode.BID_ABOVE_SEVEN:
                 # the bid and LHO's call are cancelled, the offender's pass is substituted; LHO calls again
                 # (1997 35C, no bar; 2017 38C, both members of the offending side pass for the rest, no 26B)
                 p.entry.effective = PASS
@@ -558,14 +564,14 @@ class Auction:
                     self.obligations[offender] = self.obligations[offender.partner] = REST_OF_AUCTION
                 self._check_closure()
                 return True
-            elif kind == "CHANGE_OF_CALL":
+            elif kind == IrregularityCode.CHANGE_OF_CALL:
                 p.irr.dispose("accepted_by_action", "25B1")
                 self._check_closure()
                 if self.closed:            # the accepted substitute was the final pass: LHO's call comes after it
                     flagged.extend(self._after_final_pass(entry))
                     return True
             else:
-                p.irr.dispose("accepted_by_action", "27A" if kind == "INSUFFICIENT_BID" else "29A")
+                p.irr.dispose("accepted_by_action", "27A" if kind == IrregularityCode.INSUFFICIENT_BID else "29A")
             return False
         if p.where and entry.seat == p.turn_of and entry.seat.side != offender.side:
             # Law 28B: the player whose turn it was calls: the call out of rotation is cancelled, no rectification
@@ -577,7 +583,7 @@ class Auction:
             # the offender's partner, whose turn it was, calls before the ruling: 28B covers only an opponent
             # of the offender, so LHO keeps his options (29/30-32); the partner's call awaits the director
             entry.stands = False
-            irr = self._irr("OTHER_CALL_BEFORE_RECTIFICATION", "9B2", entry,
+            irr = self._irr(IrregularityCode.OTHER_CALL_BEFORE_RECTIFICATION, "9B2", entry,
                             [Option("rule", f"{offender}'s call out of rotation is still open for {offender.lho}; "
                                     "Law 28B does not apply to the offender's partner: the director rules "
                                     "(29B, 30-32)", "director")],
@@ -585,7 +591,7 @@ class Auction:
                                    f"{p.entry.call}")
             flagged.append(irr)
             return True
-        if entry.seat == offender and p.kind == "INSUFFICIENT_BID":
+        if entry.seat == offender and p.kind == IrregularityCode.INSUFFICIENT_BID:
             # replacement without an explicit refusal: LHO did not accept (27B)
             self._cancel(p.entry)
             self.pending = None
@@ -675,7 +681,7 @@ class Auction:
             elif w.kind in ("31A1", "32B1") and entry.seat == w.offender:
                 law = self.edition.rect("bid_oor_rho_passes" if w.kind == "31A1" else "double_oor_rho_passes").law
                 if entry.call != w.call:
-                    irr = self._irr("CALL_NOT_REPEATED", law, entry,
+                    irr = self._irr(IrregularityCode.CALL_NOT_REPEATED, law, entry,
                                     [Option("rule", f"{w.offender} had to repeat {w.call}", "director")])
                     flagged.append(irr)
                 w.irr.dispose("rectified", law)
@@ -700,13 +706,14 @@ class Auction:
     def ruling(self, code: str, option: str) -> list[Irregularity]:
         """Apply the chosen rectification to the pending irregularity ``code``."""
         p = self.pending
-        if code == "COMPARABLE_CALL_RULING":
+        if code == IrregularityCode.COMPARABLE_CALL_RULING:
             return self._rule_comparable(option)
-        if option == "conventional" and code == "INSUFFICIENT_BID" and (p is None or p.kind != code):
+        if option == "conventional" and code == IrregularityCode.INSUFFICIENT_BID and (p is None or p.kind != code):
             return self._rule_27b1_conventional()
         if p is None or p.kind != code or not p.irr.open:
             raise AuctionRulingError(f"no pending {code} to rule on")
-        if option == "unnoticed" and p.kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE"):
+        if option == "unnoticed" and p.kind in (IrregularityCode.INADMISSIBLE_DOUBLE,
+                                                 IrregularityCode.INADMISSIBLE_REDOUBLE):
             # the director's record that the table went on without noticing: the call stands as made until
             # attention is drawn after the opening lead (``after_opening_lead``: 2017 36C; 1997 no rule)
             p.irr.dispose("unnoticed")
@@ -719,13 +726,13 @@ class Auction:
             self._check_closure()          # an accepted pass out of rotation may be the third pass (34)
             return self.irregularities[n0:]
         entry, offender = p.entry, p.entry.seat
-        if p.kind == "CHANGE_OF_CALL":
+        if p.kind == IrregularityCode.CHANGE_OF_CALL:
             return self._rule_change_of_call(p, option)
-        if option != "cancel" and not (option == "refuse" and p.kind == "INSUFFICIENT_BID"):
+        if option != "cancel" and not (option == "refuse" and p.kind == IrregularityCode.INSUFFICIENT_BID):
             raise AuctionRulingError(f"{option!r} is not an option for {code}")
         self._cancel(entry)
         self.pending = None
-        if p.kind == "INSUFFICIENT_BID":
+        if p.kind == IrregularityCode.INSUFFICIENT_BID:
             self.pending = p                 # still open: the offender's next call is the replacement
             p.where = "refused"
             self._turn = offender
@@ -739,31 +746,31 @@ class Auction:
         partner = offender.partner
         if self.edition.comparable_call and self._cancel_2017(p, entry):
             return []
-        if p.kind == "PASS_OUT_OF_ROTATION":
+        if p.kind == IrregularityCode.PASS_OUT_OF_ROTATION:
             if p.irr.law in ("30A", "30B1"):
                 self.obligations[offender] = NEXT_TURN
             elif p.irr.law == "30B2":
                 self.obligations[offender] = REST_OF_AUCTION
                 self.no_double_now.add(partner)
-        elif p.kind == "BID_OUT_OF_ROTATION":
+        elif p.kind == IrregularityCode.BID_OUT_OF_ROTATION:
             if p.where == "RHO":
                 self._watches.append(_Watch("31A", offender, p.irr, entry.call))
                 p.irr.disposition = None          # finished when RHO and then the offender have called
             else:
                 self.obligations[partner] = REST_OF_AUCTION
                 self._lead_penalty(entry, p.irr)
-        elif p.kind.endswith("DOUBLE_OUT_OF_ROTATION"):
+        elif p.kind.endswith(IrregularityCode.DOUBLE_OUT_OF_ROTATION):
             if p.where == "RHO":
                 self._watches.append(_Watch("32B", offender, p.irr, entry.call))
                 p.irr.disposition = None
             else:
                 self.obligations[partner] = REST_OF_AUCTION
                 self._lead_penalty(entry, p.irr)
-        elif p.kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE"):
+        elif p.kind in (IrregularityCode.INADMISSIBLE_DOUBLE, IrregularityCode.INADMISSIBLE_REDOUBLE):
             self.obligations[partner] = REST_OF_AUCTION
             self._lead_penalty(entry, p.irr)
             self._turn = offender
-        elif p.kind in ("CALL_IN_VIOLATION_OF_PASS_OBLIGATION", "BID_ABOVE_SEVEN"):
+        elif p.kind in (IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION, IrregularityCode.BID_ABOVE_SEVEN):
             self.obligations[offender] = REST_OF_AUCTION
             self.obligations[partner] = REST_OF_AUCTION
             self._lead_penalty(entry, p.irr)
@@ -773,20 +780,20 @@ class Auction:
     def _cancel_2017(self, p: _Pending, entry: CallEntry) -> bool:
         """The 2017 consequences of a cancelled call out of rotation (30-32, 36B4); True when handled."""
         offender, partner = entry.seat, entry.seat.partner
-        if p.kind == "PASS_OUT_OF_ROTATION":
+        if p.kind == IrregularityCode.PASS_OUT_OF_ROTATION:
             if p.irr.law == "30A":
                 self.obligations[offender] = NEXT_TURN
             else:
                 self._watch_comparable(p, entry, "pass_oor_partner" if p.where == "PARTNER" else "pass_oor_lho")
             return True
-        if p.kind == "BID_OUT_OF_ROTATION":
+        if p.kind == IrregularityCode.BID_OUT_OF_ROTATION:
             if p.where == "RHO":
                 self._watches.append(_Watch("31A", offender, p.irr, entry.call))
                 p.irr.disposition = None          # finished when RHO and then the offender have called
             else:
                 self._watch_comparable(p, entry, "bid_oor_partner")
             return True
-        if p.kind.endswith("DOUBLE_OUT_OF_ROTATION"):
+        if p.kind.endswith(IrregularityCode.DOUBLE_OUT_OF_ROTATION):
             if p.irr.law == "36B4":
                 self.obligations[partner] = REST_OF_AUCTION
                 self._lead_penalty(entry, p.irr)
@@ -809,7 +816,7 @@ class Auction:
         first = self.calls[withdrawn]
         same = entry.call == first.call and not (entry.alert or first.alert)
         rect = self.edition.rect(w.situation)
-        irr = self._irr("COMPARABLE_CALL_RULING", "23", entry,
+        irr = self._irr(IrregularityCode.COMPARABLE_CALL_RULING, "23", entry,
                         [Option("comparable", "comparable: no further rectification; the withdrawn call is not "
                                 "unauthorized information (23B); the director may adjust at the end (23C)",
                                 "director"),
@@ -868,7 +875,7 @@ class Auction:
         """The director finds that the insufficient bid or its lowest-same-denomination replacement could be
         conventional: 27B1 gives way to 27B2 (partner passes for the rest of the auction; Law 26)."""
         irr = next((i for i in reversed(self.irregularities)
-                    if i.code == "INSUFFICIENT_BID" and i.disposition_law == "27B1"), None)
+                    if i.code == IrregularityCode.INSUFFICIENT_BID and i.disposition_law == "27B1"), None)
         if irr is None:
             raise AuctionRulingError("no insufficient bid replaced under 27B1 to rule conventional")
         entry = self.calls[irr.position["call"]]

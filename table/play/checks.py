@@ -4,6 +4,7 @@ in a trick (45E, 58B). Each check flags what it finds; counting the card into th
 from __future__ import annotations
 
 from ..cards import CARD_RANK, HONORS, Seat
+from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
 from .position import PARTNER
 from .records import Obligation, Pending
@@ -117,7 +118,7 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
             else:
                 opts += [Option(f"substitute:{c}", f"require {c} instead; {card} becomes a major penalty card (52B2)",
                                 "declarer") for c in due]
-            f = st._flag(out, "FAILURE_TO_PLAY_PENALTY_CARD", "52", seat, n, idx, opts,
+            f = st._flag(out, IrregularityCode.FAILURE_TO_PLAY_PENALTY_CARD, "52", seat, n, idx, opts,
                          f"{seat} played {card}: {why}; declarer must accept once he has played on (52B1)")
             st._pending.append(Pending(f, seat, n, card, due=due))
             flag_revoke(st, out, seat, card, n, idx, due[0][0], frozenset(due), True, was_pc, "penalty_card",
@@ -134,7 +135,7 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
         # 60B: declarer was required to lead from the correct hand; a defender played first
         st._add_pc(seat, card, major=True)
         establish_by_extra(st, seat, n - 1)
-        st._flag(out, "PLAY_AFTER_IRREGULAR_LEAD", "60B", seat, n, 0, [],
+        st._flag(out, IrregularityCode.PLAY_AFTER_IRREGULAR_LEAD, "60B", seat, n, 0, [],
                  f"{seat} played {card} before declarer led from the correct hand ({correct}): "
                  "it becomes a penalty card (60B, 50)", "penalty_card", "60B")
         return False
@@ -142,7 +143,8 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
         # 2017 53A ("prior to the thirteenth trick"): the lead cannot be accepted; each hand holds one card, so
         # the trick is counted with the correct leader's card as its lead
         st._lead13 = correct
-        st._flag(out, "LEAD_OUT_OF_TURN_DEFENDER" if st._is_defender(seat) else "LEAD_OUT_OF_TURN_DECLARER", "53A",
+        st._flag(out, IrregularityCode.LEAD_OUT_OF_TURN_DEFENDER if st._is_defender(seat)
+                 else IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, "53A",
                  seat, n, 0, [], f"{seat} led {card} to trick 13; {correct} was on lead: at trick 13 a lead out of "
                  f"turn cannot be accepted (53A); the trick is led from {correct}", "not_acceptable_at_trick13",
                  "53A")
@@ -152,7 +154,7 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
         note = f"; {seat} played the last card of trick {n - 1}: the director may deem this a fifth card to it (45E)"
     if st._is_defender(seat):
         if n == 1:
-            code, law = "OPENING_LEAD_OUT_OF_TURN", "54"
+            code, law = IrregularityCode.OPENING_LEAD_OUT_OF_TURN, "54"
             opts = [Option("spread", f"54A: declarer spreads his hand and becomes dummy; {PARTNER[st.declarer]} "
                            f"becomes declarer and {card} is the opening lead", "declarer"),
                     Option("accept", "54B: accept the lead (53A); dummy is spread and the second card comes from "
@@ -160,16 +162,16 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
                     Option("refuse", f"54D/56: {card} becomes a major penalty card; {correct} leads and declarer "
                            "has the 50D2 options", "declarer")]
         else:
-            code, law = "LEAD_OUT_OF_TURN_DEFENDER", "56"
+            code, law = IrregularityCode.LEAD_OUT_OF_TURN_DEFENDER, "56"
             opts = [Option("accept", "53A: accept the lead", "declarer"),
                     Option("refuse", f"56: {card} becomes a major penalty card; {correct} leads (50D2 options when "
                            f"{PARTNER[seat]} leads)", "declarer")]
     elif st._is_defender(correct):
-        code, law = "LEAD_OUT_OF_TURN_DECLARER", "55B1"
+        code, law = IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, "55B1"
         opts = [Option("accept", "53A: accept the lead", "defenders"),
                 Option("retract", "55B1: declarer restores the card without penalty", "defenders")]
     else:
-        code, law = "LEAD_FROM_WRONG_HAND", "55B2"
+        code, law = IrregularityCode.LEAD_FROM_WRONG_HAND, "55B2"
         opts = [Option("accept", "53A: accept the lead", "defenders"),
                 Option("lead_from_correct_hand", f"55B2: the card is withdrawn and declarer leads from {correct}; "
                        "a defender's card played before that lead becomes a penalty card (60B)", "defenders")]
@@ -190,35 +192,35 @@ def out_of_turn_play(st: PlayState, seat: Seat, card: str, out: list[Irregularit
         ls = trick[0][1][0]
         legal = card[0] == ls or st._holds(seat, ls) is False
         if legal:
-            st._flag(out, "PREMATURE_PLAY_AT_RHO_TURN", "57D", seat, n, idx, [],
+            st._flag(out, IrregularityCode.PREMATURE_PLAY_AT_RHO_TURN, "57D", seat, n, idx, [],
                      f"{seat} played {card} at his RHO {st._next}'s turn: a legal card, held and played at his proper "
                      "turn (57D; Law 16 may apply)", "held_for_proper_turn", "57D")
             return True
         st._add_pc(seat, card, major=True)
-        st._flag(out, "PREMATURE_PLAY_AT_RHO_TURN", "57D", seat, n, idx, [],
+        st._flag(out, IrregularityCode.PREMATURE_PLAY_AT_RHO_TURN, "57D", seat, n, idx, [],
                  f"{seat} played {card} at his RHO {st._next}'s turn; it could not legally be played to the trick: "
                  "a major penalty card (57D)", "penalty_card", "57D")
         return False
     if st._is_defender(seat) and PARTNER[seat] not in played:
         pard = PARTNER[seat]
         if st.declarer in played and st.dummy in played:
-            st._flag(out, "PREMATURE_PLAY", "57A", seat, n, idx, [],
+            st._flag(out, IrregularityCode.PREMATURE_PLAY, "57A", seat, n, idx, [],
                      f"{seat} played {card} before his partner {pard}; declarer had played from both hands",
                      "no_penalty", "57C")
         else:
             ls = trick[0][1][0]
-            irr = st._flag(out, "PREMATURE_PLAY", "57A", seat, n, idx, options_57(st, ls, pard),
+            irr = st._flag(out, IrregularityCode.PREMATURE_PLAY, "57A", seat, n, idx, options_57(st, ls, pard),
                            f"{seat} played {card} before his partner {pard} ({st._next} was due); if declarer "
                            f"chooses, {card} becomes a major penalty card and the choice binds {pard}")
             st._pending.append(Pending(irr, seat, n, card, st._next, lead_suit=ls))
     elif st._is_defender(seat):
-        irr = st._flag(out, "PLAY_OUT_OF_TURN", "49", seat, n, idx,
+        irr = st._flag(out, IrregularityCode.PLAY_OUT_OF_TURN, "49", seat, n, idx,
                        [Option("stands", "the card stands as played in rotation (60A2)", "director"),
                         Option("penalty_card", f"{card} is withdrawn as a major penalty card (49, 50B)", "director")],
                        f"{seat} played {card} out of rotation ({st._next} was due); partner had played")
         st._pending.append(Pending(irr, seat, n, card, st._next))
     else:
-        st._flag(out, "PLAY_OUT_OF_TURN", "45C", seat, n, idx, [],
+        st._flag(out, IrregularityCode.PLAY_OUT_OF_TURN, "45C", seat, n, idx, [],
                  f"{seat} played {card} out of rotation ({st._next} was due): the card stands (45C, 47F); "
                  "declarer's and dummy's cards never become penalty cards (48A)", "stands", "47F")
     return True
@@ -247,19 +249,20 @@ def extra_card(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) ->
     defender = st._is_defender(seat)
     if defender and PARTNER[seat] not in played and trick[-1][0] != seat:
         if st.declarer in played and st.dummy in played:
-            st._flag(out, "PREMATURE_LEAD", "57A", seat, n, idx, [],
+            st._flag(out, IrregularityCode.PREMATURE_LEAD, "57A", seat, n, idx, [],
                      f"{seat} led {card} to the next trick before his partner played; declarer had played from "
                      "both hands: no penalty, the card goes back to his hand", "no_penalty", "57C")
             return
         st._add_pc(seat, card, major=True)
         ls = trick[0][1][0]
-        irr = st._flag(out, "PREMATURE_LEAD", "57A", seat, n, idx, options_57(st, ls, PARTNER[seat]),
+        irr = st._flag(out, IrregularityCode.PREMATURE_LEAD, "57A", seat, n, idx, options_57(st, ls, PARTNER[seat]),
                        f"{seat} led {card} to the next trick before his partner {PARTNER[seat]} played to this "
                        f"one: {card} is a major penalty card (57A, 50B)")
         st._pending.append(Pending(irr, seat, n, card, None, lead_suit=ls))
         establish_by_extra(st, seat, n)
         return
-    code, law = ("MULTIPLE_CARDS_PLAYED", "58B") if trick[-1][0] == seat else ("FIFTH_CARD_TO_TRICK", "45E")
+    code, law = ((IrregularityCode.MULTIPLE_CARDS_PLAYED, "58B") if trick[-1][0] == seat
+                 else (IrregularityCode.FIFTH_CARD_TO_TRICK, "45E"))
     first = next(c for s, c in trick if s == seat)
     if defender:
         major = card[1] in HONORS or bool(st._pcs[seat])
@@ -267,11 +270,12 @@ def extra_card(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) ->
         kind = st._pcs[seat][card]
         st._flag(out, code, law, seat, n, idx, [],
                  f"{seat} played {card} after {first} to the same trick: not counted; {card} becomes a {kind} "
-                 + ("penalty card (58B2: the player may designate which card was played; director)" if code ==
-                    "MULTIPLE_CARDS_PLAYED" else "penalty card (45E1; the director may deem it a lead, 53/56)"),
-                 "penalty_card", "58B2" if code == "MULTIPLE_CARDS_PLAYED" else "45E1")
+                 + ("penalty card (58B2: the player may designate which card was played; director)"
+                    if code == IrregularityCode.MULTIPLE_CARDS_PLAYED
+                    else "penalty card (45E1; the director may deem it a lead, 53/56)"),
+                 "penalty_card", "58B2" if code == IrregularityCode.MULTIPLE_CARDS_PLAYED else "45E1")
     else:
         st._flag(out, code, law, seat, n, idx, [],
                  f"{seat} played {card} after {first} to the same trick: not counted; no penalty for declarer "
                  "(45E2, 48A); the card goes back to the hand", "no_penalty",
-                 "45E2" if code == "FIFTH_CARD_TO_TRICK" else "48A")
+                 "45E2" if code == IrregularityCode.FIFTH_CARD_TO_TRICK else "48A")

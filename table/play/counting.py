@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..cards import SEATS, Seat
+from ..codes import IrregularityCode
 from ..irregularity import Irregularity
 from .checks import check_card
 from .lead_choices import trick_start
@@ -62,7 +63,7 @@ def complete_trick(st: PlayState, out: list[Irregularity]) -> None:
                 _replay_forced_last(st, out)
     else:
         for p in st._pending:                  # choices about later leads are moot once play is over
-            if p.irr.open and p.irr.code in ("LEAD_PENALTY_PENDING", "PENALTY_CARD"):
+            if p.irr.open and p.irr.code in (IrregularityCode.LEAD_PENALTY_PENDING, IrregularityCode.PENALTY_CARD):
                 p.irr.dispose("lapsed_end_of_play", p.irr.law)
 
 

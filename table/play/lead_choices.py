@@ -4,6 +4,7 @@ card. Both are flagged when a trick begins (or when a penalty card appears befor
 from __future__ import annotations
 
 from ..cards import SUITS, Seat
+from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
 from .position import PARTNER
 from .records import Pending
@@ -19,10 +20,10 @@ def trick_start(st: PlayState, out: list[Irregularity]) -> None:
     st._start_flags = []
     st._lead_obs = [ob for ob in st._lead_obs if ob.seat == leader and ob.kind == "forbid"]
     for p in st._pending:
-        if p.irr.open and p.irr.code == "PENALTY_CARD" and p.offender != leader:
+        if p.irr.open and p.irr.code == IrregularityCode.PENALTY_CARD and p.offender != leader:
             p.irr.dispose("lapsed", p.irr.law)
             p.irr.detail += f"; {p.offender} did not lead that trick"
-        elif p.irr.open and p.irr.code == "LEAD_PENALTY_PENDING" and p.offender != leader:
+        elif p.irr.open and p.irr.code == IrregularityCode.LEAD_PENALTY_PENDING and p.offender != leader:
             # somebody else's lead stood (e.g. an accepted lead out of turn): the restricted player has not
             # had his first lead yet, so the Law 26 choice waits for it (flagged again then)
             p.irr.dispose("deferred", p.irr.law)
@@ -48,7 +49,7 @@ def _first_lead(st: PlayState, leader: Seat, n: int, out: list[Irregularity]) ->
                        else f"{verb} the lead of {SUIT_NAME[code[-1]]} while {leader} keeps the lead ({lw})",
                        "declarer") for code, lw in choices]
         opts.append(Option("none", "no lead restriction", "declarer"))
-        irr = st._flag(out, "LEAD_PENALTY_PENDING", law, leader, n, 0, opts,
+        irr = st._flag(out, IrregularityCode.LEAD_PENALTY_PENDING, law, leader, n, 0, opts,
                        f"{leader}'s first lead; his partner {lp.offender}'s call was withdrawn"
                        + (f" ({lp.source_code})" if lp.source_code else "")
                        + ": declarer chooses before the lead; not complying when able is a revoke (61A)")
@@ -65,7 +66,7 @@ def check_50d2(st: PlayState, out: list[Irregularity]) -> None:
     majors = [c for c, k in st._pcs[pard].items() if k == "major"]
     if not majors:
         return
-    if any(p.irr.code == "PENALTY_CARD" and p.offender == leader for p in st._pending):
+    if any(p.irr.code == IrregularityCode.PENALTY_CARD and p.offender == leader for p in st._pending):
         return
     n = len(st.winners) + 1
     suits = [s for s in SUITS if any(c[0] == s for c in majors)]
@@ -75,7 +76,7 @@ def check_50d2(st: PlayState, out: list[Irregularity]) -> None:
     opts += [Option(f"forbid:{s}", f"forbid {SUIT_NAME[s]} while {leader} keeps the lead; the {SUIT_NAME[s]} "
                     f"penalty card(s) are picked up", "declarer") for s in suits]
     opts.append(Option("none", "no restriction: any lead, the card(s) stay penalty cards (50D2b)", "declarer"))
-    irr = st._flag(out, "PENALTY_CARD", law, leader, n, 0, opts,
+    irr = st._flag(out, IrregularityCode.PENALTY_CARD, law, leader, n, 0, opts,
                    f"{leader} to lead while partner {pard} has major penalty card(s) {cards_text(majors)}; "
                    f"{leader} may not lead until declarer has chosen (50D2)")
     st._pending.append(Pending(irr, leader, n))

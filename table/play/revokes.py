@@ -7,6 +7,7 @@ followed by the replacement card, 62). :func:`transfers` computes the Law 64 tra
 from __future__ import annotations
 
 from ..cards import Seat
+from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
 from .errors import PlayRulingError
 from .position import SIDE
@@ -14,7 +15,7 @@ from .records import Obligation, Revoke
 from .state import PlayState
 from .wording import SUIT_NAME
 
-REVOKE_CODES = ("REVOKE", "REVOKE_TRICK12")
+REVOKE_CODES = (IrregularityCode.REVOKE, IrregularityCode.REVOKE_TRICK12)
 
 
 def flag_revoke(st: PlayState, out: list[Irregularity], seat: Seat, card: str, n: int, idx: int, suit: str,
@@ -23,11 +24,11 @@ def flag_revoke(st: PlayState, out: list[Irregularity], seat: Seat, card: str, n
     """Flag a revoke seen when the card is played (an open one, correctable under 62)."""
     corrector = str(st.declarer if seat == st.dummy else seat)
     if n == 12:
-        code, law = "REVOKE_TRICK12", "62D"
+        code, law = IrregularityCode.REVOKE_TRICK12, "62D"
         opts = [Option("correct", "62D1: must be corrected, even if established, before the hands are returned; "
                        "no trick transfer (64B6)", corrector)]
     else:
-        code, law = "REVOKE", "61A"
+        code, law = IrregularityCode.REVOKE, "61A"
         opts = [Option("correct", "62A: the offender must correct it before it is established: withdraw the card "
                        "(a defender's becomes a major penalty card, 62B1; declarer/dummy: no penalty, 62B2) and play "
                        "a legal card", corrector)]
@@ -81,7 +82,7 @@ def note_show_out(st: PlayState, seat: Seat, card: str, n: int, idx: int, out: l
     if suit in so and (seat, suit) not in st._retro_done:
         t, k, rcard = so[suit]
         st._retro_done.add((seat, suit))
-        code = "REVOKE_TRICK12" if t == 12 else "REVOKE"
+        code = IrregularityCode.REVOKE_TRICK12 if t == 12 else IrregularityCode.REVOKE
         irr = st._flag(out, code, "62D" if t == 12 else "61A", seat, t, k, [],
                        f"{seat} played {rcard} on a {SUIT_NAME[suit]} lead at trick {t} and {card} at trick {n}: "
                        "failure to follow suit (44C), detected afterwards", "established", "63A1")
@@ -124,12 +125,12 @@ def _both_on_one_trick(st: PlayState, rv: Revoke) -> bool:
 def correct(st: PlayState, code: str, who: Seat | None) -> None:
     """62: the revoke card is withdrawn (with every card played after it) and its trick resumes."""
     rv = next((r for r in reversed(st._revokes) if r.irr.code == code and r.kind != "retro" and
-               (r.irr.open or (code == "REVOKE_TRICK12" and r.irr.disposition == "established")
+               (r.irr.open or (code == IrregularityCode.REVOKE_TRICK12 and r.irr.disposition == "established")
                 or _both_on_one_trick(st, r))
                and (who is None or r.seat == who or (r.seat == st.dummy and who == st.declarer))), None)
     if rv is None:
         raise PlayRulingError(f"no {code} that can still be corrected"
-                              + ("" if code == "REVOKE_TRICK12" else
+                              + ("" if code == IrregularityCode.REVOKE_TRICK12 else
                                  " (63C: once established a revoke stands, except on trick 12, 62D)"))
     if st._insert_at is not None:
         raise PlayRulingError(f"a revoke correction is still waiting for {st._insert_at[0]}'s card")
@@ -177,8 +178,9 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
             st._lead_obs.append(rv.ob)
     if st._is_defender(seat):
         st._add_pc(seat, rv.card, major=True)
-    law = "62D1" if code == "REVOKE_TRICK12" else ("62B1" if st._is_defender(seat) and not rv.was_pc else "62B2")
-    if rv.irr.disposition == "established" and code == "REVOKE":
+    law = ("62D1" if code == IrregularityCode.REVOKE_TRICK12
+           else "62B1" if st._is_defender(seat) and not rv.was_pc else "62B2")
+    if rv.irr.disposition == "established" and code == IrregularityCode.REVOKE:
         law = "62C3"                      # both sides revoked on this trick: corrected, no transfer (64B8)
     if rv in st._open_revokes:
         st._open_revokes.remove(rv)
@@ -193,8 +195,8 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
 def transfers(st: PlayState, claimed_total: int | None) -> int:
     """Declarer side's final total after the Law 64 transfers (see ``Play.finish``); records each established
     revoke as a ``REVOKE_TRICK_TRANSFER`` in ``st.irregularities``, replacing earlier records."""
-    st.irregularities = [i for i in st.irregularities if i.code != "REVOKE_TRICK_TRANSFER"
-                         and not (i.code == "BOTH_SIDES_REVOKED" and i.open)]
+    st.irregularities = [i for i in st.irregularities if i.code != IrregularityCode.REVOKE_TRICK_TRANSFER
+                         and not (i.code == IrregularityCode.BOTH_SIDES_REVOKED and i.open)]
     decl = st.declarer.side
     other = "EW" if decl == "NS" else "NS"
     played = len(st.winners)
@@ -225,17 +227,17 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
     # 64C2(b); under the 1997 Laws the same by the WBF Laws Committee's 2001 minute on 64C)
     both = len(sides_revoked) == 2
     ed = st.edition
-    if both and not any(i.code == "BOTH_SIDES_REVOKED" for i in st.irregularities):
+    if both and not any(i.code == IrregularityCode.BOTH_SIDES_REVOKED for i in st.irregularities):
         last = [rv for rv in st._revokes if rv.irr.disposition == "established"][-1].irr.position
         st.irregularities.append(Irregularity(
-            code="BOTH_SIDES_REVOKED", law=ed.both_sides_revoked_law, seat=None, phase="play",
+            code=IrregularityCode.BOTH_SIDES_REVOKED, law=ed.both_sides_revoked_law, seat=None, phase="play",
             position={"trick": last["trick"], "card": last["card"]},
             options=[Option("rule", "the director assigns the result likely had neither revoke occurred "
                             f"({'64C2(b)' if ed.comparable_call else '64C'})", "director")],
             detail="both sides have established revokes on this board: no automatic trick transfer"))
     # a revoke is only known from the hand record; once the play contradicts that record (13A1) no
     # transfer is made automatically: the director decides (64C)
-    contradicted = any(i.code == "HAND_RECORD_MISMATCH" for i in st.irregularities)
+    contradicted = any(i.code == IrregularityCode.HAND_RECORD_MISMATCH for i in st.irregularities)
     for rv in st._revokes:
         if rv.irr.disposition != "established":
             continue
@@ -289,7 +291,7 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
         to = "EW" if rv.side == "NS" else "NS"
         pos = rv.irr.position
         st.irregularities.append(Irregularity(
-            code="REVOKE_TRICK_TRANSFER", law=law, seat=str(rv.seat), phase="play",
+            code=IrregularityCode.REVOKE_TRICK_TRANSFER, law=law, seat=str(rv.seat), phase="play",
             position={"trick": pos["trick"], "card": pos["card"]}, options=[],
             detail=f"tricks_transferred={n}; from {rv.side} to {to}; {why}",
             disposition="applied" if n else "exempt", disposition_law=law))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..cards import Seat
+from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
 from .counting import place
 from .errors import PlayRulingError
@@ -86,7 +87,7 @@ def _defenders_choice(st: PlayState, p: Pending, option: str) -> str | None:
     return None
 
 
-WAITING_55A = ("LEAD_OUT_OF_TURN_DECLARER", "LEAD_FROM_WRONG_HAND")
+WAITING_55A = (IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, IrregularityCode.LEAD_FROM_WRONG_HAND)
 
 
 def apply_waiting_choice(st: PlayState, p: Pending, seat: Seat, out: list[Irregularity]) -> None:
@@ -208,18 +209,19 @@ def _failure_to_play_penalty_card(st: PlayState, p: Pending, option: str, out: l
 
 # flagged with the director's options only (Laws 1, 13A1, 67B, 68D): the engine has nothing to apply, so
 # ``Play.ruling`` refuses them (PlayRulingError: no choice waiting)
-DIRECTOR_ONLY = frozenset({"CARD_ALREADY_PLAYED", "HAND_RECORD_MISMATCH", "DEFECTIVE_TRICK", "PLAY_AFTER_CLAIM"})
+DIRECTOR_ONLY = frozenset({IrregularityCode.CARD_ALREADY_PLAYED, IrregularityCode.HAND_RECORD_MISMATCH,
+                           IrregularityCode.DEFECTIVE_TRICK, IrregularityCode.PLAY_AFTER_CLAIM})
 
 # irregularity code -> the handler of its options
 RULINGS: dict[str, Handler] = {
-    "OPENING_LEAD_OUT_OF_TURN": _opening_lead_out_of_turn,
-    "LEAD_OUT_OF_TURN_DEFENDER": _lead_out_of_turn_defender,
-    "LEAD_OUT_OF_TURN_DECLARER": _lead_out_of_turn_declarer,
-    "LEAD_FROM_WRONG_HAND": _lead_from_wrong_hand,
-    "PREMATURE_PLAY": _premature_play,
-    "PREMATURE_LEAD": _premature_lead,
-    "PLAY_OUT_OF_TURN": _play_out_of_turn,
-    "LEAD_PENALTY_PENDING": _lead_penalty_pending,
-    "PENALTY_CARD": _penalty_card,
-    "FAILURE_TO_PLAY_PENALTY_CARD": _failure_to_play_penalty_card,
+    IrregularityCode.OPENING_LEAD_OUT_OF_TURN: _opening_lead_out_of_turn,
+    IrregularityCode.LEAD_OUT_OF_TURN_DEFENDER: _lead_out_of_turn_defender,
+    IrregularityCode.LEAD_OUT_OF_TURN_DECLARER: _lead_out_of_turn_declarer,
+    IrregularityCode.LEAD_FROM_WRONG_HAND: _lead_from_wrong_hand,
+    IrregularityCode.PREMATURE_PLAY: _premature_play,
+    IrregularityCode.PREMATURE_LEAD: _premature_lead,
+    IrregularityCode.PLAY_OUT_OF_TURN: _play_out_of_turn,
+    IrregularityCode.LEAD_PENALTY_PENDING: _lead_penalty_pending,
+    IrregularityCode.PENALTY_CARD: _penalty_card,
+    IrregularityCode.FAILURE_TO_PLAY_PENALTY_CARD: _failure_to_play_penalty_card,
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import SEATS, Deal, Seat
+from ..codes import IrregularityCode
 from ..editions import DEFAULT, Edition, edition
 from ..irregularity import Irregularity, LeadPenalty, Option
 from .errors import PlayRulingError
@@ -57,8 +58,8 @@ class PlayState(Position):
                 return p.irr
         return None
 
-    def _flag(self, out: list[Irregularity], code: str, law: str, seat: Seat | None, trick: int, index: int,
-              options: Sequence[Option] = (), detail: str = "", disposition: str | None = None,
+    def _flag(self, out: list[Irregularity], code: IrregularityCode, law: str, seat: Seat | None, trick: int,
+              index: int, options: Sequence[Option] = (), detail: str = "", disposition: str | None = None,
               disposition_law: str | None = None) -> Irregularity:
         irr = Irregularity(code=code, law=law, seat=str(seat) if seat is not None else None, phase="play",
                            position={"trick": trick, "card": index}, options=list(options), detail=detail,
