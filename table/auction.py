@@ -22,6 +22,7 @@ installs the edition's consequences (none; or the partner's forced pass and the 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
@@ -921,3 +922,39 @@ class Auction:
     # ------------------------------------------------------------------ record
     def final_calls(self) -> list[CallEntry]:
         return [e for e in self.stood if not e.deemed]
+
+
+# ---------------------------------------------------------------------- Law 24: cards exposed during the auction
+def card_exposed(auction: Auction | None, seat: Seat, cards: tuple[str, ...]) -> Irregularity:
+    """24: cards exposed during the auction stay face up and become penalty cards if the offender defends
+    (``defenders_penalty_cards``). 24A: a single card below an honour only that; 24B (a single honour, or a
+    premature lead) and 24C (two or more cards): the offender's partner also passes at his next turn."""
+    honors = [c for c in cards if c[1] in "AKQJT"]
+    law = "24A" if len(cards) == 1 and not honors else ("24B" if len(cards) == 1 else "24C")
+    irr = Irregularity(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, law, str(seat), "auction", {},
+                       [Option("penalty_card", "cards stay face up; penalty cards if the offender defends",
+                               "director")]
+                       + ([] if law == "24A" else [Option("partner_passes", "partner passes at his next turn",
+                                                          "director")]),
+                       f"{', '.join(cards)} exposed during the auction")
+    if law != "24A" and auction is not None and not auction.closed:
+        auction.obligations.setdefault(seat.partner, NEXT_TURN)
+    return irr
+
+
+def card_led_early(auction: Auction, seat: Seat, card: str) -> Irregularity:
+    """24B: a card faced as an opening lead before the auction closed (a premature lead) stays face up; the
+    offender's partner passes at his next turn."""
+    irr = Irregularity(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, "24B", str(seat), "auction", {},
+                       [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
+                               "partner passes at his next turn (24B)", "director")],
+                       f"{card} led before the auction closed (premature lead)")
+    irr.dispose("rectified")
+    auction.obligations.setdefault(seat.partner, NEXT_TURN)
+    return irr
+
+
+def defenders_penalty_cards(exposures: Sequence[tuple[Seat, tuple[str, ...]]],
+                            declarer: Seat) -> list[tuple[Seat, tuple[str, ...]]]:
+    """24: once the auction has given a declarer, the cards a future defender exposed become penalty cards."""
+    return [(seat, cards) for seat, cards in exposures if seat.side != declarer.side]

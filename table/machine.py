@@ -1,10 +1,11 @@
 """The board lifecycle as one ``transitions`` machine shared by every table.
 
-The machine only *sequences*: the laws live in ``auction.py`` and ``play.py`` as pure logic that
-returns irregularities as data. A ``Table`` joins the shared machine with ``add_model`` and leaves
-with ``close()`` (``remove_model``); one definition is built once for the process (a Machine per
-table costs ~150 KB). The machine is built with ``model_override=True``: it binds onto a table only
-the triggers ``Table`` declares, so type checkers see them and a table in mid-play weighs ~18 KB.
+The machine only *sequences*: the laws live in ``auction.py`` (Law 24 included) and the ``play`` package
+(claims, 68-70, in ``play/claims.py``) as pure logic that returns irregularities as data. A ``Table`` joins
+the shared machine with ``add_model`` and leaves with ``close()`` (``remove_model``); one definition is built
+once for the process (a Machine per table costs ~150 KB). The machine is built with ``model_override=True``:
+it binds onto a table only the triggers ``Table`` declares, so type checkers see them and a table in mid-play
+weighs ~18 KB.
 
 States a director recognises::
 
@@ -22,7 +23,7 @@ from typing import Any, cast
 from transitions import Machine
 from transitions.core import Event, EventData, MachineError, State, Transition
 
-from .auction import NEXT_TURN, Auction, AuctionRulingError
+from .auction import Auction, AuctionRulingError, card_exposed, card_led_early, defenders_penalty_cards
 from .calls import bid_level, bid_strain
 from .cards import SEATS, CardError, Deal, Seat
 from .codes import IrregularityCode
@@ -43,6 +44,17 @@ from .events import (
 )
 from .irregularity import Irregularity, Option
 from .play import Play, PlayRulingError
+from .play.claims import (
+    acquiesced,
+    claim_out_of_play,
+    claim_voided,
+    disputed,
+    everyone_plays_on,
+    play_after_claim,
+    play_on_refused,
+    response_without_claim,
+    rule_claim,
+)
 from .scoring import Contract, parse_contract, score_ns
 from .verify import check_count, check_hands
 
@@ -346,6 +358,10 @@ class Table:
         irr = Irregularity(code, law, seat, phase, {}, options or [], detail)
         if disposition:
             irr.dispose(disposition)
+        return self._record(irr)
+
+    def _record(self, irr: Irregularity) -> Irregularity:
+        """Keep a flag raised outside the auction and the play (the board, Law 24, claims) with the table's."""
         self.table_irregularities.append(irr)
         return irr
 
@@ -475,9 +491,8 @@ class Table:
             penalties = self.auction.lead_penalties if self.auction is not None else ()
             declarer = Seat(c.declarer)
             self.play = Play(declarer, c.strain, self.deal, penalties, self.edition)
-            for seat, cards in self.auction_exposures:
-                if seat.side != declarer.side:     # Law 24: a future defender's cards become penalty cards
-                    self.play.expose(seat, cards, deliberate=False)
+            for seat, cards in defenders_penalty_cards(self.auction_exposures, declarer):
+                self.play.expose(seat, cards, deliberate=False)
         return self.play
 
     def _card(self, event: CardPlayed) -> list[Irregularity]:
@@ -499,21 +514,16 @@ class Table:
                                    [Option("rule", "director establishes the auction", "director")],
                                    disposition="recorded")]
             if not self.auction.closed:
-                # Law 24: a card faced during the auction (a premature opening lead)
-                irr = self._flag(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, "24B", str(event.seat), "auction",
-                                 f"{event.card} led before the auction closed (premature lead)",
-                                 [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
-                                         "partner passes at his next turn (24B)", "director")],
-                                 disposition="rectified")
+                irr = self._record(card_led_early(self.auction, event.seat, event.card))
                 self.auction_exposures.append((event.seat, (event.card,)))
-                self.auction.obligations.setdefault(event.seat.partner, NEXT_TURN)
                 return [irr]
         if self.passed_out:
             return [self._flag(IrregularityCode.PLAY_AFTER_PASSED_OUT, "22A", str(event.seat), "play",
                                f"{event.card} played on a passed-out board", disposition="ignored")]
         if self.state == "claim_pending" or self.tricks is not None:
-            return [self._flag(IrregularityCode.PLAY_AFTER_CLAIM, "68D", str(event.seat), "play",
-                               f"{event.card} played after play ceased", disposition="voided")]
+            if self.play is not None:
+                return self.play.card_after_claim(event.seat, event.card)
+            return [self._record(play_after_claim(event.seat, event.card, None, {}))]     # after a keyed result
         play = self.play or self._ensure_play()
         assert play is not None
         first = not self.lead_made
@@ -531,17 +541,7 @@ class Table:
         if self.play is not None and self.play.tricks:
             return self.play.expose(event.seat, event.cards, event.deliberate)
         self.auction_exposures.append((event.seat, event.cards))
-        honors = [c for c in event.cards if c[1] in "AKQJT"]
-        law = "24A" if len(event.cards) == 1 and not honors else ("24B" if len(event.cards) == 1 else "24C")
-        irr = self._flag(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, law, str(event.seat), "auction",
-                         f"{', '.join(event.cards)} exposed during the auction",
-                         [Option("penalty_card", "cards stay face up; penalty cards if the offender defends",
-                                 "director")]
-                         + ([] if law == "24A" else [Option("partner_passes", "partner passes at his next turn",
-                                                             "director")]))
-        if law != "24A" and self.auction is not None and not self.auction.closed:
-            self.auction.obligations.setdefault(event.seat.partner, NEXT_TURN)
-        return [irr]
+        return [self._record(card_exposed(self.auction, event.seat, event.cards))]
 
     def _claim(self, event: ClaimMade) -> list[Irregularity]:
         if self.tricks is not None:
@@ -549,8 +549,7 @@ class Table:
             return []
         play = self._ensure_play() if self._auction_over() else None
         if play is None:
-            return [self._flag(IrregularityCode.CLAIM_OUT_OF_PLAY, "68", str(event.seat), "claim",
-                               "a claim before the auction closed", disposition="ignored")]
+            return [self._record(claim_out_of_play(event.seat))]
         self.claim = event
         self.claim_responses = {}
         play.claim_made(event.seat, acquiesced=False)   # the opponents' agreement establishes the rest (63A3)
@@ -564,16 +563,11 @@ class Table:
         if self.tricks is not None and (self.claim is None or self.claimed):
             return []
         if self.claim is None:
-            return [self._flag(IrregularityCode.CLAIM_RESPONSE_WITHOUT_CLAIM, "68", str(event.seat), "claim",
-                               "a response with no claim pending", disposition="ignored")]
+            return [self._record(response_without_claim(event.seat))]
         self.claim_responses[event.seat] = event.accept
         if not event.accept:
-            return [self._flag(IrregularityCode.CLAIM_DISPUTED, "70", str(event.seat), "claim",
-                               f"{event.seat} disputes the claim of {self.claim.tricks} tricks",
-                               [Option("rule", "director rules the claim (Law 70): doubtful points against the "
-                                       "claimer", "director")])]
-        claimer = self.claim.seat
-        if self.claim_responses.get(claimer.lho) and self.claim_responses.get(claimer.rho):   # both opponents
+            return [self._record(disputed(event.seat, self.claim.tricks))]
+        if acquiesced(self.claim.seat, self.claim_responses):
             self._finish(claimed=True)
         return []
 
@@ -595,26 +589,14 @@ class Table:
         if not self.edition.play_on_after_claim:
             if any(i.code == IrregularityCode.PLAY_ON_AFTER_CLAIM for i in self.table_irregularities):
                 return []
-            return [self._flag(IrregularityCode.PLAY_ON_AFTER_CLAIM, "68D", str(event.seat) if event.seat else None,
-                               "claim",
-                               "play on after a claim requested: under this edition play ceases after a claim; "
-                               "later plays are void and the director adjudicates the claim (70)",
-                               [Option("rule", "director adjudicates the claim (70)", "director")],
-                               disposition="refused")]
+            return [self._record(play_on_refused(event.seat))]
         if event.seat is None:
             raise TableError("each player's agreement to play on names his seat")
         self.play_on = self.play_on | {event.seat}
-        if len(self.play_on) < 4:
+        if not everyone_plays_on(self.play_on):
             return []
         assert self.play is not None
-        for irr in self.table_irregularities:
-            if irr.code == IrregularityCode.CLAIM_DISPUTED and irr.open:
-                irr.dispose("claim_void_play_continued", "68D2b")
-        irr = self._flag(IrregularityCode.CLAIM_VOID_PLAY_CONTINUED, "68D2b",
-                         str(self.claim.seat) if self.claim else None, "claim",
-                         "all four players agreed to play on: the claim is void and the play continues",
-                         disposition="play_continued")
-        irr.disposition_law = "68D2b"
+        irr = self._record(claim_voided(self.claim.seat if self.claim else None, self.table_irregularities))
         self.claim = None
         self.claim_responses = {}
         del self.play_on
@@ -646,9 +628,7 @@ class Table:
         if event.code in (IrregularityCode.CLAIM_DISPUTED, IrregularityCode.CLAIM) and claim_open:
             if event.tricks is None:
                 raise TableError("a claim ruling must give the declarer side's tricks")
-            for irr in self.table_irregularities:
-                if irr.code == IrregularityCode.CLAIM_DISPUTED and irr.open:
-                    irr.dispose(f"ruled:{event.option}", "70")
+            rule_claim(event.option, self.table_irregularities)
             self.claim_responses = {s: True for s in SEATS}
             self._finish(claimed=True, tricks=event.tricks)
             return []

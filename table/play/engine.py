@@ -49,6 +49,7 @@ from ..editions import Edition
 from ..irregularity import Irregularity, LeadPenalty, Option
 from .acceptance import resolve_pending
 from .checks import extra_card, irregular_lead, out_of_turn_play
+from .claims import play_after_claim
 from .counting import place
 from .errors import PlayRulingError
 from .lead_choices import check_50d2, trick_start
@@ -146,10 +147,7 @@ class Play(PlayState):
         trick = self._trick
         here = len(trick) if not self.complete else 0
         if self._claimed is not None:
-            self._flag(out, IrregularityCode.PLAY_AFTER_CLAIM, "68D", seat, n, here,
-                       [Option("void", "68D: play ceases after a claim; the director voids later plays", "director")],
-                       f"{seat} played {card} after {self._claimed}'s claim; not counted")
-            return out
+            return self.card_after_claim(seat, card)
         if self.complete:
             if card in self._played:
                 self._flag(out, IrregularityCode.CARD_ALREADY_PLAYED, "1", seat, 13, 4, [],
@@ -296,6 +294,14 @@ class Play(PlayState):
         establish_on_claim(self, c, acquiesced)
         self._update_slow()
 
+    def card_after_claim(self, seat: Seat, card: str) -> list[Irregularity]:
+        """A card after a claim, or after the play has ended: flagged, never counted (68D)."""
+        n = len(self.winners) + 1
+        irr = play_after_claim(seat, card, self._claimed,
+                               {"trick": n, "card": len(self._trick) if not self.complete else 0})
+        self.irregularities.append(irr)
+        return [irr]
+
     def add_lead_penalties(self, penalties: Sequence[LeadPenalty]) -> None:
         """Law 26 restrictions that arrive once the play has begun (a late Law 23 ruling): they apply if the
         restricted defender has not had his first lead yet."""
@@ -333,7 +339,7 @@ class Play(PlayState):
 
     def resume_after_claim(self) -> None:
         """The director lets play continue after a claim (for instance a disputed claim under a regulation
-        that suspends play): later cards are followed again instead of flagged PLAY_AFTER_CLAIM."""
+        that suspends play): later cards are followed again instead of flagged PLAY_AFTER_CLAIM (claims.py)."""
         self._claimed = None
         self._update_slow()
 

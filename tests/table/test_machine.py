@@ -159,6 +159,22 @@ def test_play_after_claim_is_flagged_and_voided(table):
     assert [(i.code, i.law) for i in flagged] == [("PLAY_AFTER_CLAIM", "68D")]
 
 
+@pytest.mark.parametrize("disputed", [False, True])
+def test_play_after_claim_is_the_same_flag_whether_or_not_the_claim_is_disputed(table, disputed):
+    """68D: one flag, one set of options, whether the table waits for the opponents or for the director."""
+    table.apply(board_started(1, deal=DEAL))
+    calls(table, AUCTION)
+    legal_play(table, 4)
+    table.apply(ClaimMade(Seat.N, 11))
+    if disputed:
+        table.apply(ClaimResponded(Seat.E, False))
+        assert table.state == "awaiting_ruling"
+    [irr] = table.apply(CardPlayed(Seat.S, "C2"))
+    assert (irr.code, irr.law, irr.open, irr.position) == ("PLAY_AFTER_CLAIM", "68D", True, {"trick": 2, "card": 0})
+    assert [(o.code, o.chooser) for o in irr.options] == [("void", "director")]
+    assert irr in table.play.irregularities and len(table.play.tricks[1]) == 0
+
+
 def test_call_after_final_pass_is_flagged_and_board_goes_on(table):
     table.apply(board_started(1, deal=DEAL))
     calls(table, AUCTION)
