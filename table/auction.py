@@ -28,11 +28,10 @@ from dataclasses import dataclass, replace
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
 from .cards import SEATS, Seat
 from .codes import IrregularityCode
-from .editions import P1, Edition, edition
+from .editions import NEXT_TURN, P1, REST_OF_AUCTION, Edition, edition
 from .errors import BridgeError
 from .irregularity import Irregularity, LeadPenalty, Option
 
-NEXT_TURN, REST_OF_AUCTION = "next_turn", "rest_of_auction"
 LAW23_TEXT = ("Law 23A: a call is comparable to a withdrawn call if it has the same or similar meaning, defines a "
               "subset of the meanings of the withdrawn call, or has the same purpose (e.g. an asking bid or a "
               "relay). 23B: replaced by a comparable call, the auction and play continue without further "
@@ -64,7 +63,7 @@ class CallEntry:
 
 
 @dataclass(slots=True)
-class _Pending:
+class PendingCall:
     irr: Irregularity
     entry: CallEntry
     kind: IrregularityCode
@@ -115,7 +114,7 @@ class Auction:
         self.calls: list[CallEntry] = []
         self.stood: list[CallEntry] = []
         self.irregularities: list[Irregularity] = []
-        self.pending: _Pending | None = None
+        self.pending: PendingCall | None = None
         self.obligations: dict[Seat, str] = {}
         self.no_double_now: set[Seat] = set()       # Law 30B2b
         self.lead_penalties: list[LeadPenalty] = []
@@ -219,7 +218,7 @@ class Auction:
                 return self._with_side_flags(flagged, n0)
         if self._watches:
             self._run_watches(entry, flagged)
-        self._classify(entry, flagged)
+        self.classify(entry, flagged)
         if len(self.irregularities) - n0 != len(flagged):
             return self._with_side_flags(flagged, n0)
         return flagged
@@ -230,7 +229,7 @@ class Auction:
         flagged.extend(i for i in self.irregularities[n0:] if id(i) not in seen)
         return flagged
 
-    def _classify(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
+    def classify(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
         seat, call = entry.seat, entry.call
         exp = self.next_seat
         if seat != exp and seat.rho == exp and self.obligations.get(exp):
@@ -408,7 +407,7 @@ class Auction:
         flagged.append(irr)
         if self.pending is not None and self.pending.irr.open:
             self.pending.irr.dispose("superseded_by_later_irregularity")
-        self.pending = _Pending(irr, entry, code, turn_of, where)
+        self.pending = PendingCall(irr, entry, code, turn_of, where)
         if where and entry.seat != turn_of:
             entry.skipped = self._seats_between(turn_of, entry.seat)
         self._stand(entry)          # tentatively standing: LHO accepts simply by calling
@@ -471,7 +470,7 @@ class Auction:
         self.stood.remove(first)
         first.stands = False
         self._recompute_bids()
-        self.pending = _Pending(irr, entry, IrregularityCode.CHANGE_OF_CALL, exp, "LHO", replaced=first)
+        self.pending = PendingCall(irr, entry, IrregularityCode.CHANGE_OF_CALL, exp, "LHO", replaced=first)
         self._stand(entry)
 
     def _recompute_bids(self) -> None:
@@ -502,10 +501,10 @@ class Auction:
                         old.dispose("condoned_no_penalty", "39B" if self.edition.comparable_call else "35D")
                     break
         if law == penalised:
-            self._lead_penalty(entry, irr)
+            self.impose_lead_penalty(entry, irr)
         return [irr]
 
-    def _lead_penalty(self, entry: CallEntry, irr: Irregularity, call: str | None = None) -> None:
+    def impose_lead_penalty(self, entry: CallEntry, irr: Irregularity, call: str | None = None) -> None:
         if self.edition.lead_restriction_law == "26B":
             # 2017 Law 26B: prohibit one suit the offender did not specify legally (known when the auction ends)
             lp = LeadPenalty(str(entry.seat), str(entry.seat.partner), "26B", frozenset(), irr.code, entry.index)
@@ -610,54 +609,33 @@ class Auction:
         self._recompute_bids()
         self.closed = self.passed_out = False
 
-    def _replace_insufficient(self, p: _Pending, entry: CallEntry, flagged: list[Irregularity]) -> None:
-        ib = p.entry.call
-        call = entry.call
-        offender = p.entry.seat
-        if self.edition.comparable_call:
-            self._replace_insufficient_2017(p, entry, flagged)
-            return
-        if call in (DOUBLE, REDOUBLE):
-            p.irr.dispose("replaced_by_double_cancelled", "27B3")
-            self.obligations[offender.partner] = REST_OF_AUCTION
-            self._lead_penalty(p.entry, p.irr)
-            entry.stands = False
-            self._turn = offender               # he must still bid sufficiently or pass
-            return
-        lowest_same = None
-        if is_bid(ib) and self._last_bid is not None:
-            level = bid_level(ib)
-            while level <= 7 and bid_key(f"{level}{bid_strain(ib)}") <= bid_key(self._last_bid.effective):
-                level += 1
-            lowest_same = f"{level}{bid_strain(ib)}" if level <= 7 else None
-        if call == lowest_same:
-            p.irr.dispose("replaced_lowest_same_denomination", "27B1")
-            p.irr.options.append(Option("conventional", "either bid was conventional: partner passes for the rest "
-                                        "of the auction (27B2)", "director"))
-        else:
-            p.irr.dispose("replaced", "27B2")
-            self.obligations[offender.partner] = REST_OF_AUCTION
-            self._lead_penalty(p.entry, p.irr)
-        self._classify(entry, flagged)
+    def _replace_insufficient(self, p: PendingCall, entry: CallEntry, flagged: list[Irregularity]) -> None:
+        """27B: the offender's replacement of an insufficient bid (the edition's rule)."""
+        self.edition.replace_insufficient(self, p, entry, flagged)
 
-    def _replace_insufficient_2017(self, p: _Pending, entry: CallEntry, flagged: list[Irregularity]) -> None:
-        """2017 27B: the lowest sufficient bid in the same denomination, both natural, needs nothing (27B1(a));
-        any other replacement is the director's Law 23 question (27B1(b) comparable, else 27B2/27B3)."""
-        ib, call = p.entry.call, entry.call
-        lowest_same = None
-        if is_bid(ib) and self._last_bid is not None:
-            level = bid_level(ib)
-            while level <= 7 and bid_key(f"{level}{bid_strain(ib)}") <= bid_key(self._last_bid.effective):
-                level += 1
-            lowest_same = f"{level}{bid_strain(ib)}" if level <= 7 else None
-        natural = not (p.entry.alert or entry.alert)
-        if call == lowest_same and natural and self.edition.auto_27B1a_natural:
-            p.irr.dispose("replaced_lowest_same_denomination", "27B1a")
-            self._classify(entry, flagged)
-            return
-        situation = "insufficient_double" if call in (DOUBLE, REDOUBLE) else "insufficient_other"
-        self._classify(entry, flagged)
-        self._open_comparable(_Watch("23", p.entry.seat, p.irr, ib, situation), entry)
+    # ------------------------------------------------------------------ operations the editions' rules use
+    def lowest_sufficient_same(self, call: str) -> str | None:
+        """The lowest sufficient bid in the denomination of the bid ``call`` (27B1), or None (none, or no bid)."""
+        if not is_bid(call) or self._last_bid is None:
+            return None
+        level = bid_level(call)
+        while level <= 7 and bid_key(f"{level}{bid_strain(call)}") <= bid_key(self._last_bid.effective):
+            level += 1
+        return f"{level}{bid_strain(call)}" if level <= 7 else None
+
+    def give_turn(self, seat: Seat) -> None:
+        """The next call is ``seat``'s (an offender who must still call, 27B3)."""
+        self._turn = seat
+
+    def watch(self, kind: str, offender: Seat, irr: Irregularity, call: str, situation: str = "") -> None:
+        """Settle ``irr`` on a later call (31A, 32B at RHO's call; 2017 ``"23"``: the offender's next call opens
+        the comparable-call ruling for ``situation``)."""
+        self._watches.append(_Watch(kind, offender, irr, call, situation))
+
+    def ask_comparable(self, offender: Seat, irr: Irregularity, withdrawn: str, situation: str,
+                       entry: CallEntry) -> None:
+        """2017 23: the offender's replacement ``entry`` is in; ask the director whether it is comparable."""
+        self._open_comparable(_Watch("23", offender, irr, withdrawn, situation), entry)
 
     def _run_watches(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
         keep = []
@@ -678,7 +656,7 @@ class Auction:
                 else:
                     self.obligations[w.offender.partner] = REST_OF_AUCTION
                     w.irr.dispose("rectified", "32B2")
-                    self._lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)   # Law 26B
+                    self.impose_lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)   # Law 26B
             elif w.kind in ("31A1", "32B1") and entry.seat == w.offender:
                 law = self.edition.rect("bid_oor_rho_passes" if w.kind == "31A1" else "double_oor_rho_passes").law
                 if entry.call != w.call:
@@ -698,7 +676,7 @@ class Auction:
                 else:
                     self.obligations[w.offender.partner] = REST_OF_AUCTION
                     w.irr.dispose("rectified", "31A2b")
-                    self._lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)
+                    self.impose_lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)
             else:
                 keep.append(w)
         self._watches = keep
@@ -745,7 +723,7 @@ class Auction:
         p.irr.dispose("cancelled", p.irr.law)
         self._turn = p.turn_of
         partner = offender.partner
-        if self.edition.comparable_call and self._cancel_2017(p, entry):
+        if self.edition.cancel_out_of_rotation(self, p, entry):
             return []
         if p.kind == IrregularityCode.PASS_OUT_OF_ROTATION:
             if p.irr.law in ("30A", "30B1"):
@@ -755,60 +733,32 @@ class Auction:
                 self.no_double_now.add(partner)
         elif p.kind == IrregularityCode.BID_OUT_OF_ROTATION:
             if p.where == "RHO":
-                self._watches.append(_Watch("31A", offender, p.irr, entry.call))
+                self.watch("31A", offender, p.irr, entry.call)
                 p.irr.disposition = None          # finished when RHO and then the offender have called
             else:
                 self.obligations[partner] = REST_OF_AUCTION
-                self._lead_penalty(entry, p.irr)
+                self.impose_lead_penalty(entry, p.irr)
         elif p.kind.endswith(IrregularityCode.DOUBLE_OUT_OF_ROTATION):
             if p.where == "RHO":
-                self._watches.append(_Watch("32B", offender, p.irr, entry.call))
+                self.watch("32B", offender, p.irr, entry.call)
                 p.irr.disposition = None
             else:
                 self.obligations[partner] = REST_OF_AUCTION
-                self._lead_penalty(entry, p.irr)
+                self.impose_lead_penalty(entry, p.irr)
         elif p.kind in (IrregularityCode.INADMISSIBLE_DOUBLE, IrregularityCode.INADMISSIBLE_REDOUBLE):
             self.obligations[partner] = REST_OF_AUCTION
-            self._lead_penalty(entry, p.irr)
+            self.impose_lead_penalty(entry, p.irr)
             self._turn = offender
         elif p.kind in (IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION, IrregularityCode.BID_ABOVE_SEVEN):
             self.obligations[offender] = REST_OF_AUCTION
             self.obligations[partner] = REST_OF_AUCTION
-            self._lead_penalty(entry, p.irr)
+            self.impose_lead_penalty(entry, p.irr)
             self._turn = offender
         return []
 
-    def _cancel_2017(self, p: _Pending, entry: CallEntry) -> bool:
-        """The 2017 consequences of a cancelled call out of rotation (30-32, 36B4); True when handled."""
-        offender, partner = entry.seat, entry.seat.partner
-        if p.kind == IrregularityCode.PASS_OUT_OF_ROTATION:
-            if p.irr.law == "30A":
-                self.obligations[offender] = NEXT_TURN
-            else:
-                self._watch_comparable(p, entry, "pass_oor_partner" if p.where == "PARTNER" else "pass_oor_lho")
-            return True
-        if p.kind == IrregularityCode.BID_OUT_OF_ROTATION:
-            if p.where == "RHO":
-                self._watches.append(_Watch("31A", offender, p.irr, entry.call))
-                p.irr.disposition = None          # finished when RHO and then the offender have called
-            else:
-                self._watch_comparable(p, entry, "bid_oor_partner")
-            return True
-        if p.kind.endswith(IrregularityCode.DOUBLE_OUT_OF_ROTATION):
-            if p.irr.law == "36B4":
-                self.obligations[partner] = REST_OF_AUCTION
-                self._lead_penalty(entry, p.irr)
-            elif p.where == "RHO":
-                self._watches.append(_Watch("32B", offender, p.irr, entry.call))
-                p.irr.disposition = None
-            else:
-                self._watch_comparable(p, entry, "double_oor_partner")
-            return True
-        return False
-
-    def _watch_comparable(self, p: _Pending, entry: CallEntry, situation: str) -> None:
+    def watch_comparable(self, p: PendingCall, entry: CallEntry, situation: str) -> None:
         """2017: the offender's next call (at his turn) opens the Law 23 question."""
-        self._watches.append(_Watch("23", entry.seat, p.irr, entry.call, situation))
+        self.watch("23", entry.seat, p.irr, entry.call, situation)
         p.irr.detail += f"; {entry.seat.partner} may call freely (16C2); Law 23 decides on {entry.seat}'s next call"
 
     def _open_comparable(self, w: _Watch, entry: CallEntry) -> None:
@@ -859,7 +809,7 @@ class Auction:
         withdrawn = self.calls[c.withdrawn]
         if c.situation == "insufficient_double":
             self._undo_27b3(c)
-        self._lead_penalty(withdrawn, c.source)
+        self.impose_lead_penalty(withdrawn, c.source)
         return []
 
     def _undo_27b3(self, c: _Comparable) -> None:
@@ -883,11 +833,11 @@ class Auction:
         if not self.closed:
             self.obligations[entry.seat.partner] = REST_OF_AUCTION
         irr.options = [o for o in irr.options if o.code != "conventional"]
-        self._lead_penalty(entry, irr)
+        self.impose_lead_penalty(entry, irr)
         irr.dispose("replaced_conventional", "27B2")
         return []
 
-    def _rule_change_of_call(self, p: _Pending, option: str) -> list[Irregularity]:
+    def _rule_change_of_call(self, p: PendingCall, option: str) -> list[Irregularity]:
         first = p.replaced
         assert first is not None
         if option not in {o.code for o in p.irr.options}:
@@ -902,17 +852,17 @@ class Auction:
             first.stands = True
             self._stand(first)
             if option == "original_stands_26B":
-                self._lead_penalty(p.entry, p.irr)
+                self.impose_lead_penalty(p.entry, p.irr)
             p.irr.dispose(option, "25B2")
         elif option == "first_stands":
             self._cancel(p.entry)
             first.stands = True
             self._stand(first)
             self.obligations[p.entry.seat.partner] = NEXT_TURN
-            self._lead_penalty(p.entry, p.irr)
+            self.impose_lead_penalty(p.entry, p.irr)
             p.irr.dispose(option, "25B2b1")
         elif option == "other_call":
-            self._lead_penalty(first, p.irr)
+            self.impose_lead_penalty(first, p.irr)
             p.irr.dispose(option, "25B2b2")
             self._check_closure()
         else:
