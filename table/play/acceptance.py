@@ -18,7 +18,7 @@ def resolve_pending(st: PlayState, seat: Seat, card: str, out: list[Irregularity
     """Apply acceptance by action (53A, 54B, 60A1, 52B1), 53B/53C, and lapses; returns True when this
     card is a play the law lets stand out of rotation (54B2)."""
     suppress = False
-    for p in list(st._pending):
+    for p in list(st.choices):
         irr = p.irr
         if not irr.open:
             continue
@@ -29,7 +29,7 @@ def resolve_pending(st: PlayState, seat: Seat, card: str, out: list[Irregularity
             if not irr.open:
                 continue
         if code in LEAD_CODES:
-            if not nos or not st._trick or st._trick[0] != (p.offender, p.card):
+            if not nos or not st.current_trick or st.current_trick[0] != (p.offender, p.card):
                 continue                       # 60C: the offending side's card does not affect NOS rights
             off = p.offender
             if code == IrregularityCode.OPENING_LEAD_OUT_OF_TURN:
@@ -43,10 +43,10 @@ def resolve_pending(st: PlayState, seat: Seat, card: str, out: list[Irregularity
             elif seat == p.correct:
                 # 53C: the correct leader, an opponent of the offender, leads: his lead stands and the cards
                 # played in error to the trick are withdrawn without penalty
-                st._withdraw_trick("53C")
-                st._leader = p.correct
+                st.withdraw_trick("53C")
+                st.give_lead(p.correct)
                 irr.dispose("superseded_by_correct_lead", "53C")
-                st._recompute_next()
+                st.recompute_next()
             elif code in (IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, IrregularityCode.LEAD_FROM_WRONG_HAND):
                 irr.dispose("accepted_by_action", "53B")   # the defender at the right of the hand that led: 57
             else:
@@ -57,8 +57,8 @@ def resolve_pending(st: PlayState, seat: Seat, card: str, out: list[Irregularity
                 continue
             if nos:
                 irr.dispose("accepted_by_action", "60A1")
-                if code == IrregularityCode.PREMATURE_LEAD and p.card in st._pcs[p.offender]:
-                    del st._pcs[p.offender][p.card]      # forfeited: no longer a penalty card
+                if code == IrregularityCode.PREMATURE_LEAD and p.card is not None and p.card in st.face_up(p.offender):
+                    st.pick_up(p.offender, p.card)      # forfeited: no longer a penalty card
             elif code != IrregularityCode.PLAY_OUT_OF_TURN and seat == PARTNER[p.offender]:
                 irr.dispose("referred_to_director", "60C")
                 irr.detail += "; the offender's partner played before declarer chose (60C: director)"
@@ -68,9 +68,9 @@ def resolve_pending(st: PlayState, seat: Seat, card: str, out: list[Irregularity
             if seat == st.declarer or seat == st.dummy:
                 irr.dispose("accepted_by_action", "52B1")
         elif code in (IrregularityCode.LEAD_PENALTY_PENDING, IrregularityCode.PENALTY_CARD):
-            if seat == p.offender and not st._trick and seat == st._next:
+            if seat == p.offender and not st.current_trick and seat == st.next_seat:
                 irr.dispose("lapsed_no_choice", irr.law)
                 irr.detail += (f"; {seat} led {card} before declarer chose: the card stands as the lead "
                                "(director may rule)")
-    st._pending = [p for p in st._pending if p.irr.open]
+    st.drop_settled_choices()
     return suppress

@@ -41,7 +41,7 @@ def place(st: PlayState, seat: Seat, card: str, idx: int, out: list[Irregularity
     for ob in list(st._play_obs):
         if ob.seat == seat:
             st._play_obs.remove(ob)
-    st._recompute_next()
+    st.recompute_next()
     if len(trick) == 4:
         if st._lead13 is not None:
             # 2017 53A: trick 13 is counted as led from the correct hand (each hand held one card)
@@ -53,7 +53,7 @@ def place(st: PlayState, seat: Seat, card: str, idx: int, out: list[Irregularity
 
 def complete_trick(st: PlayState, out: list[Irregularity]) -> None:
     """The current trick has four cards: its winner, then the next trick's start (or the end of play)."""
-    more = st._close_trick()
+    more = st.close_trick()
     if st._play_obs:
         st._play_obs.clear()
     if more:

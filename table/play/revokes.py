@@ -35,7 +35,7 @@ def flag_revoke(st: PlayState, out: list[Irregularity], seat: Seat, card: str, n
     opts += [Option("64B4", "no transfer: attention first drawn after the non-offending side called on the next board",
                     "director"),
              Option("64B5", "no transfer: attention first drawn after the round ended", "director")]
-    irr = st._flag(out, code, law, seat, n, idx, opts, detail)
+    irr = st.flag(out, code, law, seat, n, idx, opts, detail)
     rv = Revoke(irr, seat, n, card, suit, legal, faced, was_pc, kind, linked, ob)
     if kind == "follow":
         st._retro_done.add((seat, suit))       # never flagged a second time by the no-record inference
@@ -83,7 +83,7 @@ def note_show_out(st: PlayState, seat: Seat, card: str, n: int, idx: int, out: l
         t, k, rcard = so[suit]
         st._retro_done.add((seat, suit))
         code = IrregularityCode.REVOKE_TRICK12 if t == 12 else IrregularityCode.REVOKE
-        irr = st._flag(out, code, "62D" if t == 12 else "61A", seat, t, k, [],
+        irr = st.flag(out, code, "62D" if t == 12 else "61A", seat, t, k, [],
                        f"{seat} played {rcard} on a {SUIT_NAME[suit]} lead at trick {t} and {card} at trick {n}: "
                        "failure to follow suit (44C), detected afterwards", "established", "63A1")
         st._revokes.append(Revoke(irr, seat, t, rcard, suit, None, seat == st.dummy, False, "retro"))
@@ -146,9 +146,9 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
     del st.tricks[T:]
     del st.winners[T - 1:]
     for s, c in withdrawn:
-        st._unplay(s, c)
+        st.unplay(s, c)
     if reopened:
-        st._drop_start_flags()
+        st.drop_start_flags()
     for other in list(st._open_revokes):          # revokes made with withdrawn cards lapse
         if other is not rv and (other.seat, other.card) in withdrawn:
             st._open_revokes.remove(other)
@@ -162,13 +162,13 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
         back = list(st._trick)
         st._trick.clear()
         for s, c in back:
-            st._unplay(s, c)
+            st.unplay(s, c)
             if s != seat:
                 withdrawn.append((s, c))
         st._leader = seat
     else:
         st._trick.pop(idx)
-        st._unplay(seat, rv.card)
+        st.unplay(seat, rv.card)
         st._leader = st._trick[0][0]
         st._insert_at = (seat, idx)
     if rv.ob is not None:
@@ -176,10 +176,10 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
             st._play_obs.append(rv.ob)
         else:
             st._lead_obs.append(rv.ob)
-    if st._is_defender(seat):
-        st._add_pc(seat, rv.card, major=True)
+    if st.is_defender(seat):
+        st.add_penalty_card(seat, rv.card, major=True)
     law = ("62D1" if code == IrregularityCode.REVOKE_TRICK12
-           else "62B1" if st._is_defender(seat) and not rv.was_pc else "62B2")
+           else "62B1" if st.is_defender(seat) and not rv.was_pc else "62B2")
     if rv.irr.disposition == "established" and code == IrregularityCode.REVOKE:
         law = "62C3"                      # both sides revoked on this trick: corrected, no transfer (64B8)
     if rv in st._open_revokes:
@@ -189,7 +189,7 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
         rv.irr.detail += "; withdrawn without penalty (62C1): " + " ".join(f"{s}:{c}" for s, c in withdrawn)
     if T == 12 and last_complete:
         st._replay_last = True           # the 13th trick is forced: replayed once trick 12 is complete
-    st._recompute_next()
+    st.recompute_next()
 
 
 def transfers(st: PlayState, claimed_total: int | None) -> int:

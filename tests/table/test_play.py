@@ -1153,7 +1153,7 @@ def _code_member(node: ast.AST) -> str | None:
 
 def _flagged_with_options() -> dict[str, list[ast.Call]]:
     """Every irregularity code the play package flags with options, from its source: the code argument of
-    each ``_flag(out, code, ...)`` call whose options are not an empty list (a code held in a variable is
+    each ``flag(out, code, ...)`` call whose options are not an empty list (a code held in a variable is
     read from the ``IrregularityCode`` members assigned to that variable in the same function)."""
     found: dict[str, list[ast.Call]] = {}
     for path in sorted(Path(play_package.__file__).parent.glob("*.py")):
@@ -1163,7 +1163,7 @@ def _flagged_with_options() -> dict[str, list[ast.Call]]:
                 continue
             for call in ast.walk(fn):
                 if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                        and call.func.attr == "_flag"):
+                        and call.func.attr == "flag"):
                     continue
                 options = call.args[6] if len(call.args) > 6 else next(
                     (k.value for k in call.keywords if k.arg == "options"), None)
