@@ -132,6 +132,36 @@ class Position:
         """``seat``'s penalty cards, ``{card: "minor" | "major"}`` (``penalty_cards`` gives a copy)."""
         return self._pcs[seat]
 
+    def suit_count(self, seat: Seat, suit: str) -> int:
+        """How many cards of ``suit`` ``seat`` holds per the hand record (and the events since)."""
+        return self._cnt[seat][suit]
+
+    def lay_card(self, seat: Seat, card: str, idx: int, was_penalty_card: bool) -> None:
+        """The checked path's count of a card: out of the hand (and off the table), into place ``idx`` of the
+        current trick."""
+        hand = self._hand[seat]
+        if card in hand:
+            hand.remove(card)
+            self._cnt[seat][card[0]] -= 1
+        if was_penalty_card:
+            del self._pcs[seat][card]
+        self._played.add(card)
+        self._trick.insert(idx, (seat, card))
+
+    def resume_trick(self, number: int) -> list[tuple[Seat, str]]:
+        """Trick ``number`` (already completed, later tricks taken back) is the current trick again."""
+        self._trick = self.tricks[number - 1]
+        return self._trick
+
+    @property
+    def awaiting_insert(self) -> tuple[Seat, int] | None:
+        """A card taken out of the current trick to be replaced: whose, and its place (62 correction)."""
+        return self._insert_at
+
+    def hold_place(self, seat: Seat, idx: int) -> None:
+        """``seat``'s next card goes back to place ``idx`` of the current trick."""
+        self._insert_at = (seat, idx)
+
     def pick_up(self, seat: Seat, card: str) -> None:
         """``card`` is no longer a penalty card (played, forfeited, or picked up after declarer's choice)."""
         del self._pcs[seat][card]

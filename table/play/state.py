@@ -128,6 +128,45 @@ class PlayState(Position):
         """2017 53A: a lead out of turn at trick 13 is not accepted; ``seat`` leads instead."""
         self._lead13 = seat
 
+    @property
+    def trick13_leader(self) -> Seat | None:
+        return self._lead13
+
+    def clear_trick13_leader(self) -> None:
+        del self._lead13
+
+    @property
+    def checked_path(self) -> bool:
+        """Something exceptional is in force: every card is checked (``_update_slow``)."""
+        return self._slow
+
+    @property
+    def forced_last_trick(self) -> bool:
+        """62D after trick 13: the 13th trick is replayed as forced once the corrected 12th completes."""
+        return self._replay_last
+
+    def expect_forced_last_trick(self, forced: bool) -> None:
+        self._replay_last = forced
+
+    def record_revoke(self, rv: Revoke, still_open: bool = True) -> None:
+        """A revoke flagged (open until established or corrected), or inferred after the fact (``still_open``
+        False: it is only transferred at the end)."""
+        self._revokes.append(rv)
+        if still_open:
+            self._open_revokes.append(rv)
+
+    def drop_settled_revokes(self) -> None:
+        self._open_revokes = [rv for rv in self._open_revokes if rv.irr.open]
+
+    def shown_out(self, seat: Seat) -> dict[str, tuple[int, int, str]]:
+        """Suits ``seat`` has shown out of: suit -> (trick, place, the card he played instead)."""
+        return self._shown_out[seat]
+
+    @property
+    def inferred_revokes(self) -> set[tuple[Seat, str]]:
+        """(seat, suit) pairs already flagged by the no-record inference (never twice)."""
+        return self._retro_done
+
     def flag(self, out: list[Irregularity], code: IrregularityCode, law: str, seat: Seat | None, trick: int,
               index: int, options: Sequence[Option] = (), detail: str = "", disposition: str | None = None,
               disposition_law: str | None = None) -> Irregularity:
