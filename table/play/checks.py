@@ -93,7 +93,7 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
                 continue
             allowed = apply_lead_ob(ob, set(st.holding(seat)))
             if ob.kind == "require":
-                st.lead_obligations.remove(ob)       # a requirement binds this lead only
+                st.lead_complied(ob)       # a requirement binds this lead only
             if st.hand_known(seat) and card not in allowed:
                 flag_revoke(st, out, seat, card, n, idx, ob.suit or card[0], frozenset(allowed), False, was_pc,
                             "obligation", f"{seat} led {card} although declarer chose '{ob.kind}:{ob.suit}' "

@@ -33,7 +33,7 @@ def place(st: PlayState, seat: Seat, card: str, idx: int, out: list[Irregularity
             shown[ls] = (n, idx, card)      # void per the record (kept if the record fails later)
     for ob in list(st.play_obligations):
         if ob.seat == seat:
-            st.play_obligations.remove(ob)
+            st.play_complied(ob)
     st.recompute_next()
     if len(trick) == 4:
         lead13 = st.trick13_leader
@@ -49,7 +49,7 @@ def complete_trick(st: PlayState, out: list[Irregularity]) -> None:
     """The current trick has four cards: its winner, then the next trick's start (or the end of play)."""
     more = st.close_trick()
     if st.play_obligations:
-        st.play_obligations.clear()
+        st.end_trick_obligations()
     if more:
         if st.checked_path:
             trick_start(st, out)

@@ -28,19 +28,17 @@ def trick_start(st: PlayState, out: list[Irregularity]) -> None:
             # had his first lead yet, so the Law 26 choice waits for it (flagged again then)
             p.irr.dispose("deferred", p.irr.law)
             p.irr.detail += f"; {p.offender} did not lead that trick: the choice waits for his first lead"
-            st.lead_penalties.append(p.extra["lp"])
-            st.had_lead.discard(p.offender)
+            st.undo_first_lead(p.offender, p.extra["lp"])
     if not st.is_defender(leader):
         return
-    if leader not in st.had_lead:
-        st.had_lead.add(leader)
+    if st.first_lead(leader):
         _first_lead(st, leader, n, out)
     check_50d2(st, out)
 
 
 def _first_lead(st: PlayState, leader: Seat, n: int, out: list[Irregularity]) -> None:
     for lp in [lp for lp in st.lead_penalties if Seat(lp.restricted) == leader]:
-        st.lead_penalties.remove(lp)
+        st.offer_lead_penalty(lp)
         related = lp.suits if lp.law.upper().startswith("26A") else frozenset()
         choices = st.edition.lead_options(related, lp.specified)
         law = choices[0][1] if choices else "26B"

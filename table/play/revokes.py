@@ -38,7 +38,7 @@ def flag_revoke(st: PlayState, out: list[Irregularity], seat: Seat, card: str, n
     irr = st.flag(out, code, law, seat, n, idx, opts, detail)
     rv = Revoke(irr, seat, n, card, suit, legal, faced, was_pc, kind, linked, ob)
     if kind == "follow":
-        st.inferred_revokes.add((seat, suit))       # never flagged a second time by the no-record inference
+        st.note_inferred_revoke(seat, suit)       # never flagged a second time by the no-record inference
     st.record_revoke(rv)
     return rv
 
@@ -78,9 +78,8 @@ def note_show_out(st: PlayState, seat: Seat, card: str, n: int, idx: int, out: l
     trick = st.current_trick
     so = st.shown_out(seat)
     suit = card[0]
-    if suit in so and (seat, suit) not in st.inferred_revokes:
+    if suit in so and st.infer_revoke_once(seat, suit):
         t, k, rcard = so[suit]
-        st.inferred_revokes.add((seat, suit))
         code = IrregularityCode.REVOKE_TRICK12 if t == 12 else IrregularityCode.REVOKE
         irr = st.flag(out, code, "62D" if t == 12 else "61A", seat, t, k, [],
                        f"{seat} played {rcard} on a {SUIT_NAME[suit]} lead at trick {t} and {card} at trick {n}: "
@@ -172,9 +171,9 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
         st.hold_place(seat, idx)
     if rv.ob is not None:
         if rv.ob.law == "57A":
-            st.play_obligations.append(rv.ob)
+            st.restrict_play(rv.ob)
         else:
-            st.lead_obligations.append(rv.ob)
+            st.restrict_lead(rv.ob)
     if st.is_defender(seat):
         st.add_penalty_card(seat, rv.card, major=True)
     law = ("62D1" if code == IrregularityCode.REVOKE_TRICK12

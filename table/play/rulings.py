@@ -144,7 +144,7 @@ def _premature_lead(st: PlayState, p: Pending, option: str, out: list[Irregulari
 def _set_57(st: PlayState, p: Pending, option: str) -> None:
     kind, _, suit = option.partition(":")
     n = len(st.winners) + 1
-    st.play_obligations.append(Obligation(PARTNER[p.offender], kind, suit or p.extra["lead_suit"], n, p.irr, "57A"))
+    st.restrict_play(Obligation(PARTNER[p.offender], kind, suit or p.extra["lead_suit"], n, p.irr, "57A"))
     p.irr.dispose(f"rectified:{option}", "57A")
     st.recompute_next()
 
@@ -164,7 +164,7 @@ def _lead_penalty_pending(st: PlayState, p: Pending, option: str, out: list[Irre
     law = p.irr.law
     if option != "none":
         kind, _, suit = option.partition(":")
-        st.lead_obligations.append(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
+        st.restrict_lead(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
     p.irr.dispose(f"rectified:{option}", law)
 
 
@@ -177,7 +177,7 @@ def _penalty_card(st: PlayState, p: Pending, option: str, out: list[Irregularity
     for c in [c for c in st.face_up(pard) if c[0] == suit]:
         st.pick_up(pard, c)                         # picked up: no longer a penalty card (50D2a, 51B)
     law = "50D2a" if p.irr.law == "50D2" else "51B"
-    st.lead_obligations.append(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
+    st.restrict_lead(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
     p.irr.dispose(f"rectified:{option}", law)
 
 

@@ -85,14 +85,33 @@ class PlayState(Position):
         return self._revokes
 
     @property
-    def lead_obligations(self) -> list[Obligation]:
+    def lead_obligations(self) -> Sequence[Obligation]:
         """Restrictions on a coming lead (26, 50D2, 51B, 54D ...); spent ones are dropped as tricks begin."""
         return self._lead_obs
 
     @property
-    def play_obligations(self) -> list[Obligation]:
-        """Restrictions on a coming play (57A on the offender's partner)."""
+    def play_obligations(self) -> Sequence[Obligation]:
+        """Restrictions on a coming play (57A on the offender's partner), for the current trick only."""
         return self._play_obs
+
+    def restrict_lead(self, ob: Obligation) -> None:
+        """A rectification restricts a coming lead (26, 50D2, 51B)."""
+        self._lead_obs.append(ob)
+
+    def restrict_play(self, ob: Obligation) -> None:
+        """A rectification restricts a coming play to the current trick (57A)."""
+        self._play_obs.append(ob)
+
+    def lead_complied(self, ob: Obligation) -> None:
+        """A lead requirement binds that one lead."""
+        self._lead_obs.remove(ob)
+
+    def play_complied(self, ob: Obligation) -> None:
+        self._play_obs.remove(ob)
+
+    def end_trick_obligations(self) -> None:
+        """A trick is complete: 57A restrictions bound that trick only."""
+        self._play_obs.clear()
 
     def keep_lead_obligations_of(self, leader: Seat) -> None:
         """A trick begins: only a prohibition on ``leader``'s own lead outlasts it (26, 50D2: for as long as he
@@ -100,14 +119,25 @@ class PlayState(Position):
         self._lead_obs = [ob for ob in self._lead_obs if ob.seat == leader and ob.kind == "forbid"]
 
     @property
-    def lead_penalties(self) -> list[LeadPenalty]:
+    def lead_penalties(self) -> Sequence[LeadPenalty]:
         """Law 26 restrictions from the auction not yet offered (the restricted defender has not led)."""
         return self._lps
 
-    @property
-    def had_lead(self) -> set[Seat]:
-        """Seats that have had their first lead (26: a lead penalty applies at that one only)."""
-        return self._had_lead
+    def offer_lead_penalty(self, lp: LeadPenalty) -> None:
+        """``lp`` is offered to declarer at this lead: no longer waiting."""
+        self._lps.remove(lp)
+
+    def first_lead(self, seat: Seat) -> bool:
+        """``seat`` is on lead: True when it is his first lead (26: a lead penalty applies at that one only)."""
+        if seat in self._had_lead:
+            return False
+        self._had_lead.add(seat)
+        return True
+
+    def undo_first_lead(self, seat: Seat, lp: LeadPenalty) -> None:
+        """A trick start was undone: ``seat``'s first lead, and the penalty ``lp`` offered at it, are to come."""
+        self._lps.append(lp)
+        self._had_lead.discard(seat)
 
     def begin_trick_flags(self) -> None:
         """A trick begins: choices created from now on belong to its start (``drop_start_flags``)."""
@@ -162,10 +192,16 @@ class PlayState(Position):
         """Suits ``seat`` has shown out of: suit -> (trick, place, the card he played instead)."""
         return self._shown_out[seat]
 
-    @property
-    def inferred_revokes(self) -> set[tuple[Seat, str]]:
-        """(seat, suit) pairs already flagged by the no-record inference (never twice)."""
-        return self._retro_done
+    def infer_revoke_once(self, seat: Seat, suit: str) -> bool:
+        """True the first time a revoke of ``suit`` by ``seat`` is inferred without a record (never twice)."""
+        if (seat, suit) in self._retro_done:
+            return False
+        self._retro_done.add((seat, suit))
+        return True
+
+    def note_inferred_revoke(self, seat: Seat, suit: str) -> None:
+        """A revoke of ``suit`` by ``seat`` was flagged directly: the inference must not flag it again."""
+        self._retro_done.add((seat, suit))
 
     def flag(self, out: list[Irregularity], code: IrregularityCode, law: str, seat: Seat | None, trick: int,
               index: int, options: Sequence[Option] = (), detail: str = "", disposition: str | None = None,
