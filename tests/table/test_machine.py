@@ -10,7 +10,16 @@ from transitions import MachineError
 
 from table.calls import STRAINS
 from table.cards import ALL_CARDS, SEATS, Deal, Seat, sort_cards
-from table.events import CallMade, CardPlayed, ClaimMade, ClaimResponded, HandRead, RulingGiven, board_started
+from table.events import (
+    CallMade,
+    CardPlayed,
+    ClaimMade,
+    ClaimResponded,
+    HandRead,
+    ResultRecorded,
+    RulingGiven,
+    board_started,
+)
 from table.machine import MACHINE, Table, TableError
 from table.scoring import score_ns
 from table.tricks import trick_winner_index
@@ -173,6 +182,14 @@ def test_play_after_claim_is_the_same_flag_whether_or_not_the_claim_is_disputed(
     assert (irr.code, irr.law, irr.open, irr.position) == ("PLAY_AFTER_CLAIM", "68D", True, {"trick": 2, "card": 0})
     assert [(o.code, o.chooser) for o in irr.options] == [("void", "director")]
     assert irr in table.play.irregularities and len(table.play.tricks[1]) == 0
+
+
+def test_a_card_after_a_keyed_result_is_the_same_play_after_claim_flag(table):
+    table.apply(board_started(1, deal=DEAL))
+    table.apply(ResultRecorded("4S", Seat.N, tricks=10))
+    [irr] = table.apply(CardPlayed(Seat.E, "C2"))
+    assert (irr.code, irr.law, irr.open, table.tricks) == ("PLAY_AFTER_CLAIM", "68D", True, 10)
+    assert [(o.code, o.chooser) for o in irr.options] == [("void", "director")]
 
 
 def test_call_after_final_pass_is_flagged_and_board_goes_on(table):
