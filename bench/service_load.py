@@ -265,6 +265,9 @@ def main() -> None:
         cfg = {"regulation": {"spectators": {"delay_s": 0}}}
         extra = ("--simulate", str(args.tables), "--pace", str(args.pace), "--irregularity-rate", "0.2",
                  "--ruling-wait", "1")
+    # every client of the benchmark shares one loopback address: the per-address caps would refuse most of them
+    n = args.spectators + args.tables + 64
+    cfg["limits"] = {"connections_per_address": n, "spectator_streams_per_address": n, "spectator_streams": n}
     with tempfile.TemporaryDirectory() as tmp, ServerProcess(Path(tmp), cfg, extra_args=extra) as srv:
         bench = Bench(srv, tables, args.spectators, args.seconds, args.pace)
         bench.drive = args.drive

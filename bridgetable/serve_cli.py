@@ -82,9 +82,8 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
           seed: int | None, spectator_delay: float | None, show_token: bool | None, session_choice: str | None,
           log_level: str) -> None:
     """Run the service: REST/WebSocket API, director console, live pages (docs at /docs)."""
-    import uvicorn
-
     from service import create_app, load_settings
+    from service.connection_guard import serve as serve_limited
     from service.settings import ConfigError
 
     try:
@@ -128,4 +127,5 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("transitions").setLevel(max(logging.WARNING, logging.getLogger().level))   # a line per event
-    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level=log_level)
+    serve_limited(create_app(settings, on_ready=ready), host=host, port=port, log_level=log_level,
+                  limits=settings.limits)

@@ -11,7 +11,7 @@ The API the service uses for live pages and uploads:
   ``usebio_xml`` (USEBIO 1.2), ``lin_results`` (LIN ``rs|``), ``travellers_csv`` / ``ranking_csv``.
 """
 from .errors import MovementError, ResultEntryError, ResultsError, ScoreTableError
-from .export_csv import ranking_csv, travellers_csv
+from .export_csv import cell_text, ranking_csv, travellers_csv
 from .export_lin import lin_results, lin_rs_entry
 from .export_pbn import read_results_pbn, results_pbn_text, write_results_pbn
 from .export_usebio import usebio_xml
@@ -42,5 +42,5 @@ __all__ = [
     "cross_imps_board", "butler_board", "butler_datum", "team_board_imps", "wbf_vp", "imps", "neuberg", "IMP_UPPER",
     "Scoring", "Entrant", "BoardResult", "Section", "Session", "Traveller", "RankRow", "Update",
     "read_tables", "PbnTable", "TableGame", "write_results_pbn", "results_pbn_text", "read_results_pbn",
-    "usebio_xml", "lin_results", "lin_rs_entry", "travellers_csv", "ranking_csv",
+    "usebio_xml", "lin_results", "lin_rs_entry", "travellers_csv", "ranking_csv", "cell_text",
 ]

@@ -280,7 +280,7 @@ def read_results_pbn(src: str | os.PathLike[str] | IO[Any]) -> Session:
             session.add_entrant(en, sid)
     for g in games:
         st = g.tables.get("ScoreTable")
-        if st is None or "Board" not in g.tags or not g.tags["Board"].isdigit():
+        if st is None or "Board" not in g.tags or not (g.tags["Board"].isascii() and g.tags["Board"].isdigit()):
             continue
         board = int(g.tags["Board"])
         sid = g.tags.get("Section", "A")

@@ -75,7 +75,7 @@ class PbnTable:
         out = []
         for d in self.dicts():
             m = d.get("Multiplicity", "1")
-            out += [d] * (int(m) if m.isdigit() else 1)
+            out += [d] * (int(m) if m.isascii() and m.isdigit() else 1)    # not "²", which int() refuses
         return out
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Query
 
 from .container import Service
-from .deps import director, service, viewer
+from .deps import director, service, token, viewer
 from .errors import Forbidden, Invalid, NotFound, Unauthenticated
 from .lawtext import LawTextError, edition_name, law_text, statement
 from .runtime import TableRuntime
@@ -37,10 +37,21 @@ def _hidden(svc: Service, v: Viewer) -> AbstractSet[int]:
     return rule.hidden(v) if rule is not None else NOTHING
 
 
-@router.get("/health", summary="liveness and counts")
-async def health(svc: Service = Depends(service)) -> dict[str, Any]:
-    return {"status": "ok", "tables": len(svc.club.tables), "events": svc.club.events_acknowledged,
-            "subscribers": svc.hub.count(), "journal": svc.settings.database}
+@router.get("/health", summary="up or down; the counts for the director")
+async def health(svc: Service = Depends(service), tok: str | None = Depends(token)) -> dict[str, Any]:
+    """``{"status": "ok"}`` or ``"journal stopped"`` for anyone (what a monitoring probe needs). The counts and
+    the journal's failure only with the director's token: a live count of events would tell an anonymous viewer
+    that a table with a withheld board plays on."""
+    failure = svc.journal.failure
+    status = "ok" if failure is None else "journal stopped"
+    try:
+        role = svc.tokens.viewer(tok).role
+    except Unauthenticated:                      # a probe with a stale token still learns whether the service is up
+        role = "spectator"
+    if role != "director":
+        return {"status": status}
+    return {"status": status, "tables": len(svc.club.tables), "events": svc.club.events_acknowledged,
+            "subscribers": svc.hub.count(), "journal": svc.settings.database, "journal_failure": failure}
 
 
 @router.get("/whoami", summary="the role a token stands for")
@@ -120,7 +131,8 @@ def _may_see_board(rt: TableRuntime, number: int, v: Viewer, hidden: AbstractSet
     rec = rt.boards.get(number)
     if rec is None or number in hidden:
         return False
-    return rt.completed(number) and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
+    # a board put back unfinished is no record to show (service/obligations.py: not played)
+    return rt.finished(number) and ((v.role == "seat" and v.table == rt.id) or number in rt.released)
 
 
 @router.get("/tables/{table_id}/boards", summary="boards played at the table")
@@ -180,11 +192,13 @@ async def results(svc: Service = Depends(service), v: Viewer = Depends(viewer)) 
     return [b for b in svc.club.results(v) if b["board"] not in hidden]
 
 
-@router.post("/boards/{number}/release", summary="release a board's results and hands (director)")
-async def release(number: int = BoardNo, svc: Service = Depends(service),
+@router.post("/boards/{number}/release", summary="release a board's results and hands (director)",
+             description="A board some table still has to play is refused (409, `tables`: which) unless "
+                         "`force=true`; even then a pair that still has to play it sees nothing of it.")
+async def release(number: int = BoardNo, force: bool = Query(False), svc: Service = Depends(service),
                   v: Viewer = Depends(director)) -> dict[str, Any]:
-    row = await svc.club.release(number)
-    return {"board": number, "seq": row.seq}
+    row = await svc.club.release(number, force=force)
+    return {"board": number, "seq": row.seq, "forced": bool(row.body.get("force"))}
 
 
 @router.get("/devices", summary="device health per table (director)")

@@ -4,6 +4,7 @@ tables (the parts the routers receive: ``service/container.py``), and undoes all
 ``ServiceError`` is answered by one handler (``service/http_errors.py``)."""
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -64,8 +65,8 @@ def _tokens(settings: Settings, journal: Journal) -> Tokens:
         session = Tokens.generate()
         journal.set_meta("session", session)
     tokens = Tokens(director, secret, session)
-    for row in journal.rows(CLUB):               # revocations and redeemed links survive a restart
-        tokens.apply_row(row.kind, row.body)
+    for row in journal.rows(CLUB):               # revocations, used links, the rounds' marks survive a restart
+        tokens.note_row(row)
     return tokens
 
 
@@ -80,6 +81,12 @@ def simulated_ids(settings: Settings) -> list[str]:
     return out
 
 
+def journal_stopped(hub: Hub, reason: str) -> None:
+    """Tell the director at once that nothing is stored any more (``/api/health`` says so too)."""
+    hub.publish(CLUB, {"type": "journal_failed", "detail": f"the journal has stopped: {reason}. Nothing is "
+                       "stored or acknowledged until the service is restarted."}, roles=("director",))
+
+
 def create_app(settings: Settings | None = None,
                on_ready: Callable[[dict[str, Any]], None] | None = None) -> FastAPI:
     settings = check_settings(settings or Settings())
@@ -91,6 +98,7 @@ def create_app(settings: Settings | None = None,
         club = Club(settings, journal, hub)
         rows = club.load()
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
+        club.club_listeners.append(svc.tokens.note_row)          # the credentials follow every club row
         svc.language = journalled_language(journal.rows(CLUB))
         event_row, event_rows = journalled_event(journal.rows(CLUB))   # the console's event wins
         event_cfg = config_of(event_row) if event_row is not None else None
@@ -103,7 +111,8 @@ def create_app(settings: Settings | None = None,
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
         redact_server_logs()                        # uvicorn has configured its loggers by now
-        journal.start()
+        loop = asyncio.get_running_loop()
+        journal.start(on_failure=lambda reason: loop.call_soon_threadsafe(journal_stopped, hub, reason))
         club.start()
         app.state.service = svc
         if settings.uploads:                        # before devices and robots: it must see every new row

@@ -1,17 +1,23 @@
-"""The movement's visibility rule (Laws 16B, 90B4): which boards a viewer may see nothing of.
+"""The movement's visibility rule (Laws 16B, 90B4): which boards a viewer may see nothing of, decided by PAIR.
+
+What each table and pair still has to play is kept by ``service/obligations.py`` (``Club.ledger``); this rule
+only reads it:
 
 * the **director** sees everything;
-* a **seat** (a table and a seat; its pair is the movement's pair at that table and seat in the token's
-  round, else in the table's current round) sees nothing of a board its pair still has to play (a board of
-  one of its sittings that the sitting's table has not completed), nor of one its table still has to play;
-  the board in play at its own table is shown as ``service/visibility.py`` says for a seat when the token
-  is of the table's current round or the board is one its pair plays at that table;
-* an **anonymous** viewer sees nothing of a board any table still has to play (unless the director
-  released it), and only through the spectators' delayed copies; the director can mark a table as a
-  **vugraph table** (a team match's open room, a final) whose live view, delayed, is the one exception.
+* a **seat** stands for a pair: the movement's pair at the seat's table and seat in the credential's round
+  (else the table's current round). It sees nothing of a board that pair still has to play this session at
+  any table, whatever the director released; in its table's live view it sees the live board only if that
+  pair plays it at that table in that round (or later, by the director's late play) — so a credential of the
+  next round sees nothing of the board the table was left on, and a pair that sits out or arrives early
+  sees no live board. Without an event (or at a table outside it) the seat's pair stays at its table and
+  plays every board: it sees nothing of a board its table still has to play, except its live board;
+* an **anonymous** viewer sees nothing of a board any table still has to play unless the director released
+  it (with ``force`` if some table still had to play it), and only through the spectators' delayed copies.
+  The director can mark a table as a **vugraph table** (a team match's open room, a final): its delayed
+  live play (calls and cards) is the one exception; its hands and result stay hidden while another table
+  still has the board to play (``Viewer`` spectator, ``TableRuntime.embargoed``, ``service/visibility.py``).
 
-Without an event (no movement) every table is taken to play every board and a seat's pair to stay at its
-table. Every REST route, WebSocket stream and page's data asks this rule (``hidden`` for records, results and
+Every REST route, WebSocket stream and page's data asks this rule (``hidden`` for records, results and
 exports; ``hidden_at`` for a table's live view). The vugraph marks are journalled (``kind = "vugraph"`` rows of
 the club), so they survive a restart.
 """
@@ -22,12 +28,13 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from results import ResultsError
 from table.events import TableEvent
 
 from .club import Club
 from .errors import NotFound
 from .journal import CLUB, Row, utcnow
-from .public_results import in_play, pair_still_to_play, still_to_play, unmapped
+from .obligations import Pair
 from .runtime import TableRuntime
 from .tournament import LiveTournament
 from .visibility import NOTHING, Viewer
@@ -39,7 +46,7 @@ class ClubBoardRule:
         self.event = event
         self.vugraph: set[str] = set()
         self._anonymous: frozenset[int] | None = None
-        self._cache: tuple[tuple[int, int, int], tuple[dict[str, set[int]], dict[str, set[int]]]] | None = None
+        self._memo: tuple[tuple[int, int, int], frozenset[int]] | None = None
         club.listeners.append(self._on_row)
 
     def load(self, club_rows: Iterable[Row]) -> ClubBoardRule:
@@ -52,72 +59,59 @@ class ClubBoardRule:
     def set_event(self, event: LiveTournament | None) -> None:
         """Follow another event (the director set one up from the console)."""
         self.event = event
-        self._cache = None
         self._anonymous = None
+        self._memo = None
         self.refresh()
 
     # ------------------------------------------------------------------ the rule
-    def _state(self) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
-        """Completed and started boards per table, recomputed only after a journal row (sequence numbers only
-        grow, so their sum changes with every row)."""
-        key = (self.club.club_seq, len(self.club.tables), sum(rt.seq for rt in self.club.tables.values()))
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1]
-        completed: dict[str, set[int]] = {}
-        started: dict[str, set[int]] = {}
-        for tid, rt in self.club.tables.items():
-            started[tid] = set(rt.boards)
-            completed[tid] = {n for n in rt.boards if rt.completed(n)}
-        self._cache = (key, (completed, started))
-        return completed, started
-
-    def in_play(self) -> set[int]:
-        """Boards some table still has to play."""
-        completed, started = self._state()
-        if self.event is not None:
-            return in_play(self.event.schedule, completed, started)
-        every = {b for bs in started.values() for b in bs}
-        return {b for b in every if not all(b in done for done in completed.values())}
-
     def anonymous(self) -> frozenset[int]:
-        return frozenset(self.in_play() - self.club.director_released)
+        """Boards some table still has to play and the director did not release (memoised until the ledger
+        or the club's rows move)."""
+        led = self.club.ledger
+        key = (led.changes, self.club.club_seq, len(self.club.director_released))
+        if self._memo is None or self._memo[0] != key:
+            self._memo = (key, frozenset(b for b, ts in led.owed.items()
+                                         if ts and b not in self.club.director_released))
+        return self._memo[1]
 
-    def pair_sittings(self, table_id: str, seat: str, rnd: int | None) -> tuple[list[tuple[str, tuple[int, ...]]],
-                                                                                 tuple[int, ...]]:
-        """The sittings of the pair at ``table_id``/``seat`` in round ``rnd`` (default: the table's current
-        round) as (service table, boards), and the boards of that sitting (empty without an event or pair)."""
-        ev = self.event
-        if ev is None or table_id not in ev.where:
-            return [], ()
-        plan, mt = ev.where[table_id]
-        mv = plan.movement
-        rnd = rnd if rnd is not None else ev.rounds[table_id]
-        here = next((s for s in mv.sittings if s.table == mt and s.round == rnd), None)
-        if here is None or here.sit_out:
-            return [], ()
-        pair = here.ns if seat in ("N", "S") else here.ew
-        by_number = {m: tid for tid, m in plan.tables.items()}
-        mine = [(by_number.get(s.table, unmapped(plan.id, s.table)), s.boards) for s in mv.sittings
-                if not s.sit_out and pair in (s.ns, s.ew)]
-        return mine, here.boards
+    def pair_of(self, viewer: Viewer) -> tuple[Pair | None, frozenset[int]]:
+        """The seat's pair (section, entrant) at its table and seat in its round (default: the table's
+        current round), and the boards that pair plays at that table in that round or late by the director's
+        leave; (None, ...) without an event, at a table outside it, or at an empty seat."""
+        ev, table = self.event, viewer.table or ""
+        if ev is None or table not in ev.where:
+            return None, frozenset()
+        plan, mt = ev.where[table]
+        rnd = viewer.round if viewer.round is not None else ev.rounds[table]
+        try:
+            here = plan.movement.at(mt, rnd)
+        except ResultsError:
+            return None, frozenset()
+        entrant = here.ns if viewer.seat in ("N", "S") else here.ew
+        if entrant is None:
+            return None, frozenset()
+        pair = (plan.id, entrant)
+        seats = self.club.ledger.seats
+        boards = set() if here.sit_out else set(here.boards)
+        boards |= {b for b in ev.late.get(table, ()) if pair in seats.get((table, b), ())}
+        return pair, frozenset(boards)
 
-    def _seat(self, viewer: Viewer) -> tuple[set[int], set[int]]:
-        """The boards a seat may see nothing of, and the boards its pair plays at its own table."""
-        table = viewer.table or ""
-        completed, started = self._state()
-        sittings, now = self.pair_sittings(table, viewer.seat or "", viewer.round)
-        if self.event is not None and table in self.event.where:
-            own = still_to_play(table, self.event.schedule, completed, started)
-        else:                                     # no movement: the table plays every board
-            own = {b for bs in started.values() for b in bs} - completed.get(table, set())
-        here = {b for tid, boards in sittings if tid == table for b in boards}
-        return (pair_still_to_play(sittings, completed) | own) - set(now), here
+    def _seat(self, viewer: Viewer) -> tuple[frozenset[int], frozenset[int] | None]:
+        """The boards a seat may see nothing of, and the boards it may see live at its table (None: its table's
+        live board, whatever it is — no movement decides)."""
+        led, table = self.club.ledger, viewer.table or ""
+        pair, here = self.pair_of(viewer)
+        if pair is not None:
+            return frozenset(led.pair_owed.get(pair, ())), here
+        if self.event is not None and table in self.event.where:          # an empty seat: sees what the public sees
+            return self.anonymous() | led.table_owed.get(table, set()), frozenset()
+        return frozenset(led.table_owed.get(table, ())), None
 
     def hidden(self, viewer: Viewer) -> AbstractSet[int]:
         if viewer.role == "director":
             return NOTHING
         if viewer.role == "seat":
-            return frozenset(self._seat(viewer)[0])
+            return self._seat(viewer)[0]
         return self.anonymous()
 
     def hidden_at(self, table_id: str, viewer: Viewer) -> AbstractSet[int]:
@@ -127,12 +121,12 @@ class ClubBoardRule:
             return NOTHING if table_id in self.vugraph else self.anonymous()
         hidden, here = self._seat(viewer)
         rt = self.club.tables.get(table_id)
-        ev = self.event
-        in_round = viewer.round is None or ev is None or table_id not in ev.where or viewer.round == ev.rounds[table_id]
-        if viewer.table == table_id and rt is not None and rt.board_number is not None \
-                and (in_round or rt.board_number in here):
-            hidden.discard(rt.board_number)        # the board the seat's pair is playing at its table
-        return frozenset(hidden)
+        live = rt.board_number if rt is not None else None
+        if live is None:
+            return hidden
+        if here is None or live in here:
+            return hidden - {live}                  # the board the seat's pair is playing at its table
+        return hidden | {live}                      # not this pair's board here (this round): nothing of it
 
     # ------------------------------------------------------------------ vugraph tables
     def _apply(self, body: dict[str, Any]) -> None:
@@ -163,6 +157,8 @@ class ClubBoardRule:
         now = self.anonymous()
         if now == self._anonymous:
             return
+        changed = now ^ self._anonymous if self._anonymous is not None else None
         self._anonymous = now
         for replica in (f.replica for f in self.club.feeds.values()):
-            self.club.hub.publish_state(replica, ("spectator",))
+            if changed is None or replica.board_number in changed:     # only the views that show it
+                self.club.hub.publish_state(replica, ("spectator",))

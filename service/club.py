@@ -30,12 +30,13 @@ from .errors import Conflict, Invalid, NotFound, Prevented
 from .hub import Hub
 from .journal import CLUB, NEXT, Journal, JournalError, Row, utcnow
 from .lawtext import statement
+from .obligations import Obligations
 from .permissions import authorize
-from .results import AdjustmentError, adjustment, board_results, per_table_released, released_numbers
+from .results import AdjustmentError, adjustment, board_results
 from .runtime import TableRuntime
 from .settings import Settings
 from .spectators import SpectatorFeed
-from .visibility import SPECTATOR, Viewer, visible_irregularities
+from .visibility import Viewer, visible_irregularities
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +54,8 @@ PREVENTABLE = {
 class TournamentRules(Protocol):
     """What the club asks of the event it runs (``service/tournament.py``)."""
 
-    def released(self, policy: str, tables: list[TableRuntime], director_released: set[int]) -> set[int]:
-        """The club's release rule, aware of the movement."""
+    def public_changed(self) -> None:
+        """A board became public, or hidden again (the pages' data move on)."""
 
     def still_to_play(self, table_id: str | None) -> set[int]:
         """Boards ``table_id`` has still to play (a seat never sees their results)."""
@@ -76,6 +77,9 @@ class Club:
         self.feeds: dict[str, SpectatorFeed] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self.director_released: set[int] = set()
+        self.ledger = Obligations(self.tables)           # who still has to play what (service/obligations.py)
+        self.public_boards: frozenset[int] = frozenset()  # boards whose results and hands anyone may see
+        self._public_key: tuple[int, int] | None = None
         self.club_seq = 0
         self.listeners: list[Listener] = []
         self.club_listeners: list[Callable[[Row], None]] = []   # told of each club-wide row once it is durable
@@ -93,6 +97,9 @@ class Club:
             rt.kind = self.table_kinds.get(table_id, "played")
             self.feeds[table_id] = SpectatorFeed(table_id, self.regulation, self._spectators_changed)
             self._locks[table_id] = asyncio.Lock()
+            rt.embargoed = self.feeds[table_id].replica.embargoed = self.ledger.elsewhere(table_id)
+            rt.released = self.feeds[table_id].replica.released = self.public_boards
+            self.ledger.add_table(table_id)
         return rt
 
     def table(self, table_id: str) -> TableRuntime:
@@ -116,6 +123,8 @@ class Club:
                 self.club_seq = row.seq
                 if row.kind == "release":
                     self.director_released.add(int(row.body["board"]))
+                elif row.kind == "late_play" and row.body.get("on"):
+                    self.director_released.discard(int(row.body["board"]))   # to be played again
                 elif row.kind == "table_kind":
                     self.table_kinds[str(row.body["table"])] = str(row.body["kind"])
                     if str(row.body["table"]) in self.tables:
@@ -124,6 +133,7 @@ class Club:
                 continue
             self.add_table(row.table_id).apply_row(row)
             self.feeds[row.table_id].push(row, notify=False)
+        self.ledger.follow(None)                  # the event, once attached, follows its movement instead
         self._refresh_released(publish=False)
         return n
 
@@ -196,8 +206,8 @@ class Club:
     def _after_commit(self, rt: TableRuntime, row: Row, event: TableEvent | None,
                       flagged: list[Irregularity]) -> None:
         self.feeds[rt.id].push(row)
-        if row.kind != "event" or row.body.get("type") == "board" or rt.table.state == "board_complete":
-            self._refresh_released()
+        self.ledger.note_row(rt, (int(row.body["board"]),) if row.kind in ("adjustment", "confirmation") else ())
+        self._refresh_released()
         self.hub.publish_state(rt, ("director", "seat"))
         board = rt.board_number
         for irr in flagged:
@@ -217,19 +227,27 @@ class Club:
 
     # ------------------------------------------------------------------ results, adjustments, release
     def _refresh_released(self, publish: bool = True) -> None:
-        policy = self.regulation.results_release
-        rule = self.tournament.released if self.tournament is not None else released_numbers
-        club = rule(policy, list(self.tables.values()), self.director_released)
-        for rt in self.tables.values():
-            new = per_table_released(policy, rt, club)
-            if self.hub.rule is not None:       # Law 16B: never a board in play elsewhere (service/board_rule.py)
-                new -= set(self.hub.rule.hidden_at(rt.id, SPECTATOR))
-            if new != rt.released:
-                rt.released = new
-                replica = self.feeds[rt.id].replica
-                replica.released = new
-                if publish:
-                    self._spectators_changed(replica)
+        """The boards anyone may see (``public_boards``, every table's ``released``): those no table still has
+        to play (unless the regulation leaves release to the director alone), and those the director released.
+        Cheap when nothing changed; when a board becomes public only the spectators of a table showing it are
+        told."""
+        key = (self.ledger.changes, len(self.director_released))   # every change moves one of them
+        if key == self._public_key:
+            return
+        self._public_key = key
+        done = self.ledger.done if self.regulation.results_release != "director" else frozenset()
+        new = frozenset(done | self.director_released)
+        if new == self.public_boards:
+            return
+        changed = new ^ self.public_boards
+        self.public_boards = new
+        for tid, rt in self.tables.items():
+            replica = self.feeds[tid].replica
+            rt.released = replica.released = new
+            if publish and replica.board_number in changed:
+                self._spectators_changed(replica)
+        if self.tournament is not None:
+            self.tournament.public_changed()
 
     async def adjust(self, table_id: str, number: int, body: dict[str, Any], actor: str = "director") -> Row:
         rt = self.table(table_id)
@@ -308,12 +326,28 @@ class Club:
             self._after_commit(rt, row, None, [])
             return row
 
-    async def release(self, number: int, actor: str = "director") -> Row:
+    async def release(self, number: int, actor: str = "director", force: bool = False) -> Row:
+        """The director releases a board's results and hands to everyone. A board some table still has to play
+        is released only with ``force`` (``Conflict`` naming those tables otherwise), and even then never to a
+        pair that still has to play it (``service/board_rule.py``)."""
+        owing = self.ledger.tables_owing(number)
+        if owing and not force:
+            raise Conflict(f"board {number} is still to be played at table(s) {', '.join(owing)}: release it "
+                           "anyway only with force", tables=owing)
         # released only once durable; the listeners' wake-up runs after this returns (no await in between)
-        row = await self.append_club("release", {"board": number}, actor)
+        row = await self.append_club("release", {"board": number, **({"force": True} if owing else {})}, actor)
         self.director_released.add(number)
         self._refresh_released()
         return row
+
+    def late_play_changed(self, table_id: str, board: int, on: bool) -> None:
+        """Late play granted (or withdrawn): the board is owed again by the table unless it played it; a grant
+        withdraws a release of the board (``load`` replays the same)."""
+        if on:
+            self.director_released.discard(board)
+        self.ledger.note(table_id, (board,))
+        self._refresh_released()
+        self.hub.publish_state(self.tables[table_id], ("director", "seat"))
 
     async def append_club(self, kind: str, body: dict[str, Any], actor: str = "director") -> Row:
         """Journal a club-wide row (a release, a round, a revocation, a sign-in); the journal numbers it in the
@@ -335,8 +369,8 @@ class Club:
 
     def results(self, viewer: Viewer) -> list[dict[str, Any]]:
         numbers = sorted({n for rt in self.tables.values() for n in rt.boards})
-        if self.tournament is not None and viewer.role == "seat":      # never a board the seat's table has to play
-            hide = self.tournament.still_to_play(viewer.table)
+        if viewer.role == "seat":                       # never a board the seat's table has to play
+            hide = self.ledger.table_owed.get(viewer.table or "", set())
             numbers = [n for n in numbers if n not in hide]
         out = []
         for n in numbers:

@@ -11,6 +11,7 @@ from .club import Club
 from .devices import DeviceManager
 from .hub import Hub
 from .journal import Journal
+from .limits import Limits
 from .outbox import Outbox
 from .public_screen import PublicScreen
 from .settings import Settings
@@ -33,4 +34,8 @@ class Service:
     screen: PublicScreen | None = None            # the public screen's view and push (service/public_screen.py)
     members: dict[str, str] = field(default_factory=dict)   # the imported member list: number -> name
     info: dict[str, Any] = field(default_factory=dict)
+    limits: Limits = field(init=False)            # what one client may hold or do (service/limits.py)
     language: str | None = None                   # the club's default page language (service/language_api.py)
+
+    def __post_init__(self) -> None:
+        self.limits = Limits(self.settings.limits, lambda table, alert: self.hub.publish(table, alert, ("director",)))

@@ -4,20 +4,23 @@ one (``docs/security.md``).
 
 * ``WebSocketCredentials``: an ASGI middleware for WebSocket handshakes and streams.
 * ``RedactCredentials``: a logging filter for uvicorn's access and error logs that blanks the value of any
-  credential-bearing query parameter (``token``, ``signin``), for clients that still put one in a URL.
+  credential-bearing query parameter (``token``, ``signin``, in any case or percent-encoding), for clients that
+  still put one in a URL.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
 import re
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, quote, unquote_plus
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import ServiceError
 
-CREDENTIAL_PARAM = re.compile(r"((?:^|[?&;\s])(?:token|signin)=)[^&\s\"']*", re.IGNORECASE)
+CREDENTIALS = frozenset({"token", "signin"})
+# A query parameter in a logged line: its name as written (maybe percent-encoded) and its value.
+PARAM = re.compile(r"((?:^|[?&;\s])([^=&;\s\"'?#]{1,64})=)[^&;\s\"']*")
 
 
 class WebSocketCredentials:
@@ -87,15 +90,31 @@ class WebSocketCredentials:
                 watcher.cancel()
 
 
+def _credential_name(written: str) -> bool:
+    """Whether a parameter named ``written`` is a credential, however it is spelled: any case, percent-encoded
+    (``%74oken``), even more than once (decoded until nothing changes, as a lenient server might)."""
+    name = written
+    for _ in range(4):
+        decoded = unquote_plus(name)
+        if decoded == name:
+            break
+        name = decoded
+    return name.strip().lower() in CREDENTIALS
+
+
+def redact(text: str) -> str:
+    """``text`` with the value of every credential parameter blanked."""
+    return PARAM.sub(lambda m: m.group(1) + "[redacted]" if _credential_name(m.group(2)) else m.group(0), text)
+
+
 class RedactCredentials(logging.Filter):
     """Blank credential values in a record's message and arguments (uvicorn logs the path with its query)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, str):
-            record.msg = CREDENTIAL_PARAM.sub(r"\1[redacted]", record.msg)
+            record.msg = redact(record.msg)
         if isinstance(record.args, tuple):
-            record.args = tuple(CREDENTIAL_PARAM.sub(r"\1[redacted]", a) if isinstance(a, str) else a
-                                for a in record.args)
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
         return True
 
 

@@ -1,6 +1,7 @@
 """Seat credentials over HTTP (``service/auth.py`` says how they live and end): the director's list of seat
 links, the one-time sign-in that turns a link into the seat's token, the table card's sign-in (reusable for the
-session: the token of the table's current round), and the director's revocation."""
+event: the token of the pair that sits at the card's seat now), the renewal that follows a pair from round to
+round, and the director's revocation."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .auth import SEAT_LETTERS, SeatGrant
 from .container import Service
-from .deps import director, service
+from .deps import director, service, token
+from .errors import Unauthenticated
 from .visibility import Viewer
 
 router = APIRouter(prefix="/api")
@@ -37,6 +39,47 @@ def pair_of(svc: Service, g: SeatGrant) -> int | None:
     plan, mt = ev.where[g.table]
     s = next((s for s in plan.movement.sittings if s.table == mt and s.round == g.round and not s.sit_out), None)
     return None if s is None else (s.ns if g.seat in "NS" else s.ew)
+
+
+def _grant_answer(svc: Service, g: SeatGrant) -> dict[str, Any]:
+    return {"status": "seated", "token": svc.tokens.seat_token(g.table, g.seat), "role": "seat", "table": g.table,
+            "seat": g.seat, "round": g.round, "pair": pair_of(svc, g)}
+
+
+def follow_pair(svc: Service, table: str, seat: str, rnd: int) -> dict[str, Any]:
+    """Where the pair that sat at ``table``/``seat`` in round ``rnd`` sits now: ``{"status": "seated", "table",
+    "seat", "round", "pair"}`` at the first of its later sittings whose table is in that round; else
+    ``"sit_out"`` (it sits out the round its old table is in now), ``"waiting"`` (its next table has not reached
+    that round yet) or ``"over"`` (no later round: its session is over). The pair keeps its place in it: North
+    or East the first player, South or West the second. In a teams movement the entrant is the team, which sits
+    in two rooms: the pair is the team's pair of that direction."""
+    ev = svc.tournament
+    if ev is None or table not in ev.where:
+        return {"status": "over", "round": rnd}
+    plan, mt = ev.where[table]
+    here = next((s for s in plan.movement.sittings if s.table == mt and s.round == rnd), None)
+    pair = None if here is None else (here.ns if seat in "NS" else here.ew)
+    if pair is None:
+        return {"status": "over", "round": rnd}
+    tid = {m: t for t, (p, m) in ev.where.items() if p is plan}
+    ns = seat in "NS"
+    later = []
+    for r in sorted({s.round for s in plan.movement.sittings if s.round > rnd}):
+        found = [s for s in plan.movement.sittings if s.round == r and pair in (s.ns, s.ew)]
+        if len(found) > 1:          # a team plays in two rooms: its pairs keep their directions
+            found = [s for s in found if (s.ns == pair) == ns]
+        later += found[:1]
+    for s in later:
+        t = tid.get(s.table)
+        if not s.sit_out and t is not None and ev.rounds.get(t) == s.round:
+            first = seat in "NE"
+            new_seat = ("N" if first else "S") if s.ns == pair else ("E" if first else "W")
+            return {"status": "seated", "table": t, "seat": new_seat, "round": s.round, "pair": pair}
+    now = ev.rounds.get(table, rnd)
+    if not any(s.round >= now for s in later):
+        return {"status": "over", "round": now, "pair": pair}
+    cur = next((s for s in later if s.round == now), None)
+    return {"status": "sit_out" if cur is None or cur.sit_out else "waiting", "round": now, "pair": pair}
 
 
 def _seat_entry(svc: Service, table_id: str, seat: str) -> dict[str, Any]:
@@ -68,8 +111,7 @@ async def signin(body: SignInIn, svc: Service = Depends(service)) -> JSONRespons
     except BaseException:
         tokens.redeemed.discard(link)
         raise
-    return JSONResponse({"token": tokens.seat_token(g.table, g.seat), "role": "seat", "table": g.table,
-                         "seat": g.seat, "round": g.round, "pair": pair_of(svc, g)}, headers=NO_STORE)
+    return JSONResponse(_grant_answer(svc, g), headers=NO_STORE)
 
 
 @router.post("/signin/card", summary="redeem a table card for the seat's token of the table's current round",
@@ -78,11 +120,46 @@ async def signin_card(body: CardIn, svc: Service = Depends(service)) -> JSONResp
     tokens = svc.tokens
     g = tokens.grant("card", body.code)
     svc.club.table(g.table)
+    svc.limits.cards.take(tokens.link_id(body.code), g.table, g.seat)   # 429 beyond a table's needs; alerts once
     await svc.club.append_club("card", {"table": g.table, "seat": g.seat, "round": g.round,
                                         "generation": g.generation, "card": tokens.link_id(body.code)},
                                f"seat:{g.table}:{g.seat}")
-    return JSONResponse({"token": tokens.seat_token(g.table, g.seat), "role": "seat", "table": g.table,
-                         "seat": g.seat, "round": g.round, "pair": pair_of(svc, g)}, headers=NO_STORE)
+    return JSONResponse(_grant_answer(svc, g), headers=NO_STORE)
+
+
+@router.post("/signin/renew", summary="follow the pair: trade the seat token (this round's or the last) for the "
+             "pair's seat in its table's current round",
+             responses={200: {"description": "status seated (with the new token), sit_out, waiting or over"},
+                        401: {"description": "no seat token, or one forged, revoked, of an earlier event, or "
+                                             "already renewed"}})
+async def renew(svc: Service = Depends(service), tok: str | None = Depends(token)) -> JSONResponse:
+    tokens = svc.tokens
+    if not tok:
+        raise Unauthenticated("renewing needs the seat's token")
+    p = tokens.parse("seat", tok)                 # genuine, this event's, not revoked; its round may have ended
+    old = tokens.link_id(tok)
+    if old in tokens.retired:
+        raise Unauthenticated("this seat sign-in was renewed already: scan the card at your table")
+    if p.round == tokens.round_of(p.table) and p.mark == tokens.mark(p.table):
+        g = tokens.grant("seat", tok)             # still valid: nothing moved
+        return JSONResponse({**_grant_answer(svc, g), "token": tok}, headers=NO_STORE)
+    if p.mark < tokens.mark(p.table) and p.round >= tokens.round_of(p.table):
+        raise Unauthenticated(f"table {p.table}'s round was set by the director since this sign-in: "
+                              "scan the card at your table")
+    where = follow_pair(svc, p.table, p.seat, p.round)
+    if where["status"] != "seated":
+        return JSONResponse(where, headers=NO_STORE)
+    tokens.retired.add(old)                       # before the write: a second renewal meanwhile is refused
+    try:
+        await svc.club.append_club("renew", {"from": old, "table": p.table, "seat": p.seat, "round": p.round,
+                                             "to": {k: where[k] for k in ("table", "seat", "round", "pair")}},
+                                   f"seat:{p.table}:{p.seat}")
+    except BaseException:
+        tokens.retired.discard(old)
+        raise
+    g = SeatGrant(where["table"], where["seat"], where["round"], tokens.generations.get((where["table"],
+                                                                                         where["seat"]), 0))
+    return JSONResponse(_grant_answer(svc, g), headers=NO_STORE)
 
 
 @router.post("/tables/{table_id}/revoke", summary="end the seats' sign-ins and links at once; new links follow "
@@ -91,8 +168,7 @@ async def revoke(table_id: str = Path(..., pattern=TABLE_ID), seat: str | None =
                  svc: Service = Depends(service), v: Viewer = Depends(director)) -> JSONResponse:
     svc.club.table(table_id)
     seats = [seat] if seat else list(SEAT_LETTERS)
-    row = await svc.club.append_club("revoke", {"tables": [table_id], "seats": seats})
-    svc.tokens.apply_row("revoke", row.body)
+    row = await svc.club.append_club("revoke", {"tables": [table_id], "seats": seats})   # the tokens follow it
     return JSONResponse({"seq": row.seq, "revoked": seats,
                          "seats": {s: _seat_entry(svc, table_id, s) for s in seats}}, headers=NO_STORE)
 

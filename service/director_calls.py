@@ -7,7 +7,7 @@ from typing import Any
 
 from .journal import Row
 
-MAX_KEPT = 500          # the newest calls the console lists (older ones stay in the journal)
+MAX_KEPT = 500          # the calls the console lists (the others stay in the journal)
 
 
 class DirectorCalls:
@@ -26,7 +26,7 @@ class DirectorCalls:
                     "answered": None}
             self._calls[n] = call
             if len(self._calls) > MAX_KEPT:
-                del self._calls[min(self._calls)]
+                del self._calls[self._evicted()]
             return call
         if row.kind == "director_call_answer":
             answered = self._calls.get(int(row.body["id"]))
@@ -34,6 +34,18 @@ class DirectorCalls:
                 answered["answered"] = row.at
             return answered
         return None
+
+    def _evicted(self) -> int:
+        """The call the list drops: the oldest answered one; else the oldest of the table with the most calls
+        listed, so that a flood from one table never pushes another table's unanswered call off the list."""
+        answered = [n for n, c in self._calls.items() if c["answered"]]
+        if answered:
+            return min(answered)
+        per_table: dict[str, int] = {}
+        for c in self._calls.values():
+            per_table[c["table"]] = per_table.get(c["table"], 0) + 1
+        busiest = max(per_table, key=lambda t: per_table[t])
+        return min(n for n, c in self._calls.items() if c["table"] == busiest)
 
     def listing(self, open_only: bool = False) -> list[dict[str, Any]]:
         return [dict(c) for _n, c in sorted(self._calls.items(), reverse=True) if not (open_only and c["answered"])]

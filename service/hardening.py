@@ -1,16 +1,20 @@
 """What every HTTP request meets before a route: a body limit, strict JSON, security headers.
 
-``RequestGuard`` (an ASGI middleware): a body longer than ``Settings.max_body_bytes`` is refused with 413
-(from its ``Content-Length`` before reading a byte, or as soon as a streamed body passes the limit); a JSON
-body is parsed once here, strictly: ``NaN``, ``Infinity``, a lone surrogate (``"\\ud800"``), nesting deeper
-than ``MAX_DEPTH`` or bytes that are not UTF-8 are refused with 422 before any route sees them. Every answer,
-pages and API alike, carries the security headers (``HEADERS``).
+``RequestGuard`` (an ASGI middleware) sees every request as the routes will: a header that frames or
+attributes the request (``FRAMING``) given twice is refused with 400, since the guard and a route could each
+read another copy; a body longer than ``Settings.max_body_bytes`` is refused with 413 (from its
+``Content-Length`` before reading a byte, or as soon as a streamed body passes the limit); every body is read
+here, and one that FastAPI would not read as JSON (``is_json_type``: the same rule) is refused with 415, since
+every route takes JSON; a JSON body is parsed here strictly: ``NaN``, ``Infinity``, a lone surrogate
+(``"\\ud800"``), nesting deeper than ``MAX_DEPTH`` or bytes that are not UTF-8 are refused with 422 before any
+route sees them. Every answer, pages and API alike, carries the security headers (``HEADERS``).
 
 The 422 for a request that does not fit the schema is ``service/validation_errors.py``; how credentials
 travel (a WebSocket's subprotocol, logs that never show one) is ``service/credential_transport.py``.
 """
 from __future__ import annotations
 
+import email.message
 import json
 import math
 import re
@@ -19,6 +23,8 @@ from typing import Any
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+# Given twice, the guard and a route could each read another copy (the body's type, its length, the caller).
+FRAMING = (b"content-type", b"content-length", b"transfer-encoding", b"content-encoding", b"host", b"authorization")
 MAX_DEPTH = 32           # no request of the API nests deeper than a few levels
 ECHO = 120               # characters of a rejected value echoed in a 422
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -78,11 +84,26 @@ def _check_text(s: str) -> None:
         raise BadJSON("a string holds a lone surrogate (not a Unicode character)") from err
 
 
-def _json_body(scope: Scope) -> bool:
-    if scope["method"] not in ("POST", "PUT", "PATCH"):
-        return False
-    ctype = dict(scope["headers"]).get(b"content-type", b"").decode("latin-1").lower()
-    return not ctype or "json" in ctype
+def is_json_type(content_type: str | None) -> bool:
+    """Whether FastAPI reads a body of this ``Content-Type`` as JSON (``fastapi.routing``: none given, or
+    ``application/json`` or ``application/*+json``, parameters aside)."""
+    if not content_type:
+        return True
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
+def _duplicated(headers: list[tuple[bytes, bytes]]) -> str | None:
+    seen: set[bytes] = set()
+    for name, _ in headers:
+        name = name.lower()
+        if name in FRAMING:
+            if name in seen:
+                return name.decode("latin-1")
+            seen.add(name)
+    return None
 
 
 async def _answer(send: Send, status: int, detail: str, headers: dict[str, str]) -> None:
@@ -99,7 +120,7 @@ class RequestGuard:
         self.max_body = max_body
 
     def headers(self, scope: Scope) -> dict[str, str]:
-        host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+        host = next((v for k, v in scope["headers"] if k.lower() == b"host"), b"").decode("latin-1")
         ws = f"ws://{host} wss://{host}" if re.fullmatch(r"[A-Za-z0-9.\-:\[\]]+", host) else ""
         return {**HEADERS, "content-security-policy": CSP.format(ws=ws).replace("  ", " ")}
 
@@ -108,12 +129,18 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         extra = self.headers(scope)
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+        headers = dict(scope["headers"])        # each of ``FRAMING`` at most once, so every reader sees the same
+        twice = _duplicated(scope["headers"])
+        if twice is not None:
+            await _answer(send, 400, f"the {twice} header is given more than once", extra)
+            return
+        length = headers.get(b"content-length")
+        if length is not None and (not re.fullmatch(rb"[0-9]{1,20}", length) or int(length) > self.max_body):
             await _answer(send, 413, f"the body is larger than {self.max_body} bytes", extra)
             return
-        body = b""
-        if _json_body(scope):                   # read it here, within the limit, and check it is strict JSON
+        if scope["method"] not in ("GET", "HEAD", "OPTIONS") or length not in (None, b"0") \
+                or b"transfer-encoding" in headers:     # a body, or the room for one: read it within the limit
+            body = b""
             more = True
             while more:
                 msg = await receive()
@@ -125,6 +152,11 @@ class RequestGuard:
                     await _answer(send, 413, f"the body is larger than {self.max_body} bytes", extra)
                     return
             if body:
+                ctype = headers.get(b"content-type", b"").decode("latin-1")
+                if not is_json_type(ctype):
+                    await _answer(send, 415, f"the body must be JSON (Content-Type: application/json), not "
+                                             f"{ctype[:ECHO]!r}", extra)
+                    return
                 try:
                     check_json(body)
                 except BadJSON as err:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from .errors import Conflict, Forbidden, Invalid, NotFound, ServiceError, Unauthenticated, Unavailable
+from .errors import Conflict, Forbidden, Invalid, NotFound, ServiceError, TooMany, Unauthenticated, Unavailable
 
 STATUS: dict[type[ServiceError], int] = {
     Unauthenticated: 401,
@@ -13,6 +13,7 @@ STATUS: dict[type[ServiceError], int] = {
     NotFound: 404,
     Conflict: 409,
     Invalid: 422,
+    TooMany: 429,
     Unavailable: 503,
 }
 
@@ -25,6 +26,8 @@ def status_of(err: ServiceError) -> int:
 def error_response(err: ServiceError) -> JSONResponse:
     status = status_of(err)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if isinstance(err, TooMany):
+        headers = {"Retry-After": str(max(1, round(err.retry_after)))}
     return JSONResponse({"detail": str(err), **err.extra}, status_code=status, headers=headers)
 
 

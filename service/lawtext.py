@@ -25,7 +25,7 @@ _EDITION_NAMES = {"1997": SEED, "wbf1997": SEED, SEED: SEED, "2017": WBF2017, WB
 LANGS = ("zh", "en")
 LAST_LAW = 93
 _TEXTS = Path(__file__).with_name("lawtexts")
-_CITATION = re.compile(r"^\d{1,2}[A-H]?\d{0,2}[a-z]?$")
+_CITATION = re.compile(r"[0-9]{1,2}[A-H]?[0-9]{0,2}[a-z]?")       # ASCII digits: "\d" takes "٢٧" too
 
 
 class LawTextError(ValueError):
@@ -180,7 +180,7 @@ def law_text(law: str | None, edition: str | None = None, lang: str | None = Non
 
 def _seed(law: str | None, key: str) -> dict[str, Any] | None:
     book = _book(SEED)
-    number = re.match(r"\d+", key)
+    number = re.match(r"[0-9]+", key)
     nodes = book["laws"].get(number.group(0) if number else "", [])
     found = _nearest(key, {n["key"]: n for n in nodes})
     if not found:
@@ -215,8 +215,8 @@ def _node_line(node: dict[str, Any]) -> str:
 def _key(law: str | None) -> str:
     """A citation as the texts key it: "27B1(a)" → "27B1a"; "30A/30B1" → "30A"; "" when it is not one."""
     key = str(law or "").split("/")[0].replace("(", "").replace(")", "").replace(" ", "")
-    number = re.match(r"\d+", key)
-    return key if _CITATION.match(key) and number and 1 <= int(number.group(0)) <= LAST_LAW else ""
+    number = re.match(r"[0-9]+", key)
+    return key if _CITATION.fullmatch(key) and number and 1 <= int(number.group(0)) <= LAST_LAW else ""
 
 
 def _nearest(key: str, table: dict[str, Any]) -> str:

@@ -1,4 +1,6 @@
-"""Who may post which event: the director anything; a seat only its own actions; spectators nothing."""
+"""Who may post which event: the director anything; a seat only its own actions; spectators nothing. Dummy acts
+only as Laws 42 and 43 let him: declarer plays dummy's cards, dummy neither plays nor claims, and during the play
+calls the director only once another player has drawn attention to an irregularity (Law 43A1a)."""
 from __future__ import annotations
 
 from table.cards import Seat
@@ -15,7 +17,10 @@ from table.events import (
 
 from .errors import Forbidden, Unauthenticated
 from .runtime import TableRuntime
-from .visibility import Viewer, declarer_of, entitled
+from .visibility import Viewer, declarer_of, dummy_of, entitled
+
+# Declarer's partner is dummy once the opening lead is faced (before it he may still call, e.g. in the 41 period).
+PLAY_PERIOD = ("play", "claim_pending", "awaiting_ruling")
 
 
 def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool = False) -> TableEvent:
@@ -36,6 +41,10 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool
                             "director's or another player's" + why)
         event.seat = Seat(me)
         return event
+    dummy = dummy_of(rt.table)
+    if me == dummy and isinstance(event, (CardPlayed, ClaimMade)):
+        raise Forbidden(f"seat {me} is dummy: declarer plays dummy's cards and dummy does not "
+                        + ("play (Law 45)" if isinstance(event, CardPlayed) else "claim (Law 68)"))
     if isinstance(event, (CallMade, ClaimMade, ClaimResponded)):
         if str(event.seat) != me:
             raise Forbidden(f"seat {me} may only act for itself, not {event.seat}")
@@ -48,5 +57,21 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool
     if scoring and isinstance(event, (BoardStarted, ResultRecorded)):
         if isinstance(event, BoardStarted) and event.deal is not None:
             raise Forbidden("a terminal names the board, not its cards")
+        deal = rt.table.deal
+        if isinstance(event, ResultRecorded) and event.lead is not None and event.declarer is not None \
+                and deal is not None and event.lead not in deal.hands.get(event.declarer.lho, ()):
+            # A refusal would tell the seat where the card is before the hands are shown (39 tries give the
+            # deal): a lead the hand record contradicts is left out of the result instead, never refused.
+            event.lead = None
         return event
     raise Forbidden(f"a {event.type} event is entered by the director or a device")
+
+
+def may_call_director(rt: TableRuntime, seat: str, attention_drawn: bool) -> None:
+    """Law 43A1a: during the play dummy calls the director only once another player has drawn attention to an
+    irregularity (``attention_drawn``: an open irregularity, or another seat's call on this board)."""
+    t = rt.table
+    if seat == dummy_of(t) and t.state in PLAY_PERIOD and not attention_drawn \
+            and not any(i.open for i in t.irregularities):
+        raise Forbidden("dummy may not call the director during the play unless another player has drawn "
+                        "attention to an irregularity (Law 43A1a); after the play he may")

@@ -9,8 +9,8 @@ would tell a board's result. A table's own view (a seat token) never includes a 
 to play — scheduled at that table and not completed there, or started there and not finished — even if it
 was released club-wide by mistake: the table-specific rule wins.
 
-The same plain data give the movement's rule for live views (``service/board_rule.py``): :func:`in_play`, the
-boards some table still has to play, and :func:`pair_still_to_play`, a pair's.
+The live service keeps who still has to play what incrementally (``service/obligations.py``: a board started
+and put back is not played there); these functions state the page's rule on plain data.
 
 The inputs are plain data: ``schedule`` maps a board number to the (service) table ids the movement
 schedules to play it; ``completed`` and ``started`` map a table id to the board numbers it has completed
@@ -138,21 +138,6 @@ def still_to_play(table: str, schedule: Schedule, completed: Boards, started: Bo
     """The boards ``table`` has not completed that the movement schedules there or that it has started."""
     mine = {b for b, ts in schedule.items() if table in ts} | set(started.get(table, ()))
     return mine - set(completed.get(table, ()))
-
-
-def in_play(schedule: Schedule, completed: Boards, started: Boards = NO_BOARDS) -> set[int]:
-    """Boards some table still has to play (Law 16B: an anonymous viewer sees nothing of them)."""
-    out = set()
-    for b in set(schedule) | {b for bs in started.values() for b in bs}:
-        if not all(b in completed.get(t, ()) for t in tables_needed(b, schedule, started)):
-            out.add(b)
-    return out
-
-
-def pair_still_to_play(sittings: Iterable[tuple[str, Iterable[int]]], completed: Boards) -> set[int]:
-    """The boards a pair still has to play: ``sittings`` are its sittings as (service table id, boards), a
-    board is played once the table of its sitting has completed it (a table plays a board once)."""
-    return {b for tid, boards in sittings for b in boards if b not in completed.get(tid, ())}
 
 
 def visible_boards(table: str | None, public: AbstractSet[int], schedule: Schedule, completed: Boards,

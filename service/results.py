@@ -135,21 +135,3 @@ def board_results(number: int, tables: Iterable[TableRuntime]) -> list[TableResu
             ns_percent = round(sc.ns_percent or 0.0, 2)
             e["ns_percent"], e["ew_percent"] = ns_percent, round(100 - ns_percent, 2)
     return entries
-
-
-def released_numbers(policy: str, tables: list[TableRuntime], director_released: set[int]) -> set[int]:
-    """Board numbers whose results (and hands) are public under the release policy."""
-    out = set(director_released)
-    if policy != "all_tables" or not tables:
-        return out
-    for n in {n for rt in tables for n in rt.boards}:
-        if all(rt.completed(n) for rt in tables):
-            out.add(n)
-    return out
-
-
-def per_table_released(policy: str, rt: TableRuntime, club_released: set[int]) -> set[int]:
-    """Under ``immediate`` a board is public at a table as soon as that table finished it."""
-    if policy == "immediate":
-        return {n for n in rt.boards if rt.completed(n)} | club_released
-    return set(club_released)

@@ -9,6 +9,7 @@ refused event remains.
 from __future__ import annotations
 
 import logging
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,7 +71,8 @@ class TableRuntime:
         self.current: BoardRecord | None = None
         self.boards: dict[int, BoardRecord] = {}
         self.updated_at: str | None = None
-        self.released: set[int] = set()                # board numbers whose results are public
+        self.released: AbstractSet[int] = frozenset()  # board numbers whose results are public
+        self.embargoed: AbstractSet[int] = frozenset()  # boards another table still has to play (vugraph hands)
         self.devices: list[Any] = []                   # drivers at this table (health for the director)
         self.replay_errors: list[str] = []
         # irregularities already ruled on that stay open while the table complies (a refused insufficient bid
@@ -94,6 +96,16 @@ class TableRuntime:
         rec = self.boards.get(number)
         return rec is not None and not rec.awaiting_confirmation \
             and (rec is not self.current or self._committed_result is not None)
+
+    def finished(self, number: int) -> bool:
+        """Board ``number`` was played to the end here with a result (a keyed one accepted by the opponents):
+        a board merely left for the next one (replaced) is not finished (``service/obligations.py``)."""
+        rec = self.boards.get(number)
+        if rec is None or rec.not_played or rec.awaiting_confirmation:
+            return False
+        if rec is self.current:
+            return self._committed_result is not None
+        return bool(rec.result and rec.result.get("complete"))
 
     def result(self, number: int) -> dict[str, Any] | None:
         rec = self.boards.get(number)

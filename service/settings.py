@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from .errors import ConfigError
 
-__all__ = ["ConfigError", "DeviceModes", "EventConfig", "EventSectionConfig", "MovementConfig", "Regulation",
-           "SeatDevices", "Settings", "SimulationConfig", "SpectatorPolicy", "TableConfig", "UploadTarget"]
+__all__ = ["ConfigError", "DeviceModes", "EventConfig", "EventSectionConfig", "LimitsConfig", "MovementConfig",
+           "Regulation", "SeatDevices", "Settings", "SimulationConfig", "SpectatorPolicy", "TableConfig",
+           "UploadTarget"]
 
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 Mode = Literal["flag", "prevent"]
@@ -179,6 +180,34 @@ class UploadTarget(_Strict):
         return self
 
 
+class LimitsConfig(_Strict):
+    """How much one client, and all of them, may hold or do (``docs/security.md``, "Limits")."""
+    header_timeout_s: float = Field(default=10.0, gt=0, le=300, description="a connection that has not sent a "
+                                    "whole request (request line, headers, body) within this is closed")
+    connections: int = Field(default=0, ge=0, description="open connections in total; 0: the open-file limit less "
+                             "headroom for the journal, devices and one accept burst")
+    connections_per_address: int = Field(default=64, ge=1, description="open connections from one client address "
+                                         "(behind a reverse proxy every client has the proxy's: raise it)")
+    listen_backlog: int = Field(default=1024, ge=16, le=65535, description="connections the system holds until "
+                                "the service accepts them (a burst waits instead of being dropped; at most the "
+                                "system's net.core.somaxconn)")
+    accept_batch: int = Field(default=128, ge=16, le=4096, description="connections accepted in one go before any "
+                              "is counted: part of the headroom below the open-file limit")
+    spectator_streams: int = Field(default=500, ge=1, description="anonymous WebSocket streams in total")
+    spectator_streams_per_address: int = Field(default=16, ge=1, description="anonymous WebSocket streams from "
+                                               "one client address")
+    director_calls_per_seat: int = Field(default=3, ge=1, description="calls for the director one seat may make "
+                                         "within call_window_s")
+    director_calls_per_table: int = Field(default=6, ge=1, description="calls for the director one table's seats "
+                                          "may make within call_window_s")
+    call_window_s: float = Field(default=60.0, gt=0, le=3600)
+    card_redemptions: int = Field(default=12, ge=1, description="sign-ins with one table card within "
+                                  "card_window_s; beyond them the director is alerted once and they are refused")
+    card_window_s: float = Field(default=600.0, gt=0, le=86400)
+    refusal_log_s: float = Field(default=60.0, gt=0, le=3600, description="refusals are logged as one line per "
+                                 "client and reason per this many seconds, with a count")
+
+
 class Settings(_Strict):
     database: str = "bridgetable.db"
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
@@ -195,6 +224,7 @@ class Settings(_Strict):
     decks: str | None = Field(default=None, description="the club's learned decks (JSON written by drivers.decks); "
                                                    "without it every tag a seat reader sees is unknown")
     uploads: list[UploadTarget] = Field(default=[], description="live-upload targets (docs/upload.md)")
+    limits: LimitsConfig = LimitsConfig()
 
     @field_validator("tables")
     @classmethod

@@ -22,6 +22,7 @@ from .club import Club
 from .dealing import deal_for
 from .errors import Prevented, ServiceError
 from .robot import FAULTS, next_event
+from .runtime import TableRuntime
 from .settings import SimulationConfig
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,11 @@ class SimulatedClub:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
 
+    @staticmethod
+    def _played(rt: TableRuntime) -> int:
+        """The boards the table has played (not one put back unfinished, nor one the director scored unplayed)."""
+        return sum(1 for n in rt.boards if rt.finished(n))
+
     async def _pause(self, rng: random.Random, factor: float = 1.0) -> None:
         await asyncio.sleep(self.cfg.pace_s * factor * rng.uniform(0.5, 1.5))
 
@@ -82,7 +88,7 @@ class SimulatedClub:
             if t.board is None or t.state == "board_complete" or len(rt.current.rows if rt.current else ()) > \
                     MAX_EVENTS_PER_BOARD or refused > 5:
                 nxt = self.next_board(tid, number) if self.next_board else number + 1
-                if cfg.boards and (len(rt.boards) >= cfg.boards if self.next_board else nxt > cfg.boards):
+                if cfg.boards and (self._played(rt) >= cfg.boards if self.next_board else nxt > cfg.boards):
                     return
                 await self._pause(rng, 2.0 if t.board is not None else 0.2)
                 deal = deal_for(cfg.seed, nxt)

@@ -2,13 +2,14 @@
 opponents' confirmation of a board's result, and the director's choice of a scoring-only table.
 
 * ``POST /api/tables/{id}/director`` (a seat of the table, or the director) journals a call and pushes
-  ``{"type": "director_call", "id", "table", "seat", "board", "at"}`` to the director's stream at once;
+  ``{"type": "director_call", "id", "table", "seat", "board", "at"}`` to the director's stream at once; a seat's
+  calls (disputes included) are limited per seat and per table (429 beyond them, ``service/limits.py``);
   ``GET /api/director-calls`` lists them, ``POST /api/director-calls/{n}/answer`` marks one answered.
 * ``POST /api/tables/{id}/boards/{n}/confirm`` ``{"accept": true|false}``: a seat of the side that did not key
   the result (or, at a table that played the board, the declarer's opponents; East-West on a passed-out board)
-  accepts or disputes it; a dispute calls the director. At a scoring-only table the terminal that keyed the
-  result may be handed over: it then names the opponent who answers (``"seat": "E"``) and the journal records
-  the seat, his side and the terminal. A keyed result counts for the results only once accepted.
+  accepts or disputes it, through its own credential of the round in which the movement plays the board at that
+  table (Law 79: the opponents who played it, not the next round's pair; a seat cannot answer for another seat);
+  a dispute calls the director. A keyed result counts for the results only once accepted.
 * ``POST /api/tables/{id}/kind`` ``{"kind": "scoring"|"played"}`` (director; journalled).
 """
 from __future__ import annotations
@@ -17,9 +18,12 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Path, Query
 
+from results.errors import ResultsError
+
 from .container import Service
 from .deps import director, service, viewer
 from .errors import Conflict, Forbidden, NotFound, Unauthenticated
+from .permissions import may_call_director
 from .runtime import confirming_side
 from .schemas import ConfirmIn, TableKindIn
 from .visibility import Viewer
@@ -36,10 +40,33 @@ def _own_table(v: Viewer, table_id: str) -> None:
         raise Forbidden(f"this seat token belongs to table {v.table}")
 
 
+def board_round(svc: Service, table_id: str, number: int) -> int | None:
+    """The round in which the event's movement plays board ``number`` at ``table_id`` (None: outside the event)."""
+    ev = svc.tournament
+    if ev is None or table_id not in ev.where:
+        return None
+    plan, mt = ev.where[table_id]
+    for r in plan.movement.rounds:
+        try:
+            if number in plan.movement.expected_boards(mt, r):
+                return r
+        except ResultsError:
+            continue
+    return None
+
+
 @router.post("/tables/{table_id}/director", summary="call the director to the table (a seat of it, or the director)")
 async def call_director(table_id: str = TableId, svc: Service = Depends(service),
                         v: Viewer = Depends(viewer)) -> dict[str, Any]:
     _own_table(v, table_id)
+    rt = svc.club.table(table_id)
+    if v.role == "seat" and v.seat:
+        board = rt.current.number if rt.current is not None else None
+        others = any(c["table"] == table_id and c["board"] == board and c["seat"] != v.seat
+                     for c in svc.club.calls.listing(open_only=True))
+        may_call_director(rt, v.seat, others)
+    if v.role != "director":
+        svc.limits.calls.take(table_id, v.seat)                # 429 for a seat that floods the console
     actor = "director" if v.role == "director" else f"seat:{table_id}:{v.seat}"
     call = await svc.club.call_director(table_id, v.seat, "call", actor)
     return {"id": call["id"], "table": table_id, "seat": v.seat, "board": call["board"], "at": call["at"]}
@@ -85,13 +112,16 @@ async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardN
     if v.role == "director":
         answer["seat"] = body.seat
     elif v.seat and v.seat in side and body.seat in (None, v.seat):
+        played = board_round(svc, table_id, number)
+        if played is not None and v.round != played:
+            raise Forbidden(f"board {number} is played at table {table_id} in round {played}: only that round's "
+                            f"{side} pair answers for its result (Law 79), with its own sign-in of that round")
         answer["seat"] = v.seat
-    elif rt.kind == "scoring" and rec.keyed_by == f"seat:{table_id}:{v.seat}" and body.seat and body.seat in side:
-        answer.update(seat=body.seat, terminal=v.seat)            # the terminal handed over to the opponents
     else:
-        raise Forbidden(f"the result is answered by {side}: a seat of that side, on its own page"
-                        + (" or on the terminal that keyed it" if rt.kind == "scoring" else ""))
+        raise Forbidden(f"the result is answered by {side}: a seat of that side, on its own page")
     actor = "director" if v.role == "director" else f"seat:{table_id}:{v.seat}"
+    if not body.accept and v.role != "director":
+        svc.limits.calls.take(table_id, v.seat)                # a dispute calls the director: the same limit
     row = await svc.club.confirm(table_id, number, answer, actor)
     out: dict[str, Any] = {"table": table_id, "board": number, "seq": row.seq, **answer}
     if not body.accept:

@@ -45,14 +45,11 @@ from .event_clock import RoundClock
 from .journal import CLUB, Row
 from .public_results import (
     UNITS,
-    public_boards,
     results_payload,
     schedule_of,
     session_subset,
-    still_to_play,
-    visible_boards,
+    unmapped,
 )
-from .results import released_numbers
 from .runtime import TableRuntime
 from .settings import EventConfig
 from .tournament_setup import SectionPlan, build_session
@@ -90,7 +87,6 @@ class LiveTournament:
         self.alerts: deque[dict[str, Any]] = deque(maxlen=MAX_ALERTS)
         self.late: dict[str, set[int]] = {}           # table -> boards of an earlier round it may play later
         self.revision = 0
-        self._public: frozenset[int] = frozenset()
         self._views: dict[str, tuple[int, dict[str, Any]]] = {}
         self._subset: tuple[tuple[int, frozenset[int]], Session] | None = None
         self._last_board = max(self.schedule) if self.schedule else 0
@@ -130,6 +126,7 @@ class LiveTournament:
                 self._sync(rt, n)
         self.club.listeners.append(self.on_row)
         self.club.tournament = self
+        self.club.ledger.follow(self)
         self.club._refresh_released(publish=False)
 
     def on_row(self, rt: TableRuntime, row: Row, event: TableEvent | None) -> None:
@@ -188,9 +185,9 @@ class LiveTournament:
             if at:
                 self.clock.moved(table_id, at)
             return
-        rt = self.club.tables[table_id]
         mine = self._scheduled_at(table_id)
-        if number not in mine and all(rt.completed(b) for b in mine):
+        played = self.club.ledger.played.get(table_id, set())   # a replaced board is not played (Law 15 still)
+        if number not in mine and mine <= played:
             log.info("table %s: board %d after the table's last round (outside the event)", table_id, number)
             return
         self._alert(table_id, number, seq, publish)
@@ -341,6 +338,7 @@ class LiveTournament:
             raise Invalid(f"the movement does not give board {board} to table {table_id}")
         row = await self.club.append_club("late_play", {"table": table_id, "board": board, "on": on}, actor)
         self._apply_late(row.body)
+        self.club.late_play_changed(table_id, board, on)     # owed again: hidden from its pairs and the public
         self._bump()
         return row
 
@@ -414,27 +412,30 @@ class LiveTournament:
             self.club.listeners.remove(self.on_row)
 
     def public(self) -> set[int]:
-        """Boards everyone may see (see ``service/public_results.py``)."""
-        completed, started = self._state()
-        policy = "director" if self.club.regulation.results_release == "director" else "all_tables"
-        return public_boards(self.schedule, completed, started, self.club.director_released, policy)
+        """Boards everyone may see (``Club.public_boards``: played at every table that had to, or released)."""
+        return set(self.club.public_boards)
 
     def still_to_play(self, table_id: str | None) -> set[int]:
-        if table_id is None:
-            return set()
-        completed, started = self._state()
-        return still_to_play(table_id, self.schedule, completed, started)
+        """Boards ``table_id`` still has to play (``service/obligations.py``)."""
+        return set(self.club.ledger.table_owed.get(table_id, ())) if table_id is not None else set()
 
-    def released(self, policy: str, tables: list[TableRuntime], director_released: set[int]) -> set[int]:
-        """The club's release rule (``Club._refresh_released``): ``all_tables`` counts every table the movement
-        schedules to play a board, not only those that have started it; the other policies are unchanged."""
-        pub = frozenset(self.public())
-        if pub != self._public:
-            self._public = pub
-            self._bump()
-        if policy != "all_tables":
-            return released_numbers(policy, tables, director_released)
-        return set(pub)
+    def public_changed(self) -> None:
+        """``Club._refresh_released``: a board became public (or hidden again); the pages' data move on."""
+        self._bump()
+
+    def sittings_by_board(self) -> dict[tuple[str, int], tuple[tuple[str, int], ...]]:
+        """(service table, board) -> the pairs (section, entrant) the movement seats there for the board; a
+        movement table no service table plays is kept as :func:`unmapped` (it never plays anything)."""
+        out: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        for plan in self.plans:
+            by_number = {mt: tid for tid, mt in plan.tables.items()}
+            for s in plan.movement.sittings:
+                if s.sit_out or s.ns is None or s.ew is None:
+                    continue
+                tid = by_number.get(s.table, unmapped(plan.id, s.table))
+                for b in s.boards:
+                    out.setdefault((tid, b), []).extend(((plan.id, s.ns), (plan.id, s.ew)))
+        return {k: tuple(v) for k, v in out.items()}
 
     # ------------------------------------------------------------------ the page's data
     def summary(self) -> dict[str, Any]:
@@ -478,10 +479,11 @@ class LiveTournament:
             table = v.table if v.role == "seat" else None
             public = self.public()
             if table is not None and self.club.regulation.results_release == "immediate":
-                public |= set(completed.get(table, ()))     # a table sees the boards it finished at once
-            visible = visible_boards(table, public, self.schedule, completed, started) - set(hidden)
-            if table is not None:
-                mine = still_to_play(table, self.schedule, completed, started) | set(hidden)
+                public |= self.club.ledger.played.get(table, set())   # a table sees the boards it played at once
+            visible = public - set(hidden)
+            if table is not None:          # the table's own rule wins over any release
+                mine = self.still_to_play(table) | set(hidden)
+                visible -= mine
                 reasons = {b: "your_table" for b in mine}
         out = results_payload(self.session, visible, schedule=self.schedule, completed=completed, started=started,
                               table_ids=self.table_ids, reasons=reasons, scored=self._scored(visible))

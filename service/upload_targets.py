@@ -37,6 +37,7 @@ from table.formats.lin import write_lin
 from table.record import GameRecord
 from table.scoring import parse_contract
 
+from .canonical import canonical_int
 from .settings import UploadTarget
 
 log = logging.getLogger(__name__)
@@ -64,9 +65,9 @@ def verify_signature(secret: str, header: str | None, body: bytes, now: float | 
     parts = [p.split("=", 1) for p in header.split(",") if "=" in p]
     ts = [v for k, v in parts if k.strip() == "t"]
     macs = [v.strip() for k, v in parts if k.strip() == "v1"]
-    if len(ts) != 1 or not macs or not ts[0].strip().isdigit():
+    t = canonical_int(ts[0].strip(), 12) if len(ts) == 1 else None
+    if t is None or not macs:
         return False
-    t = int(ts[0])
     if abs((time.time() if now is None else now) - t) > tolerance_s:
         return False
     want = hmac.new(secret.encode(), str(t).encode() + b"." + body, hashlib.sha256).hexdigest()

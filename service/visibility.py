@@ -19,8 +19,9 @@ Hidden information is security. The rules, for a board in progress:
 
 Above these rules stands the movement's (Law 16B, ``service/board_rule.py``): a viewer never receives any
 part of a board its own pair still has to play, an anonymous viewer nothing of a board any table still has
-to play (unless the director marked the table a vugraph table). The caller passes those boards as
-``hidden``; a table on such a board shows only "board 7 in play" (:func:`withheld_state`).
+to play (unless the director marked the table a vugraph table: then its delayed calls and cards, but neither
+its hands nor its result while another table still has the board, ``table.embargoed``). The caller passes
+those boards as ``hidden``; a table on such a board shows only "board 7 in play" (:func:`withheld_state`).
 
 ``table`` is a :class:`service.runtime.TableRuntime` (the engine's ``Table`` plus board history and the
 table's regulation); the function reads it and returns plain JSON data, changing nothing.
@@ -228,10 +229,14 @@ def visible_irregularities(table: TableRuntime, viewer: Viewer, irrs: list[Irreg
 
 
 def spectator_sees_hands(table: TableRuntime, board: int | None) -> bool:
+    """Released boards; the delayed view's hands when the regulation shows them, but never of a board another
+    table still has to play (a vugraph table's audience sees its play, not its hands: Law 16B)."""
     pol = table.regulation.spectators
-    if pol.hands == "delayed" and pol.delay_s > 0:
+    if pol.hands == "never" or board is None:
+        return False
+    if board in table.released:
         return True
-    return pol.hands != "never" and board is not None and board in table.released
+    return pol.hands == "delayed" and pol.delay_s > 0 and board not in table.embargoed
 
 
 def _withheld(table: TableRuntime, hidden: AbstractSet[int]) -> bool:

@@ -5,7 +5,8 @@ on connect and whenever it changes; the director also receives ``{"type": "flagg
 irregularity is flagged and ``{"type": "device", ...}`` for device reports. The token (``?token=``) decides
 the view: the director's (everything), a seat's (its own table, filtered), none (spectator: the delayed copy,
 filtered); every view under the movement's rule (``service/board_rule.py``, via ``Hub.greet`` and
-``Hub.publish_state``)."""
+``Hub.publish_state``). Anonymous streams are capped per address and in total (``service/limits.py``: one more
+is closed with 1013, "try again later")."""
 from __future__ import annotations
 
 import asyncio
@@ -85,12 +86,15 @@ async def table_stream(ws: WebSocket, table_id: str, token: str | None = None,
     if viewer.role == "seat" and viewer.table != table_id:
         await _deny(ws, 403, f"this seat token belongs to table {viewer.table}")
         return
-    await ws.accept()
-    sub = svc.hub.subscribe(viewer, table_id)
-    rt = svc.club.feeds[table_id].replica if viewer.role == "spectator" else svc.club.tables[table_id]
-    async with svc.club.lock(table_id):          # not an event still awaiting its journal write
-        svc.hub.greet(sub, rt)
-    await _pump(ws, svc, sub, token)
+    async with svc.limits.spectators.slot(ws, viewer) as admitted:
+        if not admitted:
+            return
+        await ws.accept()
+        sub = svc.hub.subscribe(viewer, table_id)
+        rt = svc.club.feeds[table_id].replica if viewer.role == "spectator" else svc.club.tables[table_id]
+        async with svc.club.lock(table_id):          # not an event still awaiting its journal write
+            svc.hub.greet(sub, rt)
+        await _pump(ws, svc, sub, token)
 
 
 @router.websocket("/ws/club")
@@ -103,13 +107,16 @@ async def club_stream(ws: WebSocket, token: str | None = None, svc: Service = De
     if viewer.role == "seat":
         await _deny(ws, 403, "a seat token follows its own table: /ws/tables/{id}")
         return
-    await ws.accept()
-    sub = svc.hub.subscribe(viewer, None)
-    for tid in list(svc.club.tables):
-        rt = svc.club.feeds[tid].replica if viewer.role == "spectator" else svc.club.tables[tid]
-        async with svc.club.lock(tid):
-            svc.hub.greet(sub, rt)
-    await _pump(ws, svc, sub)
+    async with svc.limits.spectators.slot(ws, viewer) as admitted:
+        if not admitted:
+            return
+        await ws.accept()
+        sub = svc.hub.subscribe(viewer, None)
+        for tid in list(svc.club.tables):
+            rt = svc.club.feeds[tid].replica if viewer.role == "spectator" else svc.club.tables[tid]
+            async with svc.club.lock(tid):
+                svc.hub.greet(sub, rt)
+        await _pump(ws, svc, sub)
 
 
 @router.websocket("/ws/results")
@@ -124,7 +131,10 @@ async def results_stream(ws: WebSocket, token: str | None = None, svc: Service =
     if screen is None:
         await _deny(ws, 503, "the service is starting")
         return
-    await ws.accept()
-    sub = Subscriber(viewer, None)
-    screen.subscribe(sub)
-    await _pump(ws, svc, sub, token, screen.unsubscribe)
+    async with svc.limits.spectators.slot(ws, viewer) as admitted:
+        if not admitted:
+            return
+        await ws.accept()
+        sub = Subscriber(viewer, None)
+        screen.subscribe(sub)
+        await _pump(ws, svc, sub, token, screen.unsubscribe)

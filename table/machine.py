@@ -476,7 +476,8 @@ class Table:
             if self.deal is not None:
                 owner = next((s for s in SEATS if event.lead in self.deal.hands.get(s, ())), None)
                 if owner is not None and owner != leader:
-                    raise TableError(f"{event.lead} is {owner}'s card: the opening lead is {leader}'s (Law 54)")
+                    raise TableError(f"{event.lead} is not {leader}'s card in the hand record: the opening lead is "
+                                     f"{leader}'s (Law 54)")
             self.keyed_lead = event.lead
         self.recorded_contract = c
         self.tricks = event.tricks

@@ -123,10 +123,10 @@ function trickHtml(t) {
   return `<div>trick ${t.number}: ` + t.cards.map(c => `${c.seat} ${cardHtml(c.card)}`).join(", ") +
     (t.winner ? ` &rarr; ${t.winner}` : "") + "</div>";
 }
-// Credentials never stay in an address: a one-time sign-in link (#signin=<code>) is redeemed for the seat's token,
-// a table card's #card=<code> likewise (the code is kept in this tab so renewCredential() can sign in again
-// after a round change), a director's #token= (or an old-style ?token=) is taken off the address bar at once;
-// the token then lives in this tab's sessionStorage and travels in a header (docs/security.md).
+// Credentials never stay in an address: a one-time sign-in link (#signin=<code>) or a table card (#card=<code>) is
+// redeemed for the seat's token, a director's #token= (or an old-style ?token=) is taken off the address bar at
+// once; the token then lives in this tab's sessionStorage and travels in a header (docs/security.md). A card's
+// code is not kept: it names a table, and the pair moves on (the seat page renews through its token instead).
 function takeFromUrl() {
   const hash = new URLSearchParams(location.hash.slice(1));
   const query = new URLSearchParams(location.search);
@@ -140,33 +140,15 @@ function takeFromUrl() {
 }
 async function credential() {
   const found = takeFromUrl();
-  if (found.card) {
-    sessionStorage.setItem("bt-card", found.card);
-    const r = await api("/api/signin/card", {method: "POST", body: JSON.stringify({code: found.card})});
-    sessionStorage.setItem("bt-token", r.token);
-    return r.token;
-  }
-  if (found.signin) {
-    const r = await api("/api/signin", {method: "POST", body: JSON.stringify({code: found.signin})});
+  sessionStorage.removeItem("bt-card");            // kept by earlier versions of the page
+  if (found.card || found.signin) {
+    const r = await api(found.card ? "/api/signin/card" : "/api/signin",
+                        {method: "POST", body: JSON.stringify({code: found.card || found.signin})});
     sessionStorage.setItem("bt-token", r.token);
     return r.token;
   }
   if (found.token) { sessionStorage.setItem("bt-token", found.token); return found.token; }
   return sessionStorage.getItem("bt-token") || "";
-}
-// After a round change (or any end of the seat token): the table card kept in this tab signs in again for the
-// table's current round. Returns the new token, or null (no card, or the card was revoked: a new card is needed).
-async function renewCredential() {
-  const card = sessionStorage.getItem("bt-card");
-  if (!card) return null;
-  try {
-    const r = await api("/api/signin/card", {method: "POST", body: JSON.stringify({code: card})});
-    sessionStorage.setItem("bt-token", r.token);
-    return r.token;
-  } catch (e) {
-    if (/\(401\)$/.test(e.message)) sessionStorage.removeItem("bt-card");
-    return null;
-  }
 }
 async function api(path, opts = {}, token = "") {
   const headers = {"Content-Type": "application/json"};

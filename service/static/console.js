@@ -189,11 +189,18 @@ async function loadResults() {
       b.results.map(e => `T${esc(e.table)} ${contractHtml(e.contract)} ${esc(e.declarer ? seatName(e.declarer) : "")} ${e.tricks ?? ""} ${esc(t("common.ns", "NS"))} ${e.score_ns ?? "-"}` +
         (e.ns_percent != null ? ` (${e.ns_percent}%)` : "") + (e.adjustment ? ` ${esc(t("console.adj", "adj"))}` : "")).join(" | ") + "</div>").join("") ||
       esc(t("console.no_boards", "no boards yet"));
-    // Releasing makes a board's results and hands public; the service still withholds it from any table that
-    // has it to play (Law 16B), so a release never shows a board in play.
+    // Releasing makes a board's results and hands public. The service refuses (409) a board some table still
+    // has to play and says which; the director then confirms, and even a forced release never reaches a pair
+    // that still has the board to play (Law 16B).
     document.querySelectorAll("#results button.release").forEach(btn => btn.onclick = async () => {
-      try { await api(`/api/boards/${btn.dataset.board}/release`, {method: "POST"}, TOKEN); loadResults(); }
-      catch (e) { toast(e.message); }
+      const path = `/api/boards/${btn.dataset.board}/release`;
+      try { await api(path, {method: "POST"}, TOKEN); loadResults(); }
+      catch (e) {
+        if (!/\(409\)$/.test(e.message)) { toast(e.message); return; }
+        if (!confirm(e.message + "\n\n" + t("console.release_force", "Release it to the public anyway? The pairs that still have to play it will not see it."))) return;
+        try { await api(path + "?force=true", {method: "POST"}, TOKEN); loadResults(); }
+        catch (e2) { toast(e2.message); }
+      }
     });
   } catch (e) { document.getElementById("results").textContent = e.message; }
 }
@@ -245,6 +252,21 @@ function updateNav() {
 }
 new MutationObserver(updateNav).observe(document.getElementById("calls"), {childList: true, subtree: true});
 
+// The stream says it once; a console opened later learns it from /api/health.
+let journalStopped = false;
+function journalFailed(detail) {
+  if (journalStopped) return;
+  journalStopped = true;
+  toast(t("console.journal_failed", "The journal has stopped: nothing is stored. Restart the service."));
+  feed(detail);
+}
+async function checkJournal() {
+  try {
+    const h = await api("/api/health", {}, TOKEN);   // the failure is the director's to see
+    if (h.journal_failure) journalFailed(h.journal_failure);
+  } catch (e) { /* unreachable now: the stream's status says so, the next look tries again */ }
+}
+
 let detailTimer = null;
 function onMessage(m) {
   if (m.type === "state") {
@@ -257,9 +279,15 @@ function onMessage(m) {
     toast(t("console.flagged_toast", "Table {table}: {code} (Law {law})", {table: m.table, code: label, law: i.law}));
     feed(t("console.flagged_feed", "Table {table} board {board}: {code} (Law {law}) by {seat}: {detail}",
       {table: m.table, board: m.board, code: label, law: i.law, seat: seatName(i.seat), detail: i.detail || ""}));
+  } else if (m.type === "journal_failed") {
+    journalFailed(m.detail);
   } else if (m.type === "device") {
     feed(t("console.device_feed", "Table {table} device {device}: {code} {detail}",
       {table: m.table, device: m.device || "", code: m.code, detail: m.detail || ""}));
+  } else if (m.type === "alert" && m.kind === "card_redemptions") {
+    const text = t("console.card_alert", "Table {table}, seat {seat}: its table card signed in {count} times in {minutes} min; further sign-ins are refused for now",
+      {table: m.table, seat: seatName(m.seat), count: m.count, minutes: Math.round(m.window_s / 60)});
+    toast(text); feed(text);
   }
 }
 
@@ -277,6 +305,7 @@ async function start() {
   stream("/ws/club", onMessage, st => document.getElementById("status").textContent = statusText(st), TOKEN);
   loadResults(); setInterval(loadResults, 15000);
   loadUploads(); setInterval(loadUploads, 3000);
+  checkJournal(); setInterval(checkJournal, 10000);
   loadEventTables(); setInterval(loadEventTables, 5000);
   setInterval(() => document.getElementById("clock").textContent = new Date().toLocaleTimeString(), 1000);
 }

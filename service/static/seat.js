@@ -245,13 +245,6 @@ function renderResult(s) {
       html += `<p>${esc(t("seat.confirm_ask", "Do you agree with this result?"))}</p><div class="actions">` +
         `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
         `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
-    } else if (s.kind === "scoring" && c.keyed) {
-      const opp = SEATS.filter(x => SIDE[x] === c.side);
-      html += `<p>${esc(t("seat.hand_over", "Hand this device to {side} to confirm.", {side: sideName(c.side)}))}</p>` +
-        `<div class="field"><label for="confirm-seat">${esc(t("seat.confirming_seat", "Confirming player"))}</label><select id="confirm-seat">` +
-        opp.map(x => `<option value="${x}">${esc(SEAT_NAME[x]())}</option>`).join("") + `</select></div><div class="actions">` +
-        `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
-        `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
     } else {
       html += `<p class="muted">${esc(t("seat.confirm_wait", "Waiting for {side} to confirm the result.", {side: sideName(c.side)}))}</p>`;
     }
@@ -260,7 +253,6 @@ function renderResult(s) {
   el.innerHTML = html;
   const answerWith = accept => () => {
     const body = {accept};
-    if ($("confirm-seat")) body.seat = $("confirm-seat").value;
     send(tableUrl(`/boards/${s.board.number}/confirm`), body).then(r => { if (r && !accept) toast(t("seat.director_called", "The director has been called.")); });
   };
   if ($("confirm-accept")) { $("confirm-accept").onclick = answerWith(true); $("confirm-dispute").onclick = answerWith(false); }
@@ -400,22 +392,49 @@ function signedOut(msg) {
   ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section",
    "players-section", "guidance-section", "irregularities-section", "call-director"].forEach(id => $(id).hidden = true);
 }
-// The seat's token ended (a new round, a revocation): the table card's credential gives the next one when the page
-// has it (common.js renewCredential), else the player is told to sign in again; never "reconnecting" for ever.
+// The seat's token ended (a new round, a revocation): the page follows its pair, never its table. It trades its
+// token for the pair's seat in the new round (POST /api/signin/renew: the server finds the pair's next table and
+// seat); a pair that sits out, waits for its table or has finished is told so and the page asks again every 10 s.
+// A revoked, replaced or already renewed token signs out: scan the card at your (new) table.
 let renewing = null;
+function newSeat(r) {
+  TOKEN = r.token; TABLE = r.table; ME = r.seat;
+  sessionStorage.setItem("bt-token", r.token);
+  state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.labels = {};
+  $("hands").innerHTML = ""; $("trick").innerHTML = ""; $("auction").innerHTML = "";
+  ["keying-section", "result-section", "guidance-section", "players-section", "claim-section"].forEach(id => $(id).hidden = true);
+  $("signed-out").hidden = true; $("table-section").hidden = false;
+  $("irregularities-section").hidden = false; $("call-director").hidden = false;
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  $("board").textContent = t("seat.waiting", "Waiting for a board.");
+  connect(); loadRound().then(loadPlayers);
+}
+function notSeated(r) {
+  signedOut("");
+  const el = $("signed-out");
+  const text = r.status === "over" ? t("seat.session_over", "Your session is over: your pair has no further round.")
+    : r.status === "sit_out" ? t("seat.sit_out", "Your pair sits out round {r}: this page shows your next table when its round begins.", {r: r.round})
+    : t("seat.wait_table", "Round {r}: your pair's next table has not started the round yet; this page follows when it does.", {r: r.round});
+  el.innerHTML = `<h2>${esc(r.status === "over" ? t("seat.over_title", "Session over") : t("seat.between_title", "Between tables"))}</h2><p class="pair-status" data-status="${esc(r.status)}">${esc(text)}</p>`;
+  $("board").textContent = text;
+  $("status").textContent = "";
+}
+async function renewCredential() {
+  try { return await api("/api/signin/renew", {method: "POST", body: "{}"}, TOKEN); }
+  catch (e) { return {status: "signed_out", message: e.message}; }
+}
 async function credentialEnded(msg) {
   if (!renewing) {
     renewing = (async () => {
-      let fresh = null;
-      if (typeof renewCredential === "function") { try { fresh = await renewCredential(); } catch (e) { fresh = null; } }
-      if (fresh && fresh.split(".")[0] === "seat") {
-        TOKEN = fresh; [, TABLE, ME] = fresh.split(".");
-        $("signed-out").hidden = true; $("table-section").hidden = false;
-        $("irregularities-section").hidden = false; $("call-director").hidden = false;
-        connect(); loadRound().then(loadPlayers);
-        return true;
+      streamToken = null;                             // nothing more from the old credential's stream
+      const r = await renewCredential();
+      if (r.status === "seated" && r.token) { newSeat(r); return true; }
+      if (["sit_out", "waiting", "over"].includes(r.status)) {
+        notSeated(r);
+        if (r.status !== "over") setTimeout(() => credentialEnded(msg), 10000);
+        return false;
       }
-      signedOut(msg);
+      signedOut(r.message || msg);
       return false;
     })().finally(() => setTimeout(() => { renewing = null; }, 0));
   }

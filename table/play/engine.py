@@ -184,7 +184,7 @@ class Play(PlayState):
                 self.flag(out, IrregularityCode.HAND_RECORD_MISMATCH, "13A1", seat, n, here,
                            [Option("director", "13A1: correct from the hand record, or score as a fouled board (87)",
                                    "director")],
-                           f"{seat} played {card}, which the hand record gives to {owner}; accepted as played")
+                           f"{seat} played {card}, which the hand record gives to another player; accepted as played")
                 self._take_from(owner, card)
                 self._pcs[owner].pop(card, None)
                 self._set_owner(card, seat)
@@ -241,7 +241,7 @@ class Play(PlayState):
             if owner is not None and owner != seat:
                 self.flag(out, IrregularityCode.HAND_RECORD_MISMATCH, "13A1", seat, n, len(self._trick),
                            [Option("director", "13A1: correct from the hand record", "director")],
-                           f"{seat} exposed {c}, which the hand record gives to {owner}")
+                           f"{seat} exposed {c}, which the hand record gives to another player")
                 self._take_from(owner, c)
                 self._set_owner(c, seat)
                 self._known[seat] = self._known[owner] = False

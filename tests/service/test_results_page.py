@@ -358,7 +358,7 @@ def test_a_release_reaches_the_results_push_at_once(tmp_path: Path, monkeypatch:
             screen.subscribe(sub)
             (first,) = await asyncio.wait_for(sub.next_batch(), 5)
             assert json.loads(first)["results"]["boards"] == []
-            await club.release(1)
+            await club.release(1, force=True)            # in play at B: only a forced release
             (pushed,) = await asyncio.wait_for(sub.next_batch(), 5)
             boards = json.loads(pushed)["results"]["boards"]
             assert [b["board"] for b in boards] == [1]
@@ -479,7 +479,9 @@ def test_a_table_that_still_has_to_play_a_board_never_sees_it(server: ServerProc
     assert t2["view"] == "table" and t2["table"] == "2"
     assert board_entry(t2, 1)["reason"] == "your_table" and board_entry(get(seat1), 1)["reason"] == "waiting"
     # the director releases board 1 by mistake: table 2 has still to play it (round 3)
-    assert d.post("/api/boards/1/release").status_code == 200
+    refused = d.post("/api/boards/1/release")
+    assert refused.status_code == 409 and refused.json()["tables"] == ["2"], refused.text
+    assert d.post("/api/boards/1/release?force=true").status_code == 200
     view = get(public, since=before["revision"])
     assert not view.get("unchanged") and board_entry(view, 1)["visible"]
     assert scores(view, 1) == {"1": 420, "3": 450}

@@ -246,7 +246,7 @@ def test_results_release_and_adjustment(server: ServerProcess, director: httpx.C
                            json={"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 10})
         assert ok.status_code == 200 and ok.json()["adjustment"]["score_ns"] in (420, 620)
         assert director.post("/api/tables/A/boards/9/adjustment", json={"kind": "cancel"}).status_code == 404
-        assert director.post("/api/boards/1/release").status_code == 200
+        assert director.post("/api/boards/1/release?force=true").status_code == 200
         res = anon.get("/api/results").json()
         b1 = next(b for b in res if b["board"] == 1)
         assert any(e["table"] == "A" and e["adjustment"]["kind"] == "assigned" for e in b1["results"])

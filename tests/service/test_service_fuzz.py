@@ -1,8 +1,11 @@
-"""Property-based fuzzing of the API: schemathesis generates requests from /openapi.json (no 5xx, ever), and
-hypothesis throws random table events at a table in play (no 5xx; a refused event changes nothing)."""
+"""Property-based fuzzing of the API: schemathesis generates requests from /openapi.json (no 5xx, ever),
+hypothesis throws random table events at a table in play (no 5xx; a refused event changes nothing), and every
+route with a body gets lone surrogates in its string fields under one, two or a text Content-Type (refused,
+nothing reaches the journal, which acknowledges afterwards)."""
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +18,7 @@ from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 
 from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.testing import ServerProcess, raw_request
 
 CONFIG = {"tables": [{"id": "F"}, {"id": "G"}], "regulation": {"spectators": {"delay_s": 0}}}
 
@@ -135,3 +138,90 @@ def test_fuzz_server_still_healthy(server: ServerProcess, tmp_path: Path) -> Non
     assert rss_kb < 400_000, f"the server holds {rss_kb} kB after the fuzzing"
     log = server.log_path.read_text()
     assert "Traceback" not in log or "the engine failed" in log
+
+
+# ---------------------------------------------------------------------------------------------- hostile framing
+SURROGATE = "@@surrogate@@"          # stands for a lone surrogate, written into the JSON text as an escape
+
+
+def _resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    return schema
+
+
+def _sample(spec: dict[str, Any], schema: dict[str, Any]) -> Any:
+    """A plain value of ``schema`` (its example when it has one)."""
+    schema = _resolve(spec, schema)
+    if schema.get("examples"):
+        return schema["examples"][0]
+    kinds = [_resolve(spec, s).get("type") for s in schema.get("anyOf", [])] or [schema.get("type")]
+    if "object" in kinds:
+        return {k: _sample(spec, v) for k, v in schema.get("properties", {}).items()}
+    values = {"string": "x", "integer": 1, "number": 1, "boolean": True, "array": []}
+    return next((values[k] for k in kinds if k in values), "x")
+
+
+def _string_fields(spec: dict[str, Any], schema: dict[str, Any], sample: Any) -> list[str]:
+    """The body's string fields: those its schema types as strings, and those its example fills with text."""
+    schema = _resolve(spec, schema)
+    out = []
+    for name, prop in schema.get("properties", {}).items():
+        kinds = {_resolve(spec, s).get("type") for s in prop.get("anyOf", [])} | {_resolve(spec, prop).get("type")}
+        if "string" in kinds:
+            out.append(name)
+    if isinstance(sample, dict):
+        out += [k for k, v in sample.items() if isinstance(v, str) and k not in out]
+    return out or ["name"]
+
+
+def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every operation of the schema that takes a body: method, path (parameters filled in), body schema."""
+    out = []
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            body = op.get("requestBody", {}).get("content", {}).get("application/json")
+            if body is None:
+                continue
+            for p in op.get("parameters", []):
+                if p["in"] == "path":
+                    value = "1" if _resolve(spec, p.get("schema", {})).get("type") == "integer" else "F"
+                    path = path.replace("{" + p["name"] + "}", value)
+            out.append((method.upper(), path, body["schema"]))
+    return out
+
+
+def test_every_body_route_refuses_hostile_framing_and_text(server: ServerProcess) -> None:
+    """Every route with a body, from the live /openapi.json: each string field holding a lone surrogate, sent
+    with one Content-Type, with two (JSON then text, text then JSON), and as text alone. Never a 5xx, the two
+    headers always 400, nothing reaches the journal, and the journal acknowledges afterwards."""
+    spec = httpx.get(server.base + "/openapi.json").json()
+    operations = _operations(spec)
+    assert len(operations) >= 16, [p for _, p, _ in operations]
+    auth = ("Authorization", f"Bearer {server.token}")
+    json_type, text_type = ("Content-Type", "application/json"), ("Content-Type", "text/plain")
+    sent = 0
+    for method, path, schema in operations:
+        sample = _sample(spec, schema)
+        fields = _string_fields(spec, schema, sample)
+        bodies = []
+        for chosen in [[f] for f in fields] + [fields]:
+            body = dict(sample) if isinstance(sample, dict) else {}
+            body.update({f: SURROGATE for f in chosen})
+            bodies.append(json.dumps(body).replace(f'"{SURROGATE}"', '"a\\ud800"').encode())
+        for body in bodies:
+            for who in ([auth], []):
+                size = ("Content-Length", str(len(body)))
+                for ctypes, expected in (([json_type], {422}), ([json_type, text_type], {400}),
+                                         ([text_type, json_type], {400}), ([text_type], {415})):
+                    status, answer = raw_request(server.port, method, path, [*who, size, *ctypes], body, 10)
+                    assert status in expected, (method, path, ctypes, body[:120], status, answer[:300])
+                    sent += 1
+    assert sent > 200
+    with server.client(server.token) as d:
+        r = d.post("/api/tables/F/director")
+        assert r.status_code == 200, r.text
+        assert any(c["id"] == r.json()["id"] for c in d.get("/api/director-calls").json())
+        health = d.get("/api/health").json()
+        assert health["status"] == "ok" and health["journal_failure"] is None
+    assert "journal row refused" not in server.log_path.read_text()      # the guard stopped every one of them

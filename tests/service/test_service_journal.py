@@ -1,4 +1,5 @@
-"""The journal: WAL, synchronous FULL, who/what/when per row, and tables rebuilt on restart."""
+"""The journal: WAL, synchronous FULL, who/what/when per row, tables rebuilt on restart; a row it cannot store
+fails alone, and a writer that cannot go on fails every write at once and tells the director."""
 from __future__ import annotations
 
 import asyncio
@@ -10,11 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import uvicorn
 import websockets
 
+from service.app import create_app
 from service.dealing import deal_for
-from service.journal import Journal
-from service.testing import ServerProcess
+from service.http_errors import status_of
+from service.journal import CLUB, NEXT, Journal, Row, Unstorable, utcnow
+from service.settings import Settings
+from service.testing import ServerProcess, free_port
 
 
 def _states(c: httpx.Client) -> dict[str, Any]:
@@ -125,3 +130,80 @@ def test_an_event_the_journal_cannot_store_is_refused_and_never_seen(tmp_path: P
         # and the table carries on: the same call, now the disk is free, is taken and seen
         assert d.post("/api/tables/J/events", json={"type": "call", "seat": dealer, "call": "1C"}).status_code == 200
         assert [c["call"] for c in d.get("/api/tables/J").json()["auction"]["calls"]] == ["1C"]
+
+
+def test_a_row_the_journal_cannot_store_fails_alone(tmp_path: Path) -> None:
+    """Past the guard (a value built by the service itself), a row that is not Unicode text or not JSON fails
+    with a 422-kind error before the write; the rows queued with it are written and the writer runs on."""
+    journal = Journal(str(tmp_path / "j.db"))
+    journal.start()
+
+    def row(body: dict[str, Any], actor: str = "director") -> Row:
+        return Row(CLUB, NEXT, utcnow(), actor, "test", body)
+
+    async def scenario() -> list[BaseException | None]:
+        futures = [journal.append(row({"n": 1})), journal.append(row({"name": "a\ud800"})),
+                   journal.append(row({"n": 2}, actor="seat:\udfff")), journal.append(row({"x": {1, 2}})),
+                   journal.append(row({"x": float("nan")})), journal.append(row({"n": 3}))]
+        out = await asyncio.wait_for(asyncio.gather(*futures, return_exceptions=True), 10)
+        await asyncio.wait_for(journal.append(row({"n": 4})), 10)          # and the writer goes on
+        return list(out)
+
+    try:
+        results = asyncio.run(scenario())
+    finally:
+        journal.close()
+    assert [r is None for r in results] == [True, False, False, False, False, True], results
+    for err in results[1:5]:
+        assert isinstance(err, Unstorable) and status_of(err) == 422, err
+    assert journal.failure is None
+    assert [r.body for r in Journal(str(tmp_path / "j.db")).rows()] == [{"n": 1}, {"n": 3}, {"n": 4}]
+
+
+def test_a_writer_that_cannot_go_on_fails_every_write_and_tells_the_director(tmp_path: Path) -> None:
+    """The writer's database connection breaks under it (closed here: no later write can be trusted). The
+    write waiting for it and every later one fail at once with 503, ``/api/health`` and the director's stream
+    say so, and the service still stops when asked."""
+    settings = Settings.model_validate({"database": str(tmp_path / "j.db"), "director_token": "director-token-x",
+                                        "tables": [{"id": "1"}], "regulation": {"spectators": {"delay_s": 0}}})
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning",
+                                           lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    try:
+        with httpx.Client(base_url=base, headers={"Authorization": "Bearer director-token-x"}, timeout=5) as d:
+            assert d.post("/api/tables/1/events", json={"type": "board", "board": 1}).status_code == 200
+
+            async def watch() -> dict[str, Any]:
+                async with websockets.connect(f"ws://127.0.0.1:{port}/ws/club?token=director-token-x") as ws:
+                    await asyncio.wait_for(ws.recv(), 5)                         # the table's state
+                    svc = server.config.loaded_app.app                           # the app under its middleware
+                    while not hasattr(svc, "state"):
+                        svc = svc.app
+                    svc.state.service.journal._db.close()                        # the fault
+                    r = await asyncio.to_thread(d.post, "/api/tables/1/events",
+                                                json={"type": "contract", "contract": "4S", "declarer": "N"})
+                    assert r.status_code == 503 and "journal" in r.json()["detail"], r.text
+                    while True:
+                        m = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                        if m["type"] == "journal_failed":
+                            return dict(m)
+
+            alert = asyncio.run(watch())
+            assert "stopped" in alert["detail"]
+            started = time.monotonic()
+            r = d.post("/api/tables/1/director")
+            assert r.status_code == 503 and time.monotonic() - started < 2, r.text
+            health = d.get("/api/health").json()
+            assert health["status"] == "journal stopped" and health["journal_failure"], health
+            assert d.get("/api/tables/1").json()["seq"] == 1                     # the refused event is not seen
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert not thread.is_alive(), "the service did not stop"

@@ -181,7 +181,7 @@ def test_spectator_policies() -> None:
         for _ in range(20):
             next(gen)
         if released:
-            rt.released.add(1)
+            rt.released = {1}
         hands: dict[str, Any] = visible_state(rt, SPECTATOR)["hands"]
         return hands
 
