@@ -192,7 +192,8 @@ def _irregularity(t: Table, irr: Irregularity, viewer: Viewer, complete: bool, r
                and chooser_matches(t, o.chooser, viewer.seat or "")]
     if not complete and not sees_hands and irr.code in SECRET_CODES and not (offender or options):
         return None
-    if not (complete or sees_hands or offender or irr.phase == "auction"):
+    # a complete board shows a seat all four hands, not a spectator: its details wait for the hands
+    if not (complete and viewer.role == "seat" or sees_hands or offender or irr.phase == "auction"):
         d.pop("detail", None)
     d.pop("options", None)
     if options:
