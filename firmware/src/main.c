@@ -21,7 +21,8 @@ enum { READER = 0, BOX = 1 };
 static identity id;
 static bt_session links[2];
 static uint8_t rx_buf[2][BT_MAX_ENCODED];   /* full-size receive buffers: every v1 frame is accepted */
-static uint8_t antenna_ok;
+static uint8_t reader_status;               /* BT_RS_*: what READER_STATUS last said (or will say) */
+static uint8_t collided_rounds;             /* rounds in a row that ended in an unresolved collision */
 static struct {
     uint8_t prevent;              /* SET_MODE: 1 PREVENT (the host may refuse a call), 0 FLAG */
     uint16_t undo_ms;             /* SET_MODE: the undo window after a call (0: no undo) */
@@ -29,16 +30,21 @@ static struct {
     uint32_t last_at;
 } box = {0, 0, 0xFFu, 0};
 
+/* The tags in the field (or read and not yet handed to the link): each is reported once, when the session's
+ * queue takes its CARD_READ. A full queue holds the tag back (reported stays 0) and the next round tries
+ * again: a tag is never marked reported without its event queued, and a read tag is kept until it is. */
 static struct {
-    uint8_t present, len, absent, checks;
-    uint8_t uid[MFRC522_UID_MAX];
-} tag;
+    rfid_uid u;
+    uint8_t absent, reported;
+    uint32_t at;                  /* when it was first read (the CARD_READ's ts) */
+} seen[RFID_TAGS_MAX];
+static uint8_t nseen;
 
 static void link_write(void *ctx, const uint8_t *data, size_t n) { uart_write((uint8_t)(uintptr_t)ctx, data, n); }
 
 static void send_reader_status(uint32_t now) {
     uint8_t p[7];
-    bt_enc_reader_status(p, antenna_ok ? BT_RS_OK : BT_RS_ANTENNA_FAULT, antenna_ok ? 1u : 0u, tag.present, now);
+    bt_enc_reader_status(p, reader_status, mfrc522_healthy() ? 1u : 0u, nseen, now);
     bt_session_send(&links[READER], BT_READER_STATUS, p, 7, now);
 }
 
@@ -78,29 +84,58 @@ static uint32_t session_id_for(const char *serial) {
     return sid ? sid : 1u;
 }
 
-static void poll_reader(uint32_t now) {
-    uint8_t uid[MFRC522_UID_MAX];
-    /* The tag already reported usually still lies there: a short presence check (a quarter of the SPI traffic)
-     * tells so; a 7-byte UID is matched on its level-1 bytes only, so every 8th round reads the whole UID. */
-    if (tag.present && (++tag.checks & 7u) && mfrc522_still_present(tag.uid, tag.len)) {
-        tag.absent = 0;
-        return;
+static void show_reader_problem(uint8_t status) {
+    static const char *const text[] = {"", "CARD READER FAULT", "CARDS COLLIDE: LIFT", "TOO MANY CARDS"};
+    uint8_t field[1 + 21];
+    const char *t = status < 4 ? text[status] : "";
+    uint8_t n = 0;
+    while (t[n]) field[1 + n] = (uint8_t)t[n], n++;
+    field[0] = n;
+    display_message(field);                       /* on the bidding box's screen, line 7 */
+}
+
+static void reader_round(const rfid_round *r, uint32_t now) {
+    uint8_t in_round[RFID_TAGS_MAX] = {0};
+    for (uint8_t k = 0; k < nseen; k++) {
+        uint8_t there = 0;
+        for (uint8_t j = 0; j < r->n && !there; j++) {
+            there = r->tag[j].len == seen[k].u.len;
+            for (uint8_t i = 0; there && i < seen[k].u.len; i++) there = r->tag[j].uid[i] == seen[k].u.uid[i];
+            if (there) in_round[j] = 1;
+        }
+        if (there) seen[k].absent = 0;
+        else if (seen[k].absent < 255u) seen[k].absent++;
     }
-    uint8_t n = mfrc522_read_uid(uid);
-    if (!n) {
-        if (tag.present && ++tag.absent >= RFID_ABSENT_POLLS) tag.present = 0;
-        return;
+    for (uint8_t k = 0; k < nseen;) {             /* gone (a tag not reported yet stays until it is) */
+        if (seen[k].reported && seen[k].absent >= RFID_ABSENT_POLLS) seen[k] = seen[--nseen];
+        else k++;
     }
-    tag.absent = 0;
-    uint8_t same = tag.present && n == tag.len;
-    for (uint8_t i = 0; same && i < n; i++) same = uid[i] == tag.uid[i];
-    if (same) return;                             /* the card still lying on the antenna: reported already */
-    tag.present = 1;
-    tag.len = n;
-    for (uint8_t i = 0; i < n; i++) tag.uid[i] = uid[i];
-    uint8_t p[BT_EVENT_MAX];
-    uint16_t len = bt_enc_card_read(p, BT_ZONE_PLAY, now, -128, uid, n);
-    bt_session_send(&links[READER], BT_CARD_READ, p, (uint8_t)len, now);
+    for (uint8_t j = 0; j < r->n; j++) {
+        if (in_round[j] || nseen >= RFID_TAGS_MAX) continue;   /* a full table: read again next round */
+        seen[nseen].u = r->tag[j];
+        seen[nseen].absent = 0;
+        seen[nseen].reported = 0;
+        seen[nseen].at = now;
+        nseen++;
+    }
+    for (uint8_t k = 0; k < nseen; k++) {
+        if (seen[k].reported) continue;
+        uint8_t p[BT_EVENT_MAX];
+        uint16_t len = bt_enc_card_read(p, BT_ZONE_PLAY, seen[k].at, -128, seen[k].u.uid, seen[k].u.len);
+        if (bt_session_send(&links[READER], BT_CARD_READ, p, (uint8_t)len, now) < 0) break;   /* back-pressure */
+        seen[k].reported = 1;
+    }
+    collided_rounds = r->collision ? (uint8_t)(collided_rounds < 255u ? collided_rounds + 1u : 255u) : 0u;
+}
+
+static void update_reader_status(uint32_t now, uint8_t too_many) {
+    uint8_t status = !mfrc522_healthy() ? BT_RS_ANTENNA_FAULT
+                     : too_many ? BT_RS_TOO_MANY_TAGS
+                     : collided_rounds >= 3u ? BT_RS_COLLISION : BT_RS_OK;
+    if (status == reader_status) return;
+    reader_status = status;
+    show_reader_problem(status);
+    if (links[READER].state == BT_READY) send_reader_status(now);
 }
 
 static bidding bid;
@@ -144,7 +179,7 @@ int main(void) {
     uart_init();
     keys_init();
     sei();
-    antenna_ok = mfrc522_init();
+    mfrc522_init();
     display_init();
     bt_session_init(&links[READER], BT_KIND_SEAT_READER, 0, session_id_for(id.reader_serial), id.reader_serial,
                     FIRMWARE_VERSION, rx_buf[READER], sizeof rx_buf[READER], link_write, on_message,
@@ -152,7 +187,7 @@ int main(void) {
     bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT | BT_CAP_DISPLAY | BT_CAP_PREVENT_MODE | BT_CAP_UNDO | BT_CAP_STOP_CARD, session_id_for(id.box_serial), id.box_serial,
                     FIRMWARE_VERSION, rx_buf[BOX], sizeof rx_buf[BOX], link_write, on_message,
                     (void *)(uintptr_t)BOX);
-    uint32_t now = clock_ms(), tick = now, last_rfid = now, last_status = now;
+    uint32_t now = clock_ms(), tick = now, last_status = now;
     bt_session_start(&links[READER], now);
     bt_session_start(&links[BOX], now);
     set_sleep_mode(SLEEP_MODE_IDLE);
@@ -168,11 +203,15 @@ int main(void) {
             bt_session_poll(&links[BOX], now);
             handle_keys();
             display_poll();
-            if ((uint32_t)(now - last_rfid) >= RFID_POLL_MS) {
-                last_rfid = now;
-                poll_reader(now);
+            rfid_round round;
+            if (mfrc522_poll(now, &round)) {      /* one short step a tick: the reader never blocks the loop */
+                reader_round(&round, now);
+                update_reader_status(now, round.too_many);
+            } else if (!mfrc522_healthy() && reader_status != BT_RS_ANTENNA_FAULT && (uint32_t)now > 2000u) {
+                update_reader_status(now, 0);
             }
-            if (!antenna_ok && links[READER].state == BT_READY && (uint32_t)(now - last_status) >= 1000u) {
+            if (reader_status != BT_RS_OK && links[READER].state == BT_READY &&
+                (uint32_t)(now - last_status) >= 1000u) {
                 last_status = now;                /* not OK: repeat the status once a second (§8.3) */
                 send_reader_status(now);
             }
