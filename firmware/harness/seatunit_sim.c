@@ -255,7 +255,12 @@ static void loop_reset(void) {
     loop.since = loop.awake_since = avr->cycle;
 }
 
+/* the stack's deepest point since the start (SPH:SPL at 0x5E:0x5D), checked after every instruction */
+static uint16_t sp_min = 0xFFFF;
+
 static void loop_wake_check(void) {
+    uint16_t sp = (uint16_t)(avr->data[0x5D] | (avr->data[0x5E] << 8));
+    if (sp < sp_min && sp > 0x200) sp_min = sp;
     if (loop.asleep && avr->state != cpu_Sleeping) {
         loop.asleep = 0;
         loop.awake_since = avr->cycle;
@@ -463,12 +468,13 @@ static int command(char *line) {
     } else if (!strcmp(argv[0], "stats")) {
         uint64_t span = avr->cycle - loop.since;
         printf("stats emulated_ms=%llu transceives=%u tag_answers=%u pins=%02x%02x collisions=%u timer_irqs=%u "
-               "tag_fallbacks=%u loop_max_us=%llu loop_busy_permille=%llu spi_bytes=%lu",
+               "tag_fallbacks=%u loop_max_us=%llu loop_busy_permille=%llu spi_bytes=%lu stack_max=%u",
                (unsigned long long)(avr->cycle / (FREQ / 1000)), reader.transceives, reader.answers,
                avr->data[0x26], avr->data[0x20],      /* PINC, PINA: the keys, active low */
                reader.collisions, reader.timer_irqs, reader.tag_fallbacks,
                (unsigned long long)(loop.longest / CYCLES_PER_US),
-               (unsigned long long)(span ? loop.busy * 1000u / span : 0u), spi_bytes);
+               (unsigned long long)(span ? loop.busy * 1000u / span : 0u), spi_bytes,
+               sp_min == 0xFFFF ? 0u : 0x21FFu - sp_min);   /* RAMEND 0x21FF: bytes of stack used at most */
         for (int i = 0; i < 2; i++)
             printf(" %s_up=%lu %s_down=%lu %s_faulted=%lu %s_unplugs=%lu", links[i].name, links[i].bytes_up,
                    links[i].name, links[i].bytes_down, links[i].name, links[i].faulted, links[i].name,

@@ -3,6 +3,7 @@
 #include <avr/interrupt.h>
 #include <avr/io.h>
 #include <avr/sleep.h>
+#include <avr/wdt.h>
 #include <stdint.h>
 
 #include "../protocol/crc32.h"
@@ -18,9 +19,31 @@
 
 enum { READER = 0, BOX = 1 };
 
+/* Fuses (ATmega2560 datasheet §30.2, Tables 30-3..30-5), kept in the ELF's .fuse section for the programmer
+ * (docs/hardware.md): low 0xFF (full-swing crystal, slow start-up), high 0xD1 (SPI programming on, EEPROM kept
+ * through a chip erase, JTAG off, no boot-loader reset vector), extended 0xFC (brown-out detection at 4.3 V:
+ * 16 MHz needs 4.5-5.5 V, §31.3 "Speed Grades"; 2.7 V lets the CPU run out of spec while EEPROM is written). */
+#include <avr/fuse.h>
+FUSES = {.low = 0xFF, .high = 0xD1, .extended = 0xFC};
+
+/* The reset cause (MCUSR: WDRF, BORF, EXTRF, PORF), read before anything else. After a watchdog reset the
+ * watchdog stays on with its shortest time-out (datasheet §12.5: WDRF overrides WDE): it is switched off at
+ * once, before the C start-up's clearing of .bss could outlast it, and on again, deliberately, in main. */
+uint8_t reset_cause __attribute__((section(".noinit")));
+void early_reset_cause(void) __attribute__((naked, used, section(".init3")));
+void early_reset_cause(void) {
+    reset_cause = MCUSR;
+    MCUSR = 0;
+    wdt_disable();
+}
+
 static identity id;
 static bt_session links[2];
 static uint8_t rx_buf[2][BT_MAX_ENCODED];   /* full-size receive buffers: every v1 frame is accepted */
+/* Event queues, packed (session.h): 64 CARD_READs of a 7-byte UID (14-byte payload) and a few
+ * READER_STATUS; 64 CALL_PRESSED (6 bytes, the box's largest event). §5.5 asks for 64 events. */
+static uint8_t reader_queue[BT_QUEUE * BT_QUEUE_ENTRY(14u) + 4u * BT_QUEUE_ENTRY(7u)];
+static uint8_t box_queue[BT_QUEUE * BT_QUEUE_ENTRY(6u)];
 static uint8_t reader_status;               /* BT_RS_*: what READER_STATUS last said (or will say) */
 static uint8_t collided_rounds;             /* rounds in a row that ended in an unresolved collision */
 static struct {
@@ -182,16 +205,22 @@ int main(void) {
     mfrc522_init();
     display_init();
     bt_session_init(&links[READER], BT_KIND_SEAT_READER, 0, session_id_for(id.reader_serial), id.reader_serial,
-                    FIRMWARE_VERSION, rx_buf[READER], sizeof rx_buf[READER], link_write, on_message,
+                    FIRMWARE_VERSION, rx_buf[READER], sizeof rx_buf[READER], reader_queue, sizeof reader_queue,
+                    link_write, on_message,
                     (void *)(uintptr_t)READER);
     bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT | BT_CAP_DISPLAY | BT_CAP_PREVENT_MODE | BT_CAP_UNDO | BT_CAP_STOP_CARD, session_id_for(id.box_serial), id.box_serial,
-                    FIRMWARE_VERSION, rx_buf[BOX], sizeof rx_buf[BOX], link_write, on_message,
+                    FIRMWARE_VERSION, rx_buf[BOX], sizeof rx_buf[BOX], box_queue, sizeof box_queue, link_write,
+                    on_message,
                     (void *)(uintptr_t)BOX);
     uint32_t now = clock_ms(), tick = now, last_status = now;
     bt_session_start(&links[READER], now);
     bt_session_start(&links[BOX], now);
     set_sleep_mode(SLEEP_MODE_IDLE);
+    /* the watchdog: 500 ms without a main-loop turn (its longest stretch is a few ms, docs/PERFORMANCE.md;
+     * a UART ring full at 115200 Bd drains in 22 ms) resets the unit */
+    wdt_enable(WDTO_500MS);
     for (;;) {
+        wdt_reset();
         now = clock_ms();
         for (uint8_t port = 0; port < 2; port++) {
             int c;

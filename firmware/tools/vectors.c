@@ -65,6 +65,8 @@ static void sess_deliver(void *ctx, uint8_t type, const uint8_t *payload, uint16
     putchar('\n');
 }
 
+static uint8_t sess_queue[BT_QUEUE * BT_QUEUE_ENTRY(BT_EVENT_MAX)];   /* 64 events of any size */
+
 static void session_command(char **argv, int argc) {
     static uint8_t data[8192];
     const char *op = argv[1];
@@ -73,7 +75,7 @@ static void session_command(char **argv, int argc) {
     } else if (!strcmp(op, "open") && argc >= 5) {
         snprintf(sess_serial, sizeof sess_serial, "%s", argv[4]);
         bt_session_init(&sess, (uint8_t)num(argv[2]), 0, (uint32_t)num(argv[3]), sess_serial, "vectors-1",
-                        sess_rx, sizeof sess_rx, sess_write, sess_deliver, NULL);
+                        sess_rx, sizeof sess_rx, sess_queue, sizeof sess_queue, sess_write, sess_deliver, NULL);
     } else if (!strcmp(op, "start") && argc >= 3) {
         bt_session_start(&sess, (uint32_t)num(argv[2]));
     } else if (!strcmp(op, "feed") && argc >= 4) {
