@@ -168,6 +168,10 @@ class SeatUnit:
         """One more tag laid on the antenna beside those already there (the field holds several tags)."""
         self.command(f"add {uid} {ident}")
 
+    def reader_chip_reset(self) -> None:
+        """The MFRC522 alone resets (a glitch on its supply): its set-up is lost, the MCU runs on."""
+        self.command("chipreset")
+
     def loop_reset(self) -> None:
         """Restart the main-loop measurement (``loop_max_us``, ``loop_busy_permille`` in :meth:`stats`)."""
         self.command("loopreset")

@@ -230,6 +230,12 @@ void bt_session_poll(bt_session *s, uint32_t now) {
         return;
     case BT_READY:
         break;
+    case BT_REFUSED:                              /* docs/protocol.md §5.3: try again, rarely */
+        if (AGE(now, s->last_hello) >= BT_REFUSED_RETRY_MS) {
+            s->state = BT_CONNECTING;
+            send_hello(s, now);
+        }
+        return;
     default:
         return;
     }

@@ -21,6 +21,7 @@
 #define BT_TX_MAX_PAYLOAD 80u /* HELLO with 32-character serial and firmware strings is the largest frame */
 #define BT_WINDOW 8u
 #define BT_HELLO_MS 500u
+#define BT_REFUSED_RETRY_MS 60000u   /* REFUSED: HELLO again after this long (the host may have been changed) */
 
 enum bt_state { BT_IDLE = 0, BT_CONNECTING, BT_READY, BT_LOST, BT_REFUSED };
 

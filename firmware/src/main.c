@@ -26,6 +26,30 @@ enum { READER = 0, BOX = 1 };
 #include <avr/fuse.h>
 FUSES = {.low = 0xFF, .high = 0xD1, .extended = 0xFC};
 
+/* The stack's high-water mark: before anything runs, the RAM between the end of the variables (_end) and the
+ * top of the stack is painted with 0xC5; the lowest address no longer holding it is the deepest the stack
+ * went. (The known avr-libc start-up pattern, in .init1: no stack, no registers the start-up relies on.) */
+extern uint8_t _end;
+void paint_stack(void) __attribute__((naked, used, section(".init1")));
+void paint_stack(void) {
+    __asm volatile("    ldi r30, lo8(_end)\n"
+                   "    ldi r31, hi8(_end)\n"
+                   "    ldi r24, 0xC5\n"
+                   "    ldi r25, hi8(__stack)\n"
+                   "    rjmp 2f\n"
+                   "1:  st Z+, r24\n"
+                   "2:  cpi r30, lo8(__stack)\n"
+                   "    cpc r31, r25\n"
+                   "    brlo 1b\n"
+                   "    breq 1b\n" ::);
+}
+
+static uint16_t stack_peak(void) {
+    const uint8_t *p = &_end;
+    while (p <= (const uint8_t *)RAMEND && *p == 0xC5) p++;
+    return (uint16_t)((const uint8_t *)RAMEND + 1 - p);
+}
+
 /* The reset cause (MCUSR: WDRF, BORF, EXTRF, PORF), read before anything else. After a watchdog reset the
  * watchdog stays on with its shortest time-out (datasheet §12.5: WDRF overrides WDE): it is switched off at
  * once, before the C start-up's clearing of .bss could outlast it, and on again, deliberately, in main. */
@@ -71,12 +95,23 @@ static void send_reader_status(uint32_t now) {
     bt_session_send(&links[READER], BT_READER_STATUS, p, 7, now);
 }
 
+static void send_unit_status(uint32_t now) {
+    uint8_t p[9];
+    uint32_t resets = mfrc522_stats.reinits ? mfrc522_stats.reinits - 1u : 0u;   /* the boot's set-up is not one */
+    bt_enc_unit_status(p, (uint8_t)(reset_cause & 0x1Fu), stack_peak(), resets > 0xFFFFu ? 0xFFFFu : (uint16_t)resets,
+                       now);
+    bt_session_send(&links[READER], BT_UNIT_STATUS, p, 9, now);
+}
+
 static void on_message(void *ctx, uint8_t type, const uint8_t *p, uint16_t n) {
     (void)n;
     uint8_t port = (uint8_t)(uintptr_t)ctx;
     if (type == BT_WELCOME) {
         identity_store_binding(&id, p[7], bt_get16(p + 8));
-        if (port == READER) send_reader_status(clock_ms());
+        if (port == READER) {
+            send_unit_status(clock_ms());
+            send_reader_status(clock_ms());
+        }
     } else if (type == BT_BIND) {
         identity_store_binding(&id, p[0], bt_get16(p + 1));
     } else if (port == BOX) {

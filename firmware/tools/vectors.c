@@ -4,7 +4,8 @@
  *                                      msg=OK|UNKNOWN_MESSAGE|MALFORMED_PAYLOAD" or "error KIND"; then "end"
  *   msg NAME FLAGS SEQ ACK ARGS...  -> the wire bytes (COBS + 0x00) of that message as the firmware sends it
  *     hello KIND CAPS SESSION RX_NEXT SERIAL FIRMWARE | heartbeat CLOCK | ack | nack SEQ CODE | error CODE TEXT
- *     card_read ZONE TS RSSI UID | reader_status STATUS ANTENNAS TAGS TS | call_pressed CALL ALERT TS
+ *     card_read ZONE TS RSSI UID | reader_status STATUS ANTENNAS TAGS TS | unit_status CAUSE PEAK RESETS TS |
+ *     call_pressed CALL ALERT TS
  *     undo CALL TS | stop_card TS
  *   crc32 HEX / cobs HEX            -> the CRC-32 (hex) / the COBS encoding (hex) of HEX
  * and the device session (firmware/protocol/session.c), driven step by step with the caller's clock; each
@@ -166,6 +167,11 @@ static int encode_message(char *name, char **a, int argc) {
         type = BT_READER_STATUS;
         n = bt_enc_reader_status(payload, (uint8_t)num(a[0]), (uint8_t)num(a[1]), (uint8_t)num(a[2]),
                                  (uint32_t)num(a[3]));
+    } else if (!strcmp(name, "unit_status")) {
+        NEED(4);
+        type = BT_UNIT_STATUS;
+        n = bt_enc_unit_status(payload, (uint8_t)num(a[0]), (uint16_t)num(a[1]), (uint16_t)num(a[2]),
+                               (uint32_t)num(a[3]));
     } else if (!strcmp(name, "call_pressed")) {
         NEED(3);
         type = BT_CALL_PRESSED;

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from drivers.config import SeatMap
+from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
-from firmware_host import CardRead
+from firmware_host import CardRead, ResetCause, UnitStatus
 from hw_sim.avr import SeatUnit, ntag_uids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,3 +157,41 @@ def test_a_card_read_while_the_event_queue_is_full_is_not_lost(unit):
     finally:
         d.stop()
         d.close()
+
+
+def test_a_reader_chip_that_reset_on_its_own_is_set_up_again(unit):
+    """The MFRC522 restarts alone (its timer, field and set-up gone): the firmware notices within its health
+    check and sets it up again, and the next card is read. Today's firmware never re-initialises the chip."""
+    which, u = unit
+    uids = ntag_uids("deck-0")
+    reads: list[CardRead] = []
+    d = driver(u, reads)
+    try:
+        assert wait_for(lambda: d.connected, 10)
+        u.place(uids["CA"])
+        assert wait_for(lambda: len(reads) >= 1, 10)
+        u.remove()
+        u.sync(100)
+        u.reader_chip_reset()
+        u.sync(1500)                               # the health check runs every second
+        u.place(uids["C2"])
+        got = wait_for(lambda: any(r.uid.hex().upper() == uids["C2"] for r in reads), 5)
+        assert got == (which == "new")
+        if which == "new":
+            assert d.unit_status is not None and d.unit_status.reader_resets == 0   # sent at the handshake
+            assert 0 < d.unit_status.stack_peak < 1400
+    finally:
+        d.stop()
+        d.close()
+
+
+def test_a_watchdog_or_brown_out_reset_is_told_to_the_director():
+    """UNIT_STATUS after a handshake: a power-on start is only recorded; a watchdog or brown-out reset becomes
+    the notice UNIT_RESET (docs/devices.md)."""
+    emitted: list[Any] = []
+    d = SeatReaderDriver("loop://", emitted.append, SeatMap({"SR-RE": "N"}, table=1))
+    assert d.on_message(UnitStatus(ResetCause.POWER_ON, 259, 0, 10))
+    assert d.unit_status is not None and d.unit_status.stack_peak == 259 and emitted == []
+    assert d.on_message(UnitStatus(ResetCause.WATCHDOG, 301, 1, 20))
+    assert [n.code for n in emitted if isinstance(n, DeviceNotice)] == ["UNIT_RESET"]
+    assert emitted[0].is_error
