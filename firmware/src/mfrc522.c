@@ -44,6 +44,7 @@
 #define EXCHANGE_STUCK_MS 30u     /* neither RxIRq nor TimerIRq after this long: the chip is not working */
 #define HEALTH_MS 1000u
 #define ROUND_MAX_READS 8u        /* tags selected in one round before it gives up (too many tags) */
+#define BRANCHES_MAX 8u           /* collided branches waiting in one round */
 
 rfid_stats mfrc522_stats;
 
@@ -51,12 +52,22 @@ enum { S_RESET = 0, S_BOOT, S_IDLE, S_SEND, S_WAIT };
 enum { X_WUPA = 0, X_ANTICOLL, X_SELECT, X_HLTA };
 
 static struct {
-    uint8_t state, ok, x, level, known, reads, again, collided;
+    uint8_t state, ok, x, level, known, reads, staged, npend;
     uint8_t lb[5];                /* the cascade level's 40 bits (UID CLn and BCC), `known` of them so far */
     uint8_t uid[7];
     uint8_t tx[9], tx_bits;       /* the next frame, sent at the next step (one SPI burst a step) */
     uint32_t at, last_round, last_check;
     rfid_round r;
+    /* The anticollision as a binary tree walk: at a collided bit the reader follows the tags with a 1 and
+     * keeps the 0 branch here; after each tag is read and halted, WUPA again and resume at a kept branch
+     * (only tags under its prefix answer). WUPA is needed (not REQA) because a tag waiting in READY1 falls
+     * back to HALT, when it was woken from HALT, as soon as another tag's cascade level 2 starts (NTAG21x
+     * §8.4); WUPA wakes it again, and the prefix keeps the tags already read out of the way. */
+    struct branch {
+        uint8_t level, known;
+        uint8_t lb[5];            /* the cascade level's bits known, the branch's bit included */
+        uint8_t cl1[3];           /* level 2: the UID's first three bytes (the level-1 SELECT to repeat) */
+    } pend[BRANCHES_MAX], stage;
 } rd;
 
 static uint8_t spi(uint8_t b) {
@@ -174,57 +185,72 @@ static void end_round(rfid_round *out) {
     mfrc522_stats.rounds++;
 }
 
-/* the cascade-level bytes (UID CLn and BCC) of a tag read this round, if it is at the current level under
- * the UID bytes selected so far; 0 when it is not */
-static uint8_t read_level_bytes(const rfid_uid *t, uint8_t *lb) {
-    if (t->len == 4) {
-        if (rd.level != 1) return 0;
-        for (uint8_t i = 0; i < 4; i++) lb[i] = t->uid[i];
-    } else if (rd.level == 1) {
-        lb[0] = CASCADE_TAG;
-        for (uint8_t i = 0; i < 3; i++) lb[1 + i] = t->uid[i];
-    } else {
-        for (uint8_t i = 0; i < 3; i++)
-            if (t->uid[i] != rd.uid[i]) return 0;
-        for (uint8_t i = 0; i < 4; i++) lb[i] = t->uid[3 + i];
-    }
-    return 1;
-}
-
-/* The branch to follow at collided bit c: the one fewer tags read this round lie under. Each round starts with
- * WUPA, which wakes every tag (halted ones too), and a tag left in READY1 while another one's level-2 frames
- * pass falls back to IDLE or HALT (NTAG21x §8.4): so each tag is found by steering away from those read. */
-static uint8_t branch(uint8_t c) {
-    uint8_t ones = 0, zeros = 0;
-    for (uint8_t k = 0; k < rd.r.n; k++) {
-        uint8_t lb[5], same = read_level_bytes(&rd.r.tag[k], lb);
-        for (uint8_t b = 0; same && b < c; b++) same = ((lb[b / 8u] ^ rd.lb[b / 8u]) >> (b & 7u) & 1u) == 0;
-        if (!same) continue;
-        if ((lb[c / 8u] >> (c & 7u)) & 1u) ones++;
-        else zeros++;
-    }
-    return ones <= zeros;
-}
-
 static void found(void) {
     uint8_t len = rd.level == 1 ? 4u : 7u;
     for (uint8_t i = 0; i < 4; i++) rd.uid[len - 4u + i] = rd.lb[i];
-    for (uint8_t k = 0; k < rd.r.n; k++) {        /* a tag read before: every branch has been read */
+    for (uint8_t k = 0; k < rd.r.n; k++) {        /* read twice (it missed an HLTA): once */
         uint8_t same = rd.r.tag[k].len == len;
         for (uint8_t i = 0; same && i < len; i++) same = rd.r.tag[k].uid[i] == rd.uid[i];
-        if (same) {
-            rd.again = 1;
-            return;
-        }
+        if (same) return;
     }
     if (rd.r.n >= RFID_TAGS_MAX) {
         rd.r.too_many = 1;
-        rd.again = 1;
         return;
     }
     rfid_uid *t = &rd.r.tag[rd.r.n++];
     t->len = len;
     for (uint8_t i = 0; i < len; i++) t->uid[i] = rd.uid[i];
+}
+
+static void select_level(uint32_t now) {
+    uint8_t cmd[9] = {rd.level == 1 ? PICC_SEL_CL1 : PICC_SEL_CL2, 0x70};
+    for (uint8_t i = 0; i < 5; i++) cmd[2 + i] = rd.lb[i];
+    with_crc(cmd, 7);
+    start(X_SELECT, cmd, 72, now);
+}
+
+static void keep_branch(uint8_t c) {
+    if (rd.npend >= BRANCHES_MAX) {
+        rd.r.too_many = 1;                        /* more tags than the walk can keep track of */
+        return;
+    }
+    struct branch *b = &rd.pend[rd.npend++];
+    b->level = rd.level;
+    b->known = (uint8_t)(c + 1u);
+    for (uint8_t i = 0; i < 5; i++) b->lb[i] = rd.lb[i];
+    b->lb[c / 8u] &= (uint8_t)~(1u << (c & 7u));
+    for (uint8_t i = 0; i < 3; i++) b->cl1[i] = rd.uid[i];
+}
+
+/* after a WUPA answered: go on at the staged branch */
+static void resume(uint32_t now) {
+    if (rd.stage.level == 1) {
+        rd.staged = 0;
+        rd.level = 1;
+        rd.known = rd.stage.known;
+        for (uint8_t i = 0; i < 5; i++) rd.lb[i] = rd.stage.lb[i];
+        anticoll(now);
+        return;
+    }
+    rd.level = 1;                                 /* a level-2 branch: select its level-1 UID bytes first */
+    rd.lb[0] = CASCADE_TAG;
+    for (uint8_t i = 0; i < 3; i++) rd.lb[1 + i] = rd.stage.cl1[i];
+    rd.lb[4] = (uint8_t)(rd.lb[0] ^ rd.lb[1] ^ rd.lb[2] ^ rd.lb[3]);
+    rd.known = 40;
+    select_level(now);
+}
+
+/* the tag in hand is done (read and halted, or gone): on to the next kept branch; 1 when the round is over */
+static uint8_t next_branch(uint32_t now) {
+    if (!rd.npend) return 1;                      /* no branch left: every tag has been read */
+    if (rd.reads >= ROUND_MAX_READS) {
+        rd.r.too_many = 1;
+        return 1;
+    }
+    rd.stage = rd.pend[--rd.npend];
+    rd.staged = 1;
+    send_wupa(now);                               /* then resume() at the kept branch */
+    return 0;
 }
 
 /* an exchange ended: rx is 1 with an answer (its n bytes in in[], ErrorReg in err), 0 on a timeout.
@@ -234,11 +260,11 @@ static uint8_t step(uint8_t rx, uint8_t err, const uint8_t *in, uint8_t n, uint3
     case X_WUPA:
         if (!rx) return 1;                        /* nobody in the field: the round is over */
         rd.reads++;
-        rd.collided = 0;
-        new_level(1, now);                        /* an ATQA, maybe a collided one: some tag is there */
+        if (rd.staged) resume(now);               /* an ATQA, maybe a collided one: some tag is there */
+        else new_level(1, now);
         return 0;
     case X_ANTICOLL: {
-        if (!rx) break;
+        if (!rx) return next_branch(now);         /* no tag under this prefix (any more) */
         uint8_t first = (uint8_t)(rd.known / 8u), keep = (uint8_t)((1u << (rd.known & 7u)) - 1u);
         for (uint8_t i = 0; i < n && first + i < 5u; i++) {
             uint8_t mask = i ? 0u : keep;          /* the first byte's low bits are those sent */
@@ -248,31 +274,36 @@ static uint8_t step(uint8_t rx, uint8_t err, const uint8_t *in, uint8_t n, uint3
             /* CollReg CollPos: the first collided bit, 1 = bit 0 of the first FIFO byte (RxAlign counted) */
             uint8_t coll = read_reg(CollReg);
             mfrc522_stats.collisions++;
-            rd.collided = 1;
             if (coll & 0x20) break;               /* CollPosNotValid */
             uint8_t pos = (uint8_t)(coll & 0x1F);
             uint8_t c = (uint8_t)(first * 8u + (pos ? pos : 32u) - 1u);
             if (c < rd.known || c >= 40u) break;
-            if (branch(c)) rd.lb[c / 8u] |= (uint8_t)(1u << (c & 7u));   /* the other tags wait */
-            else rd.lb[c / 8u] &= (uint8_t)~(1u << (c & 7u));
+            keep_branch(c);                       /* the tags with a 0 there wait */
+            rd.lb[c / 8u] |= (uint8_t)(1u << (c & 7u));
             rd.known = (uint8_t)(c + 1u);
             anticoll(now);
             return 0;
         }
         if (err || (uint8_t)(rd.lb[0] ^ rd.lb[1] ^ rd.lb[2] ^ rd.lb[3]) != rd.lb[4]) break;   /* BCC */
         rd.known = 40;
-        uint8_t cmd[9] = {rd.level == 1 ? PICC_SEL_CL1 : PICC_SEL_CL2, 0x70};
-        for (uint8_t i = 0; i < 5; i++) cmd[2 + i] = rd.lb[i];
-        with_crc(cmd, 7);
-        start(X_SELECT, cmd, 72, now);
+        select_level(now);
         return 0;
     }
     case X_SELECT:
-        if (!rx || err || n != 3 || iso14443a_crc(in, 1) != (uint16_t)(in[1] | (in[2] << 8))) break;
+        if (!rx) return next_branch(now);         /* the tag left */
+        if (err || n != 3 || iso14443a_crc(in, 1) != (uint16_t)(in[1] | (in[2] << 8))) break;
         if (in[0] & 0x04) {                       /* UID not complete */
             if (rd.level != 1 || rd.lb[0] != CASCADE_TAG) break;   /* 10-byte UIDs: not card decks */
             for (uint8_t i = 0; i < 3; i++) rd.uid[i] = rd.lb[1 + i];
-            new_level(2, now);
+            if (rd.staged) {                      /* resuming a level-2 branch */
+                rd.staged = 0;
+                rd.level = 2;
+                rd.known = rd.stage.known;
+                for (uint8_t i = 0; i < 5; i++) rd.lb[i] = rd.stage.lb[i];
+                anticoll(now);
+            } else {
+                new_level(2, now);
+            }
             return 0;
         }
         if (rd.level == 1 && rd.lb[0] == CASCADE_TAG) break;
@@ -284,10 +315,7 @@ static uint8_t step(uint8_t rx, uint8_t err, const uint8_t *in, uint8_t n, uint3
         }
         return 0;
     case X_HLTA:
-        /* every tag woken by the WUPA answered the anticollision: without a collision this one was alone */
-        if (!rd.collided || rd.again || rd.reads >= ROUND_MAX_READS) return 1;
-        send_wupa(now);               /* the next tag (the halted ones answer too: see branch()) */
-        return 0;
+        return next_branch(now);
     default:
         break;
     }
@@ -332,7 +360,7 @@ uint8_t mfrc522_poll(uint32_t now, rfid_round *r) {
         if ((uint32_t)(now - rd.last_round) < RFID_POLL_MS) return 0;
         rd.last_round = now;
         rd.r.n = rd.r.collision = rd.r.too_many = 0;
-        rd.reads = rd.again = 0;
+        rd.reads = rd.staged = rd.npend = 0;
         send_wupa(now);               /* WUPA: also the tags halted by the last round */
         return 0;
     case S_SEND:

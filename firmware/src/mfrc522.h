@@ -5,9 +5,10 @@
  *
  * A round: WUPA (wakes IDLE and HALT tags, NTAG21x §8.4), then per tag the bit-oriented anticollision
  * (collisions resolved bit by bit, ISO/IEC 14443-3 §6.4.3), SELECT at cascade levels 1 and 2, and HLTA
- * (the tag keeps quiet until the next WUPA); WUPA again for the next tag, steering the anticollision away
- * from the tags read already, until a WUPA finds no tag or only tags read this round: every tag in the
- * field is read once per round and left in HALT, the state NXP's state machine expects. */
+ * (the tag keeps quiet until the next WUPA). At each collided bit the walk follows the 1s and keeps the 0
+ * branch; when a tag is done, WUPA again and resume at a kept branch (only tags under its prefix answer),
+ * until no branch is left: every tag in the field is read once per round and left in HALT, the state NXP's
+ * state machine expects. */
 #ifndef MFRC522_H
 #define MFRC522_H
 #include <stdint.h>

@@ -2,7 +2,8 @@
 mfrc522_model.c: NXP's NTAG21x state machine, the MFRC522's timer in emulated time, several tags colliding).
 Each check runs on this firmware and on the firmware of commit 978fe6d (built from git history), which
 fails it: a busy-waiting reader that stalls the main loop, a presence check that leaves a tag in READY1, no
-anticollision, and a card lost behind a full event queue."""
+anticollision (two cards, five cards), a card lost behind a full event queue, a reader chip never set up again
+after it reset on its own."""
 from __future__ import annotations
 
 import queue
@@ -195,3 +196,41 @@ def test_a_watchdog_or_brown_out_reset_is_told_to_the_director():
     assert d.on_message(UnitStatus(ResetCause.WATCHDOG, 301, 1, 20))
     assert [n.code for n in emitted if isinstance(n, DeviceNotice)] == ["UNIT_RESET"]
     assert emitted[0].is_error
+
+
+def test_more_cards_than_a_round_reads_are_shown_to_the_player(unit):
+    """Five cards on the antenna (a round reads four): the bidding box's screen says so and the host gets
+    READER_STATUS TOO_MANY_TAGS (a READER_FAULT notice); lifting one clears both. Today's firmware sees
+    nothing but "no tag" and says nothing."""
+    which, u = unit
+    uids = list(ntag_uids("deck-0").values())
+    events: queue.Queue[Any] = queue.Queue()
+    d = SeatReaderDriver(u.reader_url, events.put, SeatMap({"SR-RE": "N"}, table=1), backoff=(0.02, 0.2))
+    d.start(0.02)
+    try:
+        assert wait_for(lambda: d.connected, 10)
+        u.place(uids[0])
+        for uid in uids[1:5]:
+            u.add(uid)
+        u.sync(500)
+        shown = wait_for(lambda: u.display()[7] == "TOO MANY CARDS", 5)
+        notices: list[DeviceNotice] = []
+        wait_for(lambda: any(n.code == "READER_FAULT" for n in notices) or
+                 bool(notices.extend(e for e in _drain(events) if isinstance(e, DeviceNotice))), 3)
+        faulted = any(n.code == "READER_FAULT" and "TOO_MANY_TAGS" in n.detail for n in notices)
+        assert (shown, faulted) == ((True, True) if which == "new" else (False, False))
+        if which == "new":
+            u.place(uids[0])                       # back to one card
+            assert wait_for(lambda: u.display()[7] == "", 5)
+    finally:
+        d.stop()
+        d.close()
+
+
+def _drain(q: queue.Queue[Any]) -> list[Any]:
+    out = []
+    while True:
+        try:
+            out.append(q.get_nowait())
+        except queue.Empty:
+            return out
