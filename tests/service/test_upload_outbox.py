@@ -99,8 +99,10 @@ def test_upload_settings_are_checked(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------- in-process club
 def _settings(tmp: Path, **kw: Any) -> Settings:
+    """Tables A and B without an event: each table owes every board (Law 16B), so the public feed carries a board
+    once both completed it; ``tables=[{"id": "A"}]`` for one table, whose boards nobody else owes."""
     return Settings.model_validate({
-        "database": str(tmp / "journal.db"), "tables": [{"id": "A"}, {"id": "B"}],
+        "database": str(tmp / "journal.db"), "tables": kw.pop("tables", [{"id": "A"}, {"id": "B"}]),
         "regulation": {"results_release": "immediate"},
         "uploads": kw.pop("uploads", [{"name": "feed", "kind": "lin", "directory": str(tmp / "lin")}]), **kw})
 
@@ -171,10 +173,11 @@ def test_lin_file_target_writes_what_the_lin_reader_reads(tmp_path: Path) -> Non
         for n in (1, 2):
             await play_board(club, "A", n)
         await quick_board(club, "B", 1, "PASS")
+        await quick_board(club, "B", 2, "PASS")     # the other room plays board 2 too: then it is public
         return await drained(ob)
 
     st = run_club(settings, go)
-    assert st["feed"]["delivered"] == 3 and st["feed"]["failed"] == 0
+    assert st["feed"]["delivered"] == 4 and st["feed"]["failed"] == 0
     msgs = {(m["table"], m["board"]): m["payload"] for m in stored(settings.database).values()}
     for n in (1, 2):
         path = tmp_path / "lin" / f"A-{n}.lin"
@@ -252,7 +255,7 @@ def test_rederivation_at_start_up_stores_nothing_twice_and_loses_nothing(tmp_pat
 
 def test_a_result_completed_while_the_outbox_was_down_is_sent_once(tmp_path: Path) -> None:
     """Rows journaled by a run without the outbox (or whose inserts were lost) are picked up at start-up."""
-    settings = _settings(tmp_path)
+    settings = _settings(tmp_path, tables=[{"id": "A"}])
     bare = settings.model_copy(update={"uploads": []})
 
     async def without(club: Club, ob: Outbox) -> None:
@@ -278,7 +281,8 @@ def test_a_result_completed_while_the_outbox_was_down_is_sent_once(tmp_path: Pat
 def test_a_feed_holds_a_board_until_released_and_writes_only_its_latest_version(tmp_path: Path) -> None:
     hook = {"name": "scorer", "kind": "webhook", "url": f"http://127.0.0.1:{free_port()}/nobody", "secret": SECRET,
             "backoff_base_s": 60}
-    settings = _settings(tmp_path, uploads=[{"name": "feed", "kind": "lin", "directory": str(tmp_path / "lin")}, hook])
+    settings = _settings(tmp_path, uploads=[{"name": "feed", "kind": "lin", "directory": str(tmp_path / "lin")}, hook],
+                         tables=[{"id": "A"}])
     settings = settings.model_copy(update={"regulation": settings.regulation.model_copy(
         update={"results_release": "director"})})
 
@@ -309,7 +313,7 @@ def test_a_feed_holds_a_board_until_released_and_writes_only_its_latest_version(
 def test_a_keyed_result_is_sent_once_the_opponents_confirm_it(tmp_path: Path) -> None:
     """A scoring-only table's keyed result is no result until confirmed: no version while it waits (nor when
     the next board starts), one made by the confirmation row, and a restart derives the very same key."""
-    settings = _settings(tmp_path)
+    settings = _settings(tmp_path, tables=[{"id": "A"}])
 
     async def go(club: Club, ob: Outbox) -> tuple[int, int, dict[str, Any]]:
         await club.set_table_kind("A", "scoring")
