@@ -15,6 +15,8 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
+from service.dataconnector.connector import DataConnector
+
 from .api import router as api_router
 from .auth import Tokens
 from .board_control_api import router as board_control_router
@@ -30,6 +32,7 @@ from .errors import ServiceError
 from .event_api import router as event_router
 from .event_install import config_of, install, journalled_event, members_of
 from .exports_api import router as exports_router
+from .hand_records import HandRecords
 from .hardening import RequestGuard
 from .http_errors import service_error_handler
 from .hub import Hub
@@ -109,6 +112,9 @@ def create_app(settings: Settings | None = None,
             install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
+        svc.hand_records = HandRecords(club, lambda: svc.tournament).load(journal.rows(CLUB))
+        if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve
+            svc.dataconnector = DataConnector(svc).load(journal.rows(CLUB))
         redact_server_logs()                        # uvicorn has configured its loggers by now
         loop = asyncio.get_running_loop()
         journal.start(on_failure=lambda reason: loop.call_soon_threadsafe(journal_stopped, hub, reason))

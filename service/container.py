@@ -9,6 +9,7 @@ from .auth import Tokens
 from .board_rule import ClubBoardRule
 from .club import Club
 from .devices import DeviceManager
+from .hand_records import HandRecords
 from .hub import Hub
 from .journal import Journal
 from .outbox import Outbox
@@ -34,3 +35,5 @@ class Service:
     members: dict[str, str] = field(default_factory=dict)   # the imported member list: number -> name
     info: dict[str, Any] = field(default_factory=dict)
     language: str | None = None                   # the club's default page language (service/language_api.py)
+    hand_records: HandRecords | None = None       # the event's hand records (service/hand_records.py)
+    dataconnector: Any = None                     # the scoring program's endpoint (service/dataconnector/)

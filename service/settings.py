@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from service.dataconnector.config import DataConnectorConfig
+
 from .errors import ConfigError
 
 __all__ = ["ConfigError", "DeviceModes", "EventConfig", "EventSectionConfig", "MovementConfig", "Regulation",
@@ -99,6 +101,8 @@ class MovementConfig(_Strict):
     (``kind`` mitchell / howell / teams / round_robin with its numbers) or a table-of-rounds ``file``."""
     kind: Literal["mitchell", "howell", "teams", "round_robin"] | None = None
     file: str | None = Field(default=None, description="a table of rounds read with results.Movement.from_text")
+    text: str | None = Field(default=None, description="the same table of rounds given inline (a scoring program's "
+                                                       "movement, service/dataconnector/)")
     tables: int | None = Field(default=None, ge=2, le=500, description="mitchell: tables")
     pairs: int | None = Field(default=None, ge=3, le=500, description="howell: pairs")
     teams: int | None = Field(default=None, ge=2, le=200, description="round_robin: teams")
@@ -114,8 +118,8 @@ class MovementConfig(_Strict):
 
     @model_validator(mode="after")
     def _one(self) -> MovementConfig:
-        if (self.kind is None) == (self.file is None):
-            raise ValueError("a movement is a kind (mitchell, howell, teams, round_robin) or a file, not both")
+        if [self.kind, self.file, self.text].count(None) != 2:
+            raise ValueError("a movement is a kind (mitchell, howell, teams, round_robin), a file or a text: one")
         return self
 
 
@@ -195,6 +199,8 @@ class Settings(_Strict):
     decks: str | None = Field(default=None, description="the club's learned decks (JSON written by drivers.decks); "
                                                    "without it every tag a seat reader sees is unknown")
     uploads: list[UploadTarget] = Field(default=[], description="live-upload targets (docs/upload.md)")
+    dataconnector: DataConnectorConfig | None = Field(default=None, description="the scoring program's Data Connector "
+                                                      "endpoint (docs/data-connector.md); off without it")
 
     @field_validator("tables")
     @classmethod
