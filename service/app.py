@@ -125,7 +125,8 @@ def create_app(settings: Settings | None = None,
             await svc.uploads.start()
         svc.devices = DeviceManager(club, settings)
         n_devices = svc.devices.start()
-        if settings.simulation.tables and event_row is None:   # a director's event: the robots have left
+        # a director's event: the robots have left; with the Data Connector on they play only its event (it starts them)
+        if settings.simulation.tables and event_row is None and svc.dataconnector is None:
             svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings),
                                            next_board=svc.tournament.next_board if svc.tournament else None)
             svc.simulation.start()

@@ -16,14 +16,13 @@ from service.runtime import confirming_side
 from service.tournament_setup import build_session
 from table.cards import Deal
 
-from .connector import DataConnector
+from .connector import ACTOR, DataConnector
 from .mapping import SEAT_OF, Plan, plan_event, put_result
 from .queues import ACCEPT, DATA_TYPE, POLL_ALL, POLL_NEW
 from .validation import check_items
 from .wire import Command, DataType, DcError, ErrorType, Request, data_of, ok, response
 
 Handler = Callable[[DataConnector, Request], Awaitable[dict[str, Any]]]
-ACTOR = "scoring-program"
 SUITS = ("Spades", "Hearts", "Diamonds", "Clubs")
 PUT_KINDS = {Command.PUT_PLAYER_DATA: "player_data", Command.PUT_PARTICIPATIONS: "participations",
              Command.PUT_HANDRECORDS: "handrecords", Command.PUT_TD_CALLS: "td_calls",

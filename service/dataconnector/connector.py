@@ -29,6 +29,7 @@ from .queues import Queues
 log = logging.getLogger(__name__)
 NUMBERED = re.compile(r"^(?P<name>.*?)\s*\((?P<number>[^()]+)\)$")
 SEAT_DIRECTION = {"N": 1, "E": 2, "S": 3, "W": 4}
+ACTOR = "scoring-program"          # the journal's actor of what the scoring program sent
 
 
 class DataConnector:
@@ -77,14 +78,11 @@ class DataConnector:
 
     async def start(self) -> None:
         """Once the service runs: write what the tables did while nobody listened (a crash between a result and
-        its queue row), then the robots of a simulated club play the scoring program's event only."""
+        its queue row), then the robots of a simulated club play the scoring program's event (``create_app``
+        starts none while the Data Connector is on)."""
         self._worker = asyncio.create_task(self._write_items(), name="dataconnector-queues")
         self.reconcile()
-        sim = self.svc.simulation
-        if sim is not None and self.plan is None:         # no event from the scoring program yet: they wait
-            await sim.stop()
-            self.svc.simulation = None
-        elif self.plan is not None:
+        if self.plan is not None:
             await self.restart_robots()
 
     async def stop(self) -> None:
@@ -189,10 +187,11 @@ class DataConnector:
         plan, ev = self.plan, self.svc.tournament
         if plan is None or ev is None:
             return
-        if row.kind == "players":
+        if row.kind == "players" and row.actor != ACTOR:     # its own names are not sent back
             self._names(plan, row)
         elif row.kind in ("director_call", "director_call_answer"):
-            call = self.svc.club.calls.get(row.seq if row.kind == "director_call" else int(row.body["id"]))
+            # told before the club's list takes the row: a new call is read from the row itself
+            call = row.body if row.kind == "director_call" else self.svc.club.calls.get(int(row.body["id"]))
             at = plan.where(str(call["table"])) if call is not None else None
             if call is None or at is None:
                 return

@@ -128,7 +128,9 @@ def plan_event(init: dict[str, Any]) -> Plan:
             sec.tables[table] = str(table) if one else f"{letters}{table}"
         if not lines:
             raise DcError(ErrorType.MOVEMENT, f"section {letters} has no rounds")
-        header = [f"# name: section {letters}", "# kind: custom",
+        # pairs numbered 1..n both ways: a Mitchell, whose labels ("EW 3") are the protocol's numbers again
+        mitchell = bool(sec.ew_offset) and sec.ew_offset == len(ns)
+        header = [f"# name: section {letters}", f"# kind: {'mitchell' if mitchell else 'custom'}",
                   f"# one_field: {'no' if sec.ew_offset else 'yes'}"]
         if sec.ew_offset:
             header.append("# stationary_ns: " + ",".join(map(str, sorted(ns))))
