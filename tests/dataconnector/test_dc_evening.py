@@ -157,6 +157,7 @@ def test_scoring_program_runs_the_evening(tmp_path: Path) -> None:
         assert [p.to_dict() for p in client.poll_for_participations(SESSION)] == [p.to_dict() for p in participations]
         assert [c.to_dict() for c in client.poll_for_td_calls(SESSION)] == [c.to_dict() for c in td_calls]
         new = client.poll_for_results(SESSION)            # only what came after the accepted id
+        assert not new or client.get_last_queue_item_id(DataConnectorResponseData.Results) > accepted_id
         everything = client.poll_for_results(SESSION, all=True)
         assert [r.to_dict() for r in new] == [r.to_dict() for r in everything[len(again):len(again) + len(new)]]
 
