@@ -74,6 +74,7 @@ def init_dto() -> InitDTO:
         hands.append(h)
     bm3 = Bridgemate3SettingsDTO(session_guid=SESSION, section_letters="A")
     bm3.bm3_lead_card_entry = 2            # type: ignore[assignment]
+    bm3.bm3_screen_brightness, bm3.bm3_pi_ncode = 5, "4321"
     return InitDTO(commands=7, event_guid=EVENT, sessions=[session], player_data=players, participations=seats,
                    handrecords=hands, bridgemate3_settings=[bm3])
 

@@ -39,7 +39,7 @@ def test_every_golden_request_gets_an_envelope(sdist: Path, dc_server: DcServer)
     assert seen["Ping"] == (DataConnectorResponseData.OK, ErrorType.None_)
     # the fixtures' data are placeholders ("NorthClubs 1"): refused the protocol's way, not with a 500
     assert seen["PutHandrecords"][0] == DataConnectorResponseData.Error
-    assert seen["InitializeEvent"][0] == DataConnectorResponseData.Error
+    assert seen["InitializeEvent"] == (DataConnectorResponseData.Error, ErrorType.Validation)
 
 
 def test_refusals_are_envelopes(sdist: Path, dc_server: DcServer) -> None:
