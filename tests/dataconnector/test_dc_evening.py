@@ -195,5 +195,20 @@ def test_scoring_program_runs_the_evening(tmp_path: Path) -> None:
         rows = [row for brd in public["boards"] if brd["board"] == b for tr in brd.get("travellers", [])
                 for row in tr["rows"] if row["table"] == str(t)]
         assert rows and rows[0]["contract"] == "3NT", rows
+        assert client.poll_for_results(SESSION) == []            # its own correction is not sent back
+
+        # the director replaces another result by an artificial score: no contract to send, so an erasure
+        t2, b2 = sorted(own)[1]
+        adj = httpx.post(server.base + f"/api/tables/{t2}/boards/{b2}/adjustment", headers=director,
+                         json={"kind": "artificial", "ns": "A+", "ew": "A-"})
+        assert adj.status_code == 200, adj.text
+        erased = wait_for("the erasure", lambda: client.poll_for_results(SESSION), 30)
+        assert [(r.table_number, r.board_number, r.is_deleted) for r in erased] == [(t2, b2, True)]
+        # and the director's cancellation sends the table's own result again
+        httpx.post(server.base + f"/api/tables/{t2}/boards/{b2}/adjustment", headers=director,
+                   json={"kind": "cancel"}).raise_for_status()
+        client.accept_queue_data(SESSION, DataConnectorResponseData.Results)
+        back = wait_for("the result again", lambda: client.poll_for_results(SESSION), 30)
+        assert [r.to_dict() for r in back] == [queued[(t2, b2)].to_dict()]
     finally:
         server.stop()
