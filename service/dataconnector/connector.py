@@ -153,8 +153,11 @@ class DataConnector:
             return
         key = self._result_key(rt.id, n)
         last = self._seen.get(key, self.queues.keys.get(key))
-        item = result_item(plan, ev, rt.id, n, table_result(ev, rt, n))
-        if item is None or (last is None and item["IsDeleted"]):
+        result = table_result(ev, rt, n)
+        if result is None and (last is None or last["IsDeleted"]):      # most rows: a board still in play
+            return
+        item = result_item(plan, ev, rt.id, n, result)
+        if item is None:
             return
         if last is not None and last == item:
             return
