@@ -14,7 +14,6 @@ from service.event_install import event_body, install, publish_tables
 from service.hand_records import record
 from service.runtime import confirming_side
 from service.tournament_setup import build_session
-from table.cards import Deal
 
 from .connector import ACTOR, DataConnector
 from .mapping import SEAT_OF, Plan, plan_event, put_result
@@ -215,15 +214,15 @@ async def _results(dc: DataConnector, req: Request, plan: Plan, items: list[dict
             if words.get("deleted"):
                 if rec is None or not rec.adjustment:
                     raise DcError(ErrorType.ENTRY_UNKNOWN, f"table {tid} board {n}: no correction to delete")
-                dc._own_adjustments.add((tid, n))
+                dc.own_correction(tid, n)
                 await club.adjust(tid, n, {"kind": "cancel", "note": "deleted by the scoring program"}, ACTOR)
             elif played:
-                dc._own_adjustments.add((tid, n))
+                dc.own_correction(tid, n)
                 await club.adjust(tid, n, {"kind": "assigned", "contract": words["contract"],
                                            "declarer": words["declarer"], "tricks": words["tricks"],
                                            "note": "result from the scoring program"}, ACTOR)
             elif club.kind(tid) == "scoring" and (rt.board_number is None or rt.completed(rt.board_number)):
-                dc._own_adjustments.add((tid, n))
+                dc.own_correction(tid, n)
                 await club.submit(tid, {"type": "board", "board": n}, ACTOR)
                 await club.submit(tid, {"type": "result", **{k: v for k, v in words.items() if v is not None}},
                                   ACTOR)
@@ -233,7 +232,7 @@ async def _results(dc: DataConnector, req: Request, plan: Plan, items: list[dict
                 raise DcError(ErrorType.MOVEMENT, f"table {tid} has not played board {n}: a result from the "
                                                   "scoring program corrects a board the table played (Law 12C2)")
         except ServiceError as err:
-            dc._own_adjustments.discard((tid, n))
+            dc.own_correction(tid, n, False)
             raise DcError(ErrorType.VALIDATION, f"table {tid} board {n}: {err}") from None
         done.append(n)
     await _store(dc, "results", items)
@@ -253,10 +252,7 @@ async def _hand_records(dc: DataConnector, items: list[dict[str, Any]]) -> None:
     if store is None:
         raise DcError(ErrorType.NOT_IMPLEMENTED, "no hand-record store")
     try:
-        records = [record(int(i.get("BoardNumber") or 0), _pbn(i)) for i in items]
-        for r in records:
-            Deal.from_pbn(r.deal)
-        await store.put(records, ACTOR)
+        await store.put([record(int(i.get("BoardNumber") or 0), _pbn(i)) for i in items], ACTOR)
     except ServiceError as err:
         raise DcError(ErrorType.VALIDATION, str(err)) from None
     await _store(dc, "handrecords", items)

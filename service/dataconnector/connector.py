@@ -126,6 +126,14 @@ class DataConnector:
             return "must comply" if bm2.get("BM2ValidateLeadCard") else "enter"
         return "off"
 
+    def own_correction(self, table_id: str, n: int, coming: bool = True) -> None:
+        """The scoring program's own result for a board is about to be journalled (or was refused): it is not sent
+        back to it."""
+        if coming:
+            self._own_adjustments.add((table_id, n))
+        else:
+            self._own_adjustments.discard((table_id, n))
+
     # ------------------------------------------------------------------ filling the queues
     def enqueue(self, queue: str, item: dict[str, Any], key: str | None = None) -> None:
         if self.plan is not None:

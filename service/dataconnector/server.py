@@ -73,7 +73,11 @@ def create_dc_app(service: Callable[[], Service]) -> FastAPI:
     async def scoring_program(request: Request) -> JSONResponse:
         cfg = service().settings.dataconnector
         assert cfg is not None
-        body = await request.body()
+        body = b""
+        async for chunk in request.stream():          # never more than the limit in memory
+            body += chunk
+            if len(body) > MAX_BODY:
+                break
         return JSONResponse(await handle(connector(), cfg.club_id, cfg.licence_key, body))
 
     return app

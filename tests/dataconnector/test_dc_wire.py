@@ -47,7 +47,7 @@ def test_refusals_are_envelopes(sdist: Path, dc_server: DcServer) -> None:
     wrong = post(dc_server, json.dumps({**ping, "LicenceKey": "guess"}).encode())
     assert (wrong["DataType"], wrong["ErrorType"]) == (4, 5)
     assert json.loads(wrong["SerializedData"]) == "Invalid club id or licence key"
-    for bad in (b"not json", b"[1, 2]", b'{"Command": "Ping"}', b"\xff\xfe"):
+    for bad in (b"not json", b"[1, 2]", b'{"Command": "Ping"}', b"\xff\xfe", b" " * 5_000_000):
         env = post(dc_server, bad)
         assert (env["DataType"], env["ErrorType"]) == (4, 5), bad
     for command in (2, 7, 9, 16, 32, 33, 34, 35, 40, 99):
