@@ -119,7 +119,8 @@ class MovementConfig(_Strict):
     @model_validator(mode="after")
     def _one(self) -> MovementConfig:
         if [self.kind, self.file, self.text].count(None) != 2:
-            raise ValueError("a movement is a kind (mitchell, howell, teams, round_robin), a file or a text: one")
+            raise ValueError("a movement is one of a kind (mitchell, howell, teams, round_robin), a file or a text, "
+                             "not both")
         return self
 
 
