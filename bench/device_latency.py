@@ -9,7 +9,7 @@ per table, all served by hw_sim's one reactor thread) and plays one board per ta
 the auction and the first 40 cards of a hand-made board, one device action per table every ``--pace``
 seconds (tables staggered). This process runs the drivers, reading ``socket://`` (or the pty paths) through
 the sans-I/O ``HostSession``, and applies every table event to that table's :class:`table.machine.Table`,
-in one of three ways (``--host``): ``loop``, the service's (service/devices.py): a
+in one of three ways (``--host``): ``loop``, the service's (service/live/devices.py): a
 :class:`drivers.loop_pool.LoopPool` on an asyncio event loop, each table's events through an
 ``asyncio.Queue`` to a consumer task; ``pool``: all drivers on one :class:`drivers.pool.DriverPool` thread
 handing the events to one consumer thread; ``inline``: the DriverPool thread applies them itself. With
@@ -254,7 +254,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         sys.setswitchinterval(switch_ms / 1000)
     cpu0 = time.process_time()
     if on_loop:
-        # as the service runs them (service/devices.py): a LoopPool on an asyncio loop, each table's events
+        # as the service runs them (service/live/devices.py): a LoopPool on an asyncio loop, each table's events
         # through its own asyncio.Queue to a consumer task that applies them
         import asyncio
 

@@ -1,12 +1,12 @@
-"""Extract the seed's own Chinese wording of the laws the engine cites into service/lawtexts/wbf1997-cba1999.json.
+"""Extract the seed's own Chinese wording of the laws the engine cites into service/live/lawtexts/wbf1997-cba1999.json.
 
 The seed texts are the 1999 Chinese Bridge Association edition of the 1997 WBF Laws, in two hard-wrapped
 plain-text files (Laws 1-40 and Laws 41-93). Each law is split into its sections (``27``, ``27B``,
-``27B1``, ``27B1a``) so that service/lawtext.py can quote the part a ruling cites. A heading is taken only
+``27B1``, ``27B1a``) so that service/live/lawtext.py can quote the part a ruling cites. A heading is taken only
 when it is the next one expected (Law N+1..N+3, section A then B, item 1 then 2, (a) then (b)), which keeps
 wrapped lines and cross-references ("參閱第26條") out of the structure.
 
-    python bench/extract_seed_laws.py SEED_DIR [-o service/lawtexts/wbf1997-cba1999.json]
+    python bench/extract_seed_laws.py SEED_DIR [-o service/live/lawtexts/wbf1997-cba1999.json]
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ CITED = re.compile(r"\"(\d{1,2})[A-H]?\d?(?:\([a-z]\)|[a-z])?(?:/[^\"]*)?\"|Law 
 
 
 def cited_laws() -> list[int]:
-    """The law numbers the engine and the console cite (table/ sources and service/lawtext.py)."""
+    """The law numbers the engine and the console cite (table/ sources and service/live/lawtext.py)."""
     found: set[int] = set()
     for path in [*sorted((ROOT / "table").rglob("*.py")), ROOT / "service" / "lawtext.py"]:
         for m in CITED.finditer(path.read_text(encoding="utf-8")):
@@ -128,7 +128,7 @@ def extract(seed_dir: Path) -> dict[int, list[dict[str, object]]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("seed_dir", type=Path)
-    ap.add_argument("-o", "--output", type=Path, default=ROOT / "service" / "lawtexts" / "wbf1997-cba1999.json")
+    ap.add_argument("-o", "--output", type=Path, default=ROOT / "service" / "live" / "lawtexts" / "wbf1997-cba1999.json")
     args = ap.parse_args(argv)
     if not args.seed_dir.is_dir():
         print(f"not a directory: {args.seed_dir}", file=sys.stderr)

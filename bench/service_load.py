@@ -30,6 +30,7 @@ import os
 import platform
 import random
 import statistics
+import sys
 import tempfile
 import time
 from datetime import date, datetime
@@ -39,12 +40,14 @@ from typing import Any
 import httpx
 import websockets
 
-from service.dealing import deal_for
-from service.journal import Row, utcnow
-from service.robot import next_event
-from service.runtime import TableRuntime
-from service.settings import Regulation
-from service.testing import ServerProcess
+from service.config.settings import Regulation
+from service.live.runtime import TableRuntime
+from service.sim.dealing import deal_for
+from service.sim.robot import next_event
+from service.store.journal import Row, utcnow
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the service harness
+from service_harness import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "PERFORMANCE.md"
@@ -265,6 +268,9 @@ def main() -> None:
         cfg = {"regulation": {"spectators": {"delay_s": 0}}}
         extra = ("--simulate", str(args.tables), "--pace", str(args.pace), "--irregularity-rate", "0.2",
                  "--ruling-wait", "1")
+    # every client of the benchmark shares one loopback address: the per-address caps would refuse most of them
+    n = args.spectators + args.tables + 64
+    cfg["limits"] = {"connections_per_address": n, "spectator_streams_per_address": n, "spectator_streams": n}
     with tempfile.TemporaryDirectory() as tmp, ServerProcess(Path(tmp), cfg, extra_args=extra) as srv:
         bench = Bench(srv, tables, args.spectators, args.seconds, args.pace)
         bench.drive = args.drive

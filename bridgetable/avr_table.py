@@ -46,8 +46,9 @@ SETTLE_MS = 150         # emulated ms after the last tag action: the firmware ha
 # next board's cards. (A repeat read that comes later still is dropped: a new board keeps the debouncing. A
 # real table has many seconds between boards.)
 FLUSH_S = 0.4
-# The host's timings for emulated units (sent in WELCOME): a window of 8 CARD_READs takes ~20 ms on a 115200 Bd
-# wire and a tag read holds the firmware's loop ~25 ms, so resend after 150 ms (the loopback simulators' 40 ms
+# The host's timings for emulated units (sent in WELCOME): a window of 8 CARD_READs takes ~5 ms on the 500000 Bd
+# wire (~20 ms at the 115200 Bd of older firmware) and the emulation's slow SPI stretches a tag read, so resend
+# after 150 ms (the loopback simulators' 40 ms
 # would resend whole windows before their acks could arrive); 40 retries (6 s) and 20 s of silence before a
 # link is declared lost (a noisy wire must not cost a re-handshake, itself slow with HELLO every 500 ms).
 AVR_HOST_CONFIG = SessionConfig(retransmit_ms=150, max_retries=40, link_timeout_ms=20000)
@@ -139,7 +140,7 @@ class AvrTable(SimulatedTable):
                  link_dir: str | Path | None = None, **kwargs: Any) -> None:
         spec = faults if isinstance(faults, FaultSpec) else FaultSpec.parse(faults)
         if spec.slow:
-            raise SimError("the avr transport has no 'slow' fault (the emulated wire runs at 115200 Bd)")
+            raise SimError("the avr transport has no 'slow' fault (the emulated wire runs at the firmware's 500000 Bd)")
         self._byte_faults = (bytedrop, bytedup)
         self.units: dict[str, SeatUnit] = {}
         self._card_emits: dict[tuple[str, str], list[int]] = {}

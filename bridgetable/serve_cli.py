@@ -3,10 +3,11 @@
 At start-up it says where the tablets in the room reach it (the machine's outward address, found without
 sending anything) and, when the database already holds a session, asks whether to resume it (``--resume`` /
 ``--new`` answer in advance; without a terminal and without a flag it resumes and says so). A new session moves
-the old database aside (``service/session_file.py``), never deletes it."""
+the old database aside (``service/store/earlier_journal.py``), never deletes it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import socket
@@ -41,7 +42,7 @@ def lan_address() -> str:
 
 def _choose_session(database: str, choice: str | None) -> None:
     """Resume or start anew when ``database`` already holds a session (see the module's docstring)."""
-    from service.session_file import earlier_session, move_aside
+    from service.store.earlier_journal import earlier_session, move_aside
 
     earlier = earlier_session(database)
     if earlier is None:
@@ -91,10 +92,9 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
           dataconnector: bool, dc_club_id: str | None, dc_licence_key: str | None, dc_port: int | None,
           log_level: str) -> None:
     """Run the service: REST/WebSocket API, director console, live pages (docs at /docs)."""
-    import uvicorn
-
     from service import create_app, load_settings
-    from service.settings import ConfigError
+    from service.config.settings import ConfigError
+    from service.web.connection_guard import serve as serve_limited
 
     try:
         settings = load_settings(config, database=database)
@@ -145,15 +145,19 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
     logging.getLogger("transitions").setLevel(max(logging.WARNING, logging.getLogger().level))   # a line per event
     app = create_app(settings, on_ready=ready)
     if settings.dataconnector is None:
-        uvicorn.run(app, host=host, port=port, log_level=log_level)
+        serve_limited(app, host=host, port=port, log_level=log_level, limits=settings.limits)
         return
     from service.dataconnector.server import create_dc_app
+    from service.web.connection_guard import guarded_server
 
     dc = settings.dataconnector
-    main_server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level))
-    dc_server = uvicorn.Server(uvicorn.Config(create_dc_app(lambda: app.state.service), host=dc.host or host,
-                                              port=dc.port, log_level=log_level))
-    asyncio.run(_serve_both(main_server, dc_server))
+    main_server = guarded_server(app, host=host, port=port, log_level=log_level, limits=settings.limits)
+    dc_server = guarded_server(create_dc_app(lambda: app.state.service), host=dc.host or host, port=dc.port,
+                               log_level=log_level, limits=settings.limits)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_both(main_server, dc_server))
+    if not main_server.started:
+        sys.exit(3)
 
 
 async def _serve_both(main_server: Any, dc_server: Any) -> None:
@@ -176,8 +180,8 @@ async def _serve_both(main_server: Any, dc_server: Any) -> None:
 def _with_dataconnector(settings: Any, club_id: str | None, licence_key: str | None, port: int | None) -> Any:
     """The settings with the Data Connector on: the options win over the configuration's ``dataconnector``; a
     missing licence key is made once and kept in the database's meta, so the scoring program's stays valid."""
-    from service.dataconnector.config import DataConnectorConfig
-    from service.journal import Journal
+    from service.config.settings import DataConnectorConfig
+    from service.store.journal import Journal
 
     cfg = settings.dataconnector
     club_id = club_id or (cfg.club_id if cfg else "bridgetable")

@@ -31,7 +31,7 @@ from .errors import LinkClosed, LinkError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BAUDRATE = 115200
+DEFAULT_BAUDRATE = 500000     # docs/protocol.md §2: exact from a 16 MHz AVR (U2X, UBRR 3)
 
 USB_BACKENDS: dict[str, Callable[[], Any]] = {}
 """Named pyusb backend factories for ``usb://...?backend=NAME`` URLs."""

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from firmware_host import CardRead, DeviceKind, HandScan, Message, ReaderStatus, Zone
-from firmware_host.constants import ReaderStatusCode
+from firmware_host import CardRead, DeviceKind, HandScan, Message, ReaderStatus, UnitStatus, Zone
+from firmware_host.constants import ReaderStatusCode, ResetCause
 from table.cards import Deal, Seat
 from table.events import CardPlayed, HandRead
 
@@ -48,6 +48,7 @@ class SeatReaderDriver(DeviceDriver):
         self.deal: Deal | None = None
         self.deck: str | None = None
         self.learner: DeckLearner | None = None
+        self.unit_status: UnitStatus | None = None   # the unit's last UNIT_STATUS (reset cause, stack, reader)
 
     def set_board(self, deal: Deal | None = None, deck: str | None = None) -> None:
         """The board now on the table: its deal (for the wrong-seat check) and its deck, either unknown.
@@ -80,6 +81,12 @@ class SeatReaderDriver(DeviceDriver):
             if msg.status != ReaderStatusCode.OK:
                 self._emit(DeviceNotice("READER_FAULT", self.name, f"reader status {msg.status.name}",
                                        seat=self.seat))
+        elif isinstance(msg, UnitStatus):
+            self.unit_status = msg
+            cause = ResetCause(msg.reset_cause)
+            if cause & (ResetCause.WATCHDOG | ResetCause.BROWN_OUT):
+                self._emit(DeviceNotice("UNIT_RESET", self.name, f"the seat unit restarted after a {cause!r} reset "
+                                       f"(stack peak {msg.stack_peak} bytes)", seat=self.seat))
         else:
             return False
         return True

@@ -57,6 +57,7 @@ class MessageType(IntEnum):
     CARD_READ = 0x10
     HAND_READ = 0x11
     READER_STATUS = 0x12
+    UNIT_STATUS = 0x13
     # bidding box / screen -> host 0x20-0x2F
     CALL_PRESSED = 0x20
     UNDO = 0x21
@@ -119,6 +120,15 @@ class ReaderStatusCode(IntEnum):
     COLLISION = 2
     TOO_MANY_TAGS = 3
     FIELD_NOISE = 4
+
+
+class ResetCause(IntFlag):
+    """UNIT_STATUS reset_cause bits: the ATmega2560's MCUSR (datasheet §12.6.1)."""
+    POWER_ON = 0x01
+    EXTERNAL = 0x02
+    BROWN_OUT = 0x04
+    WATCHDOG = 0x08
+    JTAG = 0x10
 
 
 class Mode(IntEnum):

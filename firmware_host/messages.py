@@ -248,6 +248,19 @@ class ReaderStatus(Message):
     WIRE = (EnumField("status", ReaderStatusCode), _u8("antennas", 0, 0b111), _u8("tags_in_field"), TS)
 
 
+@_message(MessageType.UNIT_STATUS, Direction.TO_HOST)
+@dataclass(frozen=True, slots=True)
+class UnitStatus(Message):
+    """The seat unit's own health, sent once after each handshake on the reader link: the cause of its last
+    reset (ResetCause bits, the ATmega's MCUSR), the deepest its stack went since that reset (bytes), and how
+    often its card reader chip had to be set up again since then."""
+    reset_cause: int
+    stack_peak: int
+    reader_resets: int
+    ts: int
+    WIRE = (_u8("reset_cause", 0, 0x1F), _u16("stack_peak"), _u16("reader_resets"), TS)
+
+
 # -- bidding box / screen → host --------------------------------------------------------------------------
 @_message(MessageType.CALL_PRESSED, Direction.TO_HOST)
 @dataclass(frozen=True, slots=True)
@@ -419,7 +432,7 @@ class DealBoard(Message):
 
 MESSAGE_TYPES: dict[int, type[Message]] = {cls.TYPE: cls for cls in (
     Hello, Welcome, Ack, Nack, Heartbeat, ErrorMessage, Reset, Bind,
-    CardRead, HandScan, ReaderStatus,
+    CardRead, HandScan, ReaderStatus, UnitStatus,
     CallPressed, Undo, StopCard, TrayPassed,
     CardDealt, BoardNumberRead, Jam, UnreadableCard, DealDone,
     ShowAuction, ShowContract, ShowTurn, ShowError, SetMode, RefuseCall,

@@ -12,8 +12,11 @@ bidding box's SSD1306 display (simavr's part on the TWI bus) is read back as tex
 The MFRC522 reads ISO/IEC 14443 A tags (4- or 7-byte UIDs), so emulated decks are NTAG-style 7-byte UIDs
 (:func:`ntag_uids`), not the 8-byte ISO 15693 UIDs of :mod:`hw_sim.tags`.
 
-Not modelled here (see ``firmware/harness/``): RF timing (a tag answers at once; simavr's SPI takes a fixed
-100 µs a byte, far slower than the chip's 4 MHz), power loss, a second tag in the field.
+The MFRC522 model (``firmware/harness/mfrc522_model.c``) keeps RF time: frames take their air time, the chip's
+timer raises TimerIRq only once its programmed time has elapsed, each NTAG follows NXP's state machine, and
+several tags in the field collide during anticollision. simavr 1.6 takes a fixed 100 µs per SPI byte (the board's
+4 MHz SCK takes 2 µs), so reads and main-loop stretches measured here are upper bounds. Not modelled: power loss,
+RF noise.
 """
 from __future__ import annotations
 
@@ -84,9 +87,10 @@ class SeatUnit:
     """One emulated seat unit (card reader + bidding box) behind two ptys."""
 
     def __init__(self, name: str, reader_serial: str, box_serial: str, *, link_dir: str | Path | None = None,
-                 start_timeout: float = 10.0) -> None:
+                 start_timeout: float = 10.0, elf: str | Path | None = None) -> None:
         if not (ELF.exists() and HARNESS.exists()):
             build()
+        firmware = Path(elf) if elf is not None else ELF
         self.name = name
         self.dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunit-"))
         self._lock = threading.Lock()
@@ -94,7 +98,7 @@ class SeatUnit:
         self.placed_ns: dict[str, int] = {}          # action id -> CLOCK_MONOTONIC ns the tag entered the field
         self.errors: list[str] = []
         self._proc = subprocess.Popen(
-            [str(HARNESS), "--elf", str(ELF), "--link-dir", str(self.dir), "--name", name,
+            [str(HARNESS), "--elf", str(firmware), "--link-dir", str(self.dir), "--name", name,
              "--reader-serial", reader_serial, "--box-serial", box_serial],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
         self._reader = threading.Thread(target=self._read_output, name=f"seatunit-{name}", daemon=True)
@@ -160,6 +164,18 @@ class SeatUnit:
         """A tag laid on the antenna (it replaces any tag there): now, or ``after_ms`` emulated ms after the
         previous tag action (tag actions happen in the order asked, one hand at the antenna)."""
         self.command(f"placeafter {after_ms} {uid} {ident}" if after_ms else f"place {uid} {ident}")
+
+    def add(self, uid: str, ident: str = "-") -> None:
+        """One more tag laid on the antenna beside those already there (the field holds several tags)."""
+        self.command(f"add {uid} {ident}")
+
+    def reader_chip_reset(self) -> None:
+        """The MFRC522 alone resets (a glitch on its supply): its set-up is lost, the MCU runs on."""
+        self.command("chipreset")
+
+    def loop_reset(self) -> None:
+        """Restart the main-loop measurement (``loop_max_us``, ``loop_busy_permille`` in :meth:`stats`)."""
+        self.command("loopreset")
 
     def remove(self, after_ms: int = 0) -> None:
         self.command(f"remove {after_ms}" if after_ms else "remove")

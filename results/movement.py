@@ -86,6 +86,8 @@ class Movement:
     stationary_ns: frozenset[int] = frozenset()   # Mitchell: the North-South pair numbers
     _at: dict[tuple[int, int], Sitting] = field(default_factory=dict, init=False, repr=False, compare=False)
     _where: dict[tuple[int, int], list[Sitting]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # tables, rounds, entrants, boards: computed once (a 500-table Mitchell has 250,000 sittings to go through)
+    _lists: dict[str, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sittings", tuple(sorted(self.sittings, key=lambda s: (s.round, s.table))))
@@ -94,6 +96,10 @@ class Movement:
             for e in (s.ns, s.ew):
                 if e is not None:
                     self._where.setdefault((e, s.round), []).append(s)
+        sits = self.sittings
+        self._lists.update(tables=tuple(sorted({s.table for s in sits})), rounds=tuple(sorted({s.round for s in sits})),
+                           entrants=tuple(sorted({e for s in sits for e in (s.ns, s.ew) if e is not None})),
+                           boards=tuple(sorted({b for s in sits if not s.sit_out for b in s.boards})))
         bad = self.problems()
         if bad:
             raise MovementError(f"movement {self.name!r} is not valid: " + "; ".join(bad[:10])
@@ -102,19 +108,19 @@ class Movement:
     # -------------------------------------------------------------------------------- queries
     @property
     def tables(self) -> list[int]:
-        return sorted({s.table for s in self.sittings})
+        return list(self._lists["tables"])
 
     @property
     def rounds(self) -> list[int]:
-        return sorted({s.round for s in self.sittings})
+        return list(self._lists["rounds"])
 
     @property
     def entrants(self) -> list[int]:
-        return sorted({e for s in self.sittings for e in (s.ns, s.ew) if e is not None})
+        return list(self._lists["entrants"])
 
     @property
     def boards(self) -> list[int]:
-        return sorted({b for s in self.sittings if not s.sit_out for b in s.boards})
+        return list(self._lists["boards"])
 
     def at(self, table: int, round: int) -> Sitting:
         try:

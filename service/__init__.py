@@ -2,9 +2,9 @@
 
 ``create_app(settings)`` builds the FastAPI application; ``bridgetable serve`` runs it under uvicorn.
 """
-from .app import create_app
-from .configuration import load_settings
-from .settings import Settings
-from .visibility import Viewer, visible_state
+from service.app import create_app
+from service.config.loading import load_settings
+from service.config.settings import Settings
+from service.live.visibility import Viewer, visible_state
 
 __all__ = ["create_app", "Settings", "load_settings", "Viewer", "visible_state"]

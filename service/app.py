@@ -1,7 +1,7 @@
 """``create_app(settings)``: the FastAPI application and the composition root. Its lifespan opens the journal,
 rebuilds every table from it, builds the event, opens the outbox and the configured devices, starts the simulated
-tables (the parts the routers receive: ``service/container.py``), and undoes all of that at shutdown. Every
-``ServiceError`` is answered by one handler (``service/http_errors.py``)."""
+tables (the parts the routers receive: ``service/wiring/container.py``), and undoes all of that at shutdown. Every
+``ServiceError`` is answered by one handler (``service/web/http_errors.py``)."""
 from __future__ import annotations
 
 import asyncio
@@ -15,41 +15,40 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
+from service.api.boards import router as board_control_router
+from service.api.cards import router as cards_router
+from service.api.credentials import router as credentials_router
+from service.api.event import router as tournament_router
+from service.api.event_console import router as event_router
+from service.api.exports import router as exports_router
+from service.api.language import journalled_language
+from service.api.language import router as language_router
+from service.api.tables import router as api_router
+from service.api.terminal import router as terminal_router
+from service.api.ws import router as ws_router
+from service.config.event_plan import default_event_config
+from service.config.loading import check_settings
+from service.config.settings import Settings
 from service.dataconnector.connector import DataConnector
-
-from .api import router as api_router
-from .auth import Tokens
-from .board_control_api import router as board_control_router
-from .board_rule import ClubBoardRule
-from .cards_api import router as cards_router
-from .club import Club
-from .configuration import check_settings
-from .container import Service
-from .credential_transport import WebSocketCredentials, redact_server_logs
-from .credentials_api import router as credentials_router
-from .devices import DeviceManager
-from .errors import ServiceError
-from .event_api import router as event_router
-from .event_install import config_of, install, journalled_event, members_of
-from .exports_api import router as exports_router
-from .hand_records import HandRecords
-from .hardening import RequestGuard
-from .http_errors import service_error_handler
-from .hub import Hub
-from .journal import CLUB, Journal
-from .language_api import journalled_language
-from .language_api import router as language_router
-from .outbox import Outbox
-from .pages import STATIC
-from .pages import router as pages_router
-from .public_screen import PublicScreen
-from .settings import Settings
-from .simulate import SimulatedClub
-from .terminal_api import router as terminal_router
-from .tournament_api import router as tournament_router
-from .tournament_setup import default_event_config
-from .validation_errors import validation_error_handler
-from .ws import router as ws_router
+from service.errors import ServiceError
+from service.event.board_rule import ClubBoardRule
+from service.event.hand_records import HandRecords
+from service.event.public_screen import PublicScreen
+from service.live.auth import Tokens
+from service.live.club import Club
+from service.live.devices import DeviceManager
+from service.live.hub import Hub
+from service.outbox.delivery import Outbox
+from service.sim.simulate import SimulatedClub
+from service.store.journal import CLUB, Journal
+from service.web.credential_transport import WebSocketCredentials, redact_server_logs
+from service.web.hardening import RequestGuard
+from service.web.http_errors import service_error_handler
+from service.web.pages import STATIC
+from service.web.pages import router as pages_router
+from service.web.validation_errors import validation_error_handler
+from service.wiring.container import Service
+from service.wiring.event_install import config_of, install, journalled_event, members_of
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +67,8 @@ def _tokens(settings: Settings, journal: Journal) -> Tokens:
         session = Tokens.generate()
         journal.set_meta("session", session)
     tokens = Tokens(director, secret, session)
-    for row in journal.rows(CLUB):               # revocations and redeemed links survive a restart
-        tokens.apply_row(row.kind, row.body)
+    for row in journal.rows(CLUB):               # revocations, used links, the rounds' marks survive a restart
+        tokens.note_row(row)
     return tokens
 
 
@@ -101,6 +100,7 @@ def create_app(settings: Settings | None = None,
         club = Club(settings, journal, hub)
         rows = club.load()
         svc = Service(settings, journal, _tokens(settings, journal), hub, club)
+        club.club_listeners.append(svc.tokens.note_row)          # the credentials follow every club row
         svc.language = journalled_language(journal.rows(CLUB))
         event_row, event_rows = journalled_event(journal.rows(CLUB))   # the console's event wins
         event_cfg = config_of(event_row) if event_row is not None else None

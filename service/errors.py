@@ -44,6 +44,14 @@ class Forbidden(ServiceError):
     """The caller is known but this is not his to do or to see."""
 
 
+class TooMany(ServiceError):
+    """The caller has done this too often for now (``service/live/limits.py``); ``retry_after`` seconds to wait."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class Unavailable(ServiceError):
     """The service cannot do it now (the journal could not store a row)."""
 

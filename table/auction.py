@@ -22,15 +22,16 @@ installs the edition's consequences (none; or the partner's forced pass and the 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .calls import DOUBLE, PASS, REDOUBLE, STRAINS, bid_key, bid_level, bid_strain, is_bid
 from .cards import SEATS, Seat
-from .editions import P1, Edition, edition
+from .codes import IrregularityCode
+from .editions import NEXT_TURN, P1, REST_OF_AUCTION, Edition, edition
 from .errors import BridgeError
 from .irregularity import Irregularity, LeadPenalty, Option
 
-NEXT_TURN, REST_OF_AUCTION = "next_turn", "rest_of_auction"
 LAW23_TEXT = ("Law 23A: a call is comparable to a withdrawn call if it has the same or similar meaning, defines a "
               "subset of the meanings of the withdrawn call, or has the same purpose (e.g. an asking bid or a "
               "relay). 23B: replaced by a comparable call, the auction and play continue without further "
@@ -62,10 +63,10 @@ class CallEntry:
 
 
 @dataclass(slots=True)
-class _Pending:
+class PendingCall:
     irr: Irregularity
     entry: CallEntry
-    kind: str                  # the irregularity code
+    kind: IrregularityCode
     turn_of: Seat              # whose turn it was when the call was made
     where: str = ""            # "RHO" | "PARTNER" | "LHO" relative to the offender (out of rotation)
     replaced: CallEntry | None = None   # change of call: the first call
@@ -113,7 +114,7 @@ class Auction:
         self.calls: list[CallEntry] = []
         self.stood: list[CallEntry] = []
         self.irregularities: list[Irregularity] = []
-        self.pending: _Pending | None = None
+        self.pending: PendingCall | None = None
         self.obligations: dict[Seat, str] = {}
         self.no_double_now: set[Seat] = set()       # Law 30B2b
         self.lead_penalties: list[LeadPenalty] = []
@@ -217,7 +218,7 @@ class Auction:
                 return self._with_side_flags(flagged, n0)
         if self._watches:
             self._run_watches(entry, flagged)
-        self._classify(entry, flagged)
+        self.classify(entry, flagged)
         if len(self.irregularities) - n0 != len(flagged):
             return self._with_side_flags(flagged, n0)
         return flagged
@@ -228,7 +229,7 @@ class Auction:
         flagged.extend(i for i in self.irregularities[n0:] if id(i) not in seen)
         return flagged
 
-    def _classify(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
+    def classify(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
         seat, call = entry.seat, entry.call
         exp = self.next_seat
         if seat != exp and seat.rho == exp and self.obligations.get(exp):
@@ -240,7 +241,7 @@ class Auction:
         ed = self.edition
         review, lead_law = ed.damage_review_law, ed.lead_restriction_law
         if is_bid(call) and bid_level(call) > 7:
-            self._flag_pending(entry, "BID_ABOVE_SEVEN", "38", exp, flagged,
+            self._flag_pending(entry, IrregularityCode.BID_ABOVE_SEVEN, "38", exp, flagged,
                                [Option("cancel", "bid cancelled; both members of the offending side pass for "
                                        f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
                                        "director")],
@@ -251,19 +252,19 @@ class Auction:
             return
         obligation = self.obligations.get(seat)
         if obligation and call != PASS:
-            self._flag_pending(entry, "CALL_IN_VIOLATION_OF_PASS_OBLIGATION", "37", exp, flagged,
+            self._flag_pending(entry, IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION, "37", exp, flagged,
                                [Option("cancel", "call cancelled; both members of the offending side pass for "
                                        f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
                                        "director")],
                                detail=f"{seat} was required to pass ({obligation.replace('_', ' ')})")
             return
         if call in (DOUBLE, REDOUBLE) and seat in self.no_double_now:
-            irr = self._irr("FORBIDDEN_DOUBLE_AFTER_30B2", "30B2b", entry,
+            irr = self._irr(IrregularityCode.FORBIDDEN_DOUBLE_AFTER_30B2, "30B2b", entry,
                             [Option("rule", "the seed gives no specific rectification: director rules", "director")],
                             detail="partner's pass out of rotation barred a double or redouble at this turn")
             flagged.append(irr)
         if call == DOUBLE and not self.can_double(seat) or call == REDOUBLE and not self.can_redouble(seat):
-            code = "INADMISSIBLE_DOUBLE" if call == DOUBLE else "INADMISSIBLE_REDOUBLE"
+            code = IrregularityCode.INADMISSIBLE_DOUBLE if call == DOUBLE else IrregularityCode.INADMISSIBLE_REDOUBLE
             self._flag_pending(entry, code, "36", exp, flagged,
                                [Option("cancel", "cancelled; offender substitutes a legal call; partner passes for "
                                        f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
@@ -279,7 +280,7 @@ class Auction:
                       "offender substitutes a legal call (27B1(a): lowest sufficient bid in the same denomination, "
                       "no rectification; 27B1(b): a comparable call (Law 23, director), no rectification; 27B2/B3: "
                       "otherwise partner passes for the rest of the auction, Law 26B)")
-            self._flag_pending(entry, "INSUFFICIENT_BID", "27", exp, flagged,
+            self._flag_pending(entry, IrregularityCode.INSUFFICIENT_BID, "27", exp, flagged,
                                [Option("accept", "accept the insufficient bid (Law 27A); calling accepts it",
                                        str(seat.lho)),
                                 Option("refuse", refuse, str(seat.lho))],
@@ -352,21 +353,22 @@ class Auction:
         auction that is over), so the director decides and no score is computed automatically."""
         out: list[Irregularity] = []
         for irr in list(self.irregularities):
-            if irr.code not in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE") or irr.disposition != "unnoticed":
+            if irr.code not in (IrregularityCode.INADMISSIBLE_DOUBLE, IrregularityCode.INADMISSIBLE_REDOUBLE) \
+                    or irr.disposition != "unnoticed":
                 continue
             entry = self.calls[irr.position["call"]]
             if self.edition.law36c_score_without_call:
                 entry.effective = ""
                 self._recompute_bids()
                 irr.dispose("scored_as_if_not_made", "36C")
-                new = self._irr("INADMISSIBLE_CALL_36C", "36C", entry, [],
+                new = self._irr(IrregularityCode.INADMISSIBLE_CALL_36C, "36C", entry, [],
                                 detail=f"{entry.seat}'s {entry.call} was inadmissible and first noticed after the "
                                        "opening lead: the contract is scored as if it had not been made")
                 new.dispose("scored_as_if_not_made", "36C")
             else:
                 self.no_automatic_score = True
                 irr.dispose("noticed_after_lead", "35A")
-                new = self._irr("DIRECTOR_REQUIRED", "35A", entry,
+                new = self._irr(IrregularityCode.DIRECTOR_REQUIRED, "35A", entry,
                                 [Option("rule", "this edition has no rule once the opening lead is faced (35A "
                                         "would revert the auction): the director rules; no automatic score",
                                         "director")],
@@ -376,7 +378,7 @@ class Auction:
 
     def _law34_revert(self, k: int) -> None:
         oor = self.stood[k]
-        irr = self._irr("PASS_OOR_DEPRIVED_TURN", "34", oor, [],
+        irr = self._irr(IrregularityCode.PASS_OOR_DEPRIVED_TURN, "34", oor, [],
                         detail=f"{oor.skipped[0]} lost his turn; the auction reverts to him and the passes after "
                                "the pass out of rotation are cancelled")
         irr.dispose("auction_reverted", "34")
@@ -393,18 +395,19 @@ class Auction:
         self._stand(e)
 
     # ------------------------------------------------------------------ irregular calls
-    def _irr(self, code: str, law: str, entry: CallEntry, options: list[Option], detail: str = "") -> Irregularity:
+    def _irr(self, code: IrregularityCode, law: str, entry: CallEntry, options: list[Option],
+             detail: str = "") -> Irregularity:
         irr = Irregularity(code, law, str(entry.seat), "auction", {"call": entry.index}, options, detail)
         self.irregularities.append(irr)
         return irr
 
-    def _flag_pending(self, entry: CallEntry, code: str, law: str, turn_of: Seat, flagged: list[Irregularity],
-                      options: list[Option], where: str = "", detail: str = "") -> None:
+    def _flag_pending(self, entry: CallEntry, code: IrregularityCode, law: str, turn_of: Seat,
+                      flagged: list[Irregularity], options: list[Option], where: str = "", detail: str = "") -> None:
         irr = self._irr(code, law, entry, options, detail)
         flagged.append(irr)
         if self.pending is not None and self.pending.irr.open:
             self.pending.irr.dispose("superseded_by_later_irregularity")
-        self.pending = _Pending(irr, entry, code, turn_of, where)
+        self.pending = PendingCall(irr, entry, code, turn_of, where)
         if where and entry.seat != turn_of:
             entry.skipped = self._seats_between(turn_of, entry.seat)
         self._stand(entry)          # tentatively standing: LHO accepts simply by calling
@@ -430,11 +433,12 @@ class Auction:
         law, rect = self.edition.out_of_rotation(kind, where, any_bid, admissible)
         options = ([accept] if admissible else []) + [Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))]
         if kind == "pass":
-            code, detail = "PASS_OUT_OF_ROTATION", f"{seat} passed at {exp}'s turn"
+            code, detail = IrregularityCode.PASS_OUT_OF_ROTATION, f"{seat} passed at {exp}'s turn"
         elif kind == "bid":
-            code, detail = "BID_OUT_OF_ROTATION", f"{seat} bid {call} at {exp}'s turn"
+            code, detail = IrregularityCode.BID_OUT_OF_ROTATION, f"{seat} bid {call} at {exp}'s turn"
         else:
-            code = "DOUBLE_OUT_OF_ROTATION" if call == DOUBLE else "REDOUBLE_OUT_OF_ROTATION"
+            code = (IrregularityCode.DOUBLE_OUT_OF_ROTATION if call == DOUBLE
+                    else IrregularityCode.REDOUBLE_OUT_OF_ROTATION)
             detail = f"{seat} {'doubled' if call == DOUBLE else 'redoubled'} at {exp}'s turn" + (
                 "" if admissible else
                 f"; inadmissible (Law 19), cannot be accepted ({self.edition.inadmissible_oor_law})")
@@ -460,12 +464,13 @@ class Auction:
                        str(entry.seat)),
                 Option("other_call", "substitute stands; offending side scores at most average minus (25B2b2); "
                        "Law 26", str(entry.seat))]
-        irr = self._irr("CHANGE_OF_CALL", "25", entry, opts, detail=f"{first.call} changed to {entry.call}")
+        irr = self._irr(IrregularityCode.CHANGE_OF_CALL, "25", entry, opts,
+                        detail=f"{first.call} changed to {entry.call}")
         flagged.append(irr)
         self.stood.remove(first)
         first.stands = False
         self._recompute_bids()
-        self.pending = _Pending(irr, entry, "CHANGE_OF_CALL", exp, "LHO", replaced=first)
+        self.pending = PendingCall(irr, entry, IrregularityCode.CHANGE_OF_CALL, exp, "LHO", replaced=first)
         self._stand(entry)
 
     def _recompute_bids(self) -> None:
@@ -483,22 +488,23 @@ class Auction:
         defender = c is not None and entry.seat.side != c[2].side
         penalised = self.edition.rect("after_final_pass").law          # 1997 39B, 2017 39C
         law = penalised if defender and entry.call != PASS else "39A"
-        irr = self._irr("CALL_AFTER_FINAL_PASS", law, entry, [], detail=f"{entry.call} after the auction closed")
+        irr = self._irr(IrregularityCode.CALL_AFTER_FINAL_PASS, law, entry, [],
+                        detail=f"{entry.call} after the auction closed")
         irr.dispose("cancelled", law)
         prev = self.calls[entry.index - 1] if entry.index else None
         if prev is not None and not prev.stands and entry.seat == prev.seat.lho:
             # LHO called over a call made after the final pass: no penalty for it (1997 35D, 2017 39B)
             for old in reversed(self.irregularities):
-                if old.code == "CALL_AFTER_FINAL_PASS" and old.position.get("call") == prev.index:
+                if old.code == IrregularityCode.CALL_AFTER_FINAL_PASS and old.position.get("call") == prev.index:
                     if old.disposition_law == penalised:
                         self.lead_penalties = [lp for lp in self.lead_penalties if lp.call_index != prev.index]
                         old.dispose("condoned_no_penalty", "39B" if self.edition.comparable_call else "35D")
                     break
         if law == penalised:
-            self._lead_penalty(entry, irr)
+            self.impose_lead_penalty(entry, irr)
         return [irr]
 
-    def _lead_penalty(self, entry: CallEntry, irr: Irregularity, call: str | None = None) -> None:
+    def impose_lead_penalty(self, entry: CallEntry, irr: Irregularity, call: str | None = None) -> None:
         if self.edition.lead_restriction_law == "26B":
             # 2017 Law 26B: prohibit one suit the offender did not specify legally (known when the auction ends)
             lp = LeadPenalty(str(entry.seat), str(entry.seat.partner), "26B", frozenset(), irr.code, entry.index)
@@ -532,21 +538,21 @@ class Auction:
             self.pending = None
             self._replace_insufficient(p, entry, flagged)
             return True
-        if entry.seat == offender.lho or (p.kind == "CALL_IN_VIOLATION_OF_PASS_OBLIGATION"
+        if entry.seat == offender.lho or (p.kind == IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION
                                           and self.next_seat == entry.seat):
             self.pending = None
             kind = p.kind
-            if kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE") or \
-                    kind.endswith("DOUBLE_OUT_OF_ROTATION") and not p.entry.effective:
+            if kind in (IrregularityCode.INADMISSIBLE_DOUBLE, IrregularityCode.INADMISSIBLE_REDOUBLE) or \
+                    kind.endswith(IrregularityCode.DOUBLE_OUT_OF_ROTATION) and not p.entry.effective:
                 # 35A: the X/XX and all later calls (LHO's) are cancelled; back to the player whose turn it was
                 self._cancel(p.entry)
                 entry.stands = False
                 self._turn = p.turn_of
                 p.irr.dispose("condoned_no_effect", self.edition.rect("inadmissible_condoned").law)
                 return True
-            elif kind == "CALL_IN_VIOLATION_OF_PASS_OBLIGATION":
+            elif kind == IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION:
                 p.irr.dispose("condoned_stands", self.edition.rect("barred_call_condoned").law)
-            elif kind == "BID_ABOVE_SEVEN":
+            elif kind == IrregularityCode.BID_ABOVE_SEVEN:
                 # the bid and LHO's call are cancelled, the offender's pass is substituted; LHO calls again
                 # (1997 35C, no bar; 2017 38C, both members of the offending side pass for the rest, no 26B)
                 p.entry.effective = PASS
@@ -558,14 +564,14 @@ class Auction:
                     self.obligations[offender] = self.obligations[offender.partner] = REST_OF_AUCTION
                 self._check_closure()
                 return True
-            elif kind == "CHANGE_OF_CALL":
+            elif kind == IrregularityCode.CHANGE_OF_CALL:
                 p.irr.dispose("accepted_by_action", "25B1")
                 self._check_closure()
                 if self.closed:            # the accepted substitute was the final pass: LHO's call comes after it
                     flagged.extend(self._after_final_pass(entry))
                     return True
             else:
-                p.irr.dispose("accepted_by_action", "27A" if kind == "INSUFFICIENT_BID" else "29A")
+                p.irr.dispose("accepted_by_action", "27A" if kind == IrregularityCode.INSUFFICIENT_BID else "29A")
             return False
         if p.where and entry.seat == p.turn_of and entry.seat.side != offender.side:
             # Law 28B: the player whose turn it was calls: the call out of rotation is cancelled, no rectification
@@ -577,7 +583,7 @@ class Auction:
             # the offender's partner, whose turn it was, calls before the ruling: 28B covers only an opponent
             # of the offender, so LHO keeps his options (29/30-32); the partner's call awaits the director
             entry.stands = False
-            irr = self._irr("OTHER_CALL_BEFORE_RECTIFICATION", "9B2", entry,
+            irr = self._irr(IrregularityCode.OTHER_CALL_BEFORE_RECTIFICATION, "9B2", entry,
                             [Option("rule", f"{offender}'s call out of rotation is still open for {offender.lho}; "
                                     "Law 28B does not apply to the offender's partner: the director rules "
                                     "(29B, 30-32)", "director")],
@@ -585,7 +591,7 @@ class Auction:
                                    f"{p.entry.call}")
             flagged.append(irr)
             return True
-        if entry.seat == offender and p.kind == "INSUFFICIENT_BID":
+        if entry.seat == offender and p.kind == IrregularityCode.INSUFFICIENT_BID:
             # replacement without an explicit refusal: LHO did not accept (27B)
             self._cancel(p.entry)
             self.pending = None
@@ -603,54 +609,33 @@ class Auction:
         self._recompute_bids()
         self.closed = self.passed_out = False
 
-    def _replace_insufficient(self, p: _Pending, entry: CallEntry, flagged: list[Irregularity]) -> None:
-        ib = p.entry.call
-        call = entry.call
-        offender = p.entry.seat
-        if self.edition.comparable_call:
-            self._replace_insufficient_2017(p, entry, flagged)
-            return
-        if call in (DOUBLE, REDOUBLE):
-            p.irr.dispose("replaced_by_double_cancelled", "27B3")
-            self.obligations[offender.partner] = REST_OF_AUCTION
-            self._lead_penalty(p.entry, p.irr)
-            entry.stands = False
-            self._turn = offender               # he must still bid sufficiently or pass
-            return
-        lowest_same = None
-        if is_bid(ib) and self._last_bid is not None:
-            level = bid_level(ib)
-            while level <= 7 and bid_key(f"{level}{bid_strain(ib)}") <= bid_key(self._last_bid.effective):
-                level += 1
-            lowest_same = f"{level}{bid_strain(ib)}" if level <= 7 else None
-        if call == lowest_same:
-            p.irr.dispose("replaced_lowest_same_denomination", "27B1")
-            p.irr.options.append(Option("conventional", "either bid was conventional: partner passes for the rest "
-                                        "of the auction (27B2)", "director"))
-        else:
-            p.irr.dispose("replaced", "27B2")
-            self.obligations[offender.partner] = REST_OF_AUCTION
-            self._lead_penalty(p.entry, p.irr)
-        self._classify(entry, flagged)
+    def _replace_insufficient(self, p: PendingCall, entry: CallEntry, flagged: list[Irregularity]) -> None:
+        """27B: the offender's replacement of an insufficient bid (the edition's rule)."""
+        self.edition.replace_insufficient(self, p, entry, flagged)
 
-    def _replace_insufficient_2017(self, p: _Pending, entry: CallEntry, flagged: list[Irregularity]) -> None:
-        """2017 27B: the lowest sufficient bid in the same denomination, both natural, needs nothing (27B1(a));
-        any other replacement is the director's Law 23 question (27B1(b) comparable, else 27B2/27B3)."""
-        ib, call = p.entry.call, entry.call
-        lowest_same = None
-        if is_bid(ib) and self._last_bid is not None:
-            level = bid_level(ib)
-            while level <= 7 and bid_key(f"{level}{bid_strain(ib)}") <= bid_key(self._last_bid.effective):
-                level += 1
-            lowest_same = f"{level}{bid_strain(ib)}" if level <= 7 else None
-        natural = not (p.entry.alert or entry.alert)
-        if call == lowest_same and natural and self.edition.auto_27B1a_natural:
-            p.irr.dispose("replaced_lowest_same_denomination", "27B1a")
-            self._classify(entry, flagged)
-            return
-        situation = "insufficient_double" if call in (DOUBLE, REDOUBLE) else "insufficient_other"
-        self._classify(entry, flagged)
-        self._open_comparable(_Watch("23", p.entry.seat, p.irr, ib, situation), entry)
+    # ------------------------------------------------------------------ operations the editions' rules use
+    def lowest_sufficient_same(self, call: str) -> str | None:
+        """The lowest sufficient bid in the denomination of the bid ``call`` (27B1), or None (none, or no bid)."""
+        if not is_bid(call) or self._last_bid is None:
+            return None
+        level = bid_level(call)
+        while level <= 7 and bid_key(f"{level}{bid_strain(call)}") <= bid_key(self._last_bid.effective):
+            level += 1
+        return f"{level}{bid_strain(call)}" if level <= 7 else None
+
+    def give_turn(self, seat: Seat) -> None:
+        """The next call is ``seat``'s (an offender who must still call, 27B3)."""
+        self._turn = seat
+
+    def watch(self, kind: str, offender: Seat, irr: Irregularity, call: str, situation: str = "") -> None:
+        """Settle ``irr`` on a later call (31A, 32B at RHO's call; 2017 ``"23"``: the offender's next call opens
+        the comparable-call ruling for ``situation``)."""
+        self._watches.append(_Watch(kind, offender, irr, call, situation))
+
+    def ask_comparable(self, offender: Seat, irr: Irregularity, withdrawn: str, situation: str,
+                       entry: CallEntry) -> None:
+        """2017 23: the offender's replacement ``entry`` is in; ask the director whether it is comparable."""
+        self._open_comparable(_Watch("23", offender, irr, withdrawn, situation), entry)
 
     def _run_watches(self, entry: CallEntry, flagged: list[Irregularity]) -> None:
         keep = []
@@ -671,11 +656,11 @@ class Auction:
                 else:
                     self.obligations[w.offender.partner] = REST_OF_AUCTION
                     w.irr.dispose("rectified", "32B2")
-                    self._lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)   # Law 26B
+                    self.impose_lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)   # Law 26B
             elif w.kind in ("31A1", "32B1") and entry.seat == w.offender:
                 law = self.edition.rect("bid_oor_rho_passes" if w.kind == "31A1" else "double_oor_rho_passes").law
                 if entry.call != w.call:
-                    irr = self._irr("CALL_NOT_REPEATED", law, entry,
+                    irr = self._irr(IrregularityCode.CALL_NOT_REPEATED, law, entry,
                                     [Option("rule", f"{w.offender} had to repeat {w.call}", "director")])
                     flagged.append(irr)
                 w.irr.dispose("rectified", law)
@@ -691,7 +676,7 @@ class Auction:
                 else:
                     self.obligations[w.offender.partner] = REST_OF_AUCTION
                     w.irr.dispose("rectified", "31A2b")
-                    self._lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)
+                    self.impose_lead_penalty(self.calls[w.irr.position["call"]], w.irr, w.call)
             else:
                 keep.append(w)
         self._watches = keep
@@ -700,13 +685,14 @@ class Auction:
     def ruling(self, code: str, option: str) -> list[Irregularity]:
         """Apply the chosen rectification to the pending irregularity ``code``."""
         p = self.pending
-        if code == "COMPARABLE_CALL_RULING":
+        if code == IrregularityCode.COMPARABLE_CALL_RULING:
             return self._rule_comparable(option)
-        if option == "conventional" and code == "INSUFFICIENT_BID" and (p is None or p.kind != code):
+        if option == "conventional" and code == IrregularityCode.INSUFFICIENT_BID and (p is None or p.kind != code):
             return self._rule_27b1_conventional()
         if p is None or p.kind != code or not p.irr.open:
             raise AuctionRulingError(f"no pending {code} to rule on")
-        if option == "unnoticed" and p.kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE"):
+        if option == "unnoticed" and p.kind in (IrregularityCode.INADMISSIBLE_DOUBLE,
+                                                 IrregularityCode.INADMISSIBLE_REDOUBLE):
             # the director's record that the table went on without noticing: the call stands as made until
             # attention is drawn after the opening lead (``after_opening_lead``: 2017 36C; 1997 no rule)
             p.irr.dispose("unnoticed")
@@ -719,13 +705,13 @@ class Auction:
             self._check_closure()          # an accepted pass out of rotation may be the third pass (34)
             return self.irregularities[n0:]
         entry, offender = p.entry, p.entry.seat
-        if p.kind == "CHANGE_OF_CALL":
+        if p.kind == IrregularityCode.CHANGE_OF_CALL:
             return self._rule_change_of_call(p, option)
-        if option != "cancel" and not (option == "refuse" and p.kind == "INSUFFICIENT_BID"):
+        if option != "cancel" and not (option == "refuse" and p.kind == IrregularityCode.INSUFFICIENT_BID):
             raise AuctionRulingError(f"{option!r} is not an option for {code}")
         self._cancel(entry)
         self.pending = None
-        if p.kind == "INSUFFICIENT_BID":
+        if p.kind == IrregularityCode.INSUFFICIENT_BID:
             self.pending = p                 # still open: the offender's next call is the replacement
             p.where = "refused"
             self._turn = offender
@@ -737,70 +723,42 @@ class Auction:
         p.irr.dispose("cancelled", p.irr.law)
         self._turn = p.turn_of
         partner = offender.partner
-        if self.edition.comparable_call and self._cancel_2017(p, entry):
+        if self.edition.cancel_out_of_rotation(self, p, entry):
             return []
-        if p.kind == "PASS_OUT_OF_ROTATION":
+        if p.kind == IrregularityCode.PASS_OUT_OF_ROTATION:
             if p.irr.law in ("30A", "30B1"):
                 self.obligations[offender] = NEXT_TURN
             elif p.irr.law == "30B2":
                 self.obligations[offender] = REST_OF_AUCTION
                 self.no_double_now.add(partner)
-        elif p.kind == "BID_OUT_OF_ROTATION":
+        elif p.kind == IrregularityCode.BID_OUT_OF_ROTATION:
             if p.where == "RHO":
-                self._watches.append(_Watch("31A", offender, p.irr, entry.call))
+                self.watch("31A", offender, p.irr, entry.call)
                 p.irr.disposition = None          # finished when RHO and then the offender have called
             else:
                 self.obligations[partner] = REST_OF_AUCTION
-                self._lead_penalty(entry, p.irr)
-        elif p.kind.endswith("DOUBLE_OUT_OF_ROTATION"):
+                self.impose_lead_penalty(entry, p.irr)
+        elif p.kind.endswith(IrregularityCode.DOUBLE_OUT_OF_ROTATION):
             if p.where == "RHO":
-                self._watches.append(_Watch("32B", offender, p.irr, entry.call))
+                self.watch("32B", offender, p.irr, entry.call)
                 p.irr.disposition = None
             else:
                 self.obligations[partner] = REST_OF_AUCTION
-                self._lead_penalty(entry, p.irr)
-        elif p.kind in ("INADMISSIBLE_DOUBLE", "INADMISSIBLE_REDOUBLE"):
+                self.impose_lead_penalty(entry, p.irr)
+        elif p.kind in (IrregularityCode.INADMISSIBLE_DOUBLE, IrregularityCode.INADMISSIBLE_REDOUBLE):
             self.obligations[partner] = REST_OF_AUCTION
-            self._lead_penalty(entry, p.irr)
+            self.impose_lead_penalty(entry, p.irr)
             self._turn = offender
-        elif p.kind in ("CALL_IN_VIOLATION_OF_PASS_OBLIGATION", "BID_ABOVE_SEVEN"):
+        elif p.kind in (IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION, IrregularityCode.BID_ABOVE_SEVEN):
             self.obligations[offender] = REST_OF_AUCTION
             self.obligations[partner] = REST_OF_AUCTION
-            self._lead_penalty(entry, p.irr)
+            self.impose_lead_penalty(entry, p.irr)
             self._turn = offender
         return []
 
-    def _cancel_2017(self, p: _Pending, entry: CallEntry) -> bool:
-        """The 2017 consequences of a cancelled call out of rotation (30-32, 36B4); True when handled."""
-        offender, partner = entry.seat, entry.seat.partner
-        if p.kind == "PASS_OUT_OF_ROTATION":
-            if p.irr.law == "30A":
-                self.obligations[offender] = NEXT_TURN
-            else:
-                self._watch_comparable(p, entry, "pass_oor_partner" if p.where == "PARTNER" else "pass_oor_lho")
-            return True
-        if p.kind == "BID_OUT_OF_ROTATION":
-            if p.where == "RHO":
-                self._watches.append(_Watch("31A", offender, p.irr, entry.call))
-                p.irr.disposition = None          # finished when RHO and then the offender have called
-            else:
-                self._watch_comparable(p, entry, "bid_oor_partner")
-            return True
-        if p.kind.endswith("DOUBLE_OUT_OF_ROTATION"):
-            if p.irr.law == "36B4":
-                self.obligations[partner] = REST_OF_AUCTION
-                self._lead_penalty(entry, p.irr)
-            elif p.where == "RHO":
-                self._watches.append(_Watch("32B", offender, p.irr, entry.call))
-                p.irr.disposition = None
-            else:
-                self._watch_comparable(p, entry, "double_oor_partner")
-            return True
-        return False
-
-    def _watch_comparable(self, p: _Pending, entry: CallEntry, situation: str) -> None:
+    def watch_comparable(self, p: PendingCall, entry: CallEntry, situation: str) -> None:
         """2017: the offender's next call (at his turn) opens the Law 23 question."""
-        self._watches.append(_Watch("23", entry.seat, p.irr, entry.call, situation))
+        self.watch("23", entry.seat, p.irr, entry.call, situation)
         p.irr.detail += f"; {entry.seat.partner} may call freely (16C2); Law 23 decides on {entry.seat}'s next call"
 
     def _open_comparable(self, w: _Watch, entry: CallEntry) -> None:
@@ -809,7 +767,7 @@ class Auction:
         first = self.calls[withdrawn]
         same = entry.call == first.call and not (entry.alert or first.alert)
         rect = self.edition.rect(w.situation)
-        irr = self._irr("COMPARABLE_CALL_RULING", "23", entry,
+        irr = self._irr(IrregularityCode.COMPARABLE_CALL_RULING, "23", entry,
                         [Option("comparable", "comparable: no further rectification; the withdrawn call is not "
                                 "unauthorized information (23B); the director may adjust at the end (23C)",
                                 "director"),
@@ -851,7 +809,7 @@ class Auction:
         withdrawn = self.calls[c.withdrawn]
         if c.situation == "insufficient_double":
             self._undo_27b3(c)
-        self._lead_penalty(withdrawn, c.source)
+        self.impose_lead_penalty(withdrawn, c.source)
         return []
 
     def _undo_27b3(self, c: _Comparable) -> None:
@@ -868,18 +826,18 @@ class Auction:
         """The director finds that the insufficient bid or its lowest-same-denomination replacement could be
         conventional: 27B1 gives way to 27B2 (partner passes for the rest of the auction; Law 26)."""
         irr = next((i for i in reversed(self.irregularities)
-                    if i.code == "INSUFFICIENT_BID" and i.disposition_law == "27B1"), None)
+                    if i.code == IrregularityCode.INSUFFICIENT_BID and i.disposition_law == "27B1"), None)
         if irr is None:
             raise AuctionRulingError("no insufficient bid replaced under 27B1 to rule conventional")
         entry = self.calls[irr.position["call"]]
         if not self.closed:
             self.obligations[entry.seat.partner] = REST_OF_AUCTION
         irr.options = [o for o in irr.options if o.code != "conventional"]
-        self._lead_penalty(entry, irr)
+        self.impose_lead_penalty(entry, irr)
         irr.dispose("replaced_conventional", "27B2")
         return []
 
-    def _rule_change_of_call(self, p: _Pending, option: str) -> list[Irregularity]:
+    def _rule_change_of_call(self, p: PendingCall, option: str) -> list[Irregularity]:
         first = p.replaced
         assert first is not None
         if option not in {o.code for o in p.irr.options}:
@@ -894,17 +852,17 @@ class Auction:
             first.stands = True
             self._stand(first)
             if option == "original_stands_26B":
-                self._lead_penalty(p.entry, p.irr)
+                self.impose_lead_penalty(p.entry, p.irr)
             p.irr.dispose(option, "25B2")
         elif option == "first_stands":
             self._cancel(p.entry)
             first.stands = True
             self._stand(first)
             self.obligations[p.entry.seat.partner] = NEXT_TURN
-            self._lead_penalty(p.entry, p.irr)
+            self.impose_lead_penalty(p.entry, p.irr)
             p.irr.dispose(option, "25B2b1")
         elif option == "other_call":
-            self._lead_penalty(first, p.irr)
+            self.impose_lead_penalty(first, p.irr)
             p.irr.dispose(option, "25B2b2")
             self._check_closure()
         else:
@@ -914,3 +872,39 @@ class Auction:
     # ------------------------------------------------------------------ record
     def final_calls(self) -> list[CallEntry]:
         return [e for e in self.stood if not e.deemed]
+
+
+# ---------------------------------------------------------------------- Law 24: cards exposed during the auction
+def card_exposed(auction: Auction | None, seat: Seat, cards: tuple[str, ...]) -> Irregularity:
+    """24: cards exposed during the auction stay face up and become penalty cards if the offender defends
+    (``defenders_penalty_cards``). 24A: a single card below an honour only that; 24B (a single honour, or a
+    premature lead) and 24C (two or more cards): the offender's partner also passes at his next turn."""
+    honors = [c for c in cards if c[1] in "AKQJT"]
+    law = "24A" if len(cards) == 1 and not honors else ("24B" if len(cards) == 1 else "24C")
+    irr = Irregularity(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, law, str(seat), "auction", {},
+                       [Option("penalty_card", "cards stay face up; penalty cards if the offender defends",
+                               "director")]
+                       + ([] if law == "24A" else [Option("partner_passes", "partner passes at his next turn",
+                                                          "director")]),
+                       f"{', '.join(cards)} exposed during the auction")
+    if law != "24A" and auction is not None and not auction.closed:
+        auction.obligations.setdefault(seat.partner, NEXT_TURN)
+    return irr
+
+
+def card_led_early(auction: Auction, seat: Seat, card: str) -> Irregularity:
+    """24B: a card faced as an opening lead before the auction closed (a premature lead) stays face up; the
+    offender's partner passes at his next turn."""
+    irr = Irregularity(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, "24B", str(seat), "auction", {},
+                       [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
+                               "partner passes at his next turn (24B)", "director")],
+                       f"{card} led before the auction closed (premature lead)")
+    irr.dispose("rectified")
+    auction.obligations.setdefault(seat.partner, NEXT_TURN)
+    return irr
+
+
+def defenders_penalty_cards(exposures: Sequence[tuple[Seat, tuple[str, ...]]],
+                            declarer: Seat) -> list[tuple[Seat, tuple[str, ...]]]:
+    """24: once the auction has given a declarer, the cards a future defender exposed become penalty cards."""
+    return [(seat, cards) for seat, cards in exposures if seat.side != declarer.side]

@@ -10,7 +10,9 @@ its edition, never compares edition names:
   installs the forced passes and lead restrictions from it, and docs/laws.md shows it (``matrix_markdown``);
 * switches for the points the sources leave uncertain (named, with the recommended default);
 * small edition-specific functions: the Law 26 lead options, the Law 57 options, Law 53A at trick 13, the
-  Law 64A2 extra trick, the Law 12C2 session-percentage rule.
+  Law 64A2 extra trick, the Law 12C2 session-percentage rule;
+* the auction rules whose consequences differ by edition, as methods that act on an ``Auction`` through its
+  operations: the replacement of an insufficient bid (27B) and a cancelled call out of rotation (30-32).
 
 ``Edition1997`` is the seed (WBF 1997 Laws, 1999 Chinese Bridge Association edition); ``Edition2017`` the
 2017 WBF Laws. ``edition("2017")`` finds one by name; ``DEFAULT`` is the 1997 edition.
@@ -18,10 +20,18 @@ its edition, never compares edition names:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
+from .calls import DOUBLE, REDOUBLE
+from .codes import IrregularityCode
+from .irregularity import Irregularity, Option
+
+if TYPE_CHECKING:
+    from .auction import Auction, CallEntry, PendingCall
 
 SUITS = ("S", "H", "D", "C")
 P1, P_ALL, S_ALL = "P1", "P∞", "S∞"
+NEXT_TURN, REST_OF_AUCTION = "next_turn", "rest_of_auction"     # the scopes of a forced pass, as installed
 
 
 class EditionError(ValueError):
@@ -135,6 +145,17 @@ class Edition:
     def rect(self, situation: str) -> Rectification:
         return self.rectifications[situation]
 
+    # ------------------------------------------------------------------ Laws 27B, 30-32 in the auction
+    def replace_insufficient(self, auction: Auction, p: PendingCall, entry: CallEntry,
+                             flagged: list[Irregularity]) -> None:
+        """27B: ``entry`` replaces the insufficient bid pending in ``p`` (after LHO refused it, or at once)."""
+        raise NotImplementedError
+
+    def cancel_out_of_rotation(self, auction: Auction, p: PendingCall, entry: CallEntry) -> bool:
+        """The consequences of a call out of rotation that LHO cancelled, where this edition's differ from the
+        shared rules in ``Auction.ruling``; True when handled here."""
+        return False
+
     # ------------------------------------------------------------------ Law 26
     def lead_options(self, related: frozenset[str], specified: frozenset[str]) -> list[tuple[str, str]]:
         """Declarer's choices at the restricted player's first lead: (option code, law) pairs.
@@ -239,6 +260,30 @@ class Edition1997(Edition):
                      "if RHO passes the offender must repeat it (32B1); if RHO calls, partner passes for the rest "
                      "of the auction (32B2); Law 26B")
 
+    def replace_insufficient(self, auction: Auction, p: PendingCall, entry: CallEntry,
+                             flagged: list[Irregularity]) -> None:
+        """1997 27B: the lowest sufficient bid in the same denomination stands without penalty (27B1, unless
+        either bid was conventional: the director's 27B2); another bid or a pass bars partner for the rest of
+        the auction with a Law 26 lead penalty (27B2); a double or redouble is cancelled, with the same, and the
+        offender must still bid sufficiently or pass (27B3)."""
+        call, offender = entry.call, p.entry.seat
+        if call in (DOUBLE, REDOUBLE):
+            p.irr.dispose("replaced_by_double_cancelled", "27B3")
+            auction.obligations[offender.partner] = REST_OF_AUCTION
+            auction.impose_lead_penalty(p.entry, p.irr)
+            entry.stands = False
+            auction.give_turn(offender)
+            return
+        if call == auction.lowest_sufficient_same(p.entry.call):
+            p.irr.dispose("replaced_lowest_same_denomination", "27B1")
+            p.irr.options.append(Option("conventional", "either bid was conventional: partner passes for the rest "
+                                        "of the auction (27B2)", "director"))
+        else:
+            p.irr.dispose("replaced", "27B2")
+            auction.obligations[offender.partner] = REST_OF_AUCTION
+            auction.impose_lead_penalty(p.entry, p.irr)
+        auction.classify(entry, flagged)
+
     def lead_options(self, related: frozenset[str], specified: frozenset[str]) -> list[tuple[str, str]]:
         if related:
             return ([(f"require:{s}", "26A2") for s in SUITS if s in related]
@@ -333,6 +378,49 @@ class Edition2017(Edition):
         if where == "RHO":
             return "32A", f"if RHO passes the offender must repeat it (32A1); if RHO calls, {after} (32A2)"
         return "32B", f"partner may make any legal call (16C2); {after}"
+
+    def replace_insufficient(self, auction: Auction, p: PendingCall, entry: CallEntry,
+                             flagged: list[Irregularity]) -> None:
+        """2017 27B: the lowest sufficient bid in the same denomination, both natural, needs nothing (27B1(a));
+        any other replacement is the director's Law 23 question (27B1(b) comparable, else 27B2/27B3)."""
+        ib, call = p.entry.call, entry.call
+        natural = not (p.entry.alert or entry.alert)
+        if call == auction.lowest_sufficient_same(ib) and natural and self.auto_27B1a_natural:
+            p.irr.dispose("replaced_lowest_same_denomination", "27B1a")
+            auction.classify(entry, flagged)
+            return
+        situation = "insufficient_double" if call in (DOUBLE, REDOUBLE) else "insufficient_other"
+        auction.classify(entry, flagged)
+        auction.ask_comparable(p.entry.seat, p.irr, ib, situation, entry)
+
+    def cancel_out_of_rotation(self, auction: Auction, p: PendingCall, entry: CallEntry) -> bool:
+        """2017 30-32, 36B4: a forced pass for one turn at most; otherwise the offender's next call opens the
+        Law 23 comparable-call question (RHO's call first, after a bid or X/XX at RHO's turn: 31A, 32A)."""
+        offender, partner = entry.seat, entry.seat.partner
+        if p.kind == IrregularityCode.PASS_OUT_OF_ROTATION:
+            if p.irr.law == "30A":
+                auction.obligations[offender] = NEXT_TURN
+            else:
+                auction.watch_comparable(p, entry, "pass_oor_partner" if p.where == "PARTNER" else "pass_oor_lho")
+            return True
+        if p.kind == IrregularityCode.BID_OUT_OF_ROTATION:
+            if p.where == "RHO":
+                auction.watch("31A", offender, p.irr, entry.call)
+                p.irr.disposition = None          # finished when RHO and then the offender have called
+            else:
+                auction.watch_comparable(p, entry, "bid_oor_partner")
+            return True
+        if p.kind.endswith(IrregularityCode.DOUBLE_OUT_OF_ROTATION):
+            if p.irr.law == "36B4":
+                auction.obligations[partner] = REST_OF_AUCTION
+                auction.impose_lead_penalty(entry, p.irr)
+            elif p.where == "RHO":
+                auction.watch("32B", offender, p.irr, entry.call)
+                p.irr.disposition = None
+            else:
+                auction.watch_comparable(p, entry, "double_oor_partner")
+            return True
+        return False
 
     def lead_options(self, related: frozenset[str], specified: frozenset[str]) -> list[tuple[str, str]]:
         allowed = [s for s in SUITS if s not in specified]

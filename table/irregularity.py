@@ -16,7 +16,7 @@ class Option:
 
 @dataclass(slots=True)
 class Irregularity:
-    code: str
+    code: str                        # an IrregularityCode (typed str so consumers' lists of codes stay list[str])
     law: str
     seat: str | None
     phase: str                       # "auction" | "play" | "claim" | "board"

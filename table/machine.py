@@ -1,10 +1,11 @@
 """The board lifecycle as one ``transitions`` machine shared by every table.
 
-The machine only *sequences*: the laws live in ``auction.py`` and ``play.py`` as pure logic that
-returns irregularities as data. A ``Table`` joins the shared machine with ``add_model`` and leaves
-with ``close()`` (``remove_model``); one definition is built once for the process (a Machine per
-table costs ~150 KB). The machine is built with ``model_override=True``: it binds onto a table only
-the triggers ``Table`` declares, so type checkers see them and a table in mid-play weighs ~18 KB.
+The machine only *sequences*: the laws live in ``auction.py`` (Law 24 included) and the ``play`` package
+(claims, 68-70, in ``play/claims.py``) as pure logic that returns irregularities as data. A ``Table`` joins
+the shared machine with ``add_model`` and leaves with ``close()`` (``remove_model``); one definition is built
+once for the process (a Machine per table costs ~150 KB). The machine is built with ``model_override=True``:
+it binds onto a table only the triggers ``Table`` declares, so type checkers see them and a table in mid-play
+weighs ~18 KB.
 
 States a director recognises::
 
@@ -22,9 +23,10 @@ from typing import Any, cast
 from transitions import Machine
 from transitions.core import Event, EventData, MachineError, State, Transition
 
-from .auction import NEXT_TURN, Auction, AuctionRulingError
+from .auction import Auction, AuctionRulingError, card_exposed, card_led_early, defenders_penalty_cards
 from .calls import bid_level, bid_strain
 from .cards import SEATS, CardError, Deal, Seat
+from .codes import IrregularityCode
 from .editions import DEFAULT, Edition, edition
 from .errors import BridgeError
 from .events import (
@@ -42,6 +44,17 @@ from .events import (
 )
 from .irregularity import Irregularity, Option
 from .play import Play, PlayRulingError
+from .play.claims import (
+    acquiesced,
+    claim_out_of_play,
+    claim_voided,
+    disputed,
+    everyone_plays_on,
+    play_after_claim,
+    play_on_refused,
+    response_without_claim,
+    rule_claim,
+)
 from .scoring import Contract, parse_contract, score_ns
 from .verify import check_count, check_hands
 
@@ -340,11 +353,15 @@ class Table:
         elif not waiting and self.state == "awaiting_ruling":
             self.irregularity_settled()
 
-    def _flag(self, code: str, law: str, seat: str | None, phase: str, detail: str,
+    def _flag(self, code: IrregularityCode, law: str, seat: str | None, phase: str, detail: str,
               options: list[Option] | None = None, disposition: str | None = None) -> Irregularity:
         irr = Irregularity(code, law, seat, phase, {}, options or [], detail)
         if disposition:
             irr.dispose(disposition)
+        return self._record(irr)
+
+    def _record(self, irr: Irregularity) -> Irregularity:
+        """Keep a flag raised outside the auction and the play (the board, Law 24, claims) with the table's."""
         self.table_irregularities.append(irr)
         return irr
 
@@ -372,7 +389,7 @@ class Table:
             try:
                 self.deal = Deal.from_pbn(event.deal)
             except CardError as err:
-                flagged.append(self._flag("DEFECTIVE_PACK", "1", None, "board", f"deal unusable: {err}",
+                flagged.append(self._flag(IrregularityCode.DEFECTIVE_PACK, "1", None, "board", f"deal unusable: {err}",
                                           disposition="recorded"))
         self.board_dealt()
         return flagged
@@ -396,7 +413,7 @@ class Table:
                 try:
                     self.deal = Deal({s: self.hands_read[s] for s in SEATS})
                 except CardError as err:
-                    flagged.append(self._flag("DEFECTIVE_PACK", "1", None, "board", str(err)))
+                    flagged.append(self._flag(IrregularityCode.DEFECTIVE_PACK, "1", None, "board", str(err)))
                     return flagged
         self.table_irregularities += [i for i in flagged if i not in self.table_irregularities]
         return flagged
@@ -410,7 +427,7 @@ class Table:
             if self.state == "board_ready":
                 self.auction_started()
             if self.play is not None and self.play.tricks:
-                irr = self._flag("CALL_AFTER_FINAL_PASS", "39", str(event.seat), "play",
+                irr = self._flag(IrregularityCode.CALL_AFTER_FINAL_PASS, "39", str(event.seat), "play",
                                  f"{event.call} during the play", disposition="cancelled")
                 return [irr]
         assert auction is not None
@@ -459,7 +476,8 @@ class Table:
             if self.deal is not None:
                 owner = next((s for s in SEATS if event.lead in self.deal.hands.get(s, ())), None)
                 if owner is not None and owner != leader:
-                    raise TableError(f"{event.lead} is {owner}'s card: the opening lead is {leader}'s (Law 54)")
+                    raise TableError(f"{event.lead} is not {leader}'s card in the hand record: the opening lead is "
+                                     f"{leader}'s (Law 54)")
             self.keyed_lead = event.lead
         self.recorded_contract = c
         self.tricks = event.tricks
@@ -474,9 +492,8 @@ class Table:
             penalties = self.auction.lead_penalties if self.auction is not None else ()
             declarer = Seat(c.declarer)
             self.play = Play(declarer, c.strain, self.deal, penalties, self.edition)
-            for seat, cards in self.auction_exposures:
-                if seat.side != declarer.side:     # Law 24: a future defender's cards become penalty cards
-                    self.play.expose(seat, cards, deliberate=False)
+            for seat, cards in defenders_penalty_cards(self.auction_exposures, declarer):
+                self.play.expose(seat, cards, deliberate=False)
         return self.play
 
     def _card(self, event: CardPlayed) -> list[Irregularity]:
@@ -491,28 +508,23 @@ class Table:
     def _first_or_stray_card(self, event: CardPlayed) -> list[Irregularity]:
         if self.recorded_contract is None:               # an auction must have closed before any card
             if self.auction is None or not self.auction.calls:
-                if any(i.code == "PLAY_WITHOUT_AUCTION" for i in self.table_irregularities):
+                if any(i.code == IrregularityCode.PLAY_WITHOUT_AUCTION for i in self.table_irregularities):
                     return []
-                return [self._flag("PLAY_WITHOUT_AUCTION", "17", str(event.seat), "auction",
+                return [self._flag(IrregularityCode.PLAY_WITHOUT_AUCTION, "17", str(event.seat), "auction",
                                    f"{event.card} played but no call has been made (the auction precedes the play)",
                                    [Option("rule", "director establishes the auction", "director")],
                                    disposition="recorded")]
             if not self.auction.closed:
-                # Law 24: a card faced during the auction (a premature opening lead)
-                irr = self._flag("CARD_EXPOSED_DURING_AUCTION", "24B", str(event.seat), "auction",
-                                 f"{event.card} led before the auction closed (premature lead)",
-                                 [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
-                                         "partner passes at his next turn (24B)", "director")],
-                                 disposition="rectified")
+                irr = self._record(card_led_early(self.auction, event.seat, event.card))
                 self.auction_exposures.append((event.seat, (event.card,)))
-                self.auction.obligations.setdefault(event.seat.partner, NEXT_TURN)
                 return [irr]
         if self.passed_out:
-            return [self._flag("PLAY_AFTER_PASSED_OUT", "22A", str(event.seat), "play",
+            return [self._flag(IrregularityCode.PLAY_AFTER_PASSED_OUT, "22A", str(event.seat), "play",
                                f"{event.card} played on a passed-out board", disposition="ignored")]
         if self.state == "claim_pending" or self.tricks is not None:
-            return [self._flag("PLAY_AFTER_CLAIM", "68D", str(event.seat), "play",
-                               f"{event.card} played after play ceased", disposition="voided")]
+            if self.play is not None:
+                return self.play.card_after_claim(event.seat, event.card)
+            return [self._record(play_after_claim(event.seat, event.card, None, {}))]     # after a keyed result
         play = self.play or self._ensure_play()
         assert play is not None
         first = not self.lead_made
@@ -530,17 +542,7 @@ class Table:
         if self.play is not None and self.play.tricks:
             return self.play.expose(event.seat, event.cards, event.deliberate)
         self.auction_exposures.append((event.seat, event.cards))
-        honors = [c for c in event.cards if c[1] in "AKQJT"]
-        law = "24A" if len(event.cards) == 1 and not honors else ("24B" if len(event.cards) == 1 else "24C")
-        irr = self._flag("CARD_EXPOSED_DURING_AUCTION", law, str(event.seat), "auction",
-                         f"{', '.join(event.cards)} exposed during the auction",
-                         [Option("penalty_card", "cards stay face up; penalty cards if the offender defends",
-                                 "director")]
-                         + ([] if law == "24A" else [Option("partner_passes", "partner passes at his next turn",
-                                                             "director")]))
-        if law != "24A" and self.auction is not None and not self.auction.closed:
-            self.auction.obligations.setdefault(event.seat.partner, NEXT_TURN)
-        return [irr]
+        return [self._record(card_exposed(self.auction, event.seat, event.cards))]
 
     def _claim(self, event: ClaimMade) -> list[Irregularity]:
         if self.tricks is not None:
@@ -548,8 +550,7 @@ class Table:
             return []
         play = self._ensure_play() if self._auction_over() else None
         if play is None:
-            return [self._flag("CLAIM_OUT_OF_PLAY", "68", str(event.seat), "claim",
-                               "a claim before the auction closed", disposition="ignored")]
+            return [self._record(claim_out_of_play(event.seat))]
         self.claim = event
         self.claim_responses = {}
         play.claim_made(event.seat, acquiesced=False)   # the opponents' agreement establishes the rest (63A3)
@@ -563,16 +564,11 @@ class Table:
         if self.tricks is not None and (self.claim is None or self.claimed):
             return []
         if self.claim is None:
-            return [self._flag("CLAIM_RESPONSE_WITHOUT_CLAIM", "68", str(event.seat), "claim",
-                               "a response with no claim pending", disposition="ignored")]
+            return [self._record(response_without_claim(event.seat))]
         self.claim_responses[event.seat] = event.accept
         if not event.accept:
-            return [self._flag("CLAIM_DISPUTED", "70", str(event.seat), "claim",
-                               f"{event.seat} disputes the claim of {self.claim.tricks} tricks",
-                               [Option("rule", "director rules the claim (Law 70): doubtful points against the "
-                                       "claimer", "director")])]
-        claimer = self.claim.seat
-        if self.claim_responses.get(claimer.lho) and self.claim_responses.get(claimer.rho):   # both opponents
+            return [self._record(disputed(event.seat, self.claim.tricks))]
+        if acquiesced(self.claim.seat, self.claim_responses):
             self._finish(claimed=True)
         return []
 
@@ -592,26 +588,16 @@ class Table:
         """A player asks or agrees to play on after a claim. 2017 68D2(b): once all four agree the claim is void
         and play continues; 1997 68D: play has ceased, so the request is recorded for the director."""
         if not self.edition.play_on_after_claim:
-            if any(i.code == "PLAY_ON_AFTER_CLAIM" for i in self.table_irregularities):
+            if any(i.code == IrregularityCode.PLAY_ON_AFTER_CLAIM for i in self.table_irregularities):
                 return []
-            return [self._flag("PLAY_ON_AFTER_CLAIM", "68D", str(event.seat) if event.seat else None, "claim",
-                               "play on after a claim requested: under this edition play ceases after a claim; "
-                               "later plays are void and the director adjudicates the claim (70)",
-                               [Option("rule", "director adjudicates the claim (70)", "director")],
-                               disposition="refused")]
+            return [self._record(play_on_refused(event.seat))]
         if event.seat is None:
             raise TableError("each player's agreement to play on names his seat")
         self.play_on = self.play_on | {event.seat}
-        if len(self.play_on) < 4:
+        if not everyone_plays_on(self.play_on):
             return []
         assert self.play is not None
-        for irr in self.table_irregularities:
-            if irr.code == "CLAIM_DISPUTED" and irr.open:
-                irr.dispose("claim_void_play_continued", "68D2b")
-        irr = self._flag("CLAIM_VOID_PLAY_CONTINUED", "68D2b", str(self.claim.seat) if self.claim else None, "claim",
-                         "all four players agreed to play on: the claim is void and the play continues",
-                         disposition="play_continued")
-        irr.disposition_law = "68D2b"
+        irr = self._record(claim_voided(self.claim.seat if self.claim else None, self.table_irregularities))
         self.claim = None
         self.claim_responses = {}
         del self.play_on
@@ -624,9 +610,10 @@ class Table:
         return [irr]
 
     def _ruling(self, event: RulingGiven) -> list[Irregularity]:
-        if event.code == "CLAIM" and event.option == "play_on" and self.claim is not None and self.tricks is None:
+        claim_open = self.claim is not None and self.tricks is None
+        if event.code == IrregularityCode.CLAIM and event.option == "play_on" and claim_open:
             return self._play_on(event)
-        if event.code == "DEFECTIVE_TRICK" and event.option in ("omitted_holding_suit", "omitted_void") \
+        if event.code == IrregularityCode.DEFECTIVE_TRICK and event.option in ("omitted_holding_suit", "omitted_void") \
                 and self.play is not None:
             if event.seat is None or event.tricks is None:
                 raise TableError("an omitted play names the seat and the trick (tricks = the trick's number)")
@@ -637,29 +624,29 @@ class Table:
             if self.tricks is not None and not self.claimed:
                 self.tricks = self.play.finish()
             return flagged
-        if event.code == "CLAIM_DISPUTED" and self.claim is not None and self.tricks is None and self.play_on:
+        if event.code == IrregularityCode.CLAIM_DISPUTED and claim_open and self.play_on:
             del self.play_on                       # the director rules instead of play on
-        if event.code in ("CLAIM_DISPUTED", "CLAIM") and self.claim is not None and self.tricks is None:
+        if event.code in (IrregularityCode.CLAIM_DISPUTED, IrregularityCode.CLAIM) and claim_open:
             if event.tricks is None:
                 raise TableError("a claim ruling must give the declarer side's tricks")
-            for irr in self.table_irregularities:
-                if irr.code == "CLAIM_DISPUTED" and irr.open:
-                    irr.dispose(f"ruled:{event.option}", "70")
+            rule_claim(event.option, self.table_irregularities)
             self.claim_responses = {s: True for s in SEATS}
             self._finish(claimed=True, tricks=event.tricks)
             return []
         a = self.auction
         try:
-            if a is not None and event.code == "COMPARABLE_CALL_RULING":
+            if a is not None and event.code == IrregularityCode.COMPARABLE_CALL_RULING:
                 before = len(a.lead_penalties)
                 flagged = a.ruling(event.code, event.option)
                 if self.play is not None and len(a.lead_penalties) > before:
                     self.play.add_lead_penalties(a.lead_penalties[before:])
                 return flagged
             if a is not None and (a.pending is not None and a.pending.kind == event.code
-                                  or event.code == "INSUFFICIENT_BID" and event.option == "conventional"):
+                                  or event.code == IrregularityCode.INSUFFICIENT_BID
+                                  and event.option == "conventional"):
                 return a.ruling(event.code, event.option)
-            revoke = event.code in ("REVOKE", "REVOKE_TRICK12")   # established revokes still take rulings (62D, 64B4-5)
+            # established revokes still take rulings (62D, 64B4-5)
+            revoke = event.code in (IrregularityCode.REVOKE, IrregularityCode.REVOKE_TRICK12)
             if self.play is not None and (revoke or any(i.code == event.code and i.open
                                                         for i in self.play.irregularities)):
                 flagged = self.play.ruling(event.code, event.option, event.seat)

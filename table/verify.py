@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 
 from .cards import SEATS, Deal, Seat
+from .codes import IrregularityCode
 from .events import BoardStarted, CallMade, CardPlayed, ContractRecorded, HandRead, TableEvent
 from .handrecords.base import HandRecordBoard
 from .irregularity import Irregularity, Option
@@ -57,7 +58,7 @@ def _director(code: str, text: str) -> Option:
     return Option(code, text, "director")
 
 
-def _irr(code: str, law: str, seat: str | None, board: int | None, detail: str, options: list[Option],
+def _irr(code: IrregularityCode, law: str, seat: str | None, board: int | None, detail: str, options: list[Option],
          **where: object) -> Irregularity:
     position: dict[str, object] = {"board": board}
     position.update({k: v for k, v in where.items() if v is not None})
@@ -85,7 +86,7 @@ def check_board(board: int | None, expected: Collection[int] | None, *, table: o
                    options[1]]
     where = f" at table {table}" if table is not None else ""
     when = f" in round {round}" if round is not None else ""
-    return _irr("WRONG_BOARD", "15", None, board,
+    return _irr(IrregularityCode.WRONG_BOARD, "15", None, board,
                 f"board {board} is on the table{where}, but the movement gives board(s) {want}{when}",
                 options, table=table, round=round, expected=sorted(expected))
 
@@ -118,7 +119,8 @@ def check_count(read: HandRead, board: int | None, record: Deal | None = None,
         options = [_director("correct", "correct the hand from the hand record and play normally (13A1)"),
                    _director("search", "if only this hand is short and the other three are right, search for the "
                              "missing card (14A)")]
-    return _irr("INCORRECT_HAND_COUNT", "13", str(read.seat), board, detail, options, cards=len(read.cards))
+    return _irr(IrregularityCode.INCORRECT_HAND_COUNT, "13", str(read.seat), board, detail, options,
+                cards=len(read.cards))
 
 
 def _displaced(hands: Mapping[Seat, frozenset[str]], reference: Deal, what: str) -> str:
@@ -142,7 +144,7 @@ def check_hands(hands: Mapping[Seat, Iterable[str]], record: Deal, board: int | 
     if len(good) == 4:
         for k in (1, 2, 3):
             if all(good[s] == record.hands[_rotated(s, k)] for s in SEATS):
-                return [_irr("HAND_FROM_WRONG_POCKET", "7B1", None, board,
+                return [_irr(IrregularityCode.HAND_FROM_WRONG_POCKET, "7B1", None, board,
                              f"the board is turned {_TURN[k]}", [
                                  _director("turn_board", "turn the board the right way; each player puts the hand "
                                            "back and takes the one from his own pocket (7B1)"),
@@ -156,7 +158,7 @@ def check_hands(hands: Mapping[Seat, Iterable[str]], record: Deal, board: int | 
         other = next((t for t in SEATS if t != s and record.hands[t] == h), None)
         if other is not None:
             swapped.add(s)
-            out.append(_irr("HAND_FROM_WRONG_POCKET", "7B1", str(s), board,
+            out.append(_irr(IrregularityCode.HAND_FROM_WRONG_POCKET, "7B1", str(s), board,
                             f"{SEAT_NAME[s]} holds {SEAT_NAME[other]}'s hand", [
                                 _director("return_hand", f"{SEAT_NAME[s]} puts the hand back in {SEAT_NAME[other]}'s "
                                           "pocket and takes his own (7B1)"),
@@ -170,7 +172,7 @@ def check_hands(hands: Mapping[Seat, Iterable[str]], record: Deal, board: int | 
             return out + ([flagged] if flagged else [])
     for s, h in rest.items():
         if h != record.hands[s]:
-            out.append(_irr("HAND_RECORD_MISMATCH", "13A1", str(s), board,
+            out.append(_irr(IrregularityCode.HAND_RECORD_MISMATCH, "13A1", str(s), board,
                             f"{SEAT_NAME[s]}'s hand differs from the hand record: "
                             + _displaced({s: h}, record, "the hand record"),
                             [_director("correct", "correct the board from the hand record before the auction "
@@ -192,7 +194,7 @@ def _against_other_tables(dealt: Deal, record: Deal, board: int | None,
         tables = ", ".join(str(t) for t in sorted(played, key=str))
         reference = next(iter(forms)) if len(forms) == 1 else record
         what = "the form played elsewhere" if len(forms) == 1 else "the hand record"
-        return _irr("FOULED_BOARD", "87", None, board,
+        return _irr(IrregularityCode.FOULED_BOARD, "87", None, board,
                     f"the cards differ from the form already played at table(s) {tables}: "
                     + _displaced(dealt.hands, reference, what), [
                         _director("restore", "restore the form already played before the auction, so that all "
@@ -203,14 +205,14 @@ def _against_other_tables(dealt: Deal, record: Deal, board: int | None,
     if dealt == record:
         return None
     if forms:
-        return _irr("HAND_RECORD_MISMATCH", "13A1", None, board,
+        return _irr(IrregularityCode.HAND_RECORD_MISMATCH, "13A1", None, board,
                     "the cards match what the other tables played, but not the hand record: "
                     + _displaced(dealt.hands, record, "the hand record"), [
                         _director("play_as_played", "play the form the other tables played (the board stays "
                                   "comparable); correct the hand record"),
                         _director("correct", "correct the board from the hand record (13A1); the board is then "
                                   "fouled (87)")])
-    return _irr("DUPLICATION_MISMATCH", "6F", None, board,
+    return _irr(IrregularityCode.DUPLICATION_MISMATCH, "6F", None, board,
                 "the board was duplicated wrongly: " + _displaced(dealt.hands, record, "the hand record"),
                 [_director("correct", "correct the board from the hand record before anyone plays it (6F, 13A1)")])
 
@@ -229,7 +231,7 @@ def check_returned(read: HandRead, played: Deal, board: int | None) -> Irregular
              f"{SEAT_NAME[played.owner[c]] if c in played.owner else 'no hand of this board'}" for c in wrong]
     if missing:
         parts.append(f"{SEAT_NAME[read.seat]}'s pocket lacks {', '.join(missing)}")
-    return _irr("CARD_RETURNED_TO_WRONG_POCKET", "7C", str(read.seat), board, "; ".join(parts), [
+    return _irr(IrregularityCode.CARD_RETURNED_TO_WRONG_POCKET, "7C", str(read.seat), board, "; ".join(parts), [
         _director("fix", "put each card back in its own pocket before the board leaves the table (7C)"),
         _director("procedural_penalty", "a procedural penalty may be given (90B6)")],
         wrong=wrong or None, missing=missing or None)

@@ -28,6 +28,45 @@ ALLOWED: dict[str, set[str]] = {
 }
 PACKAGES = tuple(ALLOWED)
 
+# The service's rooms (its sub-packages, and the two modules at its root: the exception root and the application)
+# and their floors. A room imports only rooms on lower floors, so rooms on one floor do not import each other;
+# every module of the service lives in a room that has a floor here (docs/architecture.md, "The service's rooms").
+SERVICE_FLOORS: dict[str, int] = {
+    "errors": 0, "canonical": 0, "quiet_log": 0,
+    "store": 1, "config": 1,
+    "web": 2, "live": 2,
+    "event": 3, "outbox": 3, "sim": 3,
+    "wiring": 4,
+    "api": 5, "dataconnector": 5,
+    "app": 6,
+}
+
+
+def service_room(module: str) -> str | None:
+    """The room of a module of the service (``service.live.club`` -> ``live``); None for the package itself."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "service" and len(parts) > 1 else None
+
+
+def wrong_floor(graph: Mapping[str, set[str]]) -> list[str]:
+    """Imports between the service's rooms that do not point to a lower floor (the package itself is the top)."""
+    top = max(SERVICE_FLOORS.values()) + 1
+    bad = []
+    for module, targets in graph.items():
+        if module.split(".")[0] != "service" or module == "service":
+            continue
+        here = service_room(module)
+        for target in targets:
+            if target.split(".")[0] != "service":
+                continue
+            there = service_room(target)
+            if there == here:
+                continue
+            floor_there = SERVICE_FLOORS.get(there, top) if there else top
+            if floor_there >= SERVICE_FLOORS.get(here or "", top):
+                bad.append(f"{module} -> {target}")
+    return sorted(bad)
+
 
 def module_name(path: Path, root: Path) -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)
@@ -164,3 +203,25 @@ def test_the_checks_find_a_planted_cycle_and_a_planted_wrong_way_import(tmp_path
     planted = import_graph(tmp_path, ["table", "service"])
     assert cycles(planted) == [["table", "table.a"]]
     assert wrong_way(planted) == ["table.b -> service.app"]
+
+
+def test_every_service_module_lives_in_a_room_with_a_floor(graph: dict[str, set[str]]) -> None:
+    rooms = {service_room(m) for m in graph if m.split(".")[0] == "service"} - {None}
+    assert rooms - set(SERVICE_FLOORS) == set()
+
+
+def test_the_service_rooms_import_only_lower_floors(graph: dict[str, set[str]]) -> None:
+    assert wrong_floor(graph) == []
+
+
+def test_the_floor_check_sees_real_edges_and_finds_a_planted_upward_import(graph: dict[str, set[str]],
+                                                                           tmp_path: Path) -> None:
+    assert "service.store.journal" in graph["service.live.club"]
+    (tmp_path / "service" / "store").mkdir(parents=True)
+    (tmp_path / "service" / "api").mkdir()
+    for init in ("service", "service/store", "service/api"):
+        (tmp_path / init / "__init__.py").write_text("")
+    (tmp_path / "service" / "store" / "journal.py").write_text("def f():\n    import service.api.tables\n")
+    (tmp_path / "service" / "api" / "tables.py").write_text("from ..store.journal import f\n")
+    planted = import_graph(tmp_path, ["service"])
+    assert wrong_floor(planted) == ["service.store.journal -> service.api.tables"]

@@ -1,7 +1,7 @@
 """A real webhook receiver for the upload tests, run as a separate process (``ReceiverProcess``).
 
 It does what ``docs/upload.md`` asks of a receiver, written here from the document and not from
-``service.upload_targets`` (so a mistake in the sender's scheme is not mirrored): it checks the
+``service.outbox.targets`` (so a mistake in the sender's scheme is not mirrored): it checks the
 ``X-Bridgetable-Signature`` (``t=<unix>,v1=<HMAC-SHA256(secret, "<t>." + body)>``, at most 300 s old), applies each
 ``Idempotency-Key`` at most once (answering 409 to a key it already has), keeps the highest ``version`` per
 (table, board), and keeps all of it in its own SQLite file so that it survives being killed.

@@ -4,6 +4,7 @@
  * a script of physical actions on stdin, one command per line:
  *   place UID_HEX [ID]      a tag is laid on the antenna (replacing any); prints "placed ID MONOTONIC_NS"
  *   placeafter MS UID_HEX [ID]   the same, MS emulated milliseconds after the previous tag action
+ *   add UID_HEX [ID]        one more tag laid on the antenna beside those there (several tags in the field)
  *   remove [MS]             the antenna's field is empty (MS ms after the previous tag action)
  *   (tag actions happen in the order asked, each no earlier than the one before)
  *   press CALL [alert]      keys pressed in turn (Alert first if asked, then Pass/X/XX, or level + strain)
@@ -14,6 +15,8 @@
  *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert, Undo, Stop
  *   display                 prints "display L0|L1|...|L7": the SSD1306's 8 text lines read back from its pixels
  *                           (each 6-column cell matched against the firmware's font; '~' for no glyph)
+ *   chipreset               the MFRC522 alone resets (its registers back to their reset values, no field)
+ *   loopreset               restarts the main-loop measurement (loop_max_us, loop_busy_permille in stats)
  *   stats                   prints counters;   quit
  * Prints "ready READER_PATH BOX_PATH" once both ptys exist. Usage:
  *   seatunit-sim --elf FW.elf --link-dir DIR --name NAME --reader-serial SR --box-serial BB */
@@ -216,16 +219,53 @@ static void service_link(link_t *l, short revents) {
 /* ------------------------------------------------------------------ SPI: the MFRC522 */
 static avr_irq_t *spi_in;
 
+static unsigned long spi_bytes;
+
+static void model_time(void) { reader.now_ns = avr->cycle * 1000000000ull / FREQ; }
+
+/* simavr 1.6 completes an SPI byte 100 us after SPDR is written (SPIF and the byte out together), whatever
+ * the SCK rate: 50 times the 2 us of the board's 4 MHz SCK. The model answers at once within that; every
+ * register access (2 bytes) thus costs 200 us of emulated time, and figures measured here (main-loop gaps)
+ * are upper bounds of the real ones (docs/PERFORMANCE.md). */
 static void spi_out(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
     (void)param;
+    model_time();
+    spi_bytes++;
     avr_raise_irq(spi_in, mfrc522_model_spi(&reader, (uint8_t)value));
 }
 
 static void nss(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
     (void)param;
+    model_time();
     mfrc522_model_chip_select(&reader, (uint8_t)value);
+}
+
+/* ------------------------------------------------------------------ the main loop's gaps
+ * The firmware sleeps (SLEEP, idle mode) at the end of every main-loop turn with nothing left to do; the
+ * longest stretch the CPU runs between two sleeps bounds the time the main loop leaves the UART rings and
+ * the keys unserved. Measured from the last "loopreset" (the boot's set-up is not a main-loop turn). */
+static struct {
+    int asleep;
+    uint64_t awake_since, longest, busy, since;
+} loop = {0, 0, 0, 0, 0};
+
+static void loop_reset(void) {
+    loop.longest = loop.busy = 0;
+    loop.since = loop.awake_since = avr->cycle;
+}
+
+/* the stack's deepest point since the start (SPH:SPL at 0x5E:0x5D), checked after every instruction */
+static uint16_t sp_min = 0xFFFF;
+
+static void loop_wake_check(void) {
+    uint16_t sp = (uint16_t)(avr->data[0x5D] | (avr->data[0x5E] << 8));
+    if (sp < sp_min && sp > 0x200) sp_min = sp;
+    if (loop.asleep && avr->state != cpu_Sleeping) {
+        loop.asleep = 0;
+        loop.awake_since = avr->cycle;
+    }
 }
 
 /* ------------------------------------------------------------------ keys and the action queue */
@@ -233,7 +273,8 @@ enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14
 
 typedef struct {
     uint64_t at;                                  /* emulated cycle */
-    int kind;                                     /* 0 key down, 1 key up, 2 sync, 3 tag placed, 4 field empty */
+    int kind;                                     /* 0 key down, 1 key up, 2 sync, 3 tag placed, 4 field empty,
+                                                     5 a tag added */
     int arg;
     char id[64];
     uint8_t uid[10], uid_len;
@@ -272,6 +313,9 @@ static void run_due_actions(void) {
         else if (a.kind == 3) {
             mfrc522_model_place(&reader, a.uid, a.uid_len);
             printf("placed %s %llu\n", a.id, (unsigned long long)mono_ns());
+        } else if (a.kind == 5) {
+            if (mfrc522_model_add(&reader, a.uid, a.uid_len)) printf("error the field holds too many tags\n");
+            else printf("placed %s %llu\n", a.id, (unsigned long long)mono_ns());
         } else if (a.kind == 4) mfrc522_model_place(&reader, NULL, 0);
         else avr_raise_irq(key_irq[a.arg], a.kind == 0 ? 0 : 1);   /* a pressed key pulls its pin low */
     }
@@ -370,6 +414,23 @@ static int command(char *line) {
             }
             a->uid_len = (uint8_t)n;
         }
+    } else if (!strcmp(argv[0], "add") && argc >= 2) {
+        size_t n = strlen(argv[1]) / 2;
+        action *a = n == 4 || n == 7 ? push(tag_slot(NULL), 5, 0, argc > 2 ? argv[2] : NULL) : NULL;
+        if (!a) {
+            printf("error an ISO 14443 A tag has a 4- or 7-byte UID, not %s\n", argv[1]);
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                unsigned v = 0;
+                sscanf(argv[1] + 2 * i, "%2x", &v);
+                a->uid[i] = (uint8_t)v;
+            }
+            a->uid_len = (uint8_t)n;
+        }
+    } else if (!strcmp(argv[0], "chipreset")) {
+        mfrc522_model_reset(&reader);             /* the MFRC522 alone restarts (a glitch on its supply) */
+    } else if (!strcmp(argv[0], "loopreset")) {
+        loop_reset();
     } else if (!strcmp(argv[0], "remove")) {
         push(tag_slot(argc > 1 ? argv[1] : NULL), 4, 0, NULL);
     } else if (!strcmp(argv[0], "press") && argc >= 2) {
@@ -408,9 +469,15 @@ static int command(char *line) {
             if (!faults.rng) faults.rng = 1;
         }
     } else if (!strcmp(argv[0], "stats")) {
-        printf("stats emulated_ms=%llu transceives=%u tag_answers=%u pins=%02x%02x",
+        uint64_t span = avr->cycle - loop.since;
+        printf("stats emulated_ms=%llu transceives=%u tag_answers=%u pins=%02x%02x collisions=%u timer_irqs=%u "
+               "tag_fallbacks=%u loop_max_us=%llu loop_busy_permille=%llu spi_bytes=%lu stack_max=%u",
                (unsigned long long)(avr->cycle / (FREQ / 1000)), reader.transceives, reader.answers,
-               avr->data[0x26], avr->data[0x20]);     /* PINC, PINA: the keys, active low */
+               avr->data[0x26], avr->data[0x20],      /* PINC, PINA: the keys, active low */
+               reader.collisions, reader.timer_irqs, reader.tag_fallbacks,
+               (unsigned long long)(loop.longest / CYCLES_PER_US),
+               (unsigned long long)(span ? loop.busy * 1000u / span : 0u), spi_bytes,
+               sp_min == 0xFFFF ? 0u : 0x21FFu - sp_min);   /* RAMEND 0x21FF: bytes of stack used at most */
         for (int i = 0; i < 2; i++)
             printf(" %s_up=%lu %s_down=%lu %s_faulted=%lu %s_unplugs=%lu", links[i].name, links[i].bytes_up,
                    links[i].name, links[i].bytes_down, links[i].name, links[i].faulted, links[i].name,
@@ -430,8 +497,13 @@ static void log_stderr(avr_t *a, const int level, const char *format, va_list ap
 }
 
 static void no_sleep(avr_t *a, avr_cycle_count_t how_long) {
-    (void)a;                                      /* the main loop paces emulated time to the wall clock */
-    (void)how_long;
+    (void)how_long;                               /* the main loop paces emulated time to the wall clock */
+    if (!loop.asleep) {
+        uint64_t ran = a->cycle - loop.awake_since;
+        if (loop.awake_since >= loop.since && ran > loop.longest) loop.longest = ran;
+        loop.busy += ran;
+        loop.asleep = 1;
+    }
 }
 
 static void load_identity(const char *reader_serial, const char *box_serial) {
@@ -551,6 +623,7 @@ int main(int argc, char **argv) {
         while (avr->cycle < stop) {
             run_due_actions();
             int state = avr_run(avr);
+            loop_wake_check();
             if (state == cpu_Done || state == cpu_Crashed) {
                 fprintf(stderr, "the MCU stopped (state %d) at cycle %llu\n", state, (unsigned long long)avr->cycle);
                 running = 0;

@@ -64,6 +64,15 @@ uint16_t bt_enc_reader_status(uint8_t *out, uint8_t status, uint8_t antennas, ui
     return 7;
 }
 
+uint16_t bt_enc_unit_status(uint8_t *out, uint8_t reset_cause, uint16_t stack_peak, uint16_t reader_resets,
+                            uint32_t ts) {
+    out[0] = reset_cause;
+    bt_put16(out + 1, stack_peak);
+    bt_put16(out + 3, reader_resets);
+    bt_put32(out + 5, ts);
+    return 9;
+}
+
 uint16_t bt_enc_call_pressed(uint8_t *out, uint8_t call, uint8_t alert, uint32_t ts) {
     out[0] = call;
     out[1] = alert ? 1u : 0u;
@@ -102,7 +111,8 @@ uint8_t bt_msg_direction(uint8_t type) {
     case BT_WELCOME: case BT_RESET: case BT_BIND: case BT_SHOW_AUCTION: case BT_SHOW_CONTRACT:
     case BT_SHOW_TURN: case BT_SHOW_ERROR: case BT_SET_MODE: case BT_REFUSE_CALL: case BT_DEAL_BOARD:
         return BT_DIR_TO_DEVICE;
-    case BT_HELLO: case BT_CARD_READ: case BT_HAND_READ: case BT_READER_STATUS: case BT_CALL_PRESSED:
+    case BT_HELLO: case BT_CARD_READ: case BT_HAND_READ: case BT_READER_STATUS: case BT_UNIT_STATUS:
+    case BT_CALL_PRESSED:
     case BT_UNDO: case BT_STOP_CARD: case BT_TRAY_PASSED: case BT_CARD_DEALT: case BT_BOARD_NUMBER_READ:
     case BT_JAM: case BT_UNREADABLE_CARD: case BT_DEAL_DONE:
         return BT_DIR_TO_HOST;
@@ -241,6 +251,7 @@ uint16_t bt_msg_check(uint8_t type, const uint8_t *p, uint16_t n) {
         break;
     }
     case BT_READER_STATUS: need(&r, u8(&r) <= 4u); need(&r, u8(&r) <= 7u); skip(&r, 5); break;
+    case BT_UNIT_STATUS: need(&r, u8(&r) <= 0x1Fu); skip(&r, 8); break;
     case BT_CALL_PRESSED: call(&r); need(&r, (u8(&r) & 0xFEu) == 0); skip(&r, 4); break;
     case BT_UNDO: call(&r); skip(&r, 4); break;
     case BT_STOP_CARD: skip(&r, 4); break;

@@ -24,6 +24,9 @@ uint16_t bt_enc_error(uint8_t *out, uint16_t code, const char *text);
 uint16_t bt_enc_card_read(uint8_t *out, uint8_t zone, uint32_t ts, int8_t rssi, const uint8_t *uid,
                           uint8_t uid_len);
 uint16_t bt_enc_reader_status(uint8_t *out, uint8_t status, uint8_t antennas, uint8_t tags, uint32_t ts);
+/* UNIT_STATUS: the last reset's cause (MCUSR bits), the stack's deepest use in bytes, reader re-inits */
+uint16_t bt_enc_unit_status(uint8_t *out, uint8_t reset_cause, uint16_t stack_peak, uint16_t reader_resets,
+                            uint32_t ts);
 uint16_t bt_enc_call_pressed(uint8_t *out, uint8_t call, uint8_t alert, uint32_t ts);
 uint16_t bt_enc_undo(uint8_t *out, uint8_t call, uint32_t ts);
 uint16_t bt_enc_stop_card(uint8_t *out, uint32_t ts);

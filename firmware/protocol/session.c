@@ -29,9 +29,11 @@ static void go_lost(bt_session *s, uint32_t now) {
 }
 
 void bt_session_init(bt_session *s, uint8_t kind, uint32_t capabilities, uint32_t session_id, const char *serial,
-                     const char *firmware, uint8_t *rx_buf, uint16_t rx_capacity, bt_write_fn write,
-                     bt_deliver_fn deliver, void *ctx) {
+                     const char *firmware, uint8_t *rx_buf, uint16_t rx_capacity, uint8_t *queue_buf,
+                     uint16_t queue_capacity, bt_write_fn write, bt_deliver_fn deliver, void *ctx) {
     *s = (bt_session){0};
+    s->queue = queue_buf;
+    s->queue_cap = queue_capacity;
     s->kind = kind;
     s->capabilities = capabilities;
     s->session_id = session_id ? session_id : 1u;
@@ -58,38 +60,65 @@ void bt_session_start(bt_session *s, uint32_t now) {
     send_hello(s, now);
 }
 
-static bt_event *slot(bt_session *s, uint8_t k) { return &s->queue[(uint8_t)((s->head + k) % BT_QUEUE)]; }
+/* the ring's index of byte `off` counted from the oldest event (off < queue_cap) */
+static uint16_t q_at(const bt_session *s, uint16_t off) {
+    uint16_t i = (uint16_t)(s->queue_head + off);
+    return i >= s->queue_cap ? (uint16_t)(i - s->queue_cap) : i;
+}
+
+static uint8_t q_len(const bt_session *s, uint16_t off) { return s->queue[q_at(s, (uint16_t)(off + 1u))]; }
+
+/* the event at offset off: its type and payload (copied out of the ring); returns the payload's length */
+static uint8_t q_load(const bt_session *s, uint16_t off, uint8_t *type, uint8_t *payload) {
+    *type = s->queue[q_at(s, off)];
+    uint8_t len = q_len(s, off);
+    for (uint8_t i = 0; i < len; i++) payload[i] = s->queue[q_at(s, (uint16_t)(off + 2u + i))];
+    return len;
+}
+
+static uint8_t first_in_flight(const bt_session *s) { return (uint8_t)(s->tx_next - s->in_flight); }
 
 static void process_ack(bt_session *s, uint8_t a) {
-    uint8_t base = s->in_flight ? slot(s, 0)->seq : s->tx_next;
-    uint8_t n = (uint8_t)(a - base);
+    uint8_t n = (uint8_t)(a - first_in_flight(s));
     if (n == 0 || n >= 128u) return;             /* nothing new, or a stale ack */
     if (n > s->in_flight) {
         s->stats.bad_acks++;
         return;
     }
-    s->head = (uint8_t)((s->head + n) % BT_QUEUE);
+    for (uint8_t k = 0; k < n; k++) {
+        uint16_t size = (uint16_t)(2u + q_len(s, 0));
+        s->queue_head = q_at(s, size);
+        s->queue_used = (uint16_t)(s->queue_used - size);
+    }
     s->count = (uint8_t)(s->count - n);
     s->in_flight = (uint8_t)(s->in_flight - n);
 }
 
 static void resend_in_flight(bt_session *s, uint8_t flags, uint32_t now) {
-    for (uint8_t k = 0; k < s->in_flight; k++) {
-        bt_event *e = slot(s, k);
-        send_frame(s, e->type, (uint8_t)(BT_F_RELIABLE | flags), e->seq, e->payload, e->len, now);
-        e->sends++;
-        e->sent_at = now;
+    uint8_t payload[BT_EVENT_MAX], type, seq = first_in_flight(s);
+    uint16_t off = 0;
+    for (uint8_t k = 0; k < s->in_flight; k++, seq++) {
+        uint8_t len = q_load(s, off, &type, payload);
+        send_frame(s, type, (uint8_t)(BT_F_RELIABLE | flags), seq, payload, len, now);
+        s->sends[seq % BT_WINDOW]++;
+        s->sent_at[seq % BT_WINDOW] = now;
+        off = (uint16_t)(off + 2u + len);
     }
 }
 
 static void transmit_new(bt_session *s, uint32_t now) {
-    while (s->state == BT_READY && s->in_flight < s->count && s->in_flight < BT_WINDOW) {
-        bt_event *e = slot(s, s->in_flight);
-        e->seq = s->tx_next++;
-        e->sends = 1;
-        e->sent_at = now;
+    if (s->state != BT_READY || s->in_flight >= s->count || s->in_flight >= BT_WINDOW) return;
+    uint8_t payload[BT_EVENT_MAX], type;
+    uint16_t off = 0;
+    for (uint8_t k = 0; k < s->in_flight; k++) off = (uint16_t)(off + 2u + q_len(s, off));
+    while (s->in_flight < s->count && s->in_flight < BT_WINDOW) {
+        uint8_t len = q_load(s, off, &type, payload);
+        uint8_t seq = s->tx_next++;
+        s->sends[seq % BT_WINDOW] = 1;
+        s->sent_at[seq % BT_WINDOW] = now;
         s->in_flight++;
-        send_frame(s, e->type, BT_F_RELIABLE, e->seq, e->payload, e->len, now);
+        send_frame(s, type, BT_F_RELIABLE, seq, payload, len, now);
+        off = (uint16_t)(off + 2u + len);
     }
 }
 
@@ -110,7 +139,7 @@ static void on_welcome(bt_session *s, const bt_frame *f, uint32_t now) {
     if (w.resumed) {
         s->stats.resumes++;
         process_ack(s, w.rx_next);
-        for (uint8_t k = 0; k < s->in_flight; k++) slot(s, k)->sends = 0;   /* a fresh retry count */
+        for (uint8_t k = 0; k < BT_WINDOW; k++) s->sends[k] = 0;   /* a fresh retry count */
         resend_in_flight(s, BT_F_RETRANSMIT, now);
     } else {
         s->tx_next = s->rx_next = 0;
@@ -179,14 +208,15 @@ void bt_session_feed(bt_session *s, uint8_t byte, uint32_t now) {
 }
 
 int bt_session_send(bt_session *s, uint8_t type, const uint8_t *payload, uint8_t len, uint32_t now) {
-    if (s->count >= BT_QUEUE || len > BT_EVENT_MAX) {
+    uint16_t size = (uint16_t)(2u + len);
+    if (s->count == 255u || len > BT_EVENT_MAX || size > (uint16_t)(s->queue_cap - s->queue_used)) {
         s->stats.queue_full++;
         return -1;
     }
-    bt_event *e = slot(s, s->count);
-    e->type = type;
-    e->len = len;
-    for (uint8_t i = 0; i < len; i++) e->payload[i] = payload[i];
+    s->queue[q_at(s, s->queue_used)] = type;
+    s->queue[q_at(s, (uint16_t)(s->queue_used + 1u))] = len;
+    for (uint8_t i = 0; i < len; i++) s->queue[q_at(s, (uint16_t)(s->queue_used + 2u + i))] = payload[i];
+    s->queue_used = (uint16_t)(s->queue_used + size);
     s->count++;
     transmit_new(s, now);
     return 0;
@@ -200,6 +230,12 @@ void bt_session_poll(bt_session *s, uint32_t now) {
         return;
     case BT_READY:
         break;
+    case BT_REFUSED:                              /* docs/protocol.md §5.3: try again, rarely */
+        if (AGE(now, s->last_hello) >= BT_REFUSED_RETRY_MS) {
+            s->state = BT_CONNECTING;
+            send_hello(s, now);
+        }
+        return;
     default:
         return;
     }
@@ -207,8 +243,9 @@ void bt_session_poll(bt_session *s, uint32_t now) {
         go_lost(s, now);
         return;
     }
-    if (s->in_flight && AGE(now, slot(s, 0)->sent_at) >= s->retransmit_ms) {
-        if (slot(s, 0)->sends >= 1u + s->max_retries) {
+    uint8_t oldest = (uint8_t)(first_in_flight(s) % BT_WINDOW);
+    if (s->in_flight && AGE(now, s->sent_at[oldest]) >= s->retransmit_ms) {
+        if (s->sends[oldest] >= 1u + s->max_retries) {
             go_lost(s, now);
             return;
         }

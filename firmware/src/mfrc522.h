@@ -1,19 +1,44 @@
-/* MFRC522 (NXP) RFID front end on SPI: ISO/IEC 14443 A card detection, anticollision and select, giving
- * the UID (4 or 7 bytes). */
+/* MFRC522 (NXP) RFID front end on SPI: ISO/IEC 14443 A detection rounds without busy-waiting. Each call of
+ * mfrc522_poll does one short step (a few register accesses on SPI) and returns: an exchange with the tags
+ * runs on the chip while the main loop goes on, and its end is seen in ComIrqReg (RxIRq, or TimerIRq when the
+ * chip's timer says no tag answered in time).
+ *
+ * A round: WUPA (wakes IDLE and HALT tags, NTAG21x §8.4), then per tag the bit-oriented anticollision
+ * (collisions resolved bit by bit, ISO/IEC 14443-3 §6.4.3), SELECT at cascade levels 1 and 2, and HLTA
+ * (the tag keeps quiet until the next WUPA). At each collided bit the walk follows the 1s and keeps the 0
+ * branch; when a tag is done, WUPA again and resume at a kept branch (only tags under its prefix answer),
+ * until no branch is left: every tag in the field is read once per round and left in HALT, the state NXP's
+ * state machine expects. */
 #ifndef MFRC522_H
 #define MFRC522_H
 #include <stdint.h>
 
 #define MFRC522_UID_MAX 10u
+#define RFID_TAGS_MAX 4u          /* tags read in one round (more: BT_RS_TOO_MANY_TAGS) */
 
-/* Resets the chip and switches the antenna on; 1 when the chip answered with a known version. */
-uint8_t mfrc522_init(void);
-/* One detection round: wakes any tag in the field (WUPA) and selects it. Returns the UID length, 0 when no
- * tag answered (or the exchange failed: the next round tries again). */
-uint8_t mfrc522_read_uid(uint8_t *uid);
-/* A cheaper check that the tag read last is still in the field: WUPA and the level-1 anticollision only
- * (no SELECT, no HALT); 1 when the level-1 bytes match uid (4- or 7-byte), 0 otherwise. */
-uint8_t mfrc522_still_present(const uint8_t *uid, uint8_t len);
+typedef struct {
+    uint8_t len;
+    uint8_t uid[7];               /* 4- or 7-byte UIDs (10-byte UIDs are not used by card decks) */
+} rfid_uid;
+
+typedef struct {
+    uint8_t n;                    /* tags read this round */
+    uint8_t collision;            /* a collision the round could not resolve (or a garbled answer) */
+    uint8_t too_many;             /* more tags answered than RFID_TAGS_MAX */
+    rfid_uid tag[RFID_TAGS_MAX];
+} rfid_round;
+
+typedef struct {
+    uint32_t rounds, exchanges, timeouts, collisions, reinits, stuck;
+} rfid_stats;
+
+/* Sets the SPI up and starts the chip's reset; the reader becomes usable within a few polls. */
+void mfrc522_init(void);
+/* One step; 1 when a round ended (its result in *r), else 0. Starts a round when RFID_POLL_MS have passed. */
+uint8_t mfrc522_poll(uint32_t now, rfid_round *r);
+/* 1 while the chip answers with a known version and keeps its set-up (checked every second) */
+uint8_t mfrc522_healthy(void);
+extern rfid_stats mfrc522_stats;
 /* ISO/IEC 14443-3 CRC_A (also used by the emulation harness's tag model) */
 uint16_t iso14443a_crc(const uint8_t *p, uint8_t n);
 #endif

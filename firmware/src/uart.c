@@ -12,7 +12,7 @@ typedef struct {
 
 static ring rings[2];
 
-#define UBRR_VALUE ((F_CPU + 4ul * BAUD) / (8ul * BAUD) - 1ul)   /* U2X: 16 MHz -> 16 (115200 Bd, +2.1 %) */
+#define UBRR_VALUE ((F_CPU + 4ul * BAUD) / (8ul * BAUD) - 1ul)   /* U2X: 16 MHz -> 3 (500000 Bd, 0 %) */
 
 void uart_init(void) {
     UBRR0 = UBRR_VALUE;

@@ -4,7 +4,8 @@
  *                                      msg=OK|UNKNOWN_MESSAGE|MALFORMED_PAYLOAD" or "error KIND"; then "end"
  *   msg NAME FLAGS SEQ ACK ARGS...  -> the wire bytes (COBS + 0x00) of that message as the firmware sends it
  *     hello KIND CAPS SESSION RX_NEXT SERIAL FIRMWARE | heartbeat CLOCK | ack | nack SEQ CODE | error CODE TEXT
- *     card_read ZONE TS RSSI UID | reader_status STATUS ANTENNAS TAGS TS | call_pressed CALL ALERT TS
+ *     card_read ZONE TS RSSI UID | reader_status STATUS ANTENNAS TAGS TS | unit_status CAUSE PEAK RESETS TS |
+ *     call_pressed CALL ALERT TS
  *     undo CALL TS | stop_card TS
  *   crc32 HEX / cobs HEX            -> the CRC-32 (hex) / the COBS encoding (hex) of HEX
  * and the device session (firmware/protocol/session.c), driven step by step with the caller's clock; each
@@ -65,6 +66,8 @@ static void sess_deliver(void *ctx, uint8_t type, const uint8_t *payload, uint16
     putchar('\n');
 }
 
+static uint8_t sess_queue[BT_QUEUE * BT_QUEUE_ENTRY(BT_EVENT_MAX)];   /* 64 events of any size */
+
 static void session_command(char **argv, int argc) {
     static uint8_t data[8192];
     const char *op = argv[1];
@@ -73,7 +76,7 @@ static void session_command(char **argv, int argc) {
     } else if (!strcmp(op, "open") && argc >= 5) {
         snprintf(sess_serial, sizeof sess_serial, "%s", argv[4]);
         bt_session_init(&sess, (uint8_t)num(argv[2]), 0, (uint32_t)num(argv[3]), sess_serial, "vectors-1",
-                        sess_rx, sizeof sess_rx, sess_write, sess_deliver, NULL);
+                        sess_rx, sizeof sess_rx, sess_queue, sizeof sess_queue, sess_write, sess_deliver, NULL);
     } else if (!strcmp(op, "start") && argc >= 3) {
         bt_session_start(&sess, (uint32_t)num(argv[2]));
     } else if (!strcmp(op, "feed") && argc >= 4) {
@@ -164,6 +167,11 @@ static int encode_message(char *name, char **a, int argc) {
         type = BT_READER_STATUS;
         n = bt_enc_reader_status(payload, (uint8_t)num(a[0]), (uint8_t)num(a[1]), (uint8_t)num(a[2]),
                                  (uint32_t)num(a[3]));
+    } else if (!strcmp(name, "unit_status")) {
+        NEED(4);
+        type = BT_UNIT_STATUS;
+        n = bt_enc_unit_status(payload, (uint8_t)num(a[0]), (uint16_t)num(a[1]), (uint16_t)num(a[2]),
+                               (uint32_t)num(a[3]));
     } else if (!strcmp(name, "call_pressed")) {
         NEED(3);
         type = BT_CALL_PRESSED;

@@ -9,11 +9,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from results import ResultsError
+from service.config.event_plan import build_session
 from service.errors import ServiceError
-from service.event_install import event_body, install, publish_tables
-from service.hand_records import record
-from service.runtime import confirming_side
-from service.tournament_setup import build_session
+from service.event.hand_records import record
+from service.live.runtime import confirming_side
+from service.wiring.event_install import event_body, install, publish_tables
 
 from .connector import ACTOR, DataConnector
 from .mapping import SEAT_OF, Plan, plan_event, put_result

@@ -17,10 +17,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from service.container import Service
-from service.journal import CLUB, Row
-from service.runtime import TableRuntime
-from service.simulate import SimulatedClub
+from service.live.runtime import TableRuntime
+from service.sim.simulate import SimulatedClub
+from service.store.journal import CLUB, Row
+from service.wiring.container import Service
 from table.events import TableEvent
 
 from .mapping import LEAD_CARD_ENTRY, Plan, plan_event, result_item, table_result

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.runtime import TableRuntime
-from service.settings import EventConfig
-from service.tournament import LiveTournament
+from service.config.settings import EventConfig
+from service.event.tournament import LiveTournament
+from service.live.runtime import TableRuntime
 from table.scoring import ScoringError, parse_contract
 
 from .wire import DcError, ErrorType

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.journal import Row
+from service.store.journal import Row
 
 from .wire import Command, DataType
 

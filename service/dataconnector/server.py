@@ -13,8 +13,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from service.container import Service
 from service.errors import ServiceError
+from service.wiring.container import Service
 
 from .commands import HANDLERS, credentials_ok, not_implemented
 from .connector import DataConnector

@@ -4,6 +4,7 @@ in a trick (45E, 58B). Each check flags what it finds; counting the card into th
 from __future__ import annotations
 
 from ..cards import CARD_RANK, HONORS, Seat
+from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
 from .position import PARTNER
 from .records import Obligation, Pending
@@ -19,19 +20,19 @@ def _rank(card: str) -> int:
 def legal_set(st: PlayState, seat: Seat, lead: bool) -> set[str] | None:
     """Cards ``seat`` may legally play now (44C first, then chosen lead/play penalties, 59), or None
     when his holding is not known well enough to say."""
-    held = set(st._hand[seat])
+    held = set(st.holding(seat))
     if not lead:
-        ls = st._trick[0][1][0]
-        h = st._holds(seat, ls)
+        ls = st.current_trick[0][1][0]
+        h = st.holds_suit(seat, ls)
         if h is None:
             return None
         if h:
             held = {c for c in held if c[0] == ls}
-        for ob in st._play_obs:
+        for ob in st.play_obligations:
             if ob.seat == seat:
                 held = apply_play_ob(ob, held, ls)
     else:
-        for ob in st._lead_obs:
+        for ob in st.lead_obligations:
             if ob.seat == seat:
                 held = apply_lead_ob(ob, held)
     return held
@@ -62,23 +63,23 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
                out: list[Irregularity]) -> None:
     """The legality of a card about to be counted at place ``idx`` of the current trick."""
     n = len(st.winners) + 1
-    trick = st._trick
+    trick = st.current_trick
     # 1. follow suit (44C) - overrides every other obligation
     if not lead:
         ls = trick[0][1][0]
-        if card[0] != ls and st._holds(seat, ls):
-            legal = frozenset(st._held(seat, ls))
-            faced = seat == st.dummy or (bool(legal) and all(c in st._pcs[seat] for c in legal))
+        if card[0] != ls and st.holds_suit(seat, ls):
+            legal = frozenset(st.held(seat, ls))
+            faced = seat == st.dummy or (bool(legal) and all(c in st.face_up(seat) for c in legal))
             flag_revoke(st, out, seat, card, n, idx, ls, legal, faced, was_pc, "follow",
                         f"{seat} played {card} on a {SUIT_NAME[ls]} lead holding {cards_text(legal)}: "
                         "failure to follow suit (44C)")
             return
         # 2. 57A play penalty on this seat
-        for ob in list(st._play_obs):
-            if ob.seat != seat or not st._known[seat]:
+        for ob in list(st.play_obligations):
+            if ob.seat != seat or not st.hand_known(seat):
                 continue
-            allowed = apply_play_ob(ob, set(st._held(seat, ls)) if st._holds(seat, ls)
-                                    else set(st._hand[seat]), ls)
+            allowed = apply_play_ob(ob, set(st.held(seat, ls)) if st.holds_suit(seat, ls)
+                                    else set(st.holding(seat)), ls)
             if card not in allowed:
                 flag_revoke(st, out, seat, card, n, idx, ob.suit or ls, frozenset(allowed), False, was_pc,
                             "obligation", f"{seat} played {card} against declarer's 57A choice "
@@ -87,19 +88,19 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
                 return
     else:
         # 3. lead penalties (26, 50D2)
-        for ob in list(st._lead_obs):
+        for ob in list(st.lead_obligations):
             if ob.seat != seat:
                 continue
-            allowed = apply_lead_ob(ob, set(st._hand[seat]))
+            allowed = apply_lead_ob(ob, set(st.holding(seat)))
             if ob.kind == "require":
-                st._lead_obs.remove(ob)       # a requirement binds this lead only
-            if st._known[seat] and card not in allowed:
+                st.lead_complied(ob)       # a requirement binds this lead only
+            if st.hand_known(seat) and card not in allowed:
                 flag_revoke(st, out, seat, card, n, idx, ob.suit or card[0], frozenset(allowed), False, was_pc,
                             "obligation", f"{seat} led {card} although declarer chose '{ob.kind}:{ob.suit}' "
                             f"({ob.law}) and he could comply: revoke (61A)", ob=ob)
                 return
     # 4. penalty cards (50C, 50D1, 51A; failure -> 52, also a revoke 61A with no transfer 64B3)
-    pcs = st._pcs[seat]
+    pcs = st.face_up(seat)
     if pcs and not was_pc:
         legal_now = legal_set(st, seat, lead)
         majors = sorted(c for c, k in pcs.items() if k == "major" and legal_now is not None and c in legal_now)
@@ -117,9 +118,9 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
             else:
                 opts += [Option(f"substitute:{c}", f"require {c} instead; {card} becomes a major penalty card (52B2)",
                                 "declarer") for c in due]
-            f = st._flag(out, "FAILURE_TO_PLAY_PENALTY_CARD", "52", seat, n, idx, opts,
+            f = st.flag(out, IrregularityCode.FAILURE_TO_PLAY_PENALTY_CARD, "52", seat, n, idx, opts,
                          f"{seat} played {card}: {why}; declarer must accept once he has played on (52B1)")
-            st._pending.append(Pending(f, seat, n, card, due=due))
+            st.await_choice(Pending(f, seat, n, card, due=due))
             flag_revoke(st, out, seat, card, n, idx, due[0][0], frozenset(due), True, was_pc, "penalty_card",
                         f"failure to play penalty card {cards_text(due)} when able (61A; no trick transfer, 64B3)",
                         linked=f)
@@ -129,20 +130,21 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
     """A lead by a seat not on lead (53-56, 60B). Returns True when the card sits, provisionally, as the
     trick's lead (the law lets it stand or be withdrawn later); False when it is not counted (60B)."""
     n = len(st.winners) + 1
-    correct = st._next
-    if st._retracted is not None and st._is_defender(seat):
+    correct = st.next_seat
+    if st.retracted is not None and st.is_defender(seat):
         # 60B: declarer was required to lead from the correct hand; a defender played first
-        st._add_pc(seat, card, major=True)
+        st.add_penalty_card(seat, card, major=True)
         establish_by_extra(st, seat, n - 1)
-        st._flag(out, "PLAY_AFTER_IRREGULAR_LEAD", "60B", seat, n, 0, [],
+        st.flag(out, IrregularityCode.PLAY_AFTER_IRREGULAR_LEAD, "60B", seat, n, 0, [],
                  f"{seat} played {card} before declarer led from the correct hand ({correct}): "
                  "it becomes a penalty card (60B, 50)", "penalty_card", "60B")
         return False
     if n == 13 and not st.edition.lead_oot_acceptable_at_trick13:
         # 2017 53A ("prior to the thirteenth trick"): the lead cannot be accepted; each hand holds one card, so
         # the trick is counted with the correct leader's card as its lead
-        st._lead13 = correct
-        st._flag(out, "LEAD_OUT_OF_TURN_DEFENDER" if st._is_defender(seat) else "LEAD_OUT_OF_TURN_DECLARER", "53A",
+        st.set_trick13_leader(correct)
+        st.flag(out, IrregularityCode.LEAD_OUT_OF_TURN_DEFENDER if st.is_defender(seat)
+                 else IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, "53A",
                  seat, n, 0, [], f"{seat} led {card} to trick 13; {correct} was on lead: at trick 13 a lead out of "
                  f"turn cannot be accepted (53A); the trick is led from {correct}", "not_acceptable_at_trick13",
                  "53A")
@@ -150,9 +152,9 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
     note = ""
     if st.winners and st.tricks[n - 2][-1][0] == seat:
         note = f"; {seat} played the last card of trick {n - 1}: the director may deem this a fifth card to it (45E)"
-    if st._is_defender(seat):
+    if st.is_defender(seat):
         if n == 1:
-            code, law = "OPENING_LEAD_OUT_OF_TURN", "54"
+            code, law = IrregularityCode.OPENING_LEAD_OUT_OF_TURN, "54"
             opts = [Option("spread", f"54A: declarer spreads his hand and becomes dummy; {PARTNER[st.declarer]} "
                            f"becomes declarer and {card} is the opening lead", "declarer"),
                     Option("accept", "54B: accept the lead (53A); dummy is spread and the second card comes from "
@@ -160,21 +162,21 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
                     Option("refuse", f"54D/56: {card} becomes a major penalty card; {correct} leads and declarer "
                            "has the 50D2 options", "declarer")]
         else:
-            code, law = "LEAD_OUT_OF_TURN_DEFENDER", "56"
+            code, law = IrregularityCode.LEAD_OUT_OF_TURN_DEFENDER, "56"
             opts = [Option("accept", "53A: accept the lead", "declarer"),
                     Option("refuse", f"56: {card} becomes a major penalty card; {correct} leads (50D2 options when "
                            f"{PARTNER[seat]} leads)", "declarer")]
-    elif st._is_defender(correct):
-        code, law = "LEAD_OUT_OF_TURN_DECLARER", "55B1"
+    elif st.is_defender(correct):
+        code, law = IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, "55B1"
         opts = [Option("accept", "53A: accept the lead", "defenders"),
                 Option("retract", "55B1: declarer restores the card without penalty", "defenders")]
     else:
-        code, law = "LEAD_FROM_WRONG_HAND", "55B2"
+        code, law = IrregularityCode.LEAD_FROM_WRONG_HAND, "55B2"
         opts = [Option("accept", "53A: accept the lead", "defenders"),
                 Option("lead_from_correct_hand", f"55B2: the card is withdrawn and declarer leads from {correct}; "
                        "a defender's card played before that lead becomes a penalty card (60B)", "defenders")]
-    irr = st._flag(out, code, law, seat, n, 0, opts, f"{seat} led {card}; {correct} was on lead{note}")
-    st._pending.append(Pending(irr, seat, n, card, correct))
+    irr = st.flag(out, code, law, seat, n, 0, opts, f"{seat} led {card}; {correct} was on lead{note}")
+    st.await_choice(Pending(irr, seat, n, card, correct))
     return True
 
 
@@ -182,44 +184,44 @@ def out_of_turn_play(st: PlayState, seat: Seat, card: str, out: list[Irregularit
     """A card to a trick by a seat whose turn it is not (49, 57A, 45C); it is counted all the same (returns
     True), except a 2017 57D card that could not legally be played: a major penalty card (returns False)."""
     n = len(st.winners) + 1
-    trick = st._trick
+    trick = st.current_trick
     played = {s for s, _ in trick}
     idx = len(trick)
-    if st.edition.law57d_hold_for_proper_turn and st._is_defender(seat) and PARTNER[seat] in played \
-            and st._next == seat.rho:
+    if st.edition.law57d_hold_for_proper_turn and st.is_defender(seat) and PARTNER[seat] in played \
+            and st.next_seat == seat.rho:
         ls = trick[0][1][0]
-        legal = card[0] == ls or st._holds(seat, ls) is False
+        legal = card[0] == ls or st.holds_suit(seat, ls) is False
         if legal:
-            st._flag(out, "PREMATURE_PLAY_AT_RHO_TURN", "57D", seat, n, idx, [],
-                     f"{seat} played {card} at his RHO {st._next}'s turn: a legal card, held and played at his proper "
-                     "turn (57D; Law 16 may apply)", "held_for_proper_turn", "57D")
+            st.flag(out, IrregularityCode.PREMATURE_PLAY_AT_RHO_TURN, "57D", seat, n, idx, [],
+                     f"{seat} played {card} at his RHO {st.next_seat}'s turn: a legal card, held and played at his "
+                     "proper turn (57D; Law 16 may apply)", "held_for_proper_turn", "57D")
             return True
-        st._add_pc(seat, card, major=True)
-        st._flag(out, "PREMATURE_PLAY_AT_RHO_TURN", "57D", seat, n, idx, [],
-                 f"{seat} played {card} at his RHO {st._next}'s turn; it could not legally be played to the trick: "
+        st.add_penalty_card(seat, card, major=True)
+        st.flag(out, IrregularityCode.PREMATURE_PLAY_AT_RHO_TURN, "57D", seat, n, idx, [],
+                 f"{seat} played {card} at his RHO {st.next_seat}'s turn; it could not legally be played to the trick: "
                  "a major penalty card (57D)", "penalty_card", "57D")
         return False
-    if st._is_defender(seat) and PARTNER[seat] not in played:
+    if st.is_defender(seat) and PARTNER[seat] not in played:
         pard = PARTNER[seat]
         if st.declarer in played and st.dummy in played:
-            st._flag(out, "PREMATURE_PLAY", "57A", seat, n, idx, [],
+            st.flag(out, IrregularityCode.PREMATURE_PLAY, "57A", seat, n, idx, [],
                      f"{seat} played {card} before his partner {pard}; declarer had played from both hands",
                      "no_penalty", "57C")
         else:
             ls = trick[0][1][0]
-            irr = st._flag(out, "PREMATURE_PLAY", "57A", seat, n, idx, options_57(st, ls, pard),
-                           f"{seat} played {card} before his partner {pard} ({st._next} was due); if declarer "
+            irr = st.flag(out, IrregularityCode.PREMATURE_PLAY, "57A", seat, n, idx, options_57(st, ls, pard),
+                           f"{seat} played {card} before his partner {pard} ({st.next_seat} was due); if declarer "
                            f"chooses, {card} becomes a major penalty card and the choice binds {pard}")
-            st._pending.append(Pending(irr, seat, n, card, st._next, lead_suit=ls))
-    elif st._is_defender(seat):
-        irr = st._flag(out, "PLAY_OUT_OF_TURN", "49", seat, n, idx,
+            st.await_choice(Pending(irr, seat, n, card, st.next_seat, lead_suit=ls))
+    elif st.is_defender(seat):
+        irr = st.flag(out, IrregularityCode.PLAY_OUT_OF_TURN, "49", seat, n, idx,
                        [Option("stands", "the card stands as played in rotation (60A2)", "director"),
                         Option("penalty_card", f"{card} is withdrawn as a major penalty card (49, 50B)", "director")],
-                       f"{seat} played {card} out of rotation ({st._next} was due); partner had played")
-        st._pending.append(Pending(irr, seat, n, card, st._next))
+                       f"{seat} played {card} out of rotation ({st.next_seat} was due); partner had played")
+        st.await_choice(Pending(irr, seat, n, card, st.next_seat))
     else:
-        st._flag(out, "PLAY_OUT_OF_TURN", "45C", seat, n, idx, [],
-                 f"{seat} played {card} out of rotation ({st._next} was due): the card stands (45C, 47F); "
+        st.flag(out, IrregularityCode.PLAY_OUT_OF_TURN, "45C", seat, n, idx, [],
+                 f"{seat} played {card} out of rotation ({st.next_seat} was due): the card stands (45C, 47F); "
                  "declarer's and dummy's cards never become penalty cards (48A)", "stands", "47F")
     return True
 
@@ -241,37 +243,39 @@ def options_57(st: PlayState, lead_suit: str, pard: Seat) -> list[Option]:
 def extra_card(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) -> None:
     """A second card by a seat that already played to this trick: not counted (45E, 58B, 57A)."""
     n = len(st.winners) + 1
-    trick = st._trick
+    trick = st.current_trick
     played = {s for s, _ in trick}
     idx = len(trick)
-    defender = st._is_defender(seat)
+    defender = st.is_defender(seat)
     if defender and PARTNER[seat] not in played and trick[-1][0] != seat:
         if st.declarer in played and st.dummy in played:
-            st._flag(out, "PREMATURE_LEAD", "57A", seat, n, idx, [],
+            st.flag(out, IrregularityCode.PREMATURE_LEAD, "57A", seat, n, idx, [],
                      f"{seat} led {card} to the next trick before his partner played; declarer had played from "
                      "both hands: no penalty, the card goes back to his hand", "no_penalty", "57C")
             return
-        st._add_pc(seat, card, major=True)
+        st.add_penalty_card(seat, card, major=True)
         ls = trick[0][1][0]
-        irr = st._flag(out, "PREMATURE_LEAD", "57A", seat, n, idx, options_57(st, ls, PARTNER[seat]),
+        irr = st.flag(out, IrregularityCode.PREMATURE_LEAD, "57A", seat, n, idx, options_57(st, ls, PARTNER[seat]),
                        f"{seat} led {card} to the next trick before his partner {PARTNER[seat]} played to this "
                        f"one: {card} is a major penalty card (57A, 50B)")
-        st._pending.append(Pending(irr, seat, n, card, None, lead_suit=ls))
+        st.await_choice(Pending(irr, seat, n, card, None, lead_suit=ls))
         establish_by_extra(st, seat, n)
         return
-    code, law = ("MULTIPLE_CARDS_PLAYED", "58B") if trick[-1][0] == seat else ("FIFTH_CARD_TO_TRICK", "45E")
+    code, law = ((IrregularityCode.MULTIPLE_CARDS_PLAYED, "58B") if trick[-1][0] == seat
+                 else (IrregularityCode.FIFTH_CARD_TO_TRICK, "45E"))
     first = next(c for s, c in trick if s == seat)
     if defender:
-        major = card[1] in HONORS or bool(st._pcs[seat])
-        st._add_pc(seat, card, major=major)
-        kind = st._pcs[seat][card]
-        st._flag(out, code, law, seat, n, idx, [],
+        major = card[1] in HONORS or bool(st.face_up(seat))
+        st.add_penalty_card(seat, card, major=major)
+        kind = st.face_up(seat)[card]
+        st.flag(out, code, law, seat, n, idx, [],
                  f"{seat} played {card} after {first} to the same trick: not counted; {card} becomes a {kind} "
-                 + ("penalty card (58B2: the player may designate which card was played; director)" if code ==
-                    "MULTIPLE_CARDS_PLAYED" else "penalty card (45E1; the director may deem it a lead, 53/56)"),
-                 "penalty_card", "58B2" if code == "MULTIPLE_CARDS_PLAYED" else "45E1")
+                 + ("penalty card (58B2: the player may designate which card was played; director)"
+                    if code == IrregularityCode.MULTIPLE_CARDS_PLAYED
+                    else "penalty card (45E1; the director may deem it a lead, 53/56)"),
+                 "penalty_card", "58B2" if code == IrregularityCode.MULTIPLE_CARDS_PLAYED else "45E1")
     else:
-        st._flag(out, code, law, seat, n, idx, [],
+        st.flag(out, code, law, seat, n, idx, [],
                  f"{seat} played {card} after {first} to the same trick: not counted; no penalty for declarer "
                  "(45E2, 48A); the card goes back to the hand", "no_penalty",
-                 "45E2" if code == "FIFTH_CARD_TO_TRICK" else "48A")
+                 "45E2" if code == IrregularityCode.FIFTH_CARD_TO_TRICK else "48A")

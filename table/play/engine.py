@@ -44,10 +44,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..cards import CARD_SET, HONORS, Deal, Seat, parse_card, sort_cards
+from ..codes import IrregularityCode
 from ..editions import Edition
 from ..irregularity import Irregularity, LeadPenalty, Option
 from .acceptance import resolve_pending
 from .checks import extra_card, irregular_lead, out_of_turn_play
+from .claims import play_after_claim
 from .counting import place
 from .errors import PlayRulingError
 from .lead_choices import check_50d2, trick_start
@@ -126,7 +128,7 @@ class Play(PlayState):
             if len(trick) == 4:
                 # what ``counting.complete_trick`` does when nothing exceptional is in force
                 self._next, self._lead_suit = turn, lead_suit
-                if not self._close_trick():
+                if not self.close_trick():
                     return i
                 trick, turn, lead_suit = self._trick, self._next, self._lead_suit
             else:
@@ -145,17 +147,14 @@ class Play(PlayState):
         trick = self._trick
         here = len(trick) if not self.complete else 0
         if self._claimed is not None:
-            self._flag(out, "PLAY_AFTER_CLAIM", "68D", seat, n, here,
-                       [Option("void", "68D: play ceases after a claim; the director voids later plays", "director")],
-                       f"{seat} played {card} after {self._claimed}'s claim; not counted")
-            return out
+            return self.card_after_claim(seat, card)
         if self.complete:
             if card in self._played:
-                self._flag(out, "CARD_ALREADY_PLAYED", "1", seat, 13, 4, [],
+                self.flag(out, IrregularityCode.CARD_ALREADY_PLAYED, "1", seat, 13, 4, [],
                            f"{card} reported by {seat} after trick 13; it was played before (repeated read or a "
                            "recording error); ignored")
             else:
-                self._flag(out, "DEFECTIVE_TRICK", "67B", seat, 13, 4,
+                self.flag(out, IrregularityCode.DEFECTIVE_TRICK, "67B", seat, 13, 4,
                            [Option("director", "67B1: the player who kept a card omitted a play to an earlier trick",
                                    "director")],
                            f"{seat} still had {card} after 13 tricks: a play was omitted (or the record is wrong)")
@@ -167,7 +166,7 @@ class Play(PlayState):
                 not trick and self.winners and (seat, card) in self.tricks[len(self.winners) - 1])
             if mine:
                 # a repeated report of a card this seat already played to this (or the just completed) trick
-                self._flag(out, "CARD_ALREADY_PLAYED", "1", seat, n, here, [],
+                self.flag(out, IrregularityCode.CARD_ALREADY_PLAYED, "1", seat, n, here, [],
                            f"{card} reported again by {seat}: repeated read; ignored")
                 self._update_slow()
                 return out
@@ -175,23 +174,23 @@ class Play(PlayState):
             # defective (Laws 1, 13, 14) or the event/record is wrong; only the director can tell. The card is
             # counted as this seat's play so the trick structure (and everything after it) stays usable, and
             # the seat's hand record is no longer trusted (no revoke is inferred from it).
-            self._flag(out, "CARD_ALREADY_PLAYED", "1", seat, n, here,
+            self.flag(out, IrregularityCode.CARD_ALREADY_PLAYED, "1", seat, n, here,
                        [Option("director", "establish which card was really played (Laws 1, 13, 14, 67)", "director")],
                        f"{card} was already played earlier; counted as {seat}'s card to keep the trick")
             self._known[seat] = False
         elif card not in self._hand[seat]:
             owner = self._owner.get(card)
             if owner is not None and owner != seat:
-                self._flag(out, "HAND_RECORD_MISMATCH", "13A1", seat, n, here,
+                self.flag(out, IrregularityCode.HAND_RECORD_MISMATCH, "13A1", seat, n, here,
                            [Option("director", "13A1: correct from the hand record, or score as a fouled board (87)",
                                    "director")],
-                           f"{seat} played {card}, which the hand record gives to {owner}; accepted as played")
+                           f"{seat} played {card}, which the hand record gives to another player; accepted as played")
                 self._take_from(owner, card)
                 self._pcs[owner].pop(card, None)
                 self._set_owner(card, seat)
                 self._known[seat] = self._known[owner] = False
             elif self._known[seat]:
-                self._flag(out, "HAND_RECORD_MISMATCH", "13A1", seat, n, here,
+                self.flag(out, IrregularityCode.HAND_RECORD_MISMATCH, "13A1", seat, n, here,
                            [Option("director", "13A1: correct from the hand record", "director")],
                            f"{seat} played {card}, which is not in his recorded hand; accepted as played")
                 self._known[seat] = False
@@ -229,7 +228,7 @@ class Play(PlayState):
         single inadvertent 9-or-lower, else major (50B). Declarer's and dummy's cards never (48A)."""
         out: list[Irregularity] = []
         seat = Seat(str(seat).strip().upper()[:1])
-        if not self._is_defender(seat):
+        if not self.is_defender(seat):
             log.debug("exposure by %s ignored: declarer's and dummy's cards are never penalty cards (48A)", seat)
             return out
         n = len(self.winners) + 1
@@ -240,18 +239,18 @@ class Play(PlayState):
                 continue
             owner = self._owner.get(c)
             if owner is not None and owner != seat:
-                self._flag(out, "HAND_RECORD_MISMATCH", "13A1", seat, n, len(self._trick),
+                self.flag(out, IrregularityCode.HAND_RECORD_MISMATCH, "13A1", seat, n, len(self._trick),
                            [Option("director", "13A1: correct from the hand record", "director")],
-                           f"{seat} exposed {c}, which the hand record gives to {owner}")
+                           f"{seat} exposed {c}, which the hand record gives to another player")
                 self._take_from(owner, c)
                 self._set_owner(c, seat)
                 self._known[seat] = self._known[owner] = False
             major = deliberate or c[1] in HONORS
-            self._add_pc(seat, c, major)
+            self.add_penalty_card(seat, c, major)
             new.append(c)
         if new:
             kinds = ", ".join(f"{c} {self._pcs[seat][c]}" for c in sort_cards(new))
-            self._flag(out, "EXPOSED_CARD", "49", seat, n, len(self._trick), [],
+            self.flag(out, IrregularityCode.EXPOSED_CARD, "49", seat, n, len(self._trick), [],
                        f"{seat} exposed {cards_text(new)}: penalty card(s) ({kinds}; 50B"
                        + ("; two or more penalty cards are all major" if len(self._pcs[seat]) >= 2 else "") + ")",
                        "penalty_card", "50B")
@@ -295,6 +294,14 @@ class Play(PlayState):
         establish_on_claim(self, c, acquiesced)
         self._update_slow()
 
+    def card_after_claim(self, seat: Seat, card: str) -> list[Irregularity]:
+        """A card after a claim, or after the play has ended: flagged, never counted (68D)."""
+        n = len(self.winners) + 1
+        irr = play_after_claim(seat, card, self._claimed,
+                               {"trick": n, "card": len(self._trick) if not self.complete else 0})
+        self.irregularities.append(irr)
+        return [irr]
+
     def add_lead_penalties(self, penalties: Sequence[LeadPenalty]) -> None:
         """Law 26 restrictions that arrive once the play has begun (a late Law 23 ruling): they apply if the
         restricted defender has not had his first lead yet."""
@@ -317,7 +324,7 @@ class Play(PlayState):
         deemed = not held_suit or self.edition.law67B1a_deemed_revoke
         law = "67B1" if not self.edition.comparable_call else ("67B1(a)" if held_suit else "67B1(b)")
         idx = next((i for i, (s, _) in enumerate(self.tricks[trick - 1]) if s == seat), 0)
-        irr = self._flag(out, "DEFECTIVE_TRICK", law, seat, trick, idx, [],
+        irr = self.flag(out, IrregularityCode.DEFECTIVE_TRICK, law, seat, trick, idx, [],
                          f"{seat} omitted to play to trick {trick}"
                          + (" holding the suit led" if held_suit else " with none of the suit led")
                          + ("; deemed to have revoked: one trick (64A2)" if deemed else
@@ -332,7 +339,7 @@ class Play(PlayState):
 
     def resume_after_claim(self) -> None:
         """The director lets play continue after a claim (for instance a disputed claim under a regulation
-        that suspends play): later cards are followed again instead of flagged PLAY_AFTER_CLAIM."""
+        that suspends play): later cards are followed again instead of flagged PLAY_AFTER_CLAIM (claims.py)."""
         self._claimed = None
         self._update_slow()
 

@@ -4,6 +4,7 @@ card. Both are flagged when a trick begins (or when a penalty card appears befor
 from __future__ import annotations
 
 from ..cards import SUITS, Seat
+from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
 from .position import PARTNER
 from .records import Pending
@@ -12,34 +13,32 @@ from .wording import SUIT_NAME, cards_text
 
 
 def trick_start(st: PlayState, out: list[Irregularity]) -> None:
-    """A trick begins with ``st._leader`` on lead: clear spent lead obligations; first lead of a seat
+    """A trick begins with ``st.leader`` on lead: clear spent lead obligations; first lead of a seat
     restricted by Law 26; Law 50D2 choice when the leader's partner has a major penalty card."""
-    leader = st._leader
+    leader = st.leader
     n = len(st.winners) + 1
-    st._start_flags = []
-    st._lead_obs = [ob for ob in st._lead_obs if ob.seat == leader and ob.kind == "forbid"]
-    for p in st._pending:
-        if p.irr.open and p.irr.code == "PENALTY_CARD" and p.offender != leader:
+    st.begin_trick_flags()
+    st.keep_lead_obligations_of(leader)
+    for p in st.choices:
+        if p.irr.open and p.irr.code == IrregularityCode.PENALTY_CARD and p.offender != leader:
             p.irr.dispose("lapsed", p.irr.law)
             p.irr.detail += f"; {p.offender} did not lead that trick"
-        elif p.irr.open and p.irr.code == "LEAD_PENALTY_PENDING" and p.offender != leader:
+        elif p.irr.open and p.irr.code == IrregularityCode.LEAD_PENALTY_PENDING and p.offender != leader:
             # somebody else's lead stood (e.g. an accepted lead out of turn): the restricted player has not
             # had his first lead yet, so the Law 26 choice waits for it (flagged again then)
             p.irr.dispose("deferred", p.irr.law)
             p.irr.detail += f"; {p.offender} did not lead that trick: the choice waits for his first lead"
-            st._lps.append(p.extra["lp"])
-            st._had_lead.discard(p.offender)
-    if not st._is_defender(leader):
+            st.undo_first_lead(p.offender, p.extra["lp"])
+    if not st.is_defender(leader):
         return
-    if leader not in st._had_lead:
-        st._had_lead.add(leader)
+    if st.first_lead(leader):
         _first_lead(st, leader, n, out)
     check_50d2(st, out)
 
 
 def _first_lead(st: PlayState, leader: Seat, n: int, out: list[Irregularity]) -> None:
-    for lp in [lp for lp in st._lps if Seat(lp.restricted) == leader]:
-        st._lps.remove(lp)
+    for lp in [lp for lp in st.lead_penalties if Seat(lp.restricted) == leader]:
+        st.offer_lead_penalty(lp)
         related = lp.suits if lp.law.upper().startswith("26A") else frozenset()
         choices = st.edition.lead_options(related, lp.specified)
         law = choices[0][1] if choices else "26B"
@@ -48,35 +47,35 @@ def _first_lead(st: PlayState, leader: Seat, n: int, out: list[Irregularity]) ->
                        else f"{verb} the lead of {SUIT_NAME[code[-1]]} while {leader} keeps the lead ({lw})",
                        "declarer") for code, lw in choices]
         opts.append(Option("none", "no lead restriction", "declarer"))
-        irr = st._flag(out, "LEAD_PENALTY_PENDING", law, leader, n, 0, opts,
+        irr = st.flag(out, IrregularityCode.LEAD_PENALTY_PENDING, law, leader, n, 0, opts,
                        f"{leader}'s first lead; his partner {lp.offender}'s call was withdrawn"
                        + (f" ({lp.source_code})" if lp.source_code else "")
                        + ": declarer chooses before the lead; not complying when able is a revoke (61A)")
-        st._pending.append(Pending(irr, leader, n, lp=lp))
-        st._start_flags.append(irr)
+        st.await_choice(Pending(irr, leader, n, lp=lp))
+        st.note_start_flag(irr)
 
 
 def check_50d2(st: PlayState, out: list[Irregularity]) -> None:
     """50D2 / 51B: a defender to lead while his partner has major penalty card(s): declarer chooses first."""
-    leader = st._leader
-    if st._trick or not st._is_defender(leader):
+    leader = st.leader
+    if st.current_trick or not st.is_defender(leader):
         return
     pard = PARTNER[leader]
-    majors = [c for c, k in st._pcs[pard].items() if k == "major"]
+    majors = [c for c, k in st.face_up(pard).items() if k == "major"]
     if not majors:
         return
-    if any(p.irr.code == "PENALTY_CARD" and p.offender == leader for p in st._pending):
+    if any(p.irr.code == IrregularityCode.PENALTY_CARD and p.offender == leader for p in st.choices):
         return
     n = len(st.winners) + 1
     suits = [s for s in SUITS if any(c[0] == s for c in majors)]
-    law = "51B" if len(st._pcs[pard]) >= 2 else "50D2"
+    law = "51B" if len(st.face_up(pard)) >= 2 else "50D2"
     opts = [Option(f"require:{s}", f"require the lead of {SUIT_NAME[s]}; the {SUIT_NAME[s]} penalty card(s) are "
                    f"picked up ({law}a)", "declarer") for s in suits]
     opts += [Option(f"forbid:{s}", f"forbid {SUIT_NAME[s]} while {leader} keeps the lead; the {SUIT_NAME[s]} "
                     f"penalty card(s) are picked up", "declarer") for s in suits]
     opts.append(Option("none", "no restriction: any lead, the card(s) stay penalty cards (50D2b)", "declarer"))
-    irr = st._flag(out, "PENALTY_CARD", law, leader, n, 0, opts,
+    irr = st.flag(out, IrregularityCode.PENALTY_CARD, law, leader, n, 0, opts,
                    f"{leader} to lead while partner {pard} has major penalty card(s) {cards_text(majors)}; "
                    f"{leader} may not lead until declarer has chosen (50D2)")
-    st._pending.append(Pending(irr, leader, n))
-    st._start_flags.append(irr)
+    st.await_choice(Pending(irr, leader, n))
+    st.note_start_flag(irr)

@@ -10,6 +10,9 @@ Model of a trick: a list of ``(seat, card)`` in the order the cards were counted
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+
 from ..calls import STRAINS
 from ..cards import SEATS, Deal, Seat
 from ..tricks import trick_winner_index
@@ -101,18 +104,80 @@ class Position:
         """``{card: "minor" | "major"}`` for a defender's penalty cards on the table."""
         return dict(self._pcs[Seat(seat)])
 
+    # ------------------------------------------------------------------ the law modules' view (live, not copies)
+    @property
+    def current_trick(self) -> list[tuple[Seat, str]]:
+        """The trick in progress (the 13th once the play is complete), in play order; rectifications take cards
+        back out of it."""
+        return self._trick
+
+    @property
+    def leader(self) -> Seat:
+        """Who leads (or led) the trick in progress."""
+        return self._leader
+
+    def give_lead(self, seat: Seat) -> None:
+        """A rectification gives the lead of the trick in progress to ``seat``."""
+        self._leader = seat
+
+    def holding(self, seat: Seat) -> AbstractSet[str]:
+        """The cards ``seat`` holds now (for a seat without a full hand record: those known to be there)."""
+        return self._hand[seat]
+
+    def hand_known(self, seat: Seat) -> bool:
+        """``seat``'s holding is certain (a full hand record the events have not contradicted)."""
+        return self._known[seat]
+
+    def face_up(self, seat: Seat) -> Mapping[str, str]:
+        """``seat``'s penalty cards, ``{card: "minor" | "major"}`` (``penalty_cards`` gives a copy)."""
+        return self._pcs[seat]
+
+    def suit_count(self, seat: Seat, suit: str) -> int:
+        """How many cards of ``suit`` ``seat`` holds per the hand record (and the events since)."""
+        return self._cnt[seat][suit]
+
+    def lay_card(self, seat: Seat, card: str, idx: int, was_penalty_card: bool) -> None:
+        """The checked path's count of a card: out of the hand (and off the table), into place ``idx`` of the
+        current trick."""
+        hand = self._hand[seat]
+        if card in hand:
+            hand.remove(card)
+            self._cnt[seat][card[0]] -= 1
+        if was_penalty_card:
+            del self._pcs[seat][card]
+        self._played.add(card)
+        self._trick.insert(idx, (seat, card))
+
+    def resume_trick(self, number: int) -> list[tuple[Seat, str]]:
+        """Trick ``number`` (already completed, later tricks taken back) is the current trick again."""
+        self._trick = self.tricks[number - 1]
+        return self._trick
+
+    @property
+    def awaiting_insert(self) -> tuple[Seat, int] | None:
+        """A card taken out of the current trick to be replaced: whose, and its place (62 correction)."""
+        return self._insert_at
+
+    def hold_place(self, seat: Seat, idx: int) -> None:
+        """``seat``'s next card goes back to place ``idx`` of the current trick."""
+        self._insert_at = (seat, idx)
+
+    def pick_up(self, seat: Seat, card: str) -> None:
+        """``card`` is no longer a penalty card (played, forfeited, or picked up after declarer's choice)."""
+        del self._pcs[seat][card]
+
     # ------------------------------------------------------------------ holdings
-    def _is_defender(self, seat: Seat) -> bool:
+    def is_defender(self, seat: Seat) -> bool:
         return SIDE[seat] != self.declarer.side
 
-    def _holds(self, seat: Seat, suit: str) -> bool | None:
+    def holds_suit(self, seat: Seat, suit: str) -> bool | None:
         """Whether ``seat`` holds a card of ``suit`` now: True/False from a full hand record; for a seat
         without one, True when a held card of the suit is known, else None (unknown)."""
         if self._known[seat]:
             return self._cnt[seat][suit] > 0
         return True if any(c[0] == suit for c in self._hand[seat]) else None
 
-    def _held(self, seat: Seat, suit: str | None = None) -> list[str]:
+    def held(self, seat: Seat, suit: str | None = None) -> list[str]:
         return [c for c in self._hand[seat] if suit is None or c[0] == suit]
 
     @property
@@ -137,7 +202,7 @@ class Position:
         self._hand[seat].add(card)
         self._cnt[seat][card[0]] += 1
 
-    def _unplay(self, seat: Seat, card: str) -> None:
+    def unplay(self, seat: Seat, card: str) -> None:
         """Return a played card (already taken out of its trick) to ``seat``'s hand. A card that is still
         counted elsewhere (a second play of one card) stays played."""
         if any(c == card for t in self.tricks for _, c in t):
@@ -159,7 +224,7 @@ class Position:
                 return False
         return True
 
-    def _recompute_next(self) -> None:
+    def recompute_next(self) -> None:
         trick = self._trick
         self._lead_suit = trick[0][1][0] if trick else ""
         if self._insert_at is not None:
@@ -175,7 +240,7 @@ class Position:
                     return
                 s = LHO[s]
 
-    def _close_trick(self) -> bool:
+    def close_trick(self) -> bool:
         """The current trick has four cards: record its winner; unless it was the 13th, open the next trick
         with the winner on lead. Returns True when a new trick was opened."""
         trick = self._trick

@@ -7,6 +7,7 @@ followed by the replacement card, 62). :func:`transfers` computes the Law 64 tra
 from __future__ import annotations
 
 from ..cards import Seat
+from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
 from .errors import PlayRulingError
 from .position import SIDE
@@ -14,7 +15,7 @@ from .records import Obligation, Revoke
 from .state import PlayState
 from .wording import SUIT_NAME
 
-REVOKE_CODES = ("REVOKE", "REVOKE_TRICK12")
+REVOKE_CODES = (IrregularityCode.REVOKE, IrregularityCode.REVOKE_TRICK12)
 
 
 def flag_revoke(st: PlayState, out: list[Irregularity], seat: Seat, card: str, n: int, idx: int, suit: str,
@@ -23,29 +24,28 @@ def flag_revoke(st: PlayState, out: list[Irregularity], seat: Seat, card: str, n
     """Flag a revoke seen when the card is played (an open one, correctable under 62)."""
     corrector = str(st.declarer if seat == st.dummy else seat)
     if n == 12:
-        code, law = "REVOKE_TRICK12", "62D"
+        code, law = IrregularityCode.REVOKE_TRICK12, "62D"
         opts = [Option("correct", "62D1: must be corrected, even if established, before the hands are returned; "
                        "no trick transfer (64B6)", corrector)]
     else:
-        code, law = "REVOKE", "61A"
+        code, law = IrregularityCode.REVOKE, "61A"
         opts = [Option("correct", "62A: the offender must correct it before it is established: withdraw the card "
                        "(a defender's becomes a major penalty card, 62B1; declarer/dummy: no penalty, 62B2) and play "
                        "a legal card", corrector)]
     opts += [Option("64B4", "no transfer: attention first drawn after the non-offending side called on the next board",
                     "director"),
              Option("64B5", "no transfer: attention first drawn after the round ended", "director")]
-    irr = st._flag(out, code, law, seat, n, idx, opts, detail)
+    irr = st.flag(out, code, law, seat, n, idx, opts, detail)
     rv = Revoke(irr, seat, n, card, suit, legal, faced, was_pc, kind, linked, ob)
     if kind == "follow":
-        st._retro_done.add((seat, suit))       # never flagged a second time by the no-record inference
-    st._revokes.append(rv)
-    st._open_revokes.append(rv)
+        st.note_inferred_revoke(seat, suit)       # never flagged a second time by the no-record inference
+    st.record_revoke(rv)
     return rv
 
 
 def establish(st: PlayState, rv: Revoke, law: str) -> None:
-    if rv in st._open_revokes:
-        st._open_revokes.remove(rv)
+    if rv in st.open_revokes:
+        st.forget_revoke(rv)
     if rv.irr.open:
         rv.irr.dispose("established", law)
 
@@ -53,7 +53,7 @@ def establish(st: PlayState, rv: Revoke, law: str) -> None:
 def establish_by_play(st: PlayState, seat: Seat, n: int) -> None:
     """63A1: a card by the offending side to trick ``n`` establishes its open revokes of earlier tricks."""
     side = SIDE[seat]
-    for rv in list(st._open_revokes):
+    for rv in list(st.open_revokes):
         if rv.side == side and rv.trick < n:
             establish(st, rv, "63A1")
 
@@ -61,31 +61,30 @@ def establish_by_play(st: PlayState, seat: Seat, n: int) -> None:
 def establish_by_extra(st: PlayState, seat: Seat, n: int) -> None:
     """A card not counted in a trick but led to the trick after ``n`` (a premature lead, a card played
     before declarer's corrected lead) still establishes the side's revokes up to trick ``n`` (63A1)."""
-    for rv in list(st._open_revokes):
+    for rv in list(st.open_revokes):
         if rv.side == SIDE[seat] and rv.trick <= n:
             establish(st, rv, "63A1")
 
 
 def establish_on_claim(st: PlayState, claimer: Seat, acquiesced: bool) -> None:
     """63A3: a claim by the offending side, or its acquiescence in the opponents' claim."""
-    for rv in list(st._open_revokes):
+    for rv in list(st.open_revokes):
         if rv.side == SIDE[claimer] or acquiesced:
             establish(st, rv, "63A3")
 
 
 def note_show_out(st: PlayState, seat: Seat, card: str, n: int, idx: int, out: list[Irregularity]) -> None:
     """Without a hand record a revoke shows when a seat plays a suit it failed to follow earlier."""
-    trick = st._trick
-    so = st._shown_out[seat]
+    trick = st.current_trick
+    so = st.shown_out(seat)
     suit = card[0]
-    if suit in so and (seat, suit) not in st._retro_done:
+    if suit in so and st.infer_revoke_once(seat, suit):
         t, k, rcard = so[suit]
-        st._retro_done.add((seat, suit))
-        code = "REVOKE_TRICK12" if t == 12 else "REVOKE"
-        irr = st._flag(out, code, "62D" if t == 12 else "61A", seat, t, k, [],
+        code = IrregularityCode.REVOKE_TRICK12 if t == 12 else IrregularityCode.REVOKE
+        irr = st.flag(out, code, "62D" if t == 12 else "61A", seat, t, k, [],
                        f"{seat} played {rcard} on a {SUIT_NAME[suit]} lead at trick {t} and {card} at trick {n}: "
                        "failure to follow suit (44C), detected afterwards", "established", "63A1")
-        st._revokes.append(Revoke(irr, seat, t, rcard, suit, None, seat == st.dummy, False, "retro"))
+        st.record_revoke(Revoke(irr, seat, t, rcard, suit, None, seat == st.dummy, False, "retro"), still_open=False)
     if idx > 0 and trick:
         ls = trick[0][1][0]
         if suit != ls and ls not in so:
@@ -104,7 +103,7 @@ def rule(st: PlayState, code: str, option: str, who: Seat | None) -> None:
 
 
 def exempt(st: PlayState, code: str, option: str, who: Seat | None) -> None:
-    rv = next((r for r in reversed(st._revokes) if r.irr.code == code and r.irr.disposition == "established"
+    rv = next((r for r in reversed(st.revokes) if r.irr.code == code and r.irr.disposition == "established"
                and (who is None or r.seat == who)), None)
     if rv is None:
         raise PlayRulingError(f"no established {code} to exempt")
@@ -117,22 +116,22 @@ def _both_on_one_trick(st: PlayState, rv: Revoke) -> bool:
     both revokes must be corrected, the established one too (then no transfer, 64B8)."""
     if not st.edition.comparable_call or rv.irr.disposition != "established" or len(st.tricks) <= rv.trick:
         return False
-    other = any(o is not rv and o.side != rv.side and o.trick == rv.trick and o.irr.open for o in st._revokes)
+    other = any(o is not rv and o.side != rv.side and o.trick == rv.trick and o.irr.open for o in st.revokes)
     return other and all(SIDE[s] == rv.side for s, _ in st.tricks[rv.trick])
 
 
 def correct(st: PlayState, code: str, who: Seat | None) -> None:
     """62: the revoke card is withdrawn (with every card played after it) and its trick resumes."""
-    rv = next((r for r in reversed(st._revokes) if r.irr.code == code and r.kind != "retro" and
-               (r.irr.open or (code == "REVOKE_TRICK12" and r.irr.disposition == "established")
+    rv = next((r for r in reversed(st.revokes) if r.irr.code == code and r.kind != "retro" and
+               (r.irr.open or (code == IrregularityCode.REVOKE_TRICK12 and r.irr.disposition == "established")
                 or _both_on_one_trick(st, r))
                and (who is None or r.seat == who or (r.seat == st.dummy and who == st.declarer))), None)
     if rv is None:
         raise PlayRulingError(f"no {code} that can still be corrected"
-                              + ("" if code == "REVOKE_TRICK12" else
+                              + ("" if code == IrregularityCode.REVOKE_TRICK12 else
                                  " (63C: once established a revoke stands, except on trick 12, 62D)"))
-    if st._insert_at is not None:
-        raise PlayRulingError(f"a revoke correction is still waiting for {st._insert_at[0]}'s card")
+    if st.awaiting_insert is not None:
+        raise PlayRulingError(f"a revoke correction is still waiting for {st.awaiting_insert[0]}'s card")
     if (rv.seat, rv.card) not in st.tricks[rv.trick - 1]:
         raise PlayRulingError(f"{rv.card} is no longer in trick {rv.trick}")
     T = rv.trick
@@ -145,56 +144,57 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
     del st.tricks[T:]
     del st.winners[T - 1:]
     for s, c in withdrawn:
-        st._unplay(s, c)
+        st.unplay(s, c)
     if reopened:
-        st._drop_start_flags()
-    for other in list(st._open_revokes):          # revokes made with withdrawn cards lapse
+        st.drop_start_flags()
+    for other in list(st.open_revokes):          # revokes made with withdrawn cards lapse
         if other is not rv and (other.seat, other.card) in withdrawn:
-            st._open_revokes.remove(other)
+            st.forget_revoke(other)
             other.irr.dispose("card_withdrawn", "62C1")
-    for q in st._pending:                          # choices about later tricks are moot
+    for q in st.choices:                          # choices about later tricks are moot
         if q.trick > T and q.irr.open:
             q.irr.dispose("card_withdrawn", "62C1")
-    st._trick = st.tricks[T - 1]
-    idx = next(i for i, (s, c) in enumerate(st._trick) if s == seat and c == rv.card)
+    trick = st.resume_trick(T)
+    idx = next(i for i, (s, c) in enumerate(trick) if s == seat and c == rv.card)
     if idx == 0:
-        back = list(st._trick)
-        st._trick.clear()
+        back = list(trick)
+        trick.clear()
         for s, c in back:
-            st._unplay(s, c)
+            st.unplay(s, c)
             if s != seat:
                 withdrawn.append((s, c))
-        st._leader = seat
+        st.give_lead(seat)
     else:
-        st._trick.pop(idx)
-        st._unplay(seat, rv.card)
-        st._leader = st._trick[0][0]
-        st._insert_at = (seat, idx)
+        trick.pop(idx)
+        st.unplay(seat, rv.card)
+        st.give_lead(trick[0][0])
+        st.hold_place(seat, idx)
     if rv.ob is not None:
         if rv.ob.law == "57A":
-            st._play_obs.append(rv.ob)
+            st.restrict_play(rv.ob)
         else:
-            st._lead_obs.append(rv.ob)
-    if st._is_defender(seat):
-        st._add_pc(seat, rv.card, major=True)
-    law = "62D1" if code == "REVOKE_TRICK12" else ("62B1" if st._is_defender(seat) and not rv.was_pc else "62B2")
-    if rv.irr.disposition == "established" and code == "REVOKE":
+            st.restrict_lead(rv.ob)
+    if st.is_defender(seat):
+        st.add_penalty_card(seat, rv.card, major=True)
+    law = ("62D1" if code == IrregularityCode.REVOKE_TRICK12
+           else "62B1" if st.is_defender(seat) and not rv.was_pc else "62B2")
+    if rv.irr.disposition == "established" and code == IrregularityCode.REVOKE:
         law = "62C3"                      # both sides revoked on this trick: corrected, no transfer (64B8)
-    if rv in st._open_revokes:
-        st._open_revokes.remove(rv)
+    if rv in st.open_revokes:
+        st.forget_revoke(rv)
     rv.irr.dispose("corrected", law)
     if withdrawn:
         rv.irr.detail += "; withdrawn without penalty (62C1): " + " ".join(f"{s}:{c}" for s, c in withdrawn)
     if T == 12 and last_complete:
-        st._replay_last = True           # the 13th trick is forced: replayed once trick 12 is complete
-    st._recompute_next()
+        st.expect_forced_last_trick(True)           # the 13th trick is forced: replayed once trick 12 is complete
+    st.recompute_next()
 
 
 def transfers(st: PlayState, claimed_total: int | None) -> int:
     """Declarer side's final total after the Law 64 transfers (see ``Play.finish``); records each established
     revoke as a ``REVOKE_TRICK_TRANSFER`` in ``st.irregularities``, replacing earlier records."""
-    st.irregularities = [i for i in st.irregularities if i.code != "REVOKE_TRICK_TRANSFER"
-                         and not (i.code == "BOTH_SIDES_REVOKED" and i.open)]
+    st.irregularities = [i for i in st.irregularities if i.code != IrregularityCode.REVOKE_TRICK_TRANSFER
+                         and not (i.code == IrregularityCode.BOTH_SIDES_REVOKED and i.open)]
     decl = st.declarer.side
     other = "EW" if decl == "NS" else "NS"
     played = len(st.winners)
@@ -211,32 +211,32 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
         seats += [None] * unplayed
         wcards += [None] * unplayed
         total += dec_more
-        for rv in list(st._open_revokes):
+        for rv in list(st.open_revokes):
             establish(st, rv, "63A3")
-    for rv in list(st._open_revokes):
+    for rv in list(st.open_revokes):
         if rv.irr.open:
             rv.irr.dispose("not_established", "63A")
-    st._open_revokes = [rv for rv in st._open_revokes if rv.irr.open]
+    st.drop_settled_revokes()
     transferred: set[int] = set()
     delta = 0
     seen: list[Revoke] = []
-    sides_revoked = {rv.side for rv in st._revokes if rv.irr.disposition == "established"}
+    sides_revoked = {rv.side for rv in st.revokes if rv.irr.disposition == "established"}
     # both sides revoked, both established: no automatic transfer, the director restores equity (2017 64B7 and
     # 64C2(b); under the 1997 Laws the same by the WBF Laws Committee's 2001 minute on 64C)
     both = len(sides_revoked) == 2
     ed = st.edition
-    if both and not any(i.code == "BOTH_SIDES_REVOKED" for i in st.irregularities):
-        last = [rv for rv in st._revokes if rv.irr.disposition == "established"][-1].irr.position
+    if both and not any(i.code == IrregularityCode.BOTH_SIDES_REVOKED for i in st.irregularities):
+        last = [rv for rv in st.revokes if rv.irr.disposition == "established"][-1].irr.position
         st.irregularities.append(Irregularity(
-            code="BOTH_SIDES_REVOKED", law=ed.both_sides_revoked_law, seat=None, phase="play",
+            code=IrregularityCode.BOTH_SIDES_REVOKED, law=ed.both_sides_revoked_law, seat=None, phase="play",
             position={"trick": last["trick"], "card": last["card"]},
             options=[Option("rule", "the director assigns the result likely had neither revoke occurred "
                             f"({'64C2(b)' if ed.comparable_call else '64C'})", "director")],
             detail="both sides have established revokes on this board: no automatic trick transfer"))
     # a revoke is only known from the hand record; once the play contradicts that record (13A1) no
     # transfer is made automatically: the director decides (64C)
-    contradicted = any(i.code == "HAND_RECORD_MISMATCH" for i in st.irregularities)
-    for rv in st._revokes:
+    contradicted = any(i.code == IrregularityCode.HAND_RECORD_MISMATCH for i in st.irregularities)
+    for rv in st.revokes:
         if rv.irr.disposition != "established":
             continue
         T = rv.trick
@@ -289,7 +289,7 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
         to = "EW" if rv.side == "NS" else "NS"
         pos = rv.irr.position
         st.irregularities.append(Irregularity(
-            code="REVOKE_TRICK_TRANSFER", law=law, seat=str(rv.seat), phase="play",
+            code=IrregularityCode.REVOKE_TRICK_TRANSFER, law=law, seat=str(rv.seat), phase="play",
             position={"trick": pos["trick"], "card": pos["card"]}, options=[],
             detail=f"tricks_transferred={n}; from {rv.side} to {to}; {why}",
             disposition="applied" if n else "exempt", disposition_law=law))
@@ -299,5 +299,5 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
 def _known_legal(st: PlayState, rv: Revoke) -> frozenset[str]:
     """Cards of the revoke suit the seat is known to have held at the revoke trick (no hand record)."""
     out = {c for t in st.tricks[rv.trick:] for s, c in t if s == rv.seat and c[0] == rv.suit}
-    out |= {c for c in st._hand[rv.seat] if c[0] == rv.suit}
+    out |= {c for c in st.holding(rv.seat) if c[0] == rv.suit}
     return frozenset(out)

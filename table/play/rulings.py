@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..cards import Seat
+from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
 from .counting import place
 from .errors import PlayRulingError
@@ -20,7 +21,7 @@ def check_chooser(st: PlayState, opt: Option, who: Seat | None, code: str) -> No
     if who is None or opt.chooser == "director":
         return
     ok = {"declarer": who == st.declarer,
-          "defenders": st._is_defender(who)}.get(opt.chooser, str(who) == opt.chooser)
+          "defenders": st.is_defender(who)}.get(opt.chooser, str(who) == opt.chooser)
     if not ok:
         raise PlayRulingError(f"{who} may not choose {opt.code!r} for {code}: the choice is {opt.chooser}'s")
 
@@ -41,11 +42,11 @@ def _correct_leader(p: Pending) -> Seat:
 def _opening_lead_out_of_turn(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
     if option == "spread":
         st.declarer = PARTNER[st.declarer]
-        st._leader = p.offender
+        st.give_lead(p.offender)
         p.irr.dispose("rectified:spread", "54A")
-        st._recompute_next()
+        st.recompute_next()
     elif option == "accept":
-        st._leader = p.offender
+        st.give_lead(p.offender)
         p.irr.dispose("rectified:accept", "54B")
     else:
         p.irr.dispose("rectified:refuse", "54D")
@@ -54,7 +55,7 @@ def _opening_lead_out_of_turn(st: PlayState, p: Pending, option: str, out: list[
 
 def _lead_out_of_turn_defender(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
     if option == "accept":
-        st._leader = p.offender
+        st.give_lead(p.offender)
         p.irr.dispose("rectified:accept", "53A")
     else:
         p.irr.dispose("rectified:refuse", "56")
@@ -63,10 +64,10 @@ def _lead_out_of_turn_defender(st: PlayState, p: Pending, option: str, out: list
 
 def _refuse_lead(st: PlayState, p: Pending, law: str, out: list[Irregularity]) -> None:
     """56: the defender's card becomes a major penalty card; the correct leader leads (50D2)."""
-    st._withdraw_trick(law)
-    st._add_pc(p.offender, _offender_card(p), major=True)
-    st._leader = _correct_leader(p)
-    st._recompute_next()
+    st.withdraw_trick(law)
+    st.add_penalty_card(p.offender, _offender_card(p), major=True)
+    st.give_lead(_correct_leader(p))
+    st.recompute_next()
     check_50d2(st, out)
 
 
@@ -86,7 +87,7 @@ def _defenders_choice(st: PlayState, p: Pending, option: str) -> str | None:
     return None
 
 
-WAITING_55A = ("LEAD_OUT_OF_TURN_DECLARER", "LEAD_FROM_WRONG_HAND")
+WAITING_55A = (IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, IrregularityCode.LEAD_FROM_WRONG_HAND)
 
 
 def apply_waiting_choice(st: PlayState, p: Pending, seat: Seat, out: list[Irregularity]) -> None:
@@ -108,31 +109,31 @@ def _declarer_led_wrongly(st: PlayState, p: Pending, option: str, law: str, retr
     if chosen is None:
         return False
     if chosen == "accept":
-        st._leader = p.offender
+        st.give_lead(p.offender)
         p.irr.dispose("rectified:accept", "53A")
         return False
-    st._withdraw_trick(law)
-    st._leader = _correct_leader(p)
+    st.withdraw_trick(law)
+    st.give_lead(_correct_leader(p))
     p.irr.dispose(retracted_as, law)
     return True
 
 
 def _lead_out_of_turn_declarer(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
     if _declarer_led_wrongly(st, p, option, "55B1", "rectified:retract"):
-        st._recompute_next()
+        st.recompute_next()
 
 
 def _lead_from_wrong_hand(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
     if _declarer_led_wrongly(st, p, option, "55B2", "rectified:lead_from_correct_hand"):
-        st._retracted = p
-        st._recompute_next()
+        st.open_retraction_window(p)
+        st.recompute_next()
 
 
 def _premature_play(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
     card = _offender_card(p)
-    if (p.offender, card) in st._trick:
-        st._withdraw(p.offender, card, "57A")
-    st._add_pc(p.offender, card, major=True)
+    if (p.offender, card) in st.current_trick:
+        st.withdraw(p.offender, card, "57A")
+    st.add_penalty_card(p.offender, card, major=True)
     _set_57(st, p, option)
 
 
@@ -143,9 +144,9 @@ def _premature_lead(st: PlayState, p: Pending, option: str, out: list[Irregulari
 def _set_57(st: PlayState, p: Pending, option: str) -> None:
     kind, _, suit = option.partition(":")
     n = len(st.winners) + 1
-    st._play_obs.append(Obligation(PARTNER[p.offender], kind, suit or p.extra["lead_suit"], n, p.irr, "57A"))
+    st.restrict_play(Obligation(PARTNER[p.offender], kind, suit or p.extra["lead_suit"], n, p.irr, "57A"))
     p.irr.dispose(f"rectified:{option}", "57A")
-    st._recompute_next()
+    st.recompute_next()
 
 
 def _play_out_of_turn(st: PlayState, p: Pending, option: str, out: list[Irregularity]) -> None:
@@ -153,9 +154,9 @@ def _play_out_of_turn(st: PlayState, p: Pending, option: str, out: list[Irregula
         p.irr.dispose("ruled:stands", "60A2")
     else:
         card = _offender_card(p)
-        if (p.offender, card) in st._trick:
-            st._withdraw(p.offender, card, "49")
-        st._add_pc(p.offender, card, major=True)
+        if (p.offender, card) in st.current_trick:
+            st.withdraw(p.offender, card, "49")
+        st.add_penalty_card(p.offender, card, major=True)
         p.irr.dispose("ruled:penalty_card", "50B")
 
 
@@ -163,7 +164,7 @@ def _lead_penalty_pending(st: PlayState, p: Pending, option: str, out: list[Irre
     law = p.irr.law
     if option != "none":
         kind, _, suit = option.partition(":")
-        st._lead_obs.append(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
+        st.restrict_lead(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
     p.irr.dispose(f"rectified:{option}", law)
 
 
@@ -173,10 +174,10 @@ def _penalty_card(st: PlayState, p: Pending, option: str, out: list[Irregularity
         p.irr.dispose("rectified:none", "50D2b")
         return
     kind, _, suit = option.partition(":")
-    for c in [c for c in st._pcs[pard] if c[0] == suit]:
-        del st._pcs[pard][c]                         # picked up: no longer a penalty card (50D2a, 51B)
+    for c in [c for c in st.face_up(pard) if c[0] == suit]:
+        st.pick_up(pard, c)                         # picked up: no longer a penalty card (50D2a, 51B)
     law = "50D2a" if p.irr.law == "50D2" else "51B"
-    st._lead_obs.append(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
+    st.restrict_lead(Obligation(p.offender, kind, suit, len(st.winners) + 1, p.irr, law))
     p.irr.dispose(f"rectified:{option}", law)
 
 
@@ -187,39 +188,40 @@ def _failure_to_play_penalty_card(st: PlayState, p: Pending, option: str, out: l
     due = p.extra["due"]
     pc = option.partition(":")[2] or due[0]
     seat, card = p.offender, _offender_card(p)
-    if (seat, card) not in st._trick or st.complete:
-        st._reopen_last_trick()
-    if (seat, card) not in st._trick:
+    if (seat, card) not in st.current_trick or st.complete:
+        st.reopen_last_trick()
+    if (seat, card) not in st.current_trick:
         raise PlayRulingError(f"{card} is no longer in the current trick")
-    if pc not in st._pcs[seat]:
+    if pc not in st.face_up(seat):
         raise PlayRulingError(f"{pc} is no longer a penalty card")
-    idx = st._trick.index((seat, card))
-    st._trick.pop(idx)
-    st._unplay(seat, card)
-    for rv in st._revokes:
+    idx = st.current_trick.index((seat, card))
+    st.current_trick.pop(idx)
+    st.unplay(seat, card)
+    for rv in st.revokes:
         if rv.linked is p.irr:
-            if rv in st._open_revokes:
-                st._open_revokes.remove(rv)
+            if rv in st.open_revokes:
+                st.forget_revoke(rv)
             rv.irr.dispose("corrected", "52B2")
     p.irr.dispose(f"rectified:{option}", "52B2")
-    st._add_pc(seat, card, major=True)               # 52B2: the card illegally played is a major penalty card
+    st.add_penalty_card(seat, card, major=True)               # 52B2: the card illegally played is a major penalty card
     place(st, seat, pc, idx, out, checks=False)
 
 
 # flagged with the director's options only (Laws 1, 13A1, 67B, 68D): the engine has nothing to apply, so
 # ``Play.ruling`` refuses them (PlayRulingError: no choice waiting)
-DIRECTOR_ONLY = frozenset({"CARD_ALREADY_PLAYED", "HAND_RECORD_MISMATCH", "DEFECTIVE_TRICK", "PLAY_AFTER_CLAIM"})
+DIRECTOR_ONLY = frozenset({IrregularityCode.CARD_ALREADY_PLAYED, IrregularityCode.HAND_RECORD_MISMATCH,
+                           IrregularityCode.DEFECTIVE_TRICK, IrregularityCode.PLAY_AFTER_CLAIM})
 
 # irregularity code -> the handler of its options
 RULINGS: dict[str, Handler] = {
-    "OPENING_LEAD_OUT_OF_TURN": _opening_lead_out_of_turn,
-    "LEAD_OUT_OF_TURN_DEFENDER": _lead_out_of_turn_defender,
-    "LEAD_OUT_OF_TURN_DECLARER": _lead_out_of_turn_declarer,
-    "LEAD_FROM_WRONG_HAND": _lead_from_wrong_hand,
-    "PREMATURE_PLAY": _premature_play,
-    "PREMATURE_LEAD": _premature_lead,
-    "PLAY_OUT_OF_TURN": _play_out_of_turn,
-    "LEAD_PENALTY_PENDING": _lead_penalty_pending,
-    "PENALTY_CARD": _penalty_card,
-    "FAILURE_TO_PLAY_PENALTY_CARD": _failure_to_play_penalty_card,
+    IrregularityCode.OPENING_LEAD_OUT_OF_TURN: _opening_lead_out_of_turn,
+    IrregularityCode.LEAD_OUT_OF_TURN_DEFENDER: _lead_out_of_turn_defender,
+    IrregularityCode.LEAD_OUT_OF_TURN_DECLARER: _lead_out_of_turn_declarer,
+    IrregularityCode.LEAD_FROM_WRONG_HAND: _lead_from_wrong_hand,
+    IrregularityCode.PREMATURE_PLAY: _premature_play,
+    IrregularityCode.PREMATURE_LEAD: _premature_lead,
+    IrregularityCode.PLAY_OUT_OF_TURN: _play_out_of_turn,
+    IrregularityCode.LEAD_PENALTY_PENDING: _lead_penalty_pending,
+    IrregularityCode.PENALTY_CARD: _penalty_card,
+    IrregularityCode.FAILURE_TO_PLAY_PENALTY_CARD: _failure_to_play_penalty_card,
 }

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import httpx
+from service_harness import ServerProcess, free_port
 
 from bridgetable.serve_cli import lan_address
-from service.testing import ServerProcess, free_port
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}]}
 BOARD = {"type": "board", "board": 1}

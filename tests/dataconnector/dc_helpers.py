@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-from service.testing import ServerProcess, free_port
+from service_harness import ServerProcess, free_port
 
 CLUB_ID, LICENCE_KEY = "CLUB001", "LICENCE-KEY-123"      # the sdist's golden requests carry these
 

@@ -28,7 +28,7 @@ from bridgemate_dataconnector.dto import (
 )
 from dc_helpers import CLUB_ID, LICENCE_KEY, DcServer
 
-from service.dealing import deal_for
+from service.sim.dealing import deal_for
 
 SESSION, EVENT = "0123456789ABCDEF0123456789ABCDEF", "FEDCBA9876543210FEDCBA9876543210"
 TABLES, ROUNDS, BOARDS = 4, 3, 8

@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 
 from dc_helpers import wait_port
-
-from service.testing import free_port
+from service_harness import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 

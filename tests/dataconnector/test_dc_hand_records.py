@@ -9,7 +9,7 @@ from bridgemate_dataconnector import DataConnectorClient
 from bridgemate_dataconnector.dto import DataConnectorResponseData, ErrorType, HandrecordDTO, InitDTO, ResultDTO
 from dc_helpers import CLUB_ID, LICENCE_KEY, DcServer
 
-from service.dealing import deal_for
+from service.sim.dealing import deal_for
 
 SESSION = "0A1B2C3D4E5F60718293A4B5C6D7E8F9"
 

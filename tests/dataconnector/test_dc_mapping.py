@@ -7,7 +7,7 @@ from typing import Any
 
 from service.dataconnector.connector import DataConnector
 from service.dataconnector.mapping import plan_event
-from service.journal import CLUB, Row
+from service.store.journal import CLUB, Row
 
 GUID = "ABCDEF0123456789ABCDEF0123456789"
 

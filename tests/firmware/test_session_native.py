@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from firmware_host import Binding, CardRead, HostSession, LinkState, Refusal, ShowTurn
+from firmware_host import Binding, CardRead, FrameDecoder, HostSession, LinkState, MessageType, Refusal, ShowTurn
 from firmware_host.messages import decode_message
 from hw_sim.avr import VECTORS_CLI
 
@@ -173,3 +173,18 @@ def test_a_refused_device_stops_saying_hello(device):
     device.take()
     device.cmd("poll 5000")
     assert device.take() == b""
+
+
+def test_a_refused_device_says_hello_again_a_minute_later(device):
+    """docs/protocol.md §5.3: quiet while refused, but not for ever (the host may have been reconfigured)."""
+    host = HostSession(admit=lambda hello: Refusal(text="no such device here"))
+    wire = Wire(3)
+    device.cmd("start 0")
+    run(host, device, wire, 0, 400, [])
+    assert device.state()["state"] == 4                  # BT_REFUSED
+    device.take()
+    device.cmd("poll 59000")
+    assert device.take() == b""
+    device.cmd("poll 61000")
+    frames = [f for f in FrameDecoder().feed(device.take())]
+    assert [f.type for f in frames] == [MessageType.HELLO] and device.state()["state"] == 1   # BT_CONNECTING

@@ -25,6 +25,7 @@ from firmware_host.constants import (
     Mode,
     Phase,
     ReaderStatusCode,
+    ResetCause,
     TrayDirection,
     Zone,
 )
@@ -77,6 +78,7 @@ from firmware_host.messages import (
     StopCard,
     TrayPassed,
     Undo,
+    UnitStatus,
     UnreadableCard,
     Welcome,
     decode_message,
@@ -351,6 +353,7 @@ EXAMPLES: list[Message] = [
     CardRead(Zone.PLAY, UID4, 0, -60), CardRead(Zone.DUMMY, UID10, 0xFFFFFFFF), CardRead(Zone.HAND, UID7, 5, 127),
     HandScan(tuple(bytes([i, 1, 2, 3, 4, 5, 6]) for i in range(13)), 99), HandScan((), 0, Zone.PLAY),
     ReaderStatus(ReaderStatusCode.ANTENNA_FAULT, 1234, 0b101, 14), ReaderStatus(ReaderStatusCode.OK, 0),
+    UnitStatus(ResetCause.WATCHDOG | ResetCause.POWER_ON, 259, 2, 99), UnitStatus(0, 0, 0, 0),
     CallPressed("Pass", 1), CallPressed("XX", 2, True), CallPressed("7NT", 3),
     Undo("1C", 44), StopCard(45), TrayPassed(46, TrayDirection.TOWARDS), TrayPassed(47),
     CardDealt(UID7, "E", 100, "HT"), CardDealt(UID4, "N", 101),

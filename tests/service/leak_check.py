@@ -2,9 +2,17 @@
 service's code, and applied to what a viewer received.
 
 A snapshot is what one viewer received from one endpoint or stream, with the time window in which the server
-made it. The truth (each table's round and completed boards) is read by the director while the event runs; a
-pair's boards still to play and the boards in play only shrink as tables complete boards, so the truth read
-*after* a snapshot gives a subset of what was forbidden when it was made: a board flagged is a real leak.
+made it. The truth (each table's round, the boards it has played, its live board and its late-play boards) is
+read by the director while the event runs. A board is **played** at a table when the director's record shows
+it finished there (``result.complete``) or scored by the director (an adjustment) while late play of it is not
+granted — a board started and put back is not played. A viewer's pair is the movement's pair at its table and
+seat in its credential's round (a sit-out's real pair too; an empty seat is the public); it may see nothing of
+a board it still has to play at any table, and in its table's live view only the boards of its sitting there
+(and its late-play boards). The public may see nothing of a board any table still has to play (the movement
+gives it the board and it has not played it, or it is the table's live unfinished board), unless the director
+released it before the snapshot could have been made. The interventions are made so that those sets only
+shrink while the event runs, so the truth read *after* a snapshot gives a subset of what was forbidden when it
+was made: a board flagged is a real leak. Nothing here imports the service's rule.
 """
 from __future__ import annotations
 
@@ -26,7 +34,9 @@ class Truth:
     start: float
     end: float
     rounds: dict[str, int]
-    completed: dict[str, frozenset[int]]
+    completed: dict[str, frozenset[int]]                     # played: finished, or scored and not late
+    live: dict[str, int | None] = field(default_factory=dict)   # each table's live unfinished board
+    late: dict[str, frozenset[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -50,6 +60,7 @@ class Leak:
 class Checker:
     movement: Movement
     vugraph: dict[str, float] = field(default_factory=dict)      # table -> marked before this time
+    released: dict[int, float] = field(default_factory=dict)     # board -> the director asked to release it then
     truths: list[Truth] = field(default_factory=list)
     checked: int = 0
     withheld_seen: int = 0               # live views of a board the viewer may not see, shown as "in play"
@@ -57,21 +68,28 @@ class Checker:
 
     # ------------------------------------------------------------------ the movement's rule, again
     def pair(self, table: str, seat: str, rnd: int) -> int | None:
+        """The pair at ``seat`` in round ``rnd`` (also a pair that sits out there); None: an empty seat."""
         for s in self.movement.sittings:
-            if str(s.table) == table and s.round == rnd and not s.sit_out:
+            if str(s.table) == table and s.round == rnd:
                 return s.ns if seat in "NS" else s.ew
         return None
 
     def sitting_boards(self, table: str, rnd: int) -> set[int]:
-        return {b for s in self.movement.sittings if str(s.table) == table and s.round == rnd for b in s.boards}
+        return {b for s in self.movement.sittings if str(s.table) == table and s.round == rnd and not s.sit_out
+                for b in s.boards}
+
+    def pair_boards_at(self, pair: int, table: str) -> set[int]:
+        return {b for s in self.movement.sittings if str(s.table) == table and not s.sit_out and pair in (s.ns, s.ew)
+                for b in s.boards}
 
     def pair_to_play(self, pair: int, completed: dict[str, frozenset[int]]) -> set[int]:
         return {b for s in self.movement.sittings if not s.sit_out and pair in (s.ns, s.ew)
                 for b in s.boards if b not in completed.get(str(s.table), frozenset())}
 
-    def in_play(self, completed: dict[str, frozenset[int]]) -> set[int]:
-        return {b for s in self.movement.sittings if not s.sit_out
-                for b in s.boards if b not in completed.get(str(s.table), frozenset())}
+    def in_play(self, completed: dict[str, frozenset[int]], live: dict[str, int | None] | None = None) -> set[int]:
+        scheduled = {b for s in self.movement.sittings if not s.sit_out
+                     for b in s.boards if b not in completed.get(str(s.table), frozenset())}
+        return scheduled | {b for b in (live or {}).values() if b is not None}
 
     # ------------------------------------------------------------------ the truth around a snapshot
     def _around(self, lo: float, hi: float) -> tuple[Truth | None, Truth | None]:
@@ -90,8 +108,9 @@ class Checker:
             return None
         if snap.viewer == DIRECTOR:
             return set(), set()
+        released = {b for b, at in self.released.items() if at <= snap.hi}
         if snap.viewer == ANONYMOUS:
-            return self.in_play(after.completed), set()
+            return self.in_play(after.completed, after.live) - released, set()
         _, table, seat = snap.viewer.split(":")
         first = before.rounds.get(table, 1) if before is not None else min(self.movement.rounds)
         last = after.rounds[table]
@@ -99,9 +118,13 @@ class Checker:
         playing: set[int] = set()
         for rnd in range(first, last + 1):           # the seat's pair is the pair of one of these rounds
             pair = self.pair(table, seat, rnd)
-            mine = self.pair_to_play(pair, after.completed) if pair is not None else set()
+            if pair is None:                          # an empty seat sees what the public sees
+                mine = self.in_play(after.completed, after.live) - released
+            else:
+                mine = self.pair_to_play(pair, after.completed)
+                late = (before.late if before is not None else {}).get(table, frozenset())
+                playing |= self.sitting_boards(table, rnd) | (late & self.pair_boards_at(pair, table))
             out = mine if out is None else out & mine
-            playing |= self.sitting_boards(table, rnd)
         return out or set(), playing
 
     # ------------------------------------------------------------------ what a snapshot shows

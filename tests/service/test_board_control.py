@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 from table.board import dealer_for
 
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}},

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-
-from service.testing import ServerProcess
+from service_harness import ServerProcess
 
 PREFERRED = ("refuse", "correct", "accept", "spread")
 

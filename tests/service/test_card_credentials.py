@@ -9,8 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import httpx
-
-from service.testing import ServerProcess
+from service_harness import ServerProcess
 
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}},
           "tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],

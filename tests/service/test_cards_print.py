@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 import segno
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-
-from service.testing import ServerProcess
+from service_harness import ServerProcess
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
           "event": {"name": "Card night", "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}}

@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 
 import httpx
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}, "results_release": "director"},
           "tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
@@ -38,7 +38,7 @@ async def burst(srv: ServerProcess, n: int, seed: int) -> list[tuple[str, int, s
         def request(i: int) -> tuple[str, str, dict[str, object] | None]:
             kind = i % 5
             if kind in (0, 1):
-                return "POST", f"/api/boards/{rng.randint(1, 6)}/release", None
+                return "POST", f"/api/boards/{rng.randint(1, 6)}/release?force=true", None
             if kind == 2:
                 tables = rng.sample(["1", "2", "3"], 2)
                 return "POST", "/api/event/round", {"round": rng.randint(1, 3), "tables": tables}
@@ -78,11 +78,11 @@ def test_concurrent_releases_rounds_and_events(tmp_path: Path) -> None:
             assert numbers == list(range(1, len(numbers) + 1)), f"{table}: a gap or a duplicate in {numbers}"
         club = len(seqs["_club"])
         assert club >= 40, club
-        r = d.post("/api/boards/6/release")
+        r = d.post("/api/boards/6/release?force=true")
         assert r.status_code == 200 and r.json()["seq"] == club + 1
         assert d.post("/api/event/round", json={"round": 2}).status_code == 200
     with srv, srv.client(srv.token) as d:                 # the same journal after a restart
-        r = d.post("/api/boards/5/release")
+        r = d.post("/api/boards/5/release?force=true")
         assert r.status_code == 200 and r.json()["seq"] == club + 3, r.text
         assert d.post("/api/event/round", json={"round": 3}).json()["seq"] == club + 4
     numbers = sequences(srv.database)["_club"]

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from service_harness import ServerProcess
 from test_board_control import CONFIG, boards, pass_out
-
-from service.testing import ServerProcess
 
 SIZES = {"phone": (390, 844), "tablet": (820, 1180)}
 

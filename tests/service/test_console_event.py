@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-
-from service.testing import ServerProcess
+from service_harness import ServerProcess
 
 SIZES = {"tablet": (820, 1180), "phone": (390, 844)}
 

@@ -13,9 +13,9 @@ import httpx
 import pytest
 import websockets
 from headless import launch, playwright_or_skip, wait_until
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}},
           "tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],

@@ -1,4 +1,4 @@
-"""The director's evening over real HTTP (a server in a child process; service/event_api.py): an event set up
+"""The director's evening over real HTTP (a server in a child process; service/api/event_console.py): an event set up
 from JSON and replaced, bad input refused with a clear status, rounds advanced, the round clock and late tables,
 the end-of-round guidance of every table in every round compared with the movement (a Mitchell with an odd number
 of tables, one with an even number and a relay, a Howell with a phantom pair), the member list and the names per
@@ -12,9 +12,9 @@ from typing import Any
 
 import httpx
 import pytest
+from service_harness import ServerProcess
 
 from results import Movement, howell, mitchell
-from service.testing import ServerProcess
 
 MITCHELL_3 = {"name": "Tuesday pairs", "scoring": "MP",
               "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}

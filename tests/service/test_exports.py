@@ -16,10 +16,10 @@ from typing import Any
 
 import httpx
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from service_harness import ServerProcess
 
 from results import read_results_pbn
 from results.import_usebio import read_usebio
-from service.testing import ServerProcess
 from table.events import BoardStarted
 from table.formats.lin import read_lin
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from service_harness import ServerProcess, raw_request
 
 from results import cell_text
-from service.dealing import deal_for
-from service.testing import ServerProcess, raw_request
+from service.sim.dealing import deal_for
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
 MB = 1024 * 1024
@@ -216,7 +216,7 @@ def test_a_seat_token_has_one_spelling(tmp_path: Path) -> None:
     with ServerProcess(tmp_path, {"tables": [{"id": "1"}]}) as srv, srv.seat_client("1", "N") as north:
         north.get("/api/whoami")
         token = north.auth.token                                              # type: ignore[attr-defined]
-        kind, table, seat, rnd, gen, mac = token.split(".")
+        kind, table, seat, rnd, mark, gen, mac = token.split(".")
         with srv.client(token) as c:
             assert c.get("/api/whoami").json() == {"role": "seat", "table": "1", "seat": "N"}
         arabic, wide = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"), str.maketrans("0123456789", "０１２３４５６７８９")
@@ -224,9 +224,9 @@ def test_a_seat_token_has_one_spelling(tmp_path: Path) -> None:
                      (rnd.translate(wide), gen), ("²", gen), (rnd, "0" + gen), (rnd, gen.translate(arabic)),
                      (rnd, "²"), (rnd, gen + "_")]
         for r, g in spellings:
-            forged = ".".join((kind, table, seat, r, g, mac))
+            forged = ".".join((kind, table, seat, r, mark, g, mac))
             assert httpx.get(srv.base + "/api/whoami", params={"token": forged}).status_code == 401, (r, g)
-            link = ".".join(("link", table, seat, r, g, mac))
+            link = ".".join(("link", table, seat, r, mark, g, mac))
             assert httpx.post(srv.base + "/api/signin", json={"code": link}).status_code == 401, (r, g)
             header = f"Bearer {forged}"
             if all(ord(ch) < 256 for ch in header):                          # a header carries Latin-1 only

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_or_skip, wait_until
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 
 SIZES = {"phone": (390, 844), "tablet": (820, 1180)}
 CONFIG = {"tables": [{"id": "1"}], "regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}}
-LOCALES = Path(__file__).resolve().parents[2] / "service" / "static" / "locales" / "zh-Hant"
+LOCALES = Path(__file__).resolve().parents[2] / "service" / "web" / "static" / "locales" / "zh-Hant"
 NO_SIDEWAYS = "() => document.documentElement.scrollWidth <= window.innerWidth"
 TEXT_IS = "([sel, text]) => { const e = document.querySelector(sel); return !!e && e.textContent.trim() === text; }"
 

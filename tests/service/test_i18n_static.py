@@ -1,5 +1,5 @@
 """The pages' translations, checked without a browser: every key a page's JavaScript or HTML uses (``t()``,
-``te()``, ``data-i18n*``) has its traditional-Chinese entry in ``service/static/locales/zh-Hant/<prefix>.json``
+``te()``, ``data-i18n*``) has its traditional-Chinese entry in ``service/web/static/locales/zh-Hant/<prefix>.json``
 (a key ``console.table_n`` lives in ``console.json``), every locale file is valid JSON whose keys are all used,
 and every page declares its language and the phone viewport."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-STATIC = Path(__file__).resolve().parents[2] / "service" / "static"
+STATIC = Path(__file__).resolve().parents[2] / "service" / "web" / "static"
 LOCALE = STATIC / "locales" / "zh-Hant"
 # t("page.key", ...) / te("key", ...); the key is the first argument, a string literal.
 T_CALL = re.compile(r"""(?<![\w.$])(t|te)\(\s*(["'])([^"'`$]+?)\2\s*[,)]""")

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.lawtext import SEED, STATEMENTS, WBF2017, LawTextError, edition_name, law_text, statement
-from service.testing import ServerProcess
+from service.live.lawtext import SEED, STATEMENTS, WBF2017, LawTextError, edition_name, law_text, statement
+from service.sim.dealing import deal_for
 
-TEXTS = Path(__file__).resolve().parents[2] / "service" / "lawtexts"
+TEXTS = Path(__file__).resolve().parents[2] / "service" / "live" / "lawtexts"
 
 
 # ---------------------------------------------------------------------------------------------- the files

@@ -3,9 +3,14 @@ WebSocket while the simulated club robots play a whole Mitchell and a whole Howe
 
 Every viewer class is watched while the event runs: the anonymous public (``/ws/club`` and every public REST
 route), the director, and each pair through the seat credential of the table and seat it holds in each round
-(``credential``). Every snapshot is checked against the movement by ``leak_check.py``; table 1 of the Mitchell
-is marked a vugraph table by the director, and its delayed live view is the one exception. The checker is
-shown to catch a planted leak (the director's snapshots relabelled as the public's).
+(``credential``): pairs that move, that sit out (the Mitchell has an absent pair) and that arrive early (the
+director advances a table in the middle of its first round: the next round's pair watches the old round's
+board). The director also intervenes as a club night does (``Director.intervene``): a wrong board started and
+put back, an artificial "not played" score, another with late play granted afterwards, and a release refused
+then forced of a board still in play. Every snapshot is checked against the movement by ``leak_check.py``,
+which decides from the movement and the pair alone; table 1 of the Mitchell (with a relay and a bye stand) is
+marked a vugraph table by the director, and its delayed live play is the one exception. The checker is shown
+to catch a planted leak (the director's snapshots relabelled as the public's).
 """
 from __future__ import annotations
 
@@ -18,27 +23,28 @@ from typing import Any
 import httpx
 import websockets
 from leak_check import ANONYMOUS, DIRECTOR, Checker, Snapshot, Truth
+from service_harness import ServerProcess
 
 from results.movement import howell, mitchell
-from service.board_rule import ClubBoardRule
-from service.club import Club
-from service.configuration import load_settings
-from service.hub import Hub
-from service.journal import CLUB, Journal
-from service.testing import ServerProcess
-from service.tournament import LiveTournament
-from service.visibility import DIRECTOR as THE_DIRECTOR
-from service.visibility import SPECTATOR, Viewer, visible_state
+from service.config.loading import load_settings
+from service.event.board_rule import ClubBoardRule
+from service.event.tournament import LiveTournament
+from service.live.club import Club
+from service.live.hub import Hub
+from service.live.visibility import DIRECTOR as THE_DIRECTOR
+from service.live.visibility import SPECTATOR, Viewer, visible_state
+from service.sim.dealing import deal_for
+from service.store.journal import CLUB, Journal
 
-TABLES = ("1", "2", "3")
+TABLES: tuple[str, ...] = ("1", "2", "3")
 SEATS = "NESW"
 TIMEOUT_S = 150.0
 
 
-def config(movement: dict[str, Any], boards: int) -> dict[str, Any]:
+def config(movement: dict[str, Any], boards: int, tables: int) -> dict[str, Any]:
     return {"regulation": {"spectators": {"delay_s": 0.3, "hands": "delayed"}, "results_release": "all_tables"},
             "event": {"name": "Leak test", "scoring": "MP", "movement": movement},
-            "simulation": {"tables": len(TABLES), "pace_s": 0.012, "irregularity_rate": 0.3, "ruling_wait_s": 0.05,
+            "simulation": {"tables": tables, "pace_s": 0.012, "irregularity_rate": 0.3, "ruling_wait_s": 0.05,
                            "seed": 11, "boards": boards},
             "synchronous": "NORMAL"}
 
@@ -56,13 +62,18 @@ def credential(director: httpx.Client, table: str, seat: str, rnd: int, cache: d
 class Watch:
     """Runs every viewer against the server until the event is over; collects snapshots and the truth."""
 
-    def __init__(self, srv: ServerProcess, checker: Checker, vugraph: tuple[str, ...]) -> None:
+    def __init__(self, srv: ServerProcess, checker: Checker, vugraph: tuple[str, ...],
+                 tables: tuple[str, ...] = TABLES) -> None:
         self.srv = srv
+        self.tables = tables
         self.checker = checker
         self.vugraph = vugraph
         self.snaps: list[Snapshot] = []
         self.tokens: dict[tuple[str, str, int], str] = {}
-        self.rounds: dict[str, int] = {t: 1 for t in TABLES}
+        self.rounds: dict[str, int] = {t: 1 for t in tables}
+        self.live: dict[str, int | None] = {}
+        self.truths = 0
+        self.director_plan = Director(self)
         self.done = asyncio.Event()
         self.director = srv.client(srv.token)
 
@@ -73,14 +84,25 @@ class Watch:
         while final < 3 and time.monotonic() < deadline:
             start = time.time()
             ev = (await c.get("/api/event")).json()
-            completed = {}
-            for t in TABLES:
-                entries = (await c.get(f"/api/tables/{t}/boards")).json()
-                completed[t] = frozenset(e["board"] for e in entries
-                                         if not e["current"] or (e.get("result") or {}).get("complete"))
+            late: dict[str, set[int]] = {}
+            for e in (await c.get("/api/event/boards")).json():
+                if e["late"]:
+                    late.setdefault(e["table"], set()).add(e["board"])
+            completed, live = {}, {}
+            for t in self.tables:
+                played, live[t] = set(), None
+                for e in (await c.get(f"/api/tables/{t}/boards")).json():
+                    finished = bool((e.get("result") or {}).get("complete"))     # played to the end here
+                    if finished or (e.get("adjustment") is not None and e["board"] not in late.get(t, ())):
+                        played.add(e["board"])
+                    elif e["current"]:
+                        live[t] = e["board"]
+                completed[t] = frozenset(played)
             rounds = {p["table"]: p["round"] for p in ev["progress"]}
-            self.checker.truths.append(Truth(start, time.time(), rounds, completed))
-            self.rounds = rounds
+            self.checker.truths.append(Truth(start, time.time(), rounds, completed, live,
+                                             {t: frozenset(bs) for t, bs in late.items()}))
+            self.rounds, self.live = rounds, live
+            self.truths += 1
             if all(p["finished"] for p in ev["progress"]):
                 self.done.set()
                 final += 1
@@ -145,7 +167,7 @@ class Watch:
                 else:
                     await self.get(c, viewer, "/api/tables", "tables")
                     await self.get(c, viewer, "/api/event", "event")
-                    tables = TABLES
+                    tables = self.tables
                 for t in tables:
                     await self.get(c, viewer, f"/api/tables/{t}", "state", t)
                     listed = await self.get(c, viewer, f"/api/tables/{t}/boards", "boards") or []
@@ -153,6 +175,13 @@ class Watch:
                         await self.get(c, viewer, f"/api/tables/{t}/boards/{e['board']}", "board")
                 await self.get(c, viewer, "/api/results", "results")
                 await self.get(c, viewer, "/api/public/results", "public_results")
+
+    async def guarded(self, job: Any) -> None:
+        try:
+            await job
+        except BaseException:
+            self.done.set()
+            raise
 
     async def run(self) -> None:
         """Mark the vugraph tables, then watch with every viewer until the event is over."""
@@ -168,17 +197,121 @@ class Watch:
                     self.stream(f"{self.srv.ws_base}/ws/club", ANONYMOUS, None),
                     self.stream(f"{self.srv.ws_base}/ws/club?token={self.srv.token}", DIRECTOR, None),
                     self.rest(ANONYMOUS, None, None)]
-            jobs += [self.seat_stream(t, s) for t in TABLES for s in SEATS]
-            jobs += [self.rest(f"seat:{t}:{s}", t, s) for t in TABLES for s in SEATS]
-            await asyncio.gather(*jobs)
+            jobs += [self.seat_stream(t, s) for t in self.tables for s in SEATS]
+            jobs += [self.rest(f"seat:{t}:{s}", t, s) for t in self.tables for s in SEATS]
+            jobs.append(self.director_plan.intervene(d))
+            # a failing job ends the watch (every loop stops on ``done``) and is raised once all have stopped
+            results = await asyncio.gather(*(self.guarded(j) for j in jobs), return_exceptions=True)
+            failed = [r for r in results if isinstance(r, BaseException)]
+            if failed:
+                raise failed[0]
         self.director.close()
+
+
+class Director:
+    """The director's interventions while the robots play, each made so that what a viewer may not see only
+    shrinks (the checker's premise): a late-play grant comes right after its "not played" score, before any
+    other table has played the board; the release is of a board no late play concerns."""
+
+    def __init__(self, w: Watch) -> None:
+        self.w = w
+        self.mv = w.checker.movement
+        self.done: list[str] = []
+
+    def boards_of(self, table: str) -> list[list[int]]:
+        """The table's boards round by round (its sit-out rounds empty)."""
+        return [list(s.boards) if not s.sit_out else [] for s in sorted(
+            (s for s in self.mv.sittings if str(s.table) == table), key=lambda s: s.round)]
+
+    @staticmethod
+    async def live(d: httpx.AsyncClient, table: str) -> tuple[int, int | None]:
+        """The table's round and its live unfinished board (None: between boards), as the director reads them."""
+        state = (await d.get(f"/api/tables/{table}")).json()
+        rnd = next(p["round"] for p in (await d.get("/api/event")).json()["progress"] if p["table"] == table)
+        board = (state.get("board") or {}).get("number")
+        return rnd, board if state["phase"] != "board_complete" else None
+
+    async def wait(self, d: httpx.AsyncClient, table: str, ok: Any,
+                   limit: float = 30.0) -> tuple[int, int | None] | None:
+        """The table's (round, live board) once ``ok`` holds of them; None if it never did."""
+        deadline = time.monotonic() + limit
+        while not ok(*(seen := await self.live(d, table))):
+            if time.monotonic() > deadline or self.w.done.is_set():
+                self.done.append(f"gave up waiting at table {table}: round and live board {seen}")
+                return None
+            await asyncio.sleep(0.005)
+        return seen
+
+    async def intervene(self, d: httpx.AsyncClient) -> None:
+        tables = self.w.tables
+        last, first = tables[-1], tables[0]
+        # "not played" at the last table on a board of its last round, then late play granted: owed again
+        late_board = self.boards_of(last)[-1][0]
+        r = await d.post(f"/api/tables/{last}/boards/{late_board}/adjustment",
+                         json={"kind": "artificial", "ns": "A", "ew": "A"})
+        assert r.status_code == 200, r.text
+        assert (await d.post(f"/api/tables/{last}/late-play", json={"board": late_board})).status_code == 200
+        # "not played" at the first table on a board of its last round (it will play it all the same)
+        scored = next(b for bs in reversed(self.boards_of(first)) for b in bs if b != late_board)
+        r = await d.post(f"/api/tables/{first}/boards/{scored}/adjustment",
+                         json={"kind": "artificial", "ns": "A-", "ew": "A+"})
+        assert r.status_code == 200, r.text
+        self.done.append("scores")
+        # a wrong board at the second table (Law 15): one the movement does not give it, else one of a round at
+        # least two ahead (the next round's would move the table on), started in the middle of a board, then
+        # put back
+        second = tables[1]
+        mine = self.boards_of(second)
+
+        def wrong_for(rnd: int, live: int | None) -> int | None:
+            outside = sorted(set(self.mv.boards) - {b for bs in mine for b in bs})
+            later = [b for bs in mine[rnd + 1:] for b in bs if b != live]       # rounds rnd + 2 ...
+            return (outside or later or [None])[0] if live is not None else None
+        seen = await self.wait(d, second, lambda rnd, live: wrong_for(rnd, live) is not None)
+        if seen is not None:
+            rnd, on = seen
+            wrong = wrong_for(rnd, on)
+            assert wrong is not None and on is not None
+            await d.post(f"/api/tables/{second}/events", json={"type": "board", "board": wrong,
+                                                               "deal": deal_for(11, wrong).to_pbn()})
+            await asyncio.sleep(0.05)                  # the robots play on it a little
+            r = await d.post(f"/api/tables/{second}/events", json={"type": "board", "board": on,
+                                                                   "deal": deal_for(11, on).to_pbn()})
+            assert r.status_code == 200, r.text
+            alerts = (await d.get("/api/event")).json()["alerts"]
+            assert any(a["table"] == second and a["board"] == wrong for a in alerts), "Law 15: the director is told"
+            self.done.append("wrong board")
+        # arriving early: the third table moves to its next round in the middle of a board of this one
+        third = tables[2]
+        last_round = len(self.boards_of(third))
+        if await self.wait(d, third, lambda rnd, live: rnd < last_round and live in self.boards_of(third)[rnd - 1]):
+            r = await d.post("/api/event/advance", json={"tables": [third]})
+            assert r.status_code == 200, r.text
+            self.done.append("advanced early")
+        # a release refused, then forced, of a board one table played and another still has to play
+        def candidate() -> int | None:
+            truth = self.w.checker.truths[-1] if self.w.checker.truths else None
+            if truth is None:
+                return None
+            pending = self.w.checker.in_play(truth.completed) - {late_board}
+            return next((b for t in tables for b in sorted(truth.completed.get(t, ())) if b in pending), None)
+        if await self.wait(d, first, lambda rnd, live: candidate() is not None):
+            board = candidate()
+            assert board is not None
+            refused = await d.post(f"/api/boards/{board}/release")
+            if refused.status_code == 409:
+                assert refused.json()["tables"], refused.text
+                self.w.checker.released[board] = time.time()
+                assert (await d.post(f"/api/boards/{board}/release?force=true")).status_code == 200
+                self.done.append("forced release")
 
 
 def watch(tmp_path: Path, movement: dict[str, Any], mv: Any, vugraph: tuple[str, ...]) -> tuple[Checker, Watch]:
     checker = Checker(mv)
+    tables = tuple(str(t) for t in mv.tables)
     boards_per_table = len({b for s in mv.sittings if s.table == 1 for b in s.boards})
-    with ServerProcess(tmp_path / "srv", config(movement, boards_per_table)) as srv:
-        w = Watch(srv, checker, vugraph)
+    with ServerProcess(tmp_path / "srv", config(movement, boards_per_table, len(tables))) as srv:
+        w = Watch(srv, checker, vugraph, tables)
         asyncio.run(w.run())
     return checker, w
 
@@ -199,6 +332,8 @@ def verdict(name: str, checker: Checker, w: Watch) -> None:
     assert not leaks, [(lk.snapshot.viewer, lk.snapshot.source, lk.snapshot.table, lk.snapshot.lo, lk.snapshot.hi,
                         lk.board, lk.why) for lk in leaks[:10]]
     assert checker.checked >= 1000, "too few snapshots to mean anything"
+    done = w.director_plan.done
+    assert done == ["scores", "wrong board", "advanced early", "forced release"], done
     assert checker.withheld_seen > 0, "no viewer ever met a board it may not see: the check proved nothing"
     assert w.checker.truths and all(p for p in w.checker.truths[-1].completed.values())
     # the planted leak: the director's views, as if the public had received them, must be caught
@@ -208,9 +343,13 @@ def verdict(name: str, checker: Checker, w: Watch) -> None:
     assert caught, "the checker must catch the director's views shown to the public"
 
 
-def test_no_leak_over_a_simulated_mitchell_with_a_vugraph_table(tmp_path: Path) -> None:
-    movement = {"kind": "mitchell", "tables": 3, "boards_per_round": 2}
-    checker, w = watch(tmp_path, movement, mitchell(3, boards_per_round=2), vugraph=("1",))
+def test_no_leak_over_a_simulated_mitchell_with_a_relay_a_sit_out_and_a_vugraph_table(tmp_path: Path) -> None:
+    """4 tables, a relay and a bye stand (tables 2 and 4 share boards), pair 8 absent (its opponents sit out)."""
+    movement = {"kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay", "absent": [8]}
+    mv = mitchell(4, boards_per_round=2, even="relay", absent=[8])
+    assert any(s.sit_out for s in mv.sittings) and len(mv.boards) > len({b for s in mv.sittings
+                                                                          if s.round == 1 for b in s.boards})
+    checker, w = watch(tmp_path, movement, mv, vugraph=("1",))
     verdict("Mitchell", checker, w)
     assert checker.vugraph_shown > 0, "the vugraph table's live play reaches the public"
 
@@ -236,9 +375,10 @@ def _quick_board(board: int) -> list[dict[str, Any]]:
 
 
 def test_a_pair_never_sees_a_board_it_still_has_to_play(tmp_path: Path) -> None:
-    """In process, the rule of service/board_rule.py: a round-1 credential of East at table 1 (EW 4) sees
-    nothing of board 3 when table 1 plays it in round 2 (EW 4 plays it in round 3); North (NS 1, who plays
-    it now) and the current East see it; the public sees "board 3 in play"; the director everything."""
+    """In process, the rule of service/event/board_rule.py: a round-1 credential of East at table 1 (EW 4) sees
+    nothing of board 3 when table 1 plays it in round 2 (EW 4 plays it in round 3), nor does North's of round 1
+    (not a board of that round there); the round-2 North (NS 1) and East (EW 6) see it; the public sees
+    "board 3 in play"; the director everything."""
     async def run() -> None:
         settings = load_settings(None, database=str(tmp_path / "j.db"), event=MITCHELL3,
                                  tables=[{"id": t} for t in TABLES], regulation={"spectators": {"delay_s": 0}})
@@ -263,9 +403,10 @@ def test_a_pair_never_sees_a_board_it_still_has_to_play(tmp_path: Path) -> None:
             east_r1 = Viewer("seat", table="1", seat="E", round=1)
             north_r1 = Viewer("seat", table="1", seat="N", round=1)
             assert 3 in rule.hidden_at("1", east_r1)
-            seen = visible_state(rt, east_r1, rule.hidden_at("1", east_r1))
-            assert seen["withheld"] and seen["contract"] is None and seen["hands"] == {} and seen["auction"] is None
-            for v in (north_r1, Viewer("seat", table="1", seat="E")):
+            for v in (east_r1, north_r1):        # round 1's credentials: board 3 is not their board here then
+                seen = visible_state(rt, v, rule.hidden_at("1", v))
+                assert seen["withheld"] and seen["contract"] is None and seen["hands"] == {} and seen["auction"] is None
+            for v in (Viewer("seat", table="1", seat="N"), Viewer("seat", table="1", seat="E", round=2)):
                 state = visible_state(rt, v, rule.hidden_at("1", v))
                 assert state["contract"] == "3NT" and v.seat in state["hands"], v
             public = visible_state(club.feeds["1"].replica, SPECTATOR, rule.hidden_at("1", SPECTATOR))

@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, axe_summary, axe_violations, wait_until
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 
 EVENT = {"name": "Club night", "scoring": "MP",
          "movement": {"kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay"}}
@@ -174,9 +174,11 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
                 n3.locator("#key-declarer").select_option("S")
                 n3.locator("#key-tricks").select_option("10")
                 n3.locator("#key-send").click()
-                n3.locator("#confirm-seat").wait_for(timeout=10000)
-                n3.locator("#confirm-seat").select_option("E")
-                n3.locator("#confirm-accept").click()
+                wait_until(n3, "n => state && state.board && state.board.number === n && "
+                           "state.phase === 'board_complete'", board)
+                east3 = d.get("/api/tables/3/tokens").json()["E"]["token"]       # East answers on his own device
+                with srv.client(east3) as e3:
+                    assert e3.post(f"/api/tables/3/boards/{board}/confirm", json={"accept": True}).status_code == 200
                 n3.locator("#result-section .ok-line").wait_for(timeout=10000)
             n3.locator("#guidance-section .guidance").wait_for(timeout=10000)
             g.capture(n3, "seat", "guidance", targets=True)

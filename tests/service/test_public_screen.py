@@ -1,4 +1,4 @@
-"""The public screen (service/public_screen.py, /ws/results, /results and /spectate).
+"""The public screen (service/event/public_screen.py, /ws/results, /results and /spectate).
 
 Over real HTTP and WebSockets (a server in a child process): a public board carries its four hands and the
 double-dummy table and par, and those equal endplay's own answer for the deal (computed here, apart from the
@@ -20,8 +20,8 @@ import httpx
 import pytest
 import websockets
 from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_or_skip, wait_until
+from service_harness import ServerProcess
 
-from service.testing import ServerProcess
 from table.board import dealer_for, vulnerability_for
 from table.cards import ALL_CARDS
 
@@ -173,7 +173,7 @@ def test_before_release_an_anonymous_viewer_receives_no_card_of_the_board(tmp_pa
             stop = asyncio.Event()
             task = asyncio.create_task(listen("/ws/results", stop))
             await asyncio.sleep(0.5)
-            assert (await asyncio.to_thread(d.post, "/api/boards/1/release")).status_code == 200
+            assert (await asyncio.to_thread(d.post, "/api/boards/1/release?force=true")).status_code == 200
             deadline = time.monotonic() + 10
             while not any(leaks(m, 1) for m in received) and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)

@@ -1,4 +1,4 @@
-"""The event in the service and the live-results page (service/tournament.py, /api/public/results, /results).
+"""The event in the service and the live-results page (service/event/tournament.py, /api/public/results, /results).
 
 In process: the event follows the club (rounds inferred from the boards a table starts, a wrong board flagged
 to the director and not refused, results and Law 12 adjustments fed to the session, rebuilt after a restart).
@@ -19,19 +19,19 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip
+from service_harness import ServerProcess
 
-from service.club import Club
-from service.configuration import load_settings
+from service.config.event_plan import build_movement
+from service.config.loading import load_settings
+from service.config.settings import MovementConfig, Regulation
 from service.errors import ConfigError
-from service.hub import Hub
-from service.journal import CLUB, Journal, Row, utcnow
-from service.results import AdjustmentError, adjustment, board_results
-from service.runtime import TableRuntime
-from service.settings import MovementConfig, Regulation
-from service.testing import ServerProcess
-from service.tournament import LiveTournament
-from service.tournament_setup import build_movement
-from service.visibility import DIRECTOR, SPECTATOR
+from service.event.tournament import LiveTournament
+from service.live.board_results import AdjustmentError, adjustment, board_results
+from service.live.club import Club
+from service.live.hub import Hub
+from service.live.runtime import TableRuntime
+from service.live.visibility import DIRECTOR, SPECTATOR
+from service.store.journal import CLUB, Journal, Row, utcnow
 
 # Mitchell, 3 tables, 2 boards a round. Round 1: T1 boards 1-2, T2 3-4, T3 5-6; round 2: T1 3-4, T2 5-6,
 # T3 1-2; round 3: T1 5-6, T2 1-2, T3 3-4. Board 1 is played at T1 (round 1), T3 (round 2), T2 (round 3).
@@ -322,7 +322,7 @@ def _club_without_event(tmp_path: Path) -> tuple[Club, Journal]:
 
 
 def test_without_an_event_the_page_shows_released_boards_as_before(tmp_path: Path) -> None:
-    from service.public_screen import PublicScreen
+    from service.event.public_screen import PublicScreen
 
     async def run() -> None:
         club, journal = _club_without_event(tmp_path)
@@ -344,8 +344,8 @@ def test_without_an_event_the_page_shows_released_boards_as_before(tmp_path: Pat
 def test_a_release_reaches_the_results_push_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The release's own journal row wakes the push: with its periodic re-check set to a minute, a subscriber
     still has the released board within seconds (and had nothing of it before)."""
-    from service import public_screen
-    from service.hub import Subscriber
+    from service.event import public_screen
+    from service.live.hub import Subscriber
     monkeypatch.setattr(public_screen, "RECHECK_S", 60.0)
 
     async def run() -> None:
@@ -358,7 +358,7 @@ def test_a_release_reaches_the_results_push_at_once(tmp_path: Path, monkeypatch:
             screen.subscribe(sub)
             (first,) = await asyncio.wait_for(sub.next_batch(), 5)
             assert json.loads(first)["results"]["boards"] == []
-            await club.release(1)
+            await club.release(1, force=True)            # in play at B: only a forced release
             (pushed,) = await asyncio.wait_for(sub.next_batch(), 5)
             boards = json.loads(pushed)["results"]["boards"]
             assert [b["board"] for b in boards] == [1]
@@ -479,7 +479,9 @@ def test_a_table_that_still_has_to_play_a_board_never_sees_it(server: ServerProc
     assert t2["view"] == "table" and t2["table"] == "2"
     assert board_entry(t2, 1)["reason"] == "your_table" and board_entry(get(seat1), 1)["reason"] == "waiting"
     # the director releases board 1 by mistake: table 2 has still to play it (round 3)
-    assert d.post("/api/boards/1/release").status_code == 200
+    refused = d.post("/api/boards/1/release")
+    assert refused.status_code == 409 and refused.json()["tables"] == ["2"], refused.text
+    assert d.post("/api/boards/1/release?force=true").status_code == 200
     view = get(public, since=before["revision"])
     assert not view.get("unchanged") and board_entry(view, 1)["visible"]
     assert scores(view, 1) == {"1": 420, "3": 450}

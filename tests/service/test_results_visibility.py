@@ -1,4 +1,4 @@
-"""The live-results visibility rule (service/public_results.py) as pure functions: a board is public only
+"""The live-results visibility rule (service/event/public_results.py) as pure functions: a board is public only
 when every table the movement schedules to play it has completed it (or the director released it); a
 table's own view never holds a board that table still has to play (Laws 16B, 90B4); the page's data for a
 set of visible boards depends on those boards' results alone."""
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from results import BoardResult, Movement, Session, howell, mitchell
-from service.public_results import (
+from service.event.public_results import (
     public_boards,
     results_payload,
     schedule_of,

@@ -5,7 +5,8 @@ for the East-West pair) in a headless Chromium at 390x844. Each board is keyed a
 pages' own seat tokens (for speed); at the end of EVERY round the test reads the guidance each page shows and
 compares it, for every table, with the movement itself (``results/movement.py``, computed here from the Movement
 object: the next round's seating and where each board set is played next). Then the director moves every table on
-with the console's button and every page follows to the next round by itself (its table card's credential).
+with the console's button and every page follows its pair to the pair's table and seat in the next round by itself
+(``POST /api/signin/renew`` with its token).
 Screenshots: tests/artifacts/seat-guidance-<movement>-r<round>-phone.png, console-guidance-<movement>-phone.png."""
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, wait_until
+from service_harness import ServerProcess
 
 from results.movement import Movement, Sitting, howell, mitchell
-from service.testing import ServerProcess
 
 PHONE = {"width": 390, "height": 844}
 NO_SIDEWAYS = "() => document.documentElement.scrollWidth <= window.innerWidth"
@@ -182,16 +183,25 @@ def test_every_pair_sees_where_to_go_after_every_round(tmp_path: Path, browser: 
                                     ".every(e => e.textContent.includes(`round ${r} of`))", rnd + 1)
                 if rnd == 1:
                     console.screenshot(path=str(ARTIFACTS / f"console-guidance-{case}-phone.png"), full_page=True)
-                for (t, seat), page in pages.items():     # the new round: no old result, the names, its first board
-                    first = mv.at(int(t), rnd + 1).boards[0]
-                    wait_until(page, "([old, first]) => TOKEN !== old && TOKEN.startsWith('seat.') && "
-                                     "document.getElementById('signed-out').hidden && "
+                # each page follows its pair (not its table) to the pair's seat in the new round: the new round
+                # shows there (no old result, the names, its first board), and every table has its two pairs' pages
+                moved: dict[tuple[str, str], Any] = {}
+                for (t, seat), page in pages.items():
+                    wait_until(page, "old => TOKEN !== old && TOKEN.startsWith('seat.')", old[(t, seat)], 20)
+                    nt, ns = page.evaluate("() => [TABLE, ME]")
+                    pair = mv.at(int(t), rnd).ns if seat == "N" else mv.at(int(t), rnd).ew
+                    now = mv.at(int(nt), rnd + 1)
+                    assert pair == (now.ns if ns == "N" else now.ew), (case, t, seat, nt, ns)   # its own pair
+                    first = now.boards[0]
+                    wait_until(page, "first => document.getElementById('signed-out').hidden && "
                                      "document.getElementById('guidance-section').hidden && "
                                      "document.getElementById('result-section').hidden && "
                                      "document.getElementById('players-form') !== null && "
                                      "document.getElementById('key-board') !== null && "
-                                     "+document.getElementById('key-board').value === first",
-                               [old[(t, seat)], first], 20)
+                                     "+document.getElementById('key-board').value === first", first, 20)
+                    moved[(nt, ns)] = page
+                assert sorted(moved) == sorted(pages), (case, sorted(moved))
+                pages = moved
         finally:
             for c in contexts:
                 c.close()

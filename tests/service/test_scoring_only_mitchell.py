@@ -1,6 +1,6 @@
 """A scoring-only Mitchell (4 tables x 3 rounds x 3 boards: 36 results) keyed entirely from the table terminals:
 the tables play real cards, each North terminal keys contract, declarer, opening lead and tricks (table/events.py
-``result``), the opponents confirm (on their own page, or on North's device handed over), and the travellers and
+``result``), the opponents confirm (on their own device), and the travellers and
 rankings of ``GET /api/public/results`` equal an independent calculation written here: the Law 77 score table
 written out, matchpoints 2 per result beaten and 1 per tie, percentages of the top. Table 1's first round is
 keyed through the seat page in a headless Chromium at 390x844; the other results over HTTP with seat tokens."""
@@ -14,8 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-
-from service.testing import SeatSignIn, ServerProcess
+from service_harness import SeatSignIn, ServerProcess
 
 EVENT = {"name": "Scoring-only Mitchell", "scoring": "MP",
          "movement": {"kind": "mitchell", "tables": 4, "rounds": 3, "boards_per_round": 3}}
@@ -100,7 +99,7 @@ def key_over_http(srv: ServerProcess, table: str, board: int, result: dict[str, 
     assert r.status_code == 200 and r.json()["side"] == "EW", r.text
 
 
-def key_on_the_page(page: Any, board: int, result: dict[str, Any]) -> None:
+def key_on_the_page(page: Any, board: int, result: dict[str, Any], west: httpx.Client) -> None:
     page.locator("#key-form").wait_for(timeout=10000)
     page.locator("#key-board").fill(str(board))
     if result["contract"] == "PASS":
@@ -117,8 +116,8 @@ def key_on_the_page(page: Any, board: int, result: dict[str, Any]) -> None:
         page.locator("#key-tricks").select_option(str(result["tricks"]))
     page.locator("#key-send").click()
     wait_until(page, "n => state && state.board && state.board.number === n && state.phase === 'board_complete'", board)
-    page.locator("#confirm-seat").select_option("W")                   # the device is handed to West
-    page.locator("#confirm-accept").click()
+    r = west.post(f"/api/tables/1/boards/{board}/confirm", json={"accept": True})   # on West's own device
+    assert r.status_code == 200, r.text
     page.locator("#result-section .ok-line").wait_for(timeout=10000)
 
 
@@ -133,6 +132,7 @@ def test_a_scoring_only_mitchell_keyed_from_the_terminals(tmp_path: Path) -> Non
             director.post(f"/api/tables/{t}/kind", json={"kind": "scoring"}).raise_for_status()
         clients = {(t, s): httpx.Client(base_url=srv.base, auth=SeatSignIn(srv, t, s), timeout=10)
                    for t in "1234" for s in "NE"}
+        clients[("1", "W")] = httpx.Client(base_url=srv.base, auth=SeatSignIn(srv, "1", "W"), timeout=10)
         browser = launch(pw)
         try:
             for rnd in (1, 2, 3):
@@ -151,7 +151,7 @@ def test_a_scoring_only_mitchell_keyed_from_the_terminals(tmp_path: Path) -> Non
                         page.goto(srv.base + link)
                         for i, b in enumerate(boards):
                             keyed[(t, b)] = random_result(rng)
-                            key_on_the_page(page, b, keyed[(t, b)])
+                            key_on_the_page(page, b, keyed[(t, b)], clients[("1", "W")])
                             if i == 0:
                                 page.screenshot(path=str(ARTIFACTS / "seat-scoring-confirmed-phone.png"),
                                                 full_page=True)
@@ -161,8 +161,7 @@ def test_a_scoring_only_mitchell_keyed_from_the_terminals(tmp_path: Path) -> Non
                         assert not errors, errors
                         rows = director.get("/api/tables/1/events", params={"board": boards[0]}).json()
                         conf = [r["body"] for r in rows if r["kind"] == "confirmation"]
-                        assert conf == [{"board": boards[0], "accept": True, "side": "EW", "seat": "W",
-                                         "terminal": "N"}]
+                        assert conf == [{"board": boards[0], "accept": True, "side": "EW", "seat": "W"}]
                         continue
                     for b in boards:
                         keyed[(t, b)] = random_result(rng)

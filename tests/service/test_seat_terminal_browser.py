@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 
 SIZES = {"phone": (390, 844), "tablet": (820, 1180)}
 CONFIG = {"tables": [{"id": "1"}], "regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}}

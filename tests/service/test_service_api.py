@@ -12,13 +12,13 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.journal import Row, utcnow
-from service.robot import next_event
-from service.runtime import TableRuntime
-from service.settings import Regulation
-from service.testing import ServerProcess
+from service.config.settings import Regulation
+from service.live.runtime import TableRuntime
+from service.sim.dealing import deal_for
+from service.sim.robot import next_event
+from service.store.journal import Row, utcnow
 
 CONFIG = {
     "tables": [{"id": "A"}, {"id": "B"}, {"id": "C"}],
@@ -246,7 +246,7 @@ def test_results_release_and_adjustment(server: ServerProcess, director: httpx.C
                            json={"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 10})
         assert ok.status_code == 200 and ok.json()["adjustment"]["score_ns"] in (420, 620)
         assert director.post("/api/tables/A/boards/9/adjustment", json={"kind": "cancel"}).status_code == 404
-        assert director.post("/api/boards/1/release").status_code == 200
+        assert director.post("/api/boards/1/release?force=true").status_code == 200
         res = anon.get("/api/results").json()
         b1 = next(b for b in res if b["board"] == 1)
         assert any(e["table"] == "A" and e["adjustment"]["kind"] == "assigned" for e in b1["results"])

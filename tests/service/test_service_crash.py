@@ -11,14 +11,14 @@ from typing import Any
 
 import httpx
 import pytest
+from service_harness import ServerProcess
 from websockets.sync.client import connect
 
-from service.dealing import deal_for
-from service.journal import Row, utcnow
-from service.robot import next_event
-from service.runtime import TableRuntime
-from service.settings import Regulation
-from service.testing import ServerProcess
+from service.config.settings import Regulation
+from service.live.runtime import TableRuntime
+from service.sim.dealing import deal_for
+from service.sim.robot import next_event
+from service.store.journal import Row, utcnow
 from table.events import event_from_dict, to_dict
 
 TRIALS = 20

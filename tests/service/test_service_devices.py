@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from service_harness import ServerProcess
 
-from service.dealing import deal_for
-from service.testing import ServerProcess
+from service.sim.dealing import deal_for
 
 
 def _wait(fn: Callable[[], Any], timeout: float = 15.0) -> Any:

@@ -16,9 +16,9 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
+from service_harness import ServerProcess, raw_request
 
-from service.dealing import deal_for
-from service.testing import ServerProcess, raw_request
+from service.sim.dealing import deal_for
 
 CONFIG = {"tables": [{"id": "F"}, {"id": "G"}], "regulation": {"spectators": {"delay_s": 0}}}
 

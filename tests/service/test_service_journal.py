@@ -13,13 +13,13 @@ from typing import Any
 import httpx
 import uvicorn
 import websockets
+from service_harness import ServerProcess, free_port
 
 from service.app import create_app
-from service.dealing import deal_for
-from service.http_errors import status_of
-from service.journal import CLUB, NEXT, Journal, Row, Unstorable, utcnow
-from service.settings import Settings
-from service.testing import ServerProcess, free_port
+from service.config.settings import Settings
+from service.sim.dealing import deal_for
+from service.store.journal import CLUB, NEXT, Journal, Row, Unstorable, utcnow
+from service.web.http_errors import status_of
 
 
 def _states(c: httpx.Client) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The database schema (service/schema.py): a file made before the schema was versioned opens, is migrated and
+"""The database schema (service/store/migrations.py): a file made before the schema was versioned opens, is migrated and
 keeps its rows; opening it again changes nothing; a file of a newer version is refused."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from service.journal import Journal
-from service.outbox_store import OutboxStore
-from service.schema import VERSION, SchemaError, migrate, version_of
+from service.outbox.store import OutboxStore
+from service.store.journal import Journal
+from service.store.migrations import VERSION, SchemaError, migrate, version_of
 
 # The DDL of the unversioned schema, as the journal and the outbox each ran it when they opened the file.
 OLD_JOURNAL_DDL = """

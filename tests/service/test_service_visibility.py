@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from service.dealing import deal_for
-from service.journal import Row, utcnow
-from service.robot import next_event
-from service.runtime import TableRuntime
-from service.settings import Regulation, SpectatorPolicy
-from service.visibility import DIRECTOR, SPECTATOR, Viewer, entitled, visible_state
+from service.config.settings import Regulation, SpectatorPolicy
+from service.live.runtime import TableRuntime
+from service.live.visibility import DIRECTOR, SPECTATOR, Viewer, entitled, visible_state
+from service.sim.dealing import deal_for
+from service.sim.robot import next_event
+from service.store.journal import Row, utcnow
 from table.cards import SEATS
 
 PHASES = {"board_ready", "auction", "awaiting_ruling", "opening_lead", "play", "claim_pending", "board_complete"}
@@ -181,7 +181,7 @@ def test_spectator_policies() -> None:
         for _ in range(20):
             next(gen)
         if released:
-            rt.released.add(1)
+            rt.released = {1}
         hands: dict[str, Any] = visible_state(rt, SPECTATOR)["hands"]
         return hands
 

@@ -1,4 +1,4 @@
-"""The table terminal's endpoints over real HTTP (service/terminal_api.py): table kinds, keyed results at a
+"""The table terminal's endpoints over real HTTP (service/api/terminal.py): table kinds, keyed results at a
 scoring-only table (table/events.py ``result``), the opponents' confirmation, calls for the director; each with
 the hostile input it must refuse."""
 from __future__ import annotations
@@ -10,8 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 import websockets
-
-from service.testing import ServerProcess
+from service_harness import ServerProcess
 
 CONFIG = {"tables": [{"id": "P"}, {"id": "S"}, {"id": "T"}],
           "regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}}
@@ -81,7 +80,7 @@ def test_a_keyed_result_counts_once_the_opponents_accept_it(server: ServerProces
         assert r.status_code == 200 and r.json()["phase"] == "board_complete", r.text
         view = north.get("/api/tables/S").json()
         assert view["result"]["contract"] == "4SX" and view["result"]["score_ns"] == 590      # board 3: EW vul
-        assert view["confirm"] == {"side": "EW", "keyed": True, "lead": "HK", "answer": None}
+        assert view["confirm"] == {"side": "EW", "keyed": True, "keyed_by": "N", "lead": "HK", "answer": None}
         # keyed twice: 409
         assert north.post("/api/tables/S/events", json={"type": "result", "contract": "3NT", "declarer": "S",
                                                         "tricks": 9}).status_code == 409
@@ -102,14 +101,18 @@ def test_a_keyed_result_counts_once_the_opponents_accept_it(server: ServerProces
         calls = director.get("/api/director-calls", params={"open": True}).json()
         assert calls[0]["id"] == r.json()["director_call"] and calls[0]["table"] == "S" and calls[0]["board"] == 3
         assert "disputed" in calls[0]["reason"]
-        r = north.post("/api/tables/S/boards/3/confirm", json={"accept": True, "seat": "W"})      # handed over
-        assert r.status_code == 200 and r.json()["seat"] == "W" and r.json()["terminal"] == "N"
+        # East answered on his own device: the keying terminal can no longer answer for West (Law 79)
+        r = north.post("/api/tables/S/boards/3/confirm", json={"accept": True, "seat": "W"})
+        assert r.status_code == 403
+        with seat(server, director, "S", "W") as west:
+            r = west.post("/api/tables/S/boards/3/confirm", json={"accept": True})
+        assert r.status_code == 200 and r.json()["seat"] == "W" and "terminal" not in r.json()
         assert east.post("/api/tables/S/boards/3/confirm", json={"accept": True}).status_code == 409
         entry = next(e for b in director.get("/api/results").json() if b["board"] == 3 for e in b["results"])
         assert entry["complete"] is True and entry["score_ns"] == 590
         rows = director.get("/api/tables/S/events", params={"board": 3}).json()
         assert [(r["kind"], r["actor"], r["body"].get("accept")) for r in rows if r["kind"] == "confirmation"] == [
-            ("confirmation", "seat:S:E", False), ("confirmation", "seat:S:N", True)]
+            ("confirmation", "seat:S:E", False), ("confirmation", "seat:S:W", True)]
 
 
 def test_a_result_after_a_call_or_with_an_impossible_lead_is_refused(server: ServerProcess,
@@ -122,10 +125,12 @@ def test_a_result_after_a_call_or_with_an_impossible_lead_is_refused(server: Ser
         assert r.status_code == 409 and "no call" in r.json()["detail"]
         r = director.post("/api/tables/S/events", json={"type": "board", "board": 6, "deal": DEAL})
         assert r.status_code == 200
-        # the opening lead is East's (declarer North's left): North's own ace of spades cannot be it
-        r = north.post("/api/tables/S/events", json={"type": "result", "contract": "4S", "declarer": "N",
-                                                     "lead": "SA", "tricks": 10})
-        assert r.status_code == 409 and "opening lead is E" in r.json()["detail"]
+        # the opening lead is East's (declarer North's left): North's own ace of spades cannot be it. The
+        # director is told so (he sees the deal), without naming the card's holder
+        r = director.post("/api/tables/S/events", json={"type": "result", "contract": "4S", "declarer": "N",
+                                                        "lead": "SA", "tricks": 10})
+        assert r.status_code == 409 and "opening lead is E" in r.json()["detail"], r.text
+        assert "N's card" not in r.json()["detail"]
         r = north.post("/api/tables/S/events", json={"type": "result", "contract": "4S", "declarer": "N",
                                                      "lead": "HA", "tricks": 10})
         assert r.status_code == 200, r.text

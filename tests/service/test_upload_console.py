@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from service_harness import ServerProcess, free_port
 from upload_receiver import ReceiverProcess
-
-from service.testing import ServerProcess, free_port
 
 SECRET = "webhook-secret-for-tests"
 

@@ -18,10 +18,10 @@ from typing import Any
 
 import httpx
 import pytest
+from service_harness import ServerProcess, free_port
 from upload_receiver import ReceiverProcess
 
-from service.testing import ServerProcess, free_port
-from service.upload_targets import lin_rs_entry
+from service.outbox.targets import lin_rs_entry
 from table.events import BoardStarted
 from table.formats.lin import read_lin
 

@@ -13,18 +13,18 @@ from typing import Any, TypeVar
 
 import pytest
 from pydantic import ValidationError
+from service_harness import free_port
 
-from service.club import Club
-from service.configuration import load_settings
-from service.dealing import deal_for
+from service.config.loading import load_settings
+from service.config.settings import Settings
 from service.errors import ConfigError
-from service.hub import Hub
-from service.journal import Journal
-from service.outbox import Outbox
-from service.robot import next_event
-from service.settings import Settings
-from service.testing import free_port
-from service.upload_targets import backoff_delay, board_lin, classify, lin_rs_entry, sign, verify_signature
+from service.live.club import Club
+from service.live.hub import Hub
+from service.outbox.delivery import Outbox
+from service.outbox.targets import backoff_delay, board_lin, classify, lin_rs_entry, sign, verify_signature
+from service.sim.dealing import deal_for
+from service.sim.robot import next_event
+from service.store.journal import Journal
 from table.events import BoardStarted, CardPlayed
 from table.formats.lin import read_lin
 
@@ -65,7 +65,7 @@ def test_http_answers_are_classified() -> None:
 def test_retry_after_is_read_as_seconds_or_as_an_http_date() -> None:
     import httpx
 
-    from service.upload_targets import _retry_after
+    from service.outbox.targets import _retry_after
 
     def ra(value: str) -> Any:
         return _retry_after(httpx.Response(503, headers={"Retry-After": value}), now=784111777.0)

@@ -10,7 +10,16 @@ from transitions import MachineError
 
 from table.calls import STRAINS
 from table.cards import ALL_CARDS, SEATS, Deal, Seat, sort_cards
-from table.events import CallMade, CardPlayed, ClaimMade, ClaimResponded, HandRead, RulingGiven, board_started
+from table.events import (
+    CallMade,
+    CardPlayed,
+    ClaimMade,
+    ClaimResponded,
+    HandRead,
+    ResultRecorded,
+    RulingGiven,
+    board_started,
+)
 from table.machine import MACHINE, Table, TableError
 from table.scoring import score_ns
 from table.tricks import trick_winner_index
@@ -157,6 +166,30 @@ def test_play_after_claim_is_flagged_and_voided(table):
     table.apply(ClaimMade(Seat.N, 11))
     flagged = table.apply(CardPlayed(Seat.S, "C2"))
     assert [(i.code, i.law) for i in flagged] == [("PLAY_AFTER_CLAIM", "68D")]
+
+
+@pytest.mark.parametrize("disputed", [False, True])
+def test_play_after_claim_is_the_same_flag_whether_or_not_the_claim_is_disputed(table, disputed):
+    """68D: one flag, one set of options, whether the table waits for the opponents or for the director."""
+    table.apply(board_started(1, deal=DEAL))
+    calls(table, AUCTION)
+    legal_play(table, 4)
+    table.apply(ClaimMade(Seat.N, 11))
+    if disputed:
+        table.apply(ClaimResponded(Seat.E, False))
+        assert table.state == "awaiting_ruling"
+    [irr] = table.apply(CardPlayed(Seat.S, "C2"))
+    assert (irr.code, irr.law, irr.open, irr.position) == ("PLAY_AFTER_CLAIM", "68D", True, {"trick": 2, "card": 0})
+    assert [(o.code, o.chooser) for o in irr.options] == [("void", "director")]
+    assert irr in table.play.irregularities and len(table.play.tricks[1]) == 0
+
+
+def test_a_card_after_a_keyed_result_is_the_same_play_after_claim_flag(table):
+    table.apply(board_started(1, deal=DEAL))
+    table.apply(ResultRecorded("4S", Seat.N, tricks=10))
+    [irr] = table.apply(CardPlayed(Seat.E, "C2"))
+    assert (irr.code, irr.law, irr.open, table.tricks) == ("PLAY_AFTER_CLAIM", "68D", True, 10)
+    assert [(o.code, o.chooser) for o in irr.options] == [("void", "director")]
 
 
 def test_call_after_final_pass_is_flagged_and_board_goes_on(table):

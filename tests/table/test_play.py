@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import random
-import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 
 import table.play as play_package
 from table.cards import ALL_CARDS, SEATS, Deal, Seat
+from table.codes import IrregularityCode
 from table.editions import EDITION_1997, EDITION_2017
 from table.errors import BridgeError
 from table.irregularity import LeadPenalty
@@ -1144,10 +1144,17 @@ def test_run_cards_stops_at_the_first_card_needing_the_checked_path():
 
 
 # ---------------------------------------------------------------------------------------- the ruling table
+def _code_member(node: ast.AST) -> str | None:
+    """The code an expression names: ``IrregularityCode.X`` (checked to be a member)."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "IrregularityCode":
+        return IrregularityCode[node.attr].value
+    return None
+
+
 def _flagged_with_options() -> dict[str, list[ast.Call]]:
     """Every irregularity code the play package flags with options, from its source: the code argument of
-    each ``_flag(out, code, ...)`` call whose options are not an empty list (a code held in a variable is
-    read from the string constants assigned to that variable in the same function)."""
+    each ``flag(out, code, ...)`` call whose options are not an empty list (a code held in a variable is
+    read from the ``IrregularityCode`` members assigned to that variable in the same function)."""
     found: dict[str, list[ast.Call]] = {}
     for path in sorted(Path(play_package.__file__).parent.glob("*.py")):
         tree = ast.parse(path.read_text())
@@ -1156,23 +1163,21 @@ def _flagged_with_options() -> dict[str, list[ast.Call]]:
                 continue
             for call in ast.walk(fn):
                 if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                        and call.func.attr == "_flag"):
+                        and call.func.attr == "flag"):
                     continue
                 options = call.args[6] if len(call.args) > 6 else next(
                     (k.value for k in call.keywords if k.arg == "options"), None)
                 if options is None or (isinstance(options, ast.List) and not options.elts):
                     continue
                 code = call.args[1]
-                if isinstance(code, ast.Constant):
-                    names = {code.value}
+                if _code_member(code) is not None:
+                    names = {_code_member(code)}
                 else:
                     assert isinstance(code, ast.Name), ast.dump(code)
-                    names = {c.value for a in ast.walk(fn) if isinstance(a, ast.Assign)
+                    names = {m for a in ast.walk(fn) if isinstance(a, ast.Assign)
                              and any(code.id in {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
                                      for t in a.targets)
-                             for c in ast.walk(a.value)
-                             if isinstance(c, ast.Constant) and isinstance(c.value, str)
-                             and re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", c.value)}
+                             for c in ast.walk(a.value) if (m := _code_member(c)) is not None}
                     assert names, f"{path.name}: no code found for {ast.unparse(call)[:80]}"
                 for name in names:
                     found.setdefault(name, []).append(call)

@@ -1,0 +1,1 @@
+"""The HTTP and WebSocket API: one router per resource, request models and dependencies."""

@@ -1,0 +1,279 @@
+"""The director's evening, from the console: set up the event (``POST /api/event``), move tables on
+(``POST /api/event/advance``), the round clock (``POST /api/event/clock``), the end-of-round guidance
+(``GET /api/event/guidance``), the member list (``POST /api/players``) and the names at each table, round by round
+(``/api/tables/{id}/players``). Everything that changes the event is a journalled club row (``event``, ``round``,
+``clock``, ``members``, ``players``), so a restart rebuilds it (``service/wiring/event_install.py``). The event itself
+is ``service/event/tournament.py``; ``docs/event-console.md`` is the director's guide.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body, Depends, Path, Query
+from pydantic import ValidationError
+
+from results import ResultsError
+from service.api.deps import director, service, viewer
+from service.config.event_plan import build_session
+from service.config.settings import TABLE_ID, EventConfig
+from service.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
+from service.event.clock import MAX_MINUTES
+from service.event.guidance import guidance
+from service.event.members import MemberListError, parse_members, player_name
+from service.event.tournament import LiveTournament
+from service.live.visibility import Viewer
+from service.wiring.container import Service
+from service.wiring.event_install import event_body, install, publish_tables
+
+router = APIRouter(prefix="/api")
+TABLE_PATH = TABLE_ID.pattern
+SEATS = ("N", "E", "S", "W")
+# What a console may ask for: the planner's limits for a club evening (a larger Howell takes seconds to plan).
+LIMITS = {"tables": 60, "pairs": 24, "teams": 40, "boards": 200, "boards_per_round": 12}
+MAX_SECTIONS = 8
+
+
+def _event(svc: Service) -> LiveTournament:
+    if svc.tournament is None:
+        raise NotFound("no event is set up: POST /api/event")
+    return svc.tournament
+
+
+def _tables(body: dict[str, Any]) -> list[str] | None:
+    tables = body.get("tables")
+    if tables is not None and (not isinstance(tables, list) or not all(isinstance(t, str) for t in tables)):
+        raise Invalid("tables is a list of table ids")
+    return tables or None
+
+
+def _validation_text(err: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'event'}: {e['msg']}" for e in err.errors()[:8])
+
+
+def _console_limits(cfg: EventConfig) -> None:
+    """A movement from the console: one of the builders, within a club evening's sizes (never a server file)."""
+    movements = [cfg.movement] if cfg.movement is not None else [s.movement for s in cfg.sections]
+    if len(movements) > MAX_SECTIONS:
+        raise Invalid(f"at most {MAX_SECTIONS} sections")
+    for mv in movements:
+        if mv is None or mv.kind is None:
+            raise Invalid("a movement set up from the console is a kind: mitchell, howell, teams or round_robin")
+        for key, top in LIMITS.items():
+            value = getattr(mv, key)
+            if value is not None and value > top:
+                raise Invalid(f"movement {key} is at most {top} here (got {value})")
+
+
+def planned_event(body: dict[str, Any], laws: str) -> EventConfig:
+    """The event a console's JSON describes, checked with the planner (``Invalid`` saying why not)."""
+    try:
+        cfg = EventConfig.model_validate(body)
+    except ValidationError as err:
+        raise Invalid(f"the event is not valid: {_validation_text(err)}") from None
+    _console_limits(cfg)
+    try:
+        build_session(cfg, laws)
+    except (ValueError, TypeError, ResultsError) as err:
+        raise Invalid(f"the event cannot be planned: {err}") from None
+    return cfg
+
+
+def _table_kinds(cfg: EventConfig, kinds: Any) -> dict[str, str]:
+    """``table_kinds`` (``{"1": "scoring"}``: a scoring-only table, keyed at the table; ``"played"``: cards and
+    readers; one word for every table) checked against the event's tables, and the club's way of setting a
+    table's kind."""
+    _session, plans = build_session(cfg)
+    tables = {tid for p in plans for tid in p.tables}
+    if isinstance(kinds, str):
+        word = kinds
+        kinds = {tid: word for tid in tables}
+    if not isinstance(kinds, dict) or any(k not in ("scoring", "played") for k in kinds.values()):
+        raise Invalid('table_kinds is "scoring" or "played", or maps a table id to one of them')
+    unknown = sorted(set(kinds) - tables)
+    if unknown:
+        raise Invalid(f"table_kinds: {', '.join(unknown)} not in the event (its tables: {', '.join(sorted(tables))})")
+    return kinds
+
+
+# ---------------------------------------------------------------------------------------------- set-up
+@router.post("/event", summary="set up (or replace) the event (director; journalled)",
+             description="Body: the event as in the settings' `[event]` (`name`, `scoring` MP/IMP/BUTLER/XIMP/TP, "
+                         "one `movement` or `sections` each with a `movement` of kind mitchell (tables, rounds, "
+                         "boards_per_round, even skip/relay, first_board), howell (pairs), teams (boards) or "
+                         "round_robin (teams)). An event whose tables have started boards is replaced only with "
+                         "`\"replace\": true`. `table_kinds` (`{\"2\": \"scoring\"}`) makes tables scoring-only. "
+                         "The journalled event wins over the settings' at a restart.")
+async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs", "scoring": "MP",
+                                                         "movement": {"kind": "mitchell", "tables": 4,
+                                                                      "boards_per_round": 3, "even": "relay"}}]),
+                       svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise Invalid("the event is a JSON object")
+    body = dict(body)
+    replace = body.pop("replace", False)
+    if not isinstance(replace, bool):
+        raise Invalid("replace is true or false")
+    cfg = planned_event({k: v for k, v in body.items() if k != "table_kinds"}, svc.club.regulation.law_edition)
+    kinds = _table_kinds(cfg, body.get("table_kinds", {}))
+    old = svc.tournament
+    if old is not None and old.has_play() and not replace:
+        raise Conflict("the current event has boards in play or played: send \"replace\": true to replace it")
+    row = await svc.club.append_club("event", event_body(cfg))
+    ev = install(svc, cfg, row.at)
+    robots = svc.simulation
+    if robots is not None:      # the demonstration's robots leave the tables to the players (and stay away)
+        await robots.stop()
+        svc.simulation = None
+    for tid, kind in kinds.items():
+        await svc.club.set_table_kind(tid, kind)
+    publish_tables(svc, ev.where)
+    tables = sorted(ev.where, key=lambda t: (ev.where[t][0].id, ev.where[t][1]))
+    return {"seq": row.seq, "event": ev.summary(), "tables": tables, "simulation_stopped": robots is not None}
+
+
+# ---------------------------------------------------------------------------------------------- rounds, clock
+@router.post("/event/advance", summary="move tables to their next round (director; journalled)",
+             description="Body `{}` (every table not in its last round) or `{\"tables\": [\"1\", \"3\"]}`. The "
+                         "tables' round clocks start again; the seats' sign-ins of the old round end.")
+async def advance(body: dict[str, Any] = Body(default={}, examples=[{"tables": ["1"]}]),
+                  svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    ev = _event(svc)
+    row = await ev.advance(_tables(body))
+    publish_tables(svc, row.body["rounds"])
+    return {"seq": row.seq, "rounds": row.body["rounds"]}
+
+
+@router.post("/event/clock", summary="the round clock: minutes a round (director; journalled)",
+             description="Body `{\"minutes\": 15}`; `\"restart\": true` begins the tables' rounds now (else a "
+                         "round begins when the table enters it or starts its first board); `tables` limits "
+                         "the restart; `minutes: null` stops the clock.")
+async def clock(body: dict[str, Any] = Body(..., examples=[{"minutes": 15, "restart": True}]),
+                svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    ev = _event(svc)
+    minutes, restart = body.get("minutes"), body.get("restart", False)
+    if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int | float)
+                                or not 0 < minutes <= MAX_MINUTES):
+        raise Invalid(f"minutes is a number above 0 and at most {MAX_MINUTES}, or null")
+    if not isinstance(restart, bool):
+        raise Invalid("restart is true or false")
+    row = await ev.set_clock(minutes, restart, _tables(body))
+    return {"seq": row.seq, "minutes": ev.clock.minutes, "started": dict(ev.clock.started)}
+
+
+# ---------------------------------------------------------------------------------------------- guidance
+def _round(ev: LiveTournament, table: str, rnd: int | None) -> int:
+    rounds = ev.where[table][0].movement.rounds
+    if rnd is None:
+        return ev.rounds[table]
+    if rnd not in rounds:
+        raise Invalid(f"table {table}'s movement has rounds {rounds[0]}..{rounds[-1]}")
+    return rnd
+
+
+def _guidance(ev: LiveTournament, table: str, rnd: int | None) -> dict[str, Any]:
+    plan, _mt = ev.where[table]
+    return guidance(plan.id, plan.movement, plan.tables, table, _round(ev, table, rnd))
+
+
+@router.get("/event/guidance", summary="where the pairs and the boards of a table go after a round",
+            description="A seat token for its own table, or the director's. `round` defaults to the table's "
+                        "current round. `next_table` null: the pair sits out, the event ends, or the boards "
+                        "are not played in the next round.")
+async def table_guidance(table: str = Query(..., pattern=TABLE_PATH), round: int | None = Query(None, ge=1),
+                         svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    _may_see_table(v, table)
+    ev = _event(svc)
+    if table not in ev.where:
+        raise NotFound(f"table {table!r} is not in the event")
+    return _guidance(ev, table, round)
+
+
+@router.get("/event/guidance/all", summary="every table's end-of-round guidance (director)")
+async def all_guidance(round: int | None = Query(None, ge=1), svc: Service = Depends(service),
+                       v: Viewer = Depends(director)) -> list[dict[str, Any]]:
+    ev = _event(svc)
+    tables = sorted(ev.where, key=lambda t: (ev.where[t][0].id, ev.where[t][1]))
+    if round is not None:
+        tables = [t for t in tables if round in ev.where[t][0].movement.rounds]
+        if not tables:
+            raise Invalid(f"no table of the event has a round {round}")
+    return [_guidance(ev, t, round) for t in tables]
+
+
+# ---------------------------------------------------------------------------------------------- players
+def _may_see_table(v: Viewer, table: str) -> None:
+    if v.role == "spectator":
+        raise Unauthenticated("a seat token of this table or the director's token is required")
+    if v.role == "seat" and v.table != table:
+        raise Forbidden(f"a seat of table {v.table} sees only its own table")
+
+
+@router.post("/players", summary="import the member list (director; CSV; journalled)",
+             description="Body `{\"csv\": \"member,name\\n1234,Wang Li\\n\"}`: UTF-8 (a BOM is fine), comma, "
+                         "semicolon or tab separated, a header with a member-number column (member/number/id) "
+                         "and a name column, or two plain columns. Replaces the previous list.")
+async def import_members(body: dict[str, Any] = Body(..., examples=[{"csv": "member,name\n1234,Wang Li\n"}]),
+                         svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    text = body.get("csv")
+    if not isinstance(text, str):
+        raise Invalid("csv is the member list's text")
+    try:
+        members = parse_members(text)
+    except MemberListError as err:
+        raise Invalid(str(err)) from None
+    row = await svc.club.append_club("members", {"members": members})
+    svc.members = members
+    return {"seq": row.seq, "members": len(members), "first": [{"number": k, "name": n}
+                                                                 for k, n in list(members.items())[:3]]}
+
+
+@router.get("/players", summary="the imported member list (director)")
+async def members(svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    return {"members": [{"number": k, "name": n} for k, n in svc.members.items()]}
+
+
+def _table_in_event(svc: Service, table_id: str) -> LiveTournament:
+    ev = _event(svc)
+    if table_id not in ev.where:
+        raise NotFound(f"table {table_id!r} is not in the event")
+    return ev
+
+
+@router.get("/tables/{table_id}/players", summary="the pairs at the table in its current round and their names")
+async def table_players(table_id: str = Path(..., pattern=TABLE_PATH), svc: Service = Depends(service),
+                        v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    _may_see_table(v, table_id)
+    ev = _table_in_event(svc, table_id)
+    rnd = ev.rounds[table_id]
+    return {"round": rnd, **{d: {"pair": ev.pair_at(table_id, d), "names": ev.names_at(table_id, rnd, d)}
+                             for d in ("NS", "EW")}}
+
+
+@router.post("/tables/{table_id}/players", summary="the names of a pair at the table for its current round",
+             description="A seat token: only the seats of its own pair (`{\"N\": \"1234\", \"S\": \"Wang Li\"}`; "
+                         "a member number from the list shows as `Name (number)`, anything else as a name). "
+                         "The director may enter either pair. Journalled; the results show the pair's names.")
+async def enter_players(table_id: str = Path(..., pattern=TABLE_PATH),
+                        body: dict[str, Any] = Body(..., examples=[{"N": "1234", "S": "Wang Li"}]),
+                        svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> dict[str, Any]:
+    _may_see_table(v, table_id)
+    ev = _table_in_event(svc, table_id)
+    if not body or any(seat not in SEATS for seat in body):
+        raise Invalid("give names by seat: N, E, S, W")
+    if v.role == "seat":
+        own = ("N", "S") if v.seat in ("N", "S") else ("E", "W")
+        if any(seat not in own for seat in body):
+            raise Forbidden(f"a seat enters only its own pair's names ({' and '.join(own)})")
+    names: dict[str, str] = {}
+    for seat, value in body.items():
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            raise Invalid(f"{seat}: a member number or a name")
+        try:
+            names[seat] = player_name(str(value), svc.members)
+        except ValueError as err:
+            raise Invalid(f"{seat}: {err}") from None
+    actor = "director" if v.role == "director" else f"seat:{v.table}:{v.seat}"
+    row = await ev.set_names(table_id, names, actor)
+    direction = "NS" if next(iter(names)) in "NS" else "EW"
+    return {"seq": row.seq, "pair": ev.pair_at(table_id, direction),
+            "names": ev.names_at(table_id, int(row.body["round"]), direction)}

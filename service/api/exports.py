@@ -1,0 +1,110 @@
+"""Downloads of the running event for the director (the console's exports section, ``static/console_exports.js``):
+``GET /api/exports/{usebio|pbn|csv|lin}`` from the live session (``svc.tournament.session``) through the writers
+in ``results/``, and ``GET /api/exports/handrecords``: the hand-record sheets (``table/handrecords/sheets.py``,
+each board's diagram, double-dummy table and par) of the boards the tables have dealt. Each answer is an
+attachment with a file name from the event's name and date."""
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Callable
+from datetime import date
+
+from fastapi import APIRouter, Depends, Path, Query
+from fastapi.responses import Response
+
+from results import ResultsError, lin_results, ranking_csv, results_pbn_text, travellers_csv, usebio_xml
+from results.session import Session
+from service.api.deps import director, service
+from service.errors import Conflict, NotFound
+from service.live.visibility import Viewer
+from service.wiring.container import Service
+from table.cards import CardError, Deal
+from table.handrecords.base import HandRecordBoard
+from table.handrecords.sheets import render
+
+router = APIRouter(prefix="/api")
+
+
+def _session(svc: Service) -> Session:
+    """The live event's session, with the deals the tables played (the exports print them)."""
+    if svc.tournament is None:
+        raise NotFound("no event is running: the exports need one (an [event] in the configuration)")
+    session = svc.tournament.session
+    session.deals.update(_deals(svc))
+    return session
+
+
+def _deals(svc: Service) -> dict[int, str]:
+    """Board number -> PBN deal, from the first table that dealt it with its cards known."""
+    out: dict[int, str] = {}
+    for tid in sorted(svc.club.tables, key=lambda s: (len(s), s)):
+        for n, rec in svc.club.tables[tid].boards.items():
+            if rec.deal and n not in out:
+                out[n] = rec.deal
+    return out
+
+
+def _stem(svc: Service) -> str:
+    s = svc.tournament.session if svc.tournament is not None else None
+    name = re.sub(r"[^A-Za-z0-9]+", "-", s.name if s is not None else "").strip("-").lower() or "bridgetable"
+    day = (s.date if s is not None and s.date else date.today().isoformat()).replace(".", "-")
+    return f"{name[:60]}-{day}"
+
+
+def _attachment(body: bytes, filename: str, media_type: str) -> Response:
+    return Response(body, media_type=media_type, headers={
+        "Content-Disposition": f'attachment; filename="{filename}"', "Cache-Control": "no-store"})
+
+
+def _lin_zip(session: Session) -> bytes:
+    """One LIN text per board (pairs) or match (teams) in a ZIP: a LIN file holds one such header."""
+    texts = lin_results(session)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for text in texts:
+            head = text.split("|", 2)[1].split(",")
+            name = re.sub(r"[^A-Za-z0-9]+", "-", head[1] if len(head) > 1 else str(len(z.namelist()) + 1)).lower()
+            z.writestr(f"{name.strip('-') or len(z.namelist()) + 1}.lin", text)
+    return buf.getvalue()
+
+
+EXPORTS: dict[str, tuple[str, str, Callable[[Session, str], bytes]]] = {
+    "usebio": ("xml", "application/xml", lambda s, _part: usebio_xml(s)),
+    "pbn": ("pbn", "text/plain; charset=utf-8", lambda s, _part: results_pbn_text(s).encode()),
+    "csv": ("csv", "text/csv; charset=utf-8",
+            lambda s, part: (ranking_csv(s) if part == "ranking" else travellers_csv(s)).encode()),
+    "lin": ("zip", "application/zip", lambda s, _part: _lin_zip(s)),
+}
+
+
+@router.get("/exports/handrecords", summary="the hand-record sheets (HTML, print to A4) of the boards dealt "
+            "(director)")
+async def handrecords(svc: Service = Depends(service), v: Viewer = Depends(director)) -> Response:
+    boards = []
+    for n, deal in sorted(_deals(svc).items()):
+        try:
+            boards.append(HandRecordBoard.of(n, Deal.from_pbn(deal)))
+        except (CardError, ValueError):
+            continue                                   # a board whose cards are not all known has no sheet
+    if not boards:
+        raise Conflict("no board with known cards has been dealt yet")
+    title = svc.tournament.session.name if svc.tournament is not None else "Hand records"
+    return _attachment(render(boards, title).encode(), f"{_stem(svc)}-handrecords.html", "text/html; charset=utf-8")
+
+
+@router.get("/exports/{kind}", summary="the event's results as USEBIO, PBN, CSV or LIN (director)",
+            description="`csv` gives the travellers; `?part=ranking` the ranking. `lin` is a ZIP of one LIN file "
+                        "per board (pairs) or match (teams).")
+async def export(kind: str = Path(..., pattern="^(usebio|pbn|csv|lin)$"),
+                 part: str = Query("travellers", pattern="^(travellers|ranking)$"),
+                 svc: Service = Depends(service), v: Viewer = Depends(director)) -> Response:
+    ext, media, write = EXPORTS[kind]
+    session = _session(svc)
+    try:
+        body = write(session, part)
+    except ResultsError as err:
+        raise Conflict(f"nothing to export yet: {err}") from err
+    suffix = f"-{part}" if kind == "csv" else ""
+    return _attachment(body, f"{_stem(svc)}{suffix}.{ext}", media)

@@ -1,0 +1,1 @@
+"""The club's event: rounds of the movement, the clock, guidance, members and public results."""

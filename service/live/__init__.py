@@ -1,0 +1,1 @@
+"""The running tables: the engine per table, the club, devices, who sees what, live delivery."""

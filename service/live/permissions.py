@@ -1,0 +1,76 @@
+"""Who may post which event: the director anything; a seat only its own actions; spectators nothing. Dummy acts
+only as Laws 42 and 43 let him: declarer plays dummy's cards, dummy neither plays nor claims, and during the play
+calls the director only once another player has drawn attention to an irregularity (Law 43A1a)."""
+from __future__ import annotations
+
+from service.errors import Forbidden, Unauthenticated
+from service.live.runtime import TableRuntime
+from service.live.visibility import Viewer, declarer_of, dummy_of, entitled
+from table.cards import Seat
+from table.events import (
+    BoardStarted,
+    CallMade,
+    CardPlayed,
+    ClaimMade,
+    ClaimResponded,
+    ResultRecorded,
+    RulingGiven,
+    TableEvent,
+)
+
+# Declarer's partner is dummy once the opening lead is faced (before it he may still call, e.g. in the 41 period).
+PLAY_PERIOD = ("play", "claim_pending", "awaiting_ruling")
+
+
+def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool = False) -> TableEvent:
+    """Return the event to apply (a seat's ruling is stamped with its seat) or raise ``Unauthenticated`` or
+    ``Forbidden``. At a scoring-only table (``scoring``) the terminal (any seat) also starts a board and keys its
+    result: the cards are real and no reader records them."""
+    if viewer.role == "director":
+        return event
+    if viewer.role != "seat":
+        raise Unauthenticated("posting events needs a director or seat token")
+    if viewer.table != rt.id:
+        raise Forbidden(f"this seat token belongs to table {viewer.table}")
+    me = viewer.seat or ""                       # a seat token always names its seat
+    if isinstance(event, RulingGiven):
+        if not entitled(rt, me, event.code, event.option):
+            why = "" if rt.regulation.player_rulings else " (the regulation leaves choices to the director)"
+            raise Forbidden(f"seat {me} may not choose {event.option!r} for {event.code}: the choice is the "
+                            "director's or another player's" + why)
+        event.seat = Seat(me)
+        return event
+    dummy = dummy_of(rt.table)
+    if me == dummy and isinstance(event, (CardPlayed, ClaimMade)):
+        raise Forbidden(f"seat {me} is dummy: declarer plays dummy's cards and dummy does not "
+                        + ("play (Law 45)" if isinstance(event, CardPlayed) else "claim (Law 68)"))
+    if isinstance(event, (CallMade, ClaimMade, ClaimResponded)):
+        if str(event.seat) != me:
+            raise Forbidden(f"seat {me} may only act for itself, not {event.seat}")
+        return event
+    if isinstance(event, CardPlayed):
+        d = declarer_of(rt.table)
+        if str(event.seat) == me or (d == me and str(event.seat) == str(Seat(me).partner)):
+            return event
+        raise Forbidden(f"seat {me} may play only its own cards" + (" and dummy's" if d == me else ""))
+    if scoring and isinstance(event, (BoardStarted, ResultRecorded)):
+        if isinstance(event, BoardStarted) and event.deal is not None:
+            raise Forbidden("a terminal names the board, not its cards")
+        deal = rt.table.deal
+        if isinstance(event, ResultRecorded) and event.lead is not None and event.declarer is not None \
+                and deal is not None and event.lead not in deal.hands.get(event.declarer.lho, ()):
+            # A refusal would tell the seat where the card is before the hands are shown (39 tries give the
+            # deal): a lead the hand record contradicts is left out of the result instead, never refused.
+            event.lead = None
+        return event
+    raise Forbidden(f"a {event.type} event is entered by the director or a device")
+
+
+def may_call_director(rt: TableRuntime, seat: str, attention_drawn: bool) -> None:
+    """Law 43A1a: during the play dummy calls the director only once another player has drawn attention to an
+    irregularity (``attention_drawn``: an open irregularity, or another seat's call on this board)."""
+    t = rt.table
+    if seat == dummy_of(t) and t.state in PLAY_PERIOD and not attention_drawn \
+            and not any(i.open for i in t.irregularities):
+        raise Forbidden("dummy may not call the director during the play unless another player has drawn "
+                        "attention to an irregularity (Law 43A1a); after the play he may")

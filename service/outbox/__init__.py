@@ -1,0 +1,1 @@
+"""The live upload of board results: versions, targets, a durable queue and its delivery."""

@@ -1,0 +1,1 @@
+"""The simulated club: seeded deals and robot players at simulated tables."""

@@ -1,0 +1,1 @@
+"""The service's SQLite file: the journal, its schema migrations, an earlier evening's file."""

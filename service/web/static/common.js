@@ -1,0 +1,211 @@
+// Shared helpers for the console, seat and spectator pages (plain JS, no build step).
+const SUITS = ["S", "H", "D", "C"], SYM = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663", NT: "NT"};
+const SEATS = ["N", "E", "S", "W"];
+// Language: English, or Chinese in the seed's traditional script (zh-Hant). Chosen by ?lang= (remembered in
+// this browser), else the director's default for the club (GET /api/language, when the service offers it), else
+// the browser's own languages. Each page's strings go through t(key, english, params): the English text is in
+// the code, the Chinese in static/locales/zh-Hant/<page>.json (and common.json); a missing key shows English.
+const I18N = {lang: "en", dict: {}, parts: []};
+function t(key, english, params) {
+  let s = I18N.dict[key] ?? english ?? key;
+  if (params) s = s.replace(/\{(\w+)\}/g, (m, k) => params[k] ?? m);
+  return s;
+}
+function chooseLanguage(clubDefault) {
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked === "en" || asked === "zh-Hant") { localStorage.setItem("bt-lang", asked); return asked; }
+  const kept = localStorage.getItem("bt-lang");
+  if (kept === "en" || kept === "zh-Hant") return kept;
+  if (clubDefault === "en" || clubDefault === "zh-Hant") return clubDefault;
+  return (navigator.languages || [navigator.language || "en"]).some(l => /^zh\b/i.test(l)) ? "zh-Hant" : "en";
+}
+// Load the page's strings before its first render; elements with data-i18n="key" get their text from it.
+async function loadLanguage(page) {
+  let clubDefault = null;
+  try { clubDefault = (await api("/api/language")).language; } catch (e) { clubDefault = null; }
+  I18N.lang = chooseLanguage(clubDefault);
+  document.documentElement.lang = I18N.lang === "zh-Hant" ? "zh-Hant" : "en";
+  if (I18N.lang !== "en") {                 // merged: a part's strings that arrived first stay
+    for (const name of ["common", page, ...I18N.parts]) {
+      try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${I18N.lang}/${name}.json`)).json()); }
+      catch (e) { /* a missing file leaves English */ }
+    }
+  }
+  applyLanguage(document);
+  languageSwitch();
+}
+// The EN / 中文 switch in the page's header: a link to the same page with ?lang=, which chooseLanguage keeps in
+// this browser (localStorage) ahead of the club's default; the page reloads in the other language.
+function languageSwitch() {
+  const header = document.querySelector("header");
+  if (!header || header.querySelector(".lang-switch")) return;
+  const nav = document.createElement("nav");
+  nav.className = "lang-switch";
+  nav.setAttribute("aria-label", t("common.language", "Language"));
+  for (const [lang, label] of [["en", "EN"], ["zh-Hant", "中文"]]) {
+    const q = new URLSearchParams(location.search);
+    q.set("lang", lang);
+    const a = document.createElement("a");
+    a.href = location.pathname + "?" + q.toString();
+    a.lang = lang; a.hreflang = lang; a.textContent = label;
+    a.dataset.lang = lang;
+    if (lang === I18N.lang) a.setAttribute("aria-current", "true");
+    a.addEventListener("click", () => localStorage.setItem("bt-lang", lang));
+    nav.appendChild(a);
+  }
+  header.appendChild(nav);
+}
+// A part of a page (a console section in its own console_<part>.js) adds its own strings file; loadLanguage
+// keeps it when it (re)loads the page's.
+async function loadStrings(part) {
+  if (!I18N.parts.includes(part)) I18N.parts.push(part);
+  let clubDefault = null;
+  try { clubDefault = (await api("/api/language")).language; } catch (e) { clubDefault = null; }
+  const lang = chooseLanguage(clubDefault);
+  if (lang === "en") return;
+  try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${lang}/${part}.json`)).json()); }
+  catch (e) { /* a missing file leaves English */ }
+}
+// An irregularity code with its short label in the page's language (the code itself stays, as the laws' index).
+function codeLabel(code) {
+  const english = String(code || "").charAt(0) + String(code || "").slice(1).toLowerCase().replace(/_/g, " ");
+  const label = t(`common.irr.${code}`, english);
+  return label ? `${esc(label)} <span class="muted">${esc(code)}</span>` : esc(code);
+}
+function applyLanguage(root) {
+  root.querySelectorAll("[data-i18n]").forEach(el => { el.textContent = t(el.dataset.i18n, el.textContent); });
+  root.querySelectorAll("[data-i18n-title]").forEach(el => { el.title = t(el.dataset.i18nTitle, el.title); });
+  root.querySelectorAll("[data-i18n-placeholder]").forEach(el => { el.placeholder = t(el.dataset.i18nPlaceholder, el.placeholder); });
+  root.querySelectorAll("[data-i18n-label]").forEach(el => {
+    el.setAttribute("aria-label", t(el.dataset.i18nLabel, el.getAttribute("aria-label")));
+  });
+}
+function esc(s) { return String(s ?? "").replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c])); }
+function rank(r) { return r === "T" ? "10" : r; }
+function cardHtml(c, playable) {
+  return `<span class="card suit-${c[0]}${playable ? " play" : ""}" data-card="${c}">${SYM[c[0]]}${rank(c[1])}</span>`;
+}
+function handHtml(cards, playable) {
+  if (!cards) return "";
+  return SUITS.map(s => `<div class="suit-${s}">${SYM[s]} ` +
+    cards.filter(c => c[0] === s).map(c =>
+      `<span class="card${playable && playable(c) ? " play" : ""}" data-card="${c}">${rank(c[1])}</span>`).join(" ") +
+    "</div>").join("");
+}
+function callHtml(call) {
+  const m = /^([1-7])(C|D|H|S|NT)$/.exec(call);
+  return m ? `${m[1]}<span class="suit-${m[2]}">${SYM[m[2]]}</span>` : esc(call);
+}
+function contractHtml(c) {
+  if (!c) return "-";
+  const m = /^([1-7])(C|D|H|S|NT)(X{0,2})$/.exec(c);
+  return m ? `${m[1]}<span class="suit-${m[2]}">${SYM[m[2]]}</span>${m[3]}` : esc(c);
+}
+function auctionHtml(a) {
+  if (!a) return '<p class="muted">The auction is no longer shown (Law 41C): only the contract.</p>';
+  const order = ["W", "N", "E", "S"];
+  let cells = [];
+  for (let i = 0; i < order.indexOf(a.dealer); i++) cells.push("<td></td>");
+  let cancelled = {};                       // seat -> struck-through calls shown before the call that stands
+  for (const c of a.calls) {
+    if (!c.stands) { cancelled[c.seat] = (cancelled[c.seat] || "") + `<span class="cancelled">${callHtml(c.call)}</span> `; continue; }
+    const cls = c.alert ? "alerted" : "";
+    cells.push(`<td class="${cls}" title="${esc(c.seat)}${c.alert ? " (alerted)" : ""}">${cancelled[c.seat] || ""}${callHtml(c.call)}</td>`);
+    delete cancelled[c.seat];
+  }
+  for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
+  let rows = [];
+  for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
+  return `<table class="auction"><tr>${order.map(s => `<th>${s}</th>`).join("")}</tr>${rows.join("")}</table>`;
+}
+function trickHtml(t) {
+  if (!t) return "";
+  return `<div>trick ${t.number}: ` + t.cards.map(c => `${c.seat} ${cardHtml(c.card)}`).join(", ") +
+    (t.winner ? ` &rarr; ${t.winner}` : "") + "</div>";
+}
+// Credentials never stay in an address: a one-time sign-in link (#signin=<code>) or a table card (#card=<code>) is
+// redeemed for the seat's token, a director's #token= (or an old-style ?token=) is taken off the address bar at
+// once; the token then lives in this tab's sessionStorage and travels in a header (docs/security.md). A card's
+// code is not kept: it names a table, and the pair moves on (the seat page renews through its token instead).
+function takeFromUrl() {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const query = new URLSearchParams(location.search);
+  const found = {signin: hash.get("signin"), card: hash.get("card"), token: hash.get("token") || query.get("token")};
+  if (hash.has("signin") || hash.has("card") || hash.has("token") || query.has("token")) {
+    query.delete("token");
+    const q = query.toString();
+    history.replaceState(null, "", location.pathname + (q ? "?" + q : ""));
+  }
+  return found;
+}
+async function credential() {
+  const found = takeFromUrl();
+  sessionStorage.removeItem("bt-card");            // kept by earlier versions of the page
+  if (found.card || found.signin) {
+    const r = await api(found.card ? "/api/signin/card" : "/api/signin",
+                        {method: "POST", body: JSON.stringify({code: found.card || found.signin})});
+    sessionStorage.setItem("bt-token", r.token);
+    return r.token;
+  }
+  if (found.token) { sessionStorage.setItem("bt-token", found.token); return found.token; }
+  return sessionStorage.getItem("bt-token") || "";
+}
+async function api(path, opts = {}, token = "") {
+  const headers = {"Content-Type": "application/json"};
+  if (token) headers["Authorization"] = "Bearer " + token;
+  const r = await fetch(path, {...opts, headers});
+  let body = null;
+  try { body = await r.json(); } catch (e) { body = null; }
+  if (!r.ok) throw new Error((body && body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : r.statusText) + ` (${r.status})`);
+  return body;
+}
+// A live stream; the token goes as a subprotocol (never in the URL). stillValid() is asked before reconnecting:
+// false ends the stream (a credential that ended is not retried for ever).
+function stream(path, onMessage, onStatus, token = "", stillValid = null) {
+  let delay = 500;
+  function open() {
+    const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
+    const ws = token ? new WebSocket(url, ["bridgetable", "bearer." + token]) : new WebSocket(url);
+    ws.onopen = () => { delay = 500; onStatus && onStatus("live"); };
+    ws.onmessage = ev => onMessage(JSON.parse(ev.data));
+    ws.onclose = async () => {
+      if (stillValid && !(await stillValid())) { onStatus && onStatus("signed out"); return; }
+      onStatus && onStatus("reconnecting"); setTimeout(open, delay); delay = Math.min(delay * 2, 8000);
+    };
+  }
+  open();
+}
+// The text of a cited law in the edition of the table's current board (the seed's Chinese under 1997, a brief
+// quotation with its source under 2017), fetched once per table, board and law. A slot shows the paraphrase the
+// view carried until the text arrives; on a page not in Chinese the paraphrase stays and the seed's Chinese
+// text folds out beneath it (it is the authoritative wording of the 1997 edition).
+const LAW_TEXTS = new Map();      // "table|board|law" -> {value, promise}
+function lawKey(law) { return String(law || "").split("/")[0].replace(/[()\s]/g, ""); }
+function lawTextHtml(law, paraphrase) {
+  const src = law.url ? `<a href="${esc(law.url)}" target="_blank" rel="noopener">${esc(law.source)}</a>` : esc(law.source);
+  const quote = `<span class="law-quote" lang="${law.lang === "zh" ? "zh-Hant" : "en"}">${esc(law.text).replace(/\n/g, "<br>")}</span>` +
+    `<br><small>${esc(t("common.law_n", "Law {law}", {law: law.cited}))} &mdash; ${src}</small>`;
+  if (law.lang !== "zh" || I18N.lang === "zh-Hant" || !paraphrase) return quote;
+  return `${esc(paraphrase)}<details class="law-seed"><summary>${esc(t("common.law_seed_text", "The law's text (Chinese, the seed edition)"))}</summary>${quote}</details>`;
+}
+function lawTextSlot(table, board, law, paraphrase) {
+  const key = `${table}|${board ?? ""}|${lawKey(law)}`;
+  const known = LAW_TEXTS.get(key);
+  const inner = known && known.value ? lawTextHtml(known.value, paraphrase) : esc(paraphrase || "");
+  return `<div class="muted law-text" data-key="${esc(key)}" data-paraphrase="${esc(paraphrase || "")}">${inner}</div>`;
+}
+function lawTexts(root) {
+  root.querySelectorAll(".law-text[data-key]").forEach(el => {
+    const key = el.dataset.key, [table, , law] = key.split("|");
+    if (!law) return;
+    let entry = LAW_TEXTS.get(key);
+    if (!entry) {
+      entry = {value: null, promise: null};
+      const lang = I18N.lang === "zh-Hant" ? "&lang=zh" : "";     // the seed's Chinese wording for a Chinese page
+      entry.promise = api(`/api/laws/${encodeURIComponent(law)}?table=${encodeURIComponent(table)}${lang}`)
+        .then(found => (entry.value = found)).catch(() => null);
+      LAW_TEXTS.set(key, entry);
+    }
+    entry.promise.then(found => { if (found && el.isConnected) el.innerHTML = lawTextHtml(found, el.dataset.paraphrase); });
+  });
+}

@@ -1,0 +1,486 @@
+// The table terminal: a player's view of his own table on a phone or tablet. His hand, dummy once faced, the
+// auction until his first play (Laws 20, 41C), the bidding box with alerts, claims and concessions and the
+// opponents' answer, "call the director", the result to confirm, the board's traveller and the pair's running
+// score, where everyone goes at the end of the round; at a scoring-only table, keying the result.
+// The player opens his seat's link (/seat#signin=... or a table card's #card=...): common.js credential().
+let TOKEN = "", TABLE = "", ME = "";
+let state = null;
+const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null, roundBoards: null,
+            labels: {}};
+const STRAINS = ["C", "D", "H", "S", "NT"];
+const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
+const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
+                   S: () => t("seat.south", "South"), W: () => t("seat.west", "West")};
+const $ = id => document.getElementById(id);
+
+function toast(text) {
+  const el = $("toast");
+  el.textContent = text; el.style.display = "block";
+  clearTimeout(toast.timer); toast.timer = setTimeout(() => el.style.display = "none", 5000);
+}
+function tableUrl(rest) { return `/api/tables/${encodeURIComponent(TABLE)}${rest}`; }
+async function send(path, body) {
+  try { return await api(path, {method: "POST", body: JSON.stringify(body || {})}, TOKEN); }
+  catch (e) {
+    if (/\(401\)$/.test(e.message)) { await credentialEnded(e.message); return null; }
+    toast(e.message); return null;
+  }
+}
+const post = body => send(tableUrl("/events"), body);
+const choose = (code, option) => send(tableUrl("/rulings"), {code, option});
+function vulText(v) {
+  return {None: t("seat.vul_none", "nobody"), NS: t("seat.vul_ns", "North-South"), EW: t("seat.vul_ew", "East-West"),
+          All: t("seat.vul_all", "both sides"), Both: t("seat.vul_all", "both sides")}[v] || v;
+}
+function sideName(side) { return side === "NS" ? t("seat.side_ns", "North-South") : t("seat.side_ew", "East-West"); }
+function bidRank(call) {
+  const m = /^([1-7])(C|D|H|S|NT)$/.exec(call);
+  return m ? (m[1] - 1) * 5 + STRAINS.indexOf(m[2]) : -1;
+}
+
+// ------------------------------------------------------------------------------------------- the board line
+function renderBoard(s) {
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  const el = $("board");
+  if (s.withheld) {
+    el.innerHTML = esc(t("seat.withheld", "Board {n} in play: your pair still has to play it, nothing of it is shown (Law 16B)", {n: s.board.number}));
+    return;
+  }
+  if (!s.board) { el.textContent = s.kind === "scoring" ? t("seat.scoring_waiting", "Scoring-only table: key each board's result below.") : t("seat.waiting", "Waiting for a board."); return; }
+  const parts = [`<b>${esc(t("seat.board_n", "Board {n}", {n: s.board.number}))}</b>`,
+    esc(t("seat.dealer", "dealer {seat}", {seat: s.board.dealer})),
+    esc(t("seat.vulnerable", "vulnerable: {who}", {who: vulText(s.board.vulnerable)})),
+    `<span class="phase ${esc(s.phase)}">${esc(t("seat.phase_" + s.phase, s.phase.replace(/_/g, " ")))}</span>`];
+  if (s.turn) parts.push(s.turn === ME ? `<b class="your-turn">${esc(t("seat.your_turn", "your turn"))}</b>` : esc(t("seat.turn", "turn: {seat}", {seat: s.turn})));
+  if (s.contract) parts.push(`${esc(t("seat.contract", "contract"))} ${contractHtml(s.contract)} ${esc(s.contract !== "PASS" ? s.declarer || "" : "")}`);
+  el.innerHTML = parts.join(" &middot; ");
+}
+
+// ------------------------------------------------------------------------------------------- hands and trick
+function cardButton(c, seat, playable) {
+  const label = `${SEAT_NAME[seat]()} ${({S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"})[c[0]]}${rank(c[1])}`;
+  return playable ? `<button type="button" class="card play suit-${c[0]}" data-card="${c}" data-seat="${seat}" aria-label="${esc(t("seat.play_card", "play {card}", {card: label}))}">${rank(c[1])}</button>`
+    : `<span class="card suit-${c[0]}" data-card="${c}">${rank(c[1])}</span>`;
+}
+function handBlock(seat, cards, playable, big) {
+  const label = seat === ME ? t("seat.your_hand", "Your hand ({seat})", {seat}) :
+    seat === (state && state.dummy) ? t("seat.dummy_hand", "Dummy ({seat})", {seat}) : SEAT_NAME[seat]();
+  return `<div class="hand ${seat}${big ? " big" : ""}" aria-label="${esc(label)}"><div class="hand-name">${esc(label)}</div>` +
+    SUITS.map(su => `<div class="suit-row"><span class="suit-sym suit-${su}" aria-hidden="true">${SYM[su]}</span>` +
+      cards.filter(c => c[0] === su).map(c => cardButton(c, seat, playable(c))).join("") + "</div>").join("") + "</div>";
+}
+function renderHands(s) {
+  const playing = ["play", "opening_lead", "awaiting_ruling"].includes(s.phase) && !s.claim;
+  const mayPlay = seat => playing && s.turn === seat && (seat === ME && s.dummy !== ME || (seat === s.dummy && s.declarer === ME));
+  const complete = s.phase === "board_complete";
+  const shown = SEATS.filter(seat => s.hands[seat] && (s.hands[seat].cards.length || (s.hands[seat].original || []).length));
+  $("table-section").hidden = !shown.length && !s.trick && !s.last_trick;     // a scoring-only table: no cards known
+  let html;
+  if (complete && shown.length === 4) {            // the board is over: every hand as dealt, small
+    html = `<div class="all-hands">${SEATS.map(seat => handBlock(seat, s.hands[seat].original || s.hands[seat].cards, () => false, false)).join("")}</div>`;
+  } else {
+    const others = shown.filter(seat => seat !== ME);
+    html = others.map(seat => handBlock(seat, s.hands[seat].cards, () => mayPlay(seat), false)).join("") +
+      (s.hands[ME] ? handBlock(ME, s.hands[ME].cards, () => mayPlay(ME), true) : "");
+  }
+  $("hands").innerHTML = html;
+  $("hands").querySelectorAll(".card.play").forEach(b => b.onclick = () => post({type: "card", seat: b.dataset.seat, card: b.dataset.card}));
+  const tr = s.trick || s.last_trick;
+  const won = s.tricks_won && !complete ? `<div class="won">${esc(t("seat.tricks_won", "Tricks: NS {ns}, EW {ew}", {ns: s.tricks_won.NS, ew: s.tricks_won.EW}))}</div>` : "";
+  $("trick").innerHTML = tr ? `<div class="compass" aria-label="${esc(t("seat.trick_n", "Trick {n}", {n: tr.number}))}">` +
+    SEATS.map(seat => { const c = tr.cards.find(x => x.seat === seat); return `<div class="pos ${seat}"><small>${seat}</small> ${c ? cardHtml(c.card) : ""}</div>`; }).join("") +
+    `<div class="pos C">${esc(s.trick ? t("seat.trick_n", "Trick {n}", {n: tr.number}) : t("seat.last_trick", "Last trick"))}</div></div>` + won : won;
+}
+
+// ------------------------------------------------------------------------------------------- the auction
+function auctionTable(a) {
+  if (!a) return `<p class="muted">${esc(t("seat.auction_gone", "The auction is no longer shown after your first play (Law 41C): only the contract."))}</p>`;
+  const order = ["W", "N", "E", "S"];
+  const cells = [];
+  for (let i = 0; i < order.indexOf(a.dealer); i++) cells.push("<td></td>");
+  let cancelled = {};
+  for (const c of a.calls) {
+    if (!c.stands) { cancelled[c.seat] = (cancelled[c.seat] || "") + `<span class="cancelled">${callHtml(c.call)}</span> `; continue; }
+    const alert = c.alert ? ` <span class="alert-mark" title="${esc(t("seat.alerted", "alerted"))}">!</span><span class="sr-only">${esc(t("seat.alerted", "alerted"))}</span>` : "";
+    cells.push(`<td class="${c.alert ? "alerted" : ""}" data-seat="${c.seat}" data-call="${esc(c.call)}">${cancelled[c.seat] || ""}${callHtml(c.call)}${alert}</td>`);
+    delete cancelled[c.seat];
+  }
+  for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
+  const rows = [];
+  for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
+  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${seat}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+function myCallTurn(s) {
+  return s.turn === ME && (s.phase === "auction" || s.phase === "board_ready" || (s.phase === "awaiting_ruling" && !s.contract));
+}
+function renderBidding(s) {
+  const inAuction = s.board && !s.withheld && s.kind !== "scoring" || (s.auction && s.auction.calls.length);
+  $("bidding-section").hidden = !inAuction;
+  $("auction").innerHTML = s.board ? auctionTable(s.auction) : "";
+  const box = $("box");
+  if (!myCallTurn(s)) { box.innerHTML = ""; UI.level = null; return; }
+  const standing = (s.auction ? s.auction.calls : []).filter(c => c.stands && bidRank(c.call) >= 0);
+  const top = standing.length ? bidRank(standing[standing.length - 1].call) : -1;
+  const lvl = UI.level;
+  box.innerHTML = `<div class="box-row levels" role="group" aria-label="${esc(t("seat.level", "Level"))}">` +
+    [1, 2, 3, 4, 5, 6, 7].map(l => `<button type="button" class="level${lvl === l ? " on" : ""}${(l - 1) * 5 + 4 <= top ? " low" : ""}" data-level="${l}" aria-pressed="${lvl === l}">${l}</button>`).join("") + "</div>" +
+    `<div class="box-row strains" role="group" aria-label="${esc(t("seat.strain", "Strain"))}">` +
+    STRAINS.map(st => `<button type="button" class="strain" data-strain="${st}" ${lvl ? "" : "disabled"} aria-label="${lvl ? esc(lvl + (st === "NT" ? "NT" : " " + st)) : st}">${st === "NT" ? "NT" : `<span class="suit-${st}">${SYM[st]}</span>`}</button>`).join("") + "</div>" +
+    `<div class="box-row others"><button type="button" class="call pass" data-call="Pass">${esc(t("seat.pass", "Pass"))}</button>` +
+    `<button type="button" class="call dbl" data-call="X">X</button><button type="button" class="call rdbl" data-call="XX">XX</button>` +
+    `<button type="button" id="alert-toggle" class="alert-toggle${UI.alert ? " on" : ""}" aria-pressed="${UI.alert}">${esc(t("seat.alert", "Alert"))}</button></div>`;
+  const call = c => { post({type: "call", seat: ME, call: c, alert: UI.alert}); UI.level = null; UI.alert = false; };
+  box.querySelectorAll(".level").forEach(b => b.onclick = () => { UI.level = +b.dataset.level; renderBidding(state); });
+  box.querySelectorAll(".strain").forEach(b => b.onclick = () => { if (UI.level) call(UI.level + b.dataset.strain); });
+  box.querySelectorAll(".call").forEach(b => b.onclick = () => call(b.dataset.call));
+  $("alert-toggle").onclick = () => { UI.alert = !UI.alert; renderBidding(state); };
+}
+
+// ------------------------------------------------------------------------------------------- claims
+function renderClaim(s) {
+  const el = $("claim-section");
+  const playing = ["play", "opening_lead"].includes(s.phase) && s.declarer && s.dummy !== ME;
+  if (s.claim && s.phase !== "board_complete") {
+    const c = s.claim, mine = SIDE[c.seat] !== SIDE[ME];
+    const answered = c.responses[ME] !== undefined;
+    const declSide = SIDE[s.declarer] === SIDE[c.seat];
+    const what = declSide ? t("seat.claim_by", "{seat} claims: declarer's side takes {n} tricks in all", {seat: c.seat, n: c.tricks})
+      : t("seat.concede_by", "{seat} concedes: declarer's side takes {n} tricks in all", {seat: c.seat, n: c.tricks});
+    el.hidden = false;
+    el.innerHTML = `<h2>${esc(t("seat.claim", "Claim"))}</h2><p>${esc(what)}</p>` + (mine && !answered && s.phase === "claim_pending" ?
+      `<div class="actions"><button type="button" id="claim-accept" class="primary">${esc(t("seat.accept", "Accept"))}</button>` +
+      `<button type="button" id="claim-dispute">${esc(t("seat.dispute", "Dispute: call the director"))}</button></div>` :
+      `<p class="muted">${esc(answered ? t("seat.answered", "You answered.") : t("seat.waiting_opponents", "Waiting for the opponents' answer."))}</p>`);
+    if ($("claim-accept")) {
+      $("claim-accept").onclick = () => post({type: "claim_response", seat: ME, accept: true});
+      $("claim-dispute").onclick = () => post({type: "claim_response", seat: ME, accept: false});
+    }
+    return;
+  }
+  if (!playing) { el.hidden = true; el.innerHTML = ""; UI.claimOpen = false; return; }
+  el.hidden = false;
+  const declarerSide = SIDE[ME] === SIDE[s.declarer];
+  const won = s.tricks_won ? s.tricks_won[SIDE[s.declarer]] : 0;
+  const label = declarerSide ? t("seat.claim_open", "Claim") : t("seat.concede_open", "Concede");
+  if (!UI.claimOpen) {
+    el.innerHTML = `<button type="button" id="claim-open">${esc(label)}</button>`;
+    $("claim-open").onclick = () => { UI.claimOpen = true; renderClaim(state); };
+    return;
+  }
+  const options = Array.from({length: 14 - won}, (_, i) => won + i);
+  el.innerHTML = `<h2>${esc(label)}</h2><label for="claim-tricks">${esc(t("seat.claim_tricks", "Tricks for declarer's side in all"))}</label> ` +
+    `<select id="claim-tricks">${options.map(n => `<option value="${n}">${n}</option>`).join("")}</select>` +
+    `<div class="actions"><button type="button" id="claim-send" class="primary">${esc(label)}</button>` +
+    `<button type="button" id="claim-cancel">${esc(t("seat.cancel", "Cancel"))}</button></div>`;
+  $("claim-send").onclick = () => { UI.claimOpen = false; post({type: "claim", seat: ME, tricks: +$("claim-tricks").value}); };
+  $("claim-cancel").onclick = () => { UI.claimOpen = false; renderClaim(state); };
+}
+
+// ------------------------------------------------------------------------------------------- scoring-only keying
+function renderKeying(s) {
+  const el = $("keying-section");
+  const open = s.kind === "scoring" && !s.withheld && (!s.board || s.phase === "board_ready" ||
+    (s.phase === "board_complete" && s.confirm && s.confirm.answer && s.confirm.answer.accept));
+  if (!open) { el.hidden = true; el.innerHTML = ""; return; }
+  if (!el.hidden && el.dataset.board === String(s.board ? s.board.number : "")) return;    // keep what is being keyed
+  el.hidden = false;
+  el.dataset.board = s.board ? s.board.number : "";
+  const next = nextBoard(s);
+  const sel = (id, label, opts) => `<div class="field"><label for="${id}">${esc(label)}</label><select id="${id}">${opts}</select></div>`;
+  const opt = (v, text) => `<option value="${esc(v)}">${esc(text)}</option>`;
+  el.innerHTML = `<h2>${esc(t("seat.key_title", "Key the result"))}</h2><form id="key-form" class="key-form">` +
+    `<div class="field"><label for="key-board">${esc(t("seat.key_board", "Board"))}</label><input id="key-board" type="number" min="1" max="9999" inputmode="numeric" value="${next}"></div>` +
+    sel("key-level", t("seat.key_level", "Level"), opt("", "-") + [1, 2, 3, 4, 5, 6, 7].map(l => opt(l, l)).join("") + opt("PASS", t("seat.passed_out", "Passed out"))) +
+    sel("key-strain", t("seat.key_strain", "Strain"), STRAINS.map(st => opt(st, st === "NT" ? "NT" : SYM[st])).join("")) +
+    sel("key-risk", t("seat.key_risk", "Doubled"), opt("", "-") + opt("X", "X") + opt("XX", "XX")) +
+    sel("key-declarer", t("seat.key_declarer", "Declarer"), SEATS.map(x => opt(x, x)).join("")) +
+    sel("key-lead", t("seat.key_lead", "Opening lead"), opt("", "-") + SUITS.map(su => ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"].map(r => opt(su + r, SYM[su] + rank(r))).join("")).join("")) +
+    sel("key-tricks", t("seat.key_tricks", "Tricks taken by declarer"), Array.from({length: 14}, (_, i) => opt(i, i)).join("")) +
+    `<div class="actions"><button type="submit" class="primary" id="key-send">${esc(t("seat.key_send", "Enter the result"))}</button></div></form>`;
+  $("key-tricks").value = "7";
+  $("key-form").onsubmit = async ev => {
+    ev.preventDefault();
+    const board = +$("key-board").value, level = $("key-level").value;
+    if (!(board >= 1)) { toast(t("seat.key_board_missing", "Enter the board's number.")); return; }
+    if (!level) { toast(t("seat.key_level_missing", "Choose the contract's level, or Passed out.")); return; }
+    const result = level === "PASS" ? {type: "result", contract: "PASS"} :
+      {type: "result", contract: level + $("key-strain").value + $("key-risk").value, declarer: $("key-declarer").value,
+       tricks: +$("key-tricks").value, ...($("key-lead").value ? {lead: $("key-lead").value} : {})};
+    if (!(state.board && state.board.number === board && state.phase === "board_ready")) {
+      if (!(await post({type: "board", board}))) return;
+    }
+    if (await post(result)) { el.dataset.board = ""; }
+  };
+}
+
+// The board to key next: the one started, else the round's next board (the first of a new round), else the next;
+// blank once the round's last board is in (the table waits for the director to move it on; a board keyed then is
+// one the player names).
+function nextBoard(s) {
+  if (s.board && s.phase === "board_ready") return s.board.number;
+  const rb = UI.roundBoards || [];
+  const i = s.board ? rb.indexOf(s.board.number) : -1;
+  if (i >= 0) return i + 1 < rb.length ? rb[i + 1] : "";
+  if (rb.length) return rb[0];
+  return s.board ? s.board.number + 1 : 1;
+}
+
+// ------------------------------------------------------------------------------------------- after the board
+function renderResult(s) {
+  const el = $("result-section");
+  if (s.phase !== "board_complete" || !s.result) { el.hidden = true; el.innerHTML = ""; return; }
+  el.hidden = false;
+  const r = s.result, c = s.confirm || {};
+  const res = r.contract === "PASS" ? t("seat.result_passed", "Passed out") :
+    t("seat.result_line", "{contract} by {declarer}, {tricks} tricks", {contract: "\u0001", declarer: r.declarer || "-", tricks: r.tricks ?? "-"});
+  const score = r.score_ns == null ? "" : t("seat.score_line", "Score: NS {ns}, EW {ew}", {ns: r.score_ns, ew: -r.score_ns});
+  let html = `<h2>${esc(t("seat.result_title", "Result of board {n}", {n: s.board.number}))}</h2><p class="result-line"><b>${esc(res).replace("\u0001", contractHtml(r.contract))}</b>` +
+    (c.lead ? ` &middot; ${esc(t("seat.lead", "lead"))} ${cardHtml(c.lead)}` : "") + `<br>${esc(score)}</p>`;
+  const answer = c.answer;
+  if (answer && answer.accept) {
+    html += `<p class="ok-line">${esc(t("seat.confirmed", "Confirmed by {side} ({seat}).", {side: sideName(answer.side), seat: answer.seat || "-"}))}</p>`;
+  } else {
+    if (answer) html += `<p class="warn-line">${esc(t("seat.disputed", "Disputed by {seat}: the director is called.", {seat: answer.seat || answer.side}))}</p>`;
+    if (SIDE[ME] === c.side) {
+      html += `<p>${esc(t("seat.confirm_ask", "Do you agree with this result?"))}</p><div class="actions">` +
+        `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
+        `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
+    } else if (s.kind === "scoring" && c.keyed && c.keyed_by === ME) {
+      // one terminal for the table: handed over to the opponents (the server refuses it once they have their own)
+      const opp = SEATS.filter(x => SIDE[x] === c.side);
+      html += `<p>${esc(t("seat.hand_over", "Hand this device to {side} to confirm.", {side: sideName(c.side)}))}</p>` +
+        `<div class="field"><label for="confirm-seat">${esc(t("seat.confirming_seat", "Confirming player"))}</label><select id="confirm-seat">` +
+        opp.map(x => `<option value="${x}">${esc(SEAT_NAME[x]())}</option>`).join("") + `</select></div><div class="actions">` +
+        `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
+        `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
+    } else {
+      html += `<p class="muted">${esc(t("seat.confirm_wait", "Waiting for {side} to confirm the result.", {side: sideName(c.side)}))}</p>`;
+    }
+  }
+  html += `<div id="traveller"></div><div id="running"></div>`;
+  el.innerHTML = html;
+  const answerWith = accept => () => {
+    const body = {accept};
+    if ($("confirm-seat")) body.seat = $("confirm-seat").value;
+    send(tableUrl(`/boards/${s.board.number}/confirm`), body).then(r => { if (r && !accept) toast(t("seat.director_called", "The director has been called.")); });
+  };
+  if ($("confirm-accept")) { $("confirm-accept").onclick = answerWith(true); $("confirm-dispute").onclick = answerWith(false); }
+  if (answer && answer.accept) loadExtras(s.board.number);
+}
+
+// The board's traveller and the pair's running score (a seat's view of /api/public/results: never a board its
+// table still has to play), and the end-of-round guidance once the table has played its round's boards.
+async function loadExtras(board) {
+  const key = `${board}|${state.seq}`;
+  if (UI.extrasFor === key) return;
+  UI.extrasFor = key;
+  let view = null;
+  try { view = await api("/api/public/results", {}, TOKEN); } catch (e) { view = null; }
+  if (view && $("traveller")) {
+    const entry = (view.boards || []).find(b => b.board === board);
+    const rows = entry && entry.visible ? entry.travellers.flatMap(tr => tr.rows) : [];
+    const mine = rows.find(r => String(r.table) === TABLE);
+    if (mine && mine.ns != null) UI.pair = {NS: mine.ns, EW: mine.ew}[SIDE[ME]];
+    $("traveller").innerHTML = rows.length ? `<h3>${esc(t("seat.traveller", "Traveller, board {n}", {n: board}))}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(t("seat.traveller", "Traveller, board {n}", {n: board}))}"><table class="traveller">` +
+      `<thead><tr><th scope="col">${esc(t("seat.col_ns", "NS"))}</th><th scope="col">${esc(t("seat.col_ew", "EW"))}</th><th scope="col">${esc(t("seat.col_contract", "Contract"))}</th>` +
+      `<th scope="col">${esc(t("seat.col_by", "By"))}</th><th scope="col">${esc(t("seat.col_tricks", "Tricks"))}</th><th scope="col" class="num">${esc(t("seat.col_score", "NS score"))}</th><th scope="col" class="num">%</th></tr></thead><tbody>` +
+      rows.map(r => `<tr${String(r.table) === TABLE ? ' class="mine"' : ""}><td>${esc(r.ns_label ?? r.ns ?? "")}</td><td>${esc(r.ew_label ?? r.ew ?? "")}</td>` +
+        `<td>${r.adjusted ? esc(r.adjusted) : contractHtml(r.contract)}</td><td>${esc(r.declarer || "")}</td><td>${esc(r.tricks ?? "")}</td>` +
+        `<td class="num">${esc(r.score_ns ?? "")}</td><td class="num">${esc(r.ns_percent ?? "")}</td></tr>`).join("") + "</tbody></table></div>"
+      : `<p class="muted">${esc(t("seat.traveller_later", "The traveller shows once the board's results are released."))}</p>`;
+    const ranking = (view.rankings || []).flatMap(rk => rk.rows);
+    const me = UI.pair != null ? ranking.find(r => String(r.entrant) === String(UI.pair)) : null;
+    $("running").innerHTML = me && me.top !== 0 ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
+  }
+  loadGuidance(view);
+}
+
+// A pair as the results name it: a Mitchell's East-West pair 5 of 4 tables is "EW 1", so "EW pair 1" here.
+function pairNumber(p) {
+  const label = String(p.label ?? p.pair);
+  return label.startsWith(p.direction + " ") ? label.slice(p.direction.length + 1) : label;
+}
+async function loadGuidance(view) {
+  const el = $("guidance-section");
+  const prog = view && (view.progress || []).find(p => String(p.table) === TABLE);
+  if (!prog || !prog.boards.length || prog.done.length < prog.boards.length) { el.hidden = true; return; }
+  let g;
+  try { g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN); }
+  catch (e) { el.hidden = true; return; }                   // 404: no guidance offered
+  const pairLine = p => p.next_table == null ? t("seat.pair_out", "{dir} pair {pair}: no further round here (a sit-out, or the event ends)", {dir: p.direction, pair: pairNumber(p)})
+    : p.next_table === String(g.table) && p.next_direction === p.direction ? t("seat.pair_stays", "{dir} pair {pair}: stay at table {table}, {next}", {dir: p.direction, pair: pairNumber(p), table: p.next_table, next: p.next_direction})
+    : t("seat.pair_moves", "{dir} pair {pair}: go to table {table}, sit {next}", {dir: p.direction, pair: pairNumber(p), table: p.next_table, next: p.next_direction});
+  const b = g.boards || {numbers: [], next_table: null};
+  const boards = b.next_table == null && b.bye_stand ? t("seat.boards_bye", "Boards {boards} go to the bye stand: a later round plays them.", {boards: (b.numbers || []).join(", ")})
+    : b.next_table == null ? t("seat.boards_done", "Boards {boards}: not played again; hand them to the director.", {boards: (b.numbers || []).join(", ")})
+    : (b.shared_with || []).length ? t("seat.boards_go_shared", "Boards {boards} go to table {table}, which shares them with table {others}.", {boards: (b.numbers || []).join(", "), table: b.next_table, others: b.shared_with.join(", ")})
+    : t("seat.boards_go", "Boards {boards} go to table {table}.", {boards: (b.numbers || []).join(", "), table: b.next_table});
+  el.hidden = false;
+  el.innerHTML = `<h2>${esc(g.last_round ? t("seat.end_event", "The last round is over") : t("seat.end_round", "End of round {r}", {r: g.round}))}</h2><ul class="guidance">` +
+    (g.pairs || []).map(p => `<li${SIDE[ME] === p.direction ? ' class="mine"' : ""}>${esc(pairLine(p))}</li>`).join("") + `<li>${esc(boards)}</li></ul>`;
+}
+
+// ------------------------------------------------------------------------------------------- names for the round
+// The names form waits while a board is being bid or played (it would push the hand off a phone's screen).
+function boardInPlay(s) { return !!(s.board && !["board_ready", "board_complete"].includes(s.phase)); }
+async function loadPlayers() {
+  const el = $("players-section");
+  let info;
+  try { info = await api(tableUrl("/players"), {}, TOKEN); } catch (e) { el.hidden = true; return; }   // 404: not offered
+  const mySide = SIDE[ME], pair = info[mySide] || {};
+  if (pair.names && pair.names.length) {
+    el.hidden = false;
+    el.innerHTML = `<p class="muted">${esc(t("seat.players_are", "Pair {pair}: {names}", {pair: UI.labels[pair.pair] ?? pair.pair ?? "-", names: pair.names.join(", ")}))}</p>`;
+    return;
+  }
+  const seats = mySide === "NS" ? ["N", "S"] : ["E", "W"];
+  el.hidden = !!(state && boardInPlay(state));
+  const label = UI.labels[pair.pair] ?? pair.pair;
+  el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}${label != null ? ` <span class="pair-label">${esc(label)}</span>` : ""}</h2><form id="players-form" class="key-form">` +
+    seats.map(x => `<div class="field"><label for="player-${x}">${esc(t("seat.player_label", "{seat}: member number or name", {seat: SEAT_NAME[x]()}))}</label>` +
+      `<input id="player-${x}" name="${x}" maxlength="60" autocomplete="off"></div>`).join("") +
+    `<div class="actions"><button type="submit" class="primary">${esc(t("seat.players_send", "Save names"))}</button></div></form>`;
+  $("players-form").onsubmit = async ev => {
+    ev.preventDefault();
+    const body = {};
+    seats.forEach(x => { const v = $("player-" + x).value.trim(); if (v) body[x] = v; });
+    if (!Object.keys(body).length) return;
+    if (await send(tableUrl("/players"), body)) loadPlayers();
+  };
+}
+
+// ------------------------------------------------------------------------------------------- rulings, irregularities
+function renderRulings(s) {
+  const ch = s.choices || [];
+  $("choices-section").hidden = !ch.length;
+  $("choices").innerHTML = ch.map(i => `<div><b>${codeLabel(i.code)}</b> (${esc(t("seat.law", "Law {law}", {law: i.law}))}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
+    i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(o.text)}">${esc(o.code)}</button> ${esc(o.text)}<br>`).join("") + "</div>").join("");
+  $("choices").querySelectorAll("button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
+  lawTexts($("choices"));
+  $("irregularities").innerHTML = (s.irregularities || []).map(i =>
+    `<div>${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(i.seat ? t(`common.seat.${i.seat}`, i.seat) : "")} ${esc(i.detail || "")} [${esc(i.disposition || t("seat.open", "open"))}]</div>`).join("") || esc(t("seat.none", "none"));
+}
+
+// The boards of the table's current round (its guidance names them; null without an event). After the director
+// moves the table on, the table's state is still the last board of the old round: the page then shows the new
+// round (no board yet, the names form, the keying form at the round's first board), not the old result.
+async function loadRound() {
+  try {
+    const g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN);
+    UI.roundBoards = (g.boards && g.boards.numbers) || null;
+    (g.pairs || []).forEach(p => { UI.labels[p.pair] = p.label ?? String(p.pair); });
+  } catch (e) { UI.roundBoards = null; }
+  $("keying-section").hidden = true;                  // drawn again with the round's first board
+  if (state) render();
+}
+function earlierRound(s) {
+  return UI.roundBoards && s.board && s.phase === "board_complete" && !UI.roundBoards.includes(s.board.number);
+}
+function render() {
+  const s = earlierRound(state) ? {...state, board: null, phase: null, turn: null, declarer: null, dummy: null,
+    contract: null, hands: {}, auction: null, trick: null, last_trick: null, claim: null, result: null, confirm: null,
+    choices: [], irregularities: []} : state;
+  renderBoard(s);
+  renderRulings(s);
+  renderHands(s);
+  renderBidding(s);
+  renderClaim(s);
+  renderKeying(s);
+  renderResult(s);
+  if (s.phase !== "board_complete") { $("guidance-section").hidden = true; UI.extrasFor = null; }
+  if ($("players-form")) $("players-section").hidden = boardInPlay(s);
+}
+
+// ------------------------------------------------------------------------------------------- credentials
+function signedOut(msg) {
+  const el = $("signed-out");
+  el.hidden = false;
+  el.innerHTML = `<h2>${esc(t("seat.signed_out", "Signed out"))}</h2><p>${esc(t("seat.scan_card", "Scan the card at your table (or open this round's link) to sign in again."))}</p>`;
+  $("status").textContent = t("seat.status_signed_out", "signed out");
+  $("board").textContent = msg || t("seat.signed_out", "Signed out");           // why, where the board line was
+  ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section",
+   "players-section", "guidance-section", "irregularities-section", "call-director"].forEach(id => $(id).hidden = true);
+}
+// The seat's token ended (a new round, a revocation): the page follows its pair, never its table. It trades its
+// token for the pair's seat in the new round (POST /api/signin/renew: the server finds the pair's next table and
+// seat); a pair that sits out, waits for its table or has finished is told so and the page asks again every 10 s.
+// A revoked, replaced or already renewed token signs out: scan the card at your (new) table.
+let renewing = null;
+function newSeat(r) {
+  TOKEN = r.token; TABLE = r.table; ME = r.seat;
+  sessionStorage.setItem("bt-token", r.token);
+  state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.labels = {};
+  $("hands").innerHTML = ""; $("trick").innerHTML = ""; $("auction").innerHTML = "";
+  ["keying-section", "result-section", "guidance-section", "players-section", "claim-section"].forEach(id => $(id).hidden = true);
+  $("signed-out").hidden = true; $("table-section").hidden = false;
+  $("irregularities-section").hidden = false; $("call-director").hidden = false;
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  $("board").textContent = t("seat.waiting", "Waiting for a board.");
+  connect(); loadRound().then(loadPlayers);
+}
+function notSeated(r) {
+  signedOut("");
+  const el = $("signed-out");
+  const text = r.status === "over" ? t("seat.session_over", "Your session is over: your pair has no further round.")
+    : r.status === "sit_out" ? t("seat.sit_out", "Your pair sits out round {r}: this page shows your next table when its round begins.", {r: r.round})
+    : t("seat.wait_table", "Round {r}: your pair's next table has not started the round yet; this page follows when it does.", {r: r.round});
+  el.innerHTML = `<h2>${esc(r.status === "over" ? t("seat.over_title", "Session over") : t("seat.between_title", "Between tables"))}</h2><p class="pair-status" data-status="${esc(r.status)}">${esc(text)}</p>`;
+  $("board").textContent = text;
+  $("status").textContent = "";
+}
+async function renewCredential() {
+  try { return await api("/api/signin/renew", {method: "POST", body: "{}"}, TOKEN); }
+  catch (e) { return {status: "signed_out", message: e.message}; }
+}
+async function credentialEnded(msg) {
+  if (!renewing) {
+    renewing = (async () => {
+      streamToken = null;                             // nothing more from the old credential's stream
+      const r = await renewCredential();
+      if (r.status === "seated" && r.token) { newSeat(r); return true; }
+      if (["sit_out", "waiting", "over"].includes(r.status)) {
+        notSeated(r);
+        if (r.status !== "over") setTimeout(() => credentialEnded(msg), 10000);
+        return false;
+      }
+      signedOut(r.message || msg);
+      return false;
+    })().finally(() => setTimeout(() => { renewing = null; }, 0));
+  }
+  return renewing;
+}
+async function stillValid() {
+  try { await api("/api/whoami", {}, TOKEN); return true; }
+  catch (e) {
+    if (/\((401|403)\)$/.test(e.message)) { await credentialEnded(e.message); return false; }
+    return true;
+  }
+}
+let streamToken = null;
+function connect() {
+  const mine = TOKEN;
+  streamToken = mine;
+  stream(`/ws/tables/${encodeURIComponent(TABLE)}`, m => {
+    if (streamToken !== mine) return;
+    if (m.type === "state") { state = m.state; render(); }
+  }, st => { if (streamToken === mine) $("status").textContent = t("seat.status_" + st.replace(/ /g, "_"), st); }, mine,
+  async () => streamToken === mine && await stillValid());
+}
+
+async function main() {
+  await loadLanguage("seat");
+  $("call-director").onclick = async () => {
+    if (!TABLE) return;
+    const r = await send(tableUrl("/director"), {});
+    if (r) toast(t("seat.director_called", "The director has been called."));
+  };
+  try { TOKEN = await credential(); } catch (e) { signedOut(e.message); return; }
+  const parts = (TOKEN || "").split(".");
+  if (parts[0] !== "seat") { signedOut(t("seat.needs_link", "This page needs a seat's sign-in link.")); return; }
+  [, TABLE, ME] = parts;
+  if (!(await stillValid())) return;
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  connect();
+  loadRound().then(loadPlayers);
+}
+main();

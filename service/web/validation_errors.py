@@ -1,0 +1,48 @@
+"""The 422 for a body or parameter that does not fit the schema: the fields named, what was sent echoed at most
+``ECHO`` characters long (never a 5 MB input back, never a value JSON cannot encode: NaN, a lone surrogate)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from service.web.hardening import ECHO
+
+MAX_ERRORS = 20
+
+
+def _safe(v: Any, depth: int = 0) -> Any:
+    """``v`` made small and encodable: long strings cut, lone surrogates replaced, NaN and infinities named."""
+    if depth > 4:
+        return "..."
+    if isinstance(v, str):
+        s = v.encode("utf-8", "replace").decode("utf-8")
+        return s if len(s) <= ECHO else s[:ECHO] + f"... ({len(s)} characters)"
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    if isinstance(v, (bool, int, float)) or v is None:
+        return v
+    if isinstance(v, dict):
+        items = list(v.items())
+        out = {str(_safe(k, depth + 1)): _safe(x, depth + 1) for k, x in items[:MAX_ERRORS]}
+        if len(items) > MAX_ERRORS:
+            out["..."] = f"{len(items) - MAX_ERRORS} more"
+        return out
+    if isinstance(v, (list, tuple)):
+        return [_safe(x, depth + 1) for x in v[:MAX_ERRORS]] + ([f"... {len(v) - MAX_ERRORS} more"]
+                                                                 if len(v) > MAX_ERRORS else [])
+    return _safe(repr(v), depth)
+
+
+async def validation_error_handler(request: Request, err: Exception) -> JSONResponse:
+    assert isinstance(err, RequestValidationError)
+    errors = []
+    for e in err.errors()[:MAX_ERRORS]:
+        item = {k: e[k] for k in ("type", "loc", "msg") if k in e}
+        if "input" in e:
+            item["input"] = e["input"]
+        errors.append(_safe(item))
+    return JSONResponse({"detail": errors}, status_code=422)

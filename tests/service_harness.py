@@ -1,0 +1,207 @@
+"""Run the real service in a child process on a free loopback port (tests, benchmarks).
+
+``ServerProcess(config, db)`` starts ``bridgetable serve`` with a JSON configuration, waits until
+``/api/health`` answers, and can be stopped politely (SIGTERM) or killed (SIGKILL) and started again on
+the same journal and port. ``SlowLoris`` is a client that holds unfinished requests (``docs/security.md``,
+"Limits").
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+DIRECTOR_TOKEN = "director-test-token"
+ATTACKER = "127.0.0.2"          # another client address on the loopback (Linux answers all of 127/8)
+
+
+class SeatSignIn(httpx.Auth):
+    """A player at ``table``/``seat`` who signs in with his seat's current link (``POST /api/signin``) and, when
+    his sign-in ends (a new round, a revocation: 401), signs in again with the link the director now shows."""
+
+    def __init__(self, server: ServerProcess, table: str, seat: str) -> None:
+        self.server, self.table, self.seat = server, table, seat
+        self.token: str | None = None
+
+    def sign_in(self) -> str:
+        with self.server.client(self.server.token) as d:
+            link = d.get(f"/api/tables/{self.table}/tokens").raise_for_status().json()[self.seat]["link"]
+            if d.get(f"/api/tables/{self.table}/tokens").json()[self.seat]["used"]:
+                d.post(f"/api/tables/{self.table}/revoke", params={"seat": self.seat}).raise_for_status()
+                link = d.get(f"/api/tables/{self.table}/tokens").json()[self.seat]["link"]
+            code = link.split("#signin=", 1)[1]
+            self.token = str(d.post("/api/signin", json={"code": code}).raise_for_status().json()["token"])
+        return self.token
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self.token or self.sign_in()}"
+        response = yield request
+        if response.status_code == 401:
+            request.headers["Authorization"] = f"Bearer {self.sign_in()}"
+            yield request
+
+
+def raw_request(port: int, method: str, path: str, headers: list[tuple[str, str]], body: bytes = b"",
+                timeout: float = 10.0) -> tuple[int, bytes]:
+    """One HTTP/1.1 request written byte for byte on a socket (headers exactly as given, repeated ones too,
+    which an HTTP client would merge): the answer's status and body."""
+    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in headers)
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(head.encode("latin-1") + b"\r\n" + body)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    status_line, _, rest = data.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    def __init__(self, workdir: Path, config: dict[str, Any] | None = None, simulate: int = 0,
+                 extra_args: tuple[str, ...] = (), port: int | None = None, open_files: int | None = None) -> None:
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        cfg = {"director_token": DIRECTOR_TOKEN, "database": str(self.workdir / "journal.db")}
+        cfg.update(config or {})
+        self.config = cfg
+        self.config_path = self.workdir / "config.json"
+        self.config_path.write_text(json.dumps(cfg))
+        self.simulate = simulate
+        self.extra_args = extra_args
+        self.open_files = open_files              # the child's RLIMIT_NOFILE (soft and hard), as a club's machine has
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.ws_base = f"ws://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = self.workdir / "server.log"
+        self.token = cfg["director_token"]
+
+    @property
+    def database(self) -> str:
+        return str(self.config["database"])
+
+    def start(self, timeout: float = 30.0) -> ServerProcess:
+        cmd = [sys.executable, "-c", "from bridgetable.cli import main; main()", "serve",
+               "--config", str(self.config_path), "--port", str(self.port), "--log-level", "warning"]
+        if self.simulate:
+            cmd += ["--simulate", str(self.simulate)]
+        cmd += list(self.extra_args)
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                     cwd=self.workdir, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                     preexec_fn=self._limit_files if self.open_files else None)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited ({self.proc.returncode}):\n{self.log_path.read_text()[-3000:]}")
+            try:
+                if httpx.get(self.base + "/api/health", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"server did not start:\n{self.log_path.read_text()[-3000:]}")
+
+    def _limit_files(self) -> None:
+        assert self.open_files is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
+
+    def stop(self, timeout: float = 15.0) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+        self.proc = None
+
+    def client(self, token: str | None = None, **kw: Any) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 10.0), **kw)
+
+    def seat_client(self, table: str, seat: str, **kw: Any) -> httpx.Client:
+        """A client of a player at ``table``/``seat``, signed in for whatever round the table is in."""
+        return httpx.Client(base_url=self.base, auth=SeatSignIn(self, table, seat), timeout=kw.pop("timeout", 10.0),
+                            **kw)
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class SlowLoris(threading.Thread):
+    """Holds up to ``n`` connections from ``source`` that send a request head a header at a time and never finish
+    it (slowloris); reopens those the server closes, until ``done`` is set."""
+
+    def __init__(self, port: int, n: int, source: str = ATTACKER) -> None:
+        super().__init__(daemon=True)
+        self.port, self.n, self.source = port, n, source
+        self.socks: list[socket.socket] = []
+        self.opened = self.closed_by_server = 0
+        self.done = threading.Event()
+
+    def _open(self) -> None:
+        try:
+            s = socket.create_connection(("127.0.0.1", self.port), timeout=0.5, source_address=(self.source, 0))
+            s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")
+            s.setblocking(False)
+        except OSError:
+            return
+        self.socks.append(s)
+        self.opened += 1
+
+    def run(self) -> None:
+        last_dribble = time.monotonic()
+        while not self.done.is_set():
+            while len(self.socks) < self.n and not self.done.is_set():
+                self._open()
+                if len(self.socks) % 100 == 0:
+                    break                               # let the dribble below run between bursts
+            if time.monotonic() - last_dribble > 2.0:
+                last_dribble = time.monotonic()
+                alive = []
+                for s in self.socks:
+                    try:
+                        s.send(b"X-a: b\r\n")
+                        if s.recv(4096, socket.MSG_PEEK) == b"":
+                            raise OSError("closed")
+                    except BlockingIOError:
+                        alive.append(s)
+                        continue
+                    except OSError:
+                        s.close()
+                        self.closed_by_server += 1
+                        continue
+                    s.close()                           # the server answered (a refusal): done with it
+                    self.closed_by_server += 1
+                self.socks = alive
+            time.sleep(0.01)
+        for s in self.socks:
+            s.close()
