@@ -166,6 +166,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
         heartbeat_ms: int | None = None, inline: bool = False, switch_ms: float | None = None,
         ack_delay_ms: int | None = None, on_loop: bool = False) -> dict[str, Any]:
     import gc
+    import shutil
     import tempfile
 
     from test_sim_replay import DEAL
@@ -341,6 +342,7 @@ def run(tables: int, transport: str, pace: float, threads: bool = False,
     sys.setswitchinterval(old_switch)
     parent.send("done")
     proc.join(timeout=30)
+    shutil.rmtree(link_dir, ignore_errors=True)        # the device process has closed its ptys and links
     baseline = sorted(ms for _, ms in base_parent.recv())
     base.join(timeout=10)
     bq = statistics.quantiles(baseline, n=100) if len(baseline) >= 100 else [float("nan")] * 99

@@ -16,10 +16,12 @@ table plays a record as ``SimulatedTable`` does (same routing, same waiting, sam
   ``bytedup``).
 
 The club's decks are NTAG-style 7-byte UIDs (:func:`hw_sim.avr.ntag_uids`), registered directly instead of
-learned over the wire (learning 208 tags in real time would take minutes).
+learned over the wire (learning 208 tags in real time would take minutes). The units' pty links go in
+``link_dir``, by default a fresh ``seatunits-*`` folder of the temp dir that closing the table removes.
 """
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -145,10 +147,23 @@ class AvrTable(SimulatedTable):
         self.units: dict[str, SeatUnit] = {}
         self._card_emits: dict[tuple[str, str], list[int]] = {}
         self.reader_ports: dict[str, AvrPort] = {}
+        self._own_unit_dir = not link_dir            # the units' links folder was made here: removed on close
         self._unit_dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunits-"))
-        super().__init__("pty", spec, seed, decks=ntag_club_decks(n_decks), n_decks=n_decks,
-                         link_dir=self._unit_dir, **kwargs)
+        try:
+            super().__init__("pty", spec, seed, decks=ntag_club_decks(n_decks), n_decks=n_decks,
+                             link_dir=self._unit_dir, **kwargs)
+        except BaseException:
+            self._remove_unit_dir()
+            raise
         self.transport = "avr"
+
+    def close(self) -> None:
+        super().close()                               # the units quit and unlink their links first
+        self._remove_unit_dir()
+
+    def _remove_unit_dir(self) -> None:
+        if self._own_unit_dir:
+            shutil.rmtree(self._unit_dir, ignore_errors=True)
 
     def _driver_kwargs(self) -> dict[str, Any]:
         return {**super()._driver_kwargs(), "config": AVR_HOST_CONFIG}

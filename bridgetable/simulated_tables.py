@@ -55,6 +55,7 @@ from __future__ import annotations
 import itertools
 import logging
 import queue
+import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -158,6 +159,7 @@ class SimulatedTable:
         self.on_applied = on_applied
         self._endpoints: list[Any] = []
         self._link_dir = Path(link_dir) if link_dir else None
+        self._own_link_dir = False                     # the pty links' folder was made here: removed on close
         # the last tag laid on each (seat, zone) of the board in play; the next board starts from a copy
         self._board_reads: dict[tuple[Seat, int], str] = {}
         self._usb_backend: Any = None
@@ -188,6 +190,7 @@ class SimulatedTable:
             from hw_sim.pty import PtyEndpoint
             if self._link_dir is None:
                 self._link_dir = Path(tempfile.mkdtemp(prefix=f"hw_sim-{self.name}-"))
+                self._own_link_dir = True
             pty_ep = PtyEndpoint(port, self._link_dir, port.name)
             self._endpoints.append(pty_ep)
             return pty_ep.url
@@ -500,6 +503,8 @@ class SimulatedTable:
                 unregister(f"{self.name.lower()}-{p.name.lower()}")
         self.table.close()
         self._verdict_table.close()
+        if self._own_link_dir and self._link_dir is not None:
+            shutil.rmtree(self._link_dir, ignore_errors=True)
 
     def __enter__(self) -> SimulatedTable:
         return self

@@ -84,7 +84,8 @@ def harness_faults(spec: FaultSpec, bytedrop: float = 0.0, bytedup: float = 0.0)
 
 
 class SeatUnit:
-    """One emulated seat unit (card reader + bidding box) behind two ptys."""
+    """One emulated seat unit (card reader + bidding box) behind two ptys, their links in ``link_dir`` (by
+    default a fresh ``seatunit-*`` folder of the temp dir, removed on close)."""
 
     def __init__(self, name: str, reader_serial: str, box_serial: str, *, link_dir: str | Path | None = None,
                  start_timeout: float = 10.0, elf: str | Path | None = None) -> None:
@@ -92,15 +93,20 @@ class SeatUnit:
             build()
         firmware = Path(elf) if elf is not None else ELF
         self.name = name
+        self._own_dir = not link_dir                 # a folder made here is removed on close
         self.dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunit-"))
         self._lock = threading.Lock()
         self._lines: queue.Queue[str] = queue.Queue()
         self.placed_ns: dict[str, int] = {}          # action id -> CLOCK_MONOTONIC ns the tag entered the field
         self.errors: list[str] = []
-        self._proc = subprocess.Popen(
-            [str(HARNESS), "--elf", str(firmware), "--link-dir", str(self.dir), "--name", name,
-             "--reader-serial", reader_serial, "--box-serial", box_serial],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+        try:
+            self._proc = subprocess.Popen(
+                [str(HARNESS), "--elf", str(firmware), "--link-dir", str(self.dir), "--name", name,
+                 "--reader-serial", reader_serial, "--box-serial", box_serial],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+        except BaseException:
+            self._remove_dir()
+            raise
         self._reader = threading.Thread(target=self._read_output, name=f"seatunit-{name}", daemon=True)
         self._reader.start()
         try:
@@ -237,6 +243,11 @@ class SeatUnit:
                 os.unlink(self.dir / f"{self.name}-{link}")
             except FileNotFoundError:
                 pass
+        self._remove_dir()
+
+    def _remove_dir(self) -> None:
+        if self._own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> SeatUnit:
         return self

@@ -4,7 +4,8 @@ slave with ``serial.serial_for_url(path)`` and goes through the real termios cod
 The device is published under a stable path (a symlink in a directory of your choice, like a udev
 ``/dev/serial/by-id`` link) that points at the current ``/dev/pts/N``. Unplugging closes both sides of
 the pty and removes the link (the driver's reads fail with EIO, exactly as when a USB-serial adapter is
-pulled); replugging opens a fresh pty and points the link at it.
+pulled); replugging opens a fresh pty and points the link at it. Without a directory given, the link goes in a
+fresh ``hw_sim-*`` folder of the temp dir, removed on close.
 
 Not modelled: baud rate (the pty moves bytes at memory speed), modem lines (DTR/RTS/CTS are ignored),
 break conditions, the kernel's 4 KB pty buffer limit beyond what the OS itself does.
@@ -15,6 +16,7 @@ import errno
 import logging
 import os
 import selectors
+import shutil
 import tempfile
 import tty
 from pathlib import Path
@@ -33,6 +35,7 @@ class PtyEndpoint:
                  reactor: Reactor | None = None) -> None:
         self.port = port
         self.reactor = reactor or default_reactor()
+        self._own_dir = not link_dir                 # a folder made here is removed on close
         self.dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="hw_sim-"))
         self.path = self.dir / (name or port.name)
         self._master: int | None = None
@@ -40,7 +43,11 @@ class PtyEndpoint:
         self._pending = bytearray()
         self._generation = -1
         self._closed = False
-        self.reactor.call_wait(self._open)
+        try:
+            self.reactor.call_wait(self._open)
+        except BaseException:
+            self._remove_dir()
+            raise
         port.add_listener(self._on_port)
         self.reactor.add(self)
 
@@ -164,6 +171,11 @@ class PtyEndpoint:
             self.reactor.call_wait(self._close_pty)
         except TimeoutError:
             pass
+        self._remove_dir()
+
+    def _remove_dir(self) -> None:
+        if self._own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def __repr__(self) -> str:
         return f"<PtyEndpoint {self.port.name} {self.path}>"

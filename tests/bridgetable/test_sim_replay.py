@@ -149,6 +149,7 @@ def test_seeded_faults_with_hand_pickups(handmade):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("BRIDGETABLE_SLOW"), reason="set BRIDGETABLE_SLOW=1 (about 3 minutes)")
+@pytest.mark.timeout(2400)                          # about 3 minutes: twice the suite's per-test timeout
 def test_seeded_faults_two_hundred_whole_boards(handmade):
     """The full board, hand pickups included, 200 seeds (slow: see above)."""
     seeded_runs(next(read_records(handmade)), range(2000, 2200), FaultSpec.parse(FAULTS))
@@ -217,6 +218,7 @@ def test_corpus_records_through_the_devices(corpus):
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("transport", ["pty", "usb"])
+@pytest.mark.timeout(2400)                          # about 4 minutes each: twice the suite's per-test timeout
 def test_two_hundred_corpus_records_over_pty_and_pyusb(corpus, transport):
     """At least 200 real records (irregular ones included) through ptys (real termios) and through the
     real pyusb stack over the simulated backend: the same verdicts as `bridgetable replay`."""

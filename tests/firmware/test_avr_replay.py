@@ -102,6 +102,7 @@ def test_real_corpus_boards_give_the_replay_verdicts(table, corpus):
 
 
 SLOW = pytest.mark.skipif(not os.environ.get("BRIDGETABLE_SLOW"), reason="set BRIDGETABLE_SLOW=1 (a few minutes)")
+LONG = pytest.mark.timeout(2400)  # 3-5 minutes on an idle machine, wall-clock emulation: twice the suite's timeout
 TABLES = 4                      # tables side by side: each emulated unit costs ~6-12 % of a core
 
 
@@ -137,6 +138,7 @@ def test_a_spread_of_corpus_boards_on_parallel_tables(firmware_build, corpus):
 @pytest.mark.corpus
 @pytest.mark.slow
 @SLOW
+@LONG
 def test_two_hundred_corpus_boards_give_the_replay_verdicts(firmware_build, corpus):
     """200 real boards (150 PBN, 50 LIN, spread over the whole corpus), every call keyed on a bidding box and
     every card laid on a seat's antenna, on four tables at once."""
@@ -198,6 +200,7 @@ def test_a_few_seeded_fault_runs_on_parallel_tables(firmware_build, played):
 
 @pytest.mark.slow
 @SLOW
+@LONG
 def test_fifty_seeded_fault_runs_give_the_fault_free_verdicts(firmware_build, played):
     seeded_fault_runs(played, list(range(1000, 1050)), TABLES)
 
