@@ -72,6 +72,12 @@ class DataConnector:
 
     def _apply_put(self, kind: str, items: list[dict[str, Any]]) -> None:
         self.received.setdefault(kind, []).extend(items)
+        if kind == "results" and self.plan is not None:     # at start-up: its own corrections are not sent back
+            for item in items:
+                at = self.plan.sections.get(str(item.get("SectionLetters") or ""))
+                tid = at.tables.get(int(item.get("TableNumber") or 0)) if at is not None else None
+                if tid is not None:
+                    self._own_adjustments.add((tid, int(item.get("BoardNumber") or 0)))
         if kind in ("bridgemate2", "bridgemate3"):
             for item in items:
                 self.settings[(2 if kind == "bridgemate2" else 3, str(item.get("SectionLetters") or ""))] = item
@@ -183,6 +189,7 @@ class DataConnector:
             rt = self.svc.club.tables[tid]
             for n in sorted(rt.boards):
                 self._check_result(rt, n)
+        self._own_adjustments.clear()          # what the journal's puts marked is settled now
 
     def _on_table_row(self, rt: TableRuntime, row: Row, event: TableEvent | None) -> None:
         if row.kind in ("adjustment", "confirmation"):

@@ -196,6 +196,10 @@ def test_scoring_program_runs_the_evening(tmp_path: Path) -> None:
                 for row in tr["rows"] if row["table"] == str(t)]
         assert rows and rows[0]["contract"] == "3NT", rows
         assert client.poll_for_results(SESSION) == []            # its own correction is not sent back
+        server.stop()                                              # not after a restart either
+        server.start()
+        client = DataConnectorClient(CLUB_ID, LICENCE_KEY, server.dc_base)
+        assert client.poll_for_results(SESSION) == []
 
         # the director replaces another result by an artificial score: no contract to send, so an erasure
         t2, b2 = sorted(own)[1]
