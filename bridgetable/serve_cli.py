@@ -6,7 +6,10 @@ sending anything) and, when the database already holds a session, asks whether t
 the old database aside (``service/store/earlier_journal.py``), never deletes it."""
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import secrets
 import socket
 import sys
 from typing import Any
@@ -75,11 +78,18 @@ def _choose_session(database: str, choice: str | None) -> None:
               help="resume the session the database holds without asking")
 @click.option("--new", "session_choice", flag_value="new",
               help="start a new session: the database's earlier session is moved aside (renamed), never deleted")
+@click.option("--dataconnector", "dataconnector", is_flag=True, default=False,
+              help="serve the scoring program's Data Connector endpoint (docs/data-connector.md); without "
+                   "--dc-licence-key a key is made once and kept in the database")
+@click.option("--dc-club-id", default=None, help="the club id the scoring program sends (turns the endpoint on)")
+@click.option("--dc-licence-key", default=None, help="the licence key the scoring program sends")
+@click.option("--dc-port", default=None, type=click.IntRange(0, 65535), help="the Data Connector's port (5079)")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve(config: str | None, simulate: int | None, host: str, port: int, database: str | None,
           pace: float | None, irregularity_rate: float | None, ruling_wait: float | None,
           seed: int | None, spectator_delay: float | None, show_token: bool | None, session_choice: str | None,
+          dataconnector: bool, dc_club_id: str | None, dc_licence_key: str | None, dc_port: int | None,
           log_level: str) -> None:
     """Run the service: REST/WebSocket API, director console, live pages (docs at /docs)."""
     from service import create_app, load_settings
@@ -101,6 +111,8 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
     if show_token is None:
         show_token = sys.stdout.isatty()
     _choose_session(settings.database, session_choice)
+    if dataconnector or dc_club_id or dc_licence_key or dc_port is not None:
+        settings = _with_dataconnector(settings, dc_club_id, dc_licence_key, dc_port)
     everywhere = host in ANY_ADDRESS
     shown = lan_address() if everywhere else "localhost" if host.startswith("127.") else host
 
@@ -124,8 +136,65 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
         click.echo(f"  spectators:       {base}/spectate")
         click.echo(f"  live results:     {base}/results")
         click.echo(f"  API docs:         {base}/docs")
+        dc = settings.dataconnector
+        if dc is not None:
+            click.echo(f"  scoring program:  Data Connector at http://{shown}:{dc.port}  club id {dc.club_id}  "
+                       f"licence key {dc.licence_key if show_token else '(--show-token)'}")
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("transitions").setLevel(max(logging.WARNING, logging.getLogger().level))   # a line per event
-    serve_limited(create_app(settings, on_ready=ready), host=host, port=port, log_level=log_level,
-                  limits=settings.limits)
+    app = create_app(settings, on_ready=ready)
+    if settings.dataconnector is None:
+        serve_limited(app, host=host, port=port, log_level=log_level, limits=settings.limits)
+        return
+    from service.dataconnector.server import create_dc_app
+    from service.web.connection_guard import guarded_server
+
+    dc = settings.dataconnector
+    main_server = guarded_server(app, host=host, port=port, log_level=log_level, limits=settings.limits)
+    dc_server = guarded_server(create_dc_app(lambda: app.state.service), host=dc.host or host, port=dc.port,
+                               log_level=log_level, limits=settings.limits)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_both(main_server, dc_server))
+    if not main_server.started:
+        sys.exit(3)
+
+
+async def _serve_both(main_server: Any, dc_server: Any) -> None:
+    """The service, then (once it runs: the endpoint reads its journal) the Data Connector on its own port; the
+    endpoint stops first, so its last queue rows reach the journal before the service closes it."""
+    main = asyncio.create_task(main_server.serve())
+    while not main_server.started:
+        if main.done():
+            await main
+            return
+        await asyncio.sleep(0.05)
+    dc = asyncio.create_task(dc_server.serve())
+    await asyncio.wait({main, dc}, return_when=asyncio.FIRST_COMPLETED)
+    dc_server.should_exit = True
+    await asyncio.gather(dc, return_exceptions=True)
+    main_server.should_exit = True
+    await main
+
+
+def _with_dataconnector(settings: Any, club_id: str | None, licence_key: str | None, port: int | None) -> Any:
+    """The settings with the Data Connector on: the options win over the configuration's ``dataconnector``; a
+    missing licence key is made once and kept in the database's meta, so the scoring program's stays valid."""
+    from service.config.settings import DataConnectorConfig
+    from service.store.journal import Journal
+
+    cfg = settings.dataconnector
+    club_id = club_id or (cfg.club_id if cfg else "bridgetable")
+    if not licence_key and cfg is None:
+        journal = Journal(settings.database, settings.synchronous)
+        try:
+            licence_key = journal.meta("dc_licence_key")
+            if licence_key is None:
+                licence_key = secrets.token_hex(8).upper()
+                journal.set_meta("dc_licence_key", licence_key)
+        finally:
+            journal.close()
+    update: dict[str, Any] = {"club_id": club_id, **({"licence_key": licence_key} if licence_key else {}),
+                              **({"port": port} if port is not None else {})}
+    new = cfg.model_copy(update=update) if cfg else DataConnectorConfig.model_validate(update)
+    return settings.model_copy(update={"dataconnector": new})

@@ -29,8 +29,10 @@ from service.api.ws import router as ws_router
 from service.config.event_plan import default_event_config
 from service.config.loading import check_settings
 from service.config.settings import Settings
+from service.dataconnector.connector import DataConnector
 from service.errors import ServiceError
 from service.event.board_rule import ClubBoardRule
+from service.event.hand_records import HandRecords
 from service.event.public_screen import PublicScreen
 from service.live.auth import Tokens
 from service.live.club import Club
@@ -110,6 +112,9 @@ def create_app(settings: Settings | None = None,
             install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
+        svc.hand_records = HandRecords(club, lambda: svc.tournament).load(journal.rows(CLUB))
+        if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve
+            svc.dataconnector = DataConnector(svc).load(journal.rows(CLUB))
         redact_server_logs()                        # uvicorn has configured its loggers by now
         loop = asyncio.get_running_loop()
         journal.start(on_failure=lambda reason: loop.call_soon_threadsafe(journal_stopped, hub, reason))
@@ -120,7 +125,8 @@ def create_app(settings: Settings | None = None,
             await svc.uploads.start()
         svc.devices = DeviceManager(club, settings)
         n_devices = svc.devices.start()
-        if settings.simulation.tables and event_row is None:   # a director's event: the robots have left
+        # a director's event: the robots have left; with the Data Connector on they play only its event (it starts them)
+        if settings.simulation.tables and event_row is None and svc.dataconnector is None:
             svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings),
                                            next_board=svc.tournament.next_board if svc.tournament else None)
             svc.simulation.start()

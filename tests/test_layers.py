@@ -37,7 +37,7 @@ SERVICE_FLOORS: dict[str, int] = {
     "web": 2, "live": 2,
     "event": 3, "outbox": 3, "sim": 3,
     "wiring": 4,
-    "api": 5,
+    "api": 5, "dataconnector": 5,
     "app": 6,
 }
 

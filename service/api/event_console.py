@@ -56,7 +56,7 @@ def _console_limits(cfg: EventConfig) -> None:
     if len(movements) > MAX_SECTIONS:
         raise Invalid(f"at most {MAX_SECTIONS} sections")
     for mv in movements:
-        if mv is None or mv.file is not None:
+        if mv is None or mv.kind is None:
             raise Invalid("a movement set up from the console is a kind: mitchell, howell, teams or round_robin")
         for key, top in LIMITS.items():
             value = getattr(mv, key)

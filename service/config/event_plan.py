@@ -31,6 +31,8 @@ def build_movement(cfg: MovementConfig) -> Movement:
         except OSError as err:
             raise ValueError(f"cannot read the movement file {cfg.file}: {err}") from None
         return Movement.from_text(text, name=cfg.name)
+    if cfg.text is not None:
+        return Movement.from_text(cfg.text, name=cfg.name)
     bpr = cfg.boards_per_round
     if cfg.kind == "mitchell":
         if cfg.tables is None:

@@ -100,6 +100,8 @@ class MovementConfig(_Strict):
     (``kind`` mitchell / howell / teams / round_robin with its numbers) or a table-of-rounds ``file``."""
     kind: Literal["mitchell", "howell", "teams", "round_robin"] | None = None
     file: str | None = Field(default=None, description="a table of rounds read with results.Movement.from_text")
+    text: str | None = Field(default=None, description="the same table of rounds given inline (a scoring program's "
+                                                       "movement, service/dataconnector/)")
     tables: int | None = Field(default=None, ge=2, le=500, description="mitchell: tables")
     pairs: int | None = Field(default=None, ge=3, le=500, description="howell: pairs")
     teams: int | None = Field(default=None, ge=2, le=200, description="round_robin: teams")
@@ -115,8 +117,9 @@ class MovementConfig(_Strict):
 
     @model_validator(mode="after")
     def _one(self) -> MovementConfig:
-        if (self.kind is None) == (self.file is None):
-            raise ValueError("a movement is a kind (mitchell, howell, teams, round_robin) or a file, not both")
+        if [self.kind, self.file, self.text].count(None) != 2:
+            raise ValueError("a movement is one of a kind (mitchell, howell, teams, round_robin), a file or a text, "
+                             "not both")
         return self
 
 
@@ -208,6 +211,18 @@ class LimitsConfig(_Strict):
                                  "client and reason per this many seconds, with a count")
 
 
+class DataConnectorConfig(_Strict):
+    """The scoring program's Data Connector endpoint (``service/dataconnector/``): its credentials and port."""
+    club_id: str = Field(..., min_length=1, max_length=64, description="the club id the scoring program sends")
+    licence_key: str = Field(..., min_length=1, max_length=128,
+                             description="the licence key the scoring program sends")
+    port: int = Field(default=5079, ge=0, le=65535, description="the Data Connector's port (the protocol's 5079)")
+    host: str | None = Field(default=None, description="address to listen on (default: the service's)")
+    table_kind: Literal["played", "scoring"] = Field(
+        default="scoring", description="the kind of the tables InitializeEvent sets up: played (cards and readers) "
+                                      "or scoring (Bridgemate-style: the result keyed at the table)")
+
+
 class Settings(_Strict):
     database: str = "bridgetable.db"
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
@@ -225,6 +240,8 @@ class Settings(_Strict):
                                                    "without it every tag a seat reader sees is unknown")
     uploads: list[UploadTarget] = Field(default=[], description="live-upload targets (docs/upload.md)")
     limits: LimitsConfig = LimitsConfig()
+    dataconnector: DataConnectorConfig | None = Field(default=None, description="the scoring program's Data Connector "
+                                                      "endpoint (docs/data-connector.md); off without it")
 
     @field_validator("tables")
     @classmethod

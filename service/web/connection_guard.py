@@ -225,16 +225,22 @@ class _Server(uvicorn.Server):
                                                  # re-raises the signal that stopped it: nothing else runs)
 
 
-def serve(app: Any, *, host: str, port: int, log_level: str, limits: LimitsConfig) -> None:
-    """Run ``app`` under uvicorn with these limits until it is stopped (as ``uvicorn.run`` does, exit status 3
-    when it could not start)."""
+def guarded_server(app: Any, *, host: str, port: int, log_level: str, limits: LimitsConfig) -> uvicorn.Server:
+    """The uvicorn server of ``app`` with these limits (not started: ``serve`` runs one; ``bridgetable serve``
+    runs a second beside it in the same loop, the scoring program's Data Connector)."""
     guard = ConnectionGuard(limits)
     guard.quieten()
     log.info("connection limits: %d open in total, %d per address, a request within %g s", guard.total,
              guard.per_address, guard.header_timeout_s)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=guard.protocol(),
                             backlog=limits.accept_batch)
-    server = _Server(config, limits.listen_backlog, guard.quiet)
+    return _Server(config, limits.listen_backlog, guard.quiet)
+
+
+def serve(app: Any, *, host: str, port: int, log_level: str, limits: LimitsConfig) -> None:
+    """Run ``app`` under uvicorn with these limits until it is stopped (as ``uvicorn.run`` does, exit status 3
+    when it could not start)."""
+    server = guarded_server(app, host=host, port=port, log_level=log_level, limits=limits)
     with contextlib.suppress(KeyboardInterrupt):
         server.run()
     if not server.started:

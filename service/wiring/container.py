@@ -7,6 +7,7 @@ from typing import Any
 
 from service.config.settings import Settings
 from service.event.board_rule import ClubBoardRule
+from service.event.hand_records import HandRecords
 from service.event.public_screen import PublicScreen
 from service.event.tournament import LiveTournament
 from service.live.auth import Tokens
@@ -36,6 +37,8 @@ class Service:
     info: dict[str, Any] = field(default_factory=dict)
     limits: Limits = field(init=False)            # what one client may hold or do (service/live/limits.py)
     language: str | None = None                   # the club's default page language (service/api/language.py)
+    hand_records: HandRecords | None = None       # the event's hand records (service/event/hand_records.py)
+    dataconnector: Any = None                     # the scoring program's endpoint (service/dataconnector/)
 
     def __post_init__(self) -> None:
         self.limits = Limits(self.settings.limits, lambda table, alert: self.hub.publish(table, alert, ("director",)))

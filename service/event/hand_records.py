@@ -1,0 +1,100 @@
+"""The evening's hand records: for each board of the running event its deal, dealer and vulnerability.
+
+One store for every source (a scoring program over the Data Connector, the console's import). A set is
+journalled as a club row ``hand_records`` tied to its event (the event's ``since``), so a restart rebuilds it and
+an earlier event's set never applies to a new one. A set names exactly the event's boards (none missing, none
+extra, none twice) and may be replaced only until the event's first board starts.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from service.errors import Conflict, Invalid
+from service.event.tournament import LiveTournament
+from service.live.club import Club
+from service.store.journal import CLUB, Row
+from table.board import dealer_for, vulnerability_for
+from table.cards import CardError, Deal
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    board: int
+    deal: str            # PBN, North first
+    dealer: str
+    vulnerable: str
+
+
+def record(board: int, deal: str, dealer: str | None = None, vulnerable: str | None = None) -> HandRecord:
+    """A board's record from a PBN deal (``Invalid`` if it is not 52 cards in four hands of 13); dealer and
+    vulnerability default to the board number's (Law 2)."""
+    try:
+        pbn = Deal.from_pbn(deal).to_pbn()
+    except (CardError, ValueError) as err:
+        raise Invalid(f"board {board}: not a deal: {err}") from None
+    return HandRecord(board, pbn, dealer or str(dealer_for(board)), vulnerable or str(vulnerability_for(board)))
+
+
+class HandRecords:
+    """The journalled sets; ``hand_record(board)`` reads the running event's."""
+
+    def __init__(self, club: Club, event: Callable[[], LiveTournament | None]) -> None:
+        self.club = club
+        self._event = event                                    # the running event, whichever it is now
+        self._sets: dict[str, dict[int, HandRecord]] = {}     # event's since -> board -> record
+
+    def load(self, rows: Iterable[Row]) -> HandRecords:
+        for row in rows:
+            self.apply_row(row)
+        return self
+
+    def apply_row(self, row: Row) -> None:
+        if row.table_id == CLUB and row.kind == "hand_records":
+            self._sets[str(row.body["event"])] = {int(b["board"]): HandRecord(int(b["board"]), str(b["deal"]),
+                                                                               str(b["dealer"]), str(b["vulnerable"]))
+                                                  for b in row.body["boards"]}
+
+    @property
+    def event(self) -> LiveTournament | None:
+        return self._event()
+
+    def _current(self) -> dict[int, HandRecord]:
+        ev = self.event
+        return self._sets.get(ev.since, {}) if ev is not None else {}
+
+    def hand_record(self, board: int) -> HandRecord | None:
+        return self._current().get(board)
+
+    def all(self) -> list[HandRecord]:
+        return [r for _n, r in sorted(self._current().items())]
+
+    def check(self, records: list[HandRecord]) -> None:
+        """``Invalid`` unless ``records`` are the event's boards, each once; ``Conflict`` once play began."""
+        ev = self.event
+        if ev is None:
+            raise Conflict("no event is set up: hand records belong to an event's boards")
+        numbers = [r.board for r in records]
+        twice = sorted({n for n in numbers if numbers.count(n) > 1})
+        boards = set(ev.schedule)
+        missing, extra = sorted(boards - set(numbers)), sorted(set(numbers) - boards)
+        problems = ([f"board(s) given twice: {', '.join(map(str, twice))}"] if twice else []) + \
+                   ([f"missing board(s): {', '.join(map(str, missing))}"] if missing else []) + \
+                   ([f"board(s) not in the event: {', '.join(map(str, extra))}"] if extra else [])
+        if problems:
+            raise Invalid("the hand records do not match the event's boards: " + "; ".join(problems))
+        if ev.has_play():
+            raise Conflict("the event's first board has started: its hand records can no longer be replaced")
+
+    async def put(self, records: list[HandRecord], actor: str = "director") -> Row:
+        """Journal ``records`` as the running event's set (checked first: nothing changes when refused)."""
+        self.check(records)
+        ev = self.event
+        assert ev is not None
+        boards = [{"board": r.board, "deal": r.deal, "dealer": r.dealer, "vulnerable": r.vulnerable}
+                  for r in sorted(records, key=lambda r: r.board)]
+        body: dict[str, Any] = {"event": ev.since, "boards": boards}
+        row = await self.club.append_club("hand_records", body, actor)
+        self.apply_row(row)
+        return row
