@@ -21,6 +21,7 @@ its output against ``results/usebio/usebio_subset.dtd``, a DTD of exactly the el
 """
 from __future__ import annotations
 
+import re
 from xml.etree import ElementTree as ET
 
 from .scoring import Award, LineScore, award_imps, award_percent
@@ -61,6 +62,18 @@ def _score_text(r: BoardResult, imps: bool) -> str:
         a, b = r.assigned
         return str(a) if a == b else f"{a}/{b}"
     return str(r.score_ns)
+
+
+# a name as the service shows a member entered by number: "Ann Able (10234)"
+_MEMBER = re.compile(r"^(.*\S)\s*\(([A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)\)$")
+
+
+def _player(name: str, national_id: str | None) -> tuple[str, str | None]:
+    """The player's name and member number, each in its own element (PLAYER_NAME, NATIONAL_ID_NUMBER)."""
+    m = _MEMBER.match(name)
+    if m and not national_id:
+        return m.group(1), m.group(2)
+    return name, national_id
 
 
 def _num(v: float) -> str:
@@ -111,11 +124,12 @@ def usebio_xml(session: Session, *, club_name: str | None = None, club_id: str |
                 _el(p, "TOTAL_SCORE", _num(rr.total))
                 _el(p, "BOARDS_PLAYED", rr.boards)
                 holder = p
-            for i, name in enumerate(en.names):
+            for i, full in enumerate(en.names):
+                name, national_id = _player(full, en.ids[i] if i < len(en.ids) and en.ids[i] else None)
                 pl = _el(holder, "PLAYER")
                 _el(pl, "PLAYER_NAME", name)
-                if i < len(en.ids) and en.ids[i]:
-                    _el(pl, "NATIONAL_ID_NUMBER", en.ids[i])
+                if national_id:
+                    _el(pl, "NATIONAL_ID_NUMBER", national_id)
         if teams:
             for m in session.matches(sec.id):
                 me = _el(se, "MATCH")
