@@ -15,13 +15,16 @@ its output against ``results/usebio/usebio_subset.dtd``, a DTD of exactly the el
 - an artificial adjusted score is written as the EBU scorer's ``A`` + NS% + EW% in ``SCORE``
   (``A6040``), an award given as IMPs as ``A`` + ``+3``/``-3`` values; an assigned score as its NS
   score, a split one as ``NS_score/EW_score`` (both from NS's side);
-- ``WINNER_TYPE`` is 2 for a two-field Mitchell, else 1;
+- ``WINNER_TYPE`` is 2 for a two-field Mitchell, else 1; pairs are numbered as the results page numbers them
+  (a two-field Mitchell's East-West pairs 1..T, with ``DIRECTION`` EW), a player's member number is its own
+  ``NATIONAL_ID_NUMBER`` (a name shown as "Ann Able (10234)" is split), ``LEAD`` is the opening lead;
 - a teams ``MATCH`` names its teams in ``TEAM_NUMBER`` / ``OPPOSING_TEAM_NUMBER`` (``TEAM`` is the
   participant element, with attributes; a DTD cannot give one name two content models).
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from xml.etree import ElementTree as ET
 
 from .scoring import Award, LineScore, award_imps, award_percent
@@ -115,7 +118,7 @@ def usebio_xml(session: Session, *, club_name: str | None = None, club_id: str |
                 holder = t
             else:
                 p = _el(parts, "PAIR")
-                _el(p, "PAIR_NUMBER", rr.entrant)
+                _el(p, "PAIR_NUMBER", sec.movement.number(rr.entrant))
                 if rr.field in ("NS", "EW"):
                     _el(p, "DIRECTION", rr.field)
                 _el(p, "PLACE", rr.place_text)
@@ -153,19 +156,20 @@ def usebio_xml(session: Session, *, club_name: str | None = None, club_id: str |
                 be = _el(se, "BOARD")
                 _el(be, "BOARD_NUMBER", tr.board)
                 for r, ls in zip(tr.results, tr.scores):
-                    _line(be, r, ls, session)
+                    _line(be, r, ls, session, numbers=sec.movement.number)
     ET.indent(root, "  ")
     body = ET.tostring(root, encoding="unicode")
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + USEBIO_DOCTYPE + "\n" + body + "\n").encode("utf-8")
 
 
-def _line(board_el: ET.Element, r: BoardResult, ls: LineScore, session: Session, direction: str | None = None) -> None:
+def _line(board_el: ET.Element, r: BoardResult, ls: LineScore, session: Session, direction: str | None = None,
+          numbers: Callable[[int], int] = int) -> None:
     imps = session.scoring not in (Scoring.MATCHPOINTS, Scoring.TOTAL_POINTS)
     tl = _el(board_el, "TRAVELLER_LINE")
     if direction:
         _el(tl, "DIRECTION", direction)
-    _el(tl, "NS_PAIR_NUMBER", r.ns)
-    _el(tl, "EW_PAIR_NUMBER", r.ew)
+    _el(tl, "NS_PAIR_NUMBER", numbers(r.ns))
+    _el(tl, "EW_PAIR_NUMBER", numbers(r.ew))
     if r.kind == "table":
         _el(tl, "CONTRACT", r.contract)
         if r.declarer:

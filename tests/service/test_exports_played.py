@@ -52,6 +52,10 @@ def norm_call(call: str) -> str:
                                                                                          .replace("NTT", "NT"))
 
 
+def number(label: str) -> int:
+    return int(label.split()[-1])
+
+
 def endplay_card(c: Any) -> str:
     return "SHDC"[c.suit.value] + c.rank.abbr
 
@@ -98,10 +102,20 @@ def test_exports_carry_what_was_played(tmp_path: Path) -> None:
         xml = get("/api/exports/usebio", f"{stem}.xml")
         event = read_usebio(xml)
         lines = {(ln.board, ln.ns, ln.ew): ln for s in event.sections.values() for ln in s.lines}
-        by_table = {(b, str(r["table"])): (str(r["ns"]), str(r["ew"])) for b, r in rows}
+        # the pairs as the results page numbers them ("EW 1": East-West pair 5 of 4 tables), in every export
+        by_table = {(b, str(r["table"])): (number(r["ns_label"]), number(r["ew_label"])) for b, r in rows}
+        assert any(r["ew"] != number(r["ew_label"]) for _b, r in rows)       # a two-field Mitchell: EW 5-8 inside
+        assert {(int(c["board"]), c["table"]): (int(c["ns"]), int(c["ew"])) for c in trav} == by_table
         for (board, table), (_calls, cards) in played_out.items():
             ns, ew = by_table[(board, table)]
-            assert lines[(board, ns, ew)].lead == cards[0], (board, table)
+            assert lines[(board, str(ns), str(ew))].lead == cards[0], (board, table)
+        assert {(ln.board, int(ln.ns), int(ln.ew)) for ln in lines.values()} == \
+            {(b, *by_table[(b, str(r["table"]))]) for b, r in rows}
+        assert {f"{e.direction} {e.number}" for s in event.sections.values() for e in s.entrants} == \
+            {r["label"] for s in view["rankings"] for r in s["rows"]}
+        # the console's seat links name the pair as the results page does
+        links = d.get("/api/tables/1/tokens").json()
+        assert links["E"]["pair_label"].startswith("EW ") and links["N"]["pair_label"].startswith("NS "), links
         root = ET.fromstring(xml.split(b"\n", 2)[2])
         assert root.findtext("CLUB/CLUB_NAME") == "Riverside Bridge Club"
         assert root.findtext("EVENT/DATE") == f"{today[8:10]}/{today[5:7]}/{today[:4]}"
