@@ -2,7 +2,10 @@
 
 Names come from the players' own seats: a cell a spreadsheet would take for a formula (``=HYPERLINK(...)``,
 ``+``, ``-``, ``@``, a tab or a carriage return first) is written with a leading ``'``, as OWASP recommends for
-CSV injection; a plain number (a negative score) is left as it is, and ``cell_text`` reads a cell back."""
+CSV injection; a plain number (a negative score) is left as it is, and ``cell_text`` reads a cell back.
+
+Pairs are numbered as the results page numbers them (:meth:`results.Movement.number`): a two-field Mitchell's
+East-West pairs are 1..T like its North-South pairs (``label`` says "EW 1"), not T+1..2T."""
 from __future__ import annotations
 
 import csv
@@ -54,7 +57,8 @@ def travellers_csv(session: Session, section: str | None = None) -> str:
             b = tr.board
             for r, ls in zip(tr.results, tr.scores):
                 w.writerow(_row({"section": sec.id, "board": b, "table": r.table or "", "round": r.round or "",
-                                 "ns": r.ns, "ew": r.ew, "kind": r.kind, "contract": r.contract or "",
+                                 "ns": sec.movement.number(r.ns), "ew": sec.movement.number(r.ew),
+                                 "kind": r.kind, "contract": r.contract or "",
                                  "declarer": r.declarer or "", "tricks": "" if r.tricks is None else r.tricks,
                                  "lead": r.lead or "", "score_ns": "" if r.score_ns is None else r.score_ns,
                                  "assigned_ns": r.assigned[0] if r.assigned else "",
@@ -74,7 +78,8 @@ def ranking_csv(session: Session, section: str | None = None) -> str:
     for sec in ([session.section(section)] if section else session.sections.values()):
         for rr in session.ranking(sec.id):
             top = _fmt(rr.top) if session.scoring is Scoring.MATCHPOINTS else ""
-            w.writerow(_row({"section": sec.id, "field": rr.field, "place": rr.place_text, "entrant": rr.entrant,
+            w.writerow(_row({"section": sec.id, "field": rr.field, "place": rr.place_text,
+                             "entrant": sec.movement.number(rr.entrant),
                              "label": rr.label, "names": rr.display, "boards": rr.boards, "total": _fmt(rr.total),
                              "top": top, "score": _fmt(rr.score)}))
     return buf.getvalue()

@@ -169,7 +169,36 @@ def _result_game(session: Session, sec: Section, r: BoardResult, ls: LineScore) 
             tags.append(_tag("ScorePercentage", f"NS {ls.ns_percent:.2f}"))
     elif session.scoring is not Scoring.TOTAL_POINTS:
         tags.append(_tag("ScoreIMP", f"NS {ls.ns:.2f}"))
-    return "\n".join(tags)
+    return "\n".join(tags + _auction_and_play(session, r))
+
+
+def _auction_and_play(session: Session, r: BoardResult) -> list[str]:
+    """A board played at the table: its ``Auction`` section from the dealer and its ``Play`` section from the
+    opening leader (PBN 2.1 §3.5, §3.6: the lead is the play's first card); a claim ends the play with ``*``."""
+    from table.cards import SEATS
+    from table.events import CallMade, CardPlayed
+    from table.formats.pbn import _auction_lines, _play_lines
+    if r.kind != "table" or not r.auction:
+        return []
+    dealer = dealer_for(r.board)
+    calls = [CallMade(seat=SEATS[(SEATS.index(dealer) + k) % 4], call=c) for k, c in enumerate(r.auction)]
+    lines, _alerted = _auction_lines(calls, dealer)
+    out = [_tag("Auction", dealer.value)] + lines
+    deal = session.deals.get(r.board)
+    if not r.play or not deal or not r.declarer:
+        return out
+    try:
+        hands = Deal.from_pbn(deal).hands
+    except (CardError, ValueError):
+        return out
+    owner = {c: seat for seat, cards in hands.items() for c in cards}
+    if any(c not in owner for c in r.play):
+        return out
+    declarer = next(seat for seat in SEATS if seat.value == r.declarer)
+    strain = (r.contract or "").rstrip("X")[1:]
+    cards = [CardPlayed(seat=owner[c], card=c) for c in r.play]
+    trump = None if strain == "NT" else strain
+    return out + [_tag("Play", declarer.lho.value)] + _play_lines(cards, declarer.lho, trump, False)
 
 
 def _totals_game(session: Session, sec: Section) -> str:

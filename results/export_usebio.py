@@ -15,12 +15,16 @@ its output against ``results/usebio/usebio_subset.dtd``, a DTD of exactly the el
 - an artificial adjusted score is written as the EBU scorer's ``A`` + NS% + EW% in ``SCORE``
   (``A6040``), an award given as IMPs as ``A`` + ``+3``/``-3`` values; an assigned score as its NS
   score, a split one as ``NS_score/EW_score`` (both from NS's side);
-- ``WINNER_TYPE`` is 2 for a two-field Mitchell, else 1;
+- ``WINNER_TYPE`` is 2 for a two-field Mitchell, else 1; pairs are numbered as the results page numbers them
+  (a two-field Mitchell's East-West pairs 1..T, with ``DIRECTION`` EW), a player's member number is its own
+  ``NATIONAL_ID_NUMBER`` (a name shown as "Ann Able (10234)" is split), ``LEAD`` is the opening lead;
 - a teams ``MATCH`` names its teams in ``TEAM_NUMBER`` / ``OPPOSING_TEAM_NUMBER`` (``TEAM`` is the
   participant element, with attributes; a DTD cannot give one name two content models).
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from xml.etree import ElementTree as ET
 
 from .scoring import Award, LineScore, award_imps, award_percent
@@ -63,6 +67,18 @@ def _score_text(r: BoardResult, imps: bool) -> str:
     return str(r.score_ns)
 
 
+# a name as the service shows a member entered by number: "Ann Able (10234)"
+_MEMBER = re.compile(r"^(.*\S)\s*\(([A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)\)$")
+
+
+def _player(name: str, national_id: str | None) -> tuple[str, str | None]:
+    """The player's name and member number, each in its own element (PLAYER_NAME, NATIONAL_ID_NUMBER)."""
+    m = _MEMBER.match(name)
+    if m and not national_id:
+        return m.group(1), m.group(2)
+    return name, national_id
+
+
 def _num(v: float) -> str:
     return f"{v:.2f}"
 
@@ -102,7 +118,7 @@ def usebio_xml(session: Session, *, club_name: str | None = None, club_id: str |
                 holder = t
             else:
                 p = _el(parts, "PAIR")
-                _el(p, "PAIR_NUMBER", rr.entrant)
+                _el(p, "PAIR_NUMBER", sec.movement.number(rr.entrant))
                 if rr.field in ("NS", "EW"):
                     _el(p, "DIRECTION", rr.field)
                 _el(p, "PLACE", rr.place_text)
@@ -111,11 +127,12 @@ def usebio_xml(session: Session, *, club_name: str | None = None, club_id: str |
                 _el(p, "TOTAL_SCORE", _num(rr.total))
                 _el(p, "BOARDS_PLAYED", rr.boards)
                 holder = p
-            for i, name in enumerate(en.names):
+            for i, full in enumerate(en.names):
+                name, national_id = _player(full, en.ids[i] if i < len(en.ids) and en.ids[i] else None)
                 pl = _el(holder, "PLAYER")
                 _el(pl, "PLAYER_NAME", name)
-                if i < len(en.ids) and en.ids[i]:
-                    _el(pl, "NATIONAL_ID_NUMBER", en.ids[i])
+                if national_id:
+                    _el(pl, "NATIONAL_ID_NUMBER", national_id)
         if teams:
             for m in session.matches(sec.id):
                 me = _el(se, "MATCH")
@@ -139,19 +156,20 @@ def usebio_xml(session: Session, *, club_name: str | None = None, club_id: str |
                 be = _el(se, "BOARD")
                 _el(be, "BOARD_NUMBER", tr.board)
                 for r, ls in zip(tr.results, tr.scores):
-                    _line(be, r, ls, session)
+                    _line(be, r, ls, session, numbers=sec.movement.number)
     ET.indent(root, "  ")
     body = ET.tostring(root, encoding="unicode")
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + USEBIO_DOCTYPE + "\n" + body + "\n").encode("utf-8")
 
 
-def _line(board_el: ET.Element, r: BoardResult, ls: LineScore, session: Session, direction: str | None = None) -> None:
+def _line(board_el: ET.Element, r: BoardResult, ls: LineScore, session: Session, direction: str | None = None,
+          numbers: Callable[[int], int] = int) -> None:
     imps = session.scoring not in (Scoring.MATCHPOINTS, Scoring.TOTAL_POINTS)
     tl = _el(board_el, "TRAVELLER_LINE")
     if direction:
         _el(tl, "DIRECTION", direction)
-    _el(tl, "NS_PAIR_NUMBER", r.ns)
-    _el(tl, "EW_PAIR_NUMBER", r.ew)
+    _el(tl, "NS_PAIR_NUMBER", numbers(r.ns))
+    _el(tl, "EW_PAIR_NUMBER", numbers(r.ew))
     if r.kind == "table":
         _el(tl, "CONTRACT", r.contract)
         if r.declarer:

@@ -167,6 +167,13 @@ class Movement:
             return f"NS {entrant}" if entrant in self.stationary_ns else f"EW {entrant - t}"
         return str(entrant)
 
+    def number(self, entrant: int) -> int:
+        """The pair's number as the results show it: its :meth:`label` without the direction (a Mitchell's
+        East-West pair 5 of 4 tables is 1, "EW 1"); the entrant number itself elsewhere. The exports use it."""
+        if self.kind == "mitchell" and self.stationary_ns and entrant not in self.stationary_ns:
+            return entrant - len(self.stationary_ns)
+        return entrant
+
     def field_of(self, entrant: int) -> str:
         """``"NS"``/``"EW"`` in a two-field Mitchell (ranked separately), else ``"all"``."""
         if self.one_field or not self.stationary_ns:

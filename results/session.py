@@ -102,6 +102,8 @@ class BoardResult:
     assigned: tuple[int, int] | None = None
     artificial: tuple[Award, Award] | None = None
     group: str | None = None
+    auction: tuple[str, ...] = ()        # the calls from the dealer on ("1S", "Pass", "X"), a board played out
+    play: tuple[str, ...] = ()           # the cards in the order played ("SA", "HT"); the first is the lead
 
     def __post_init__(self) -> None:
         kinds = sum(x is not None for x in (self.score_ns, self.assigned, self.artificial))

@@ -41,6 +41,14 @@ def pair_of(svc: Service, g: SeatGrant) -> int | None:
     return None if s is None else (s.ns if g.seat in "NS" else s.ew)
 
 
+def _label(svc: Service, g: SeatGrant) -> str | None:
+    """The pair as the results name it ("EW 1": a Mitchell's East-West pair 5 of 4 tables)."""
+    pair = pair_of(svc, g)
+    if pair is None or svc.tournament is None:
+        return None
+    return svc.tournament.where[g.table][0].movement.label(pair)
+
+
 def _grant_answer(svc: Service, g: SeatGrant) -> dict[str, Any]:
     return {"status": "seated", "token": svc.tokens.seat_token(g.table, g.seat), "role": "seat", "table": g.table,
             "seat": g.seat, "round": g.round, "pair": pair_of(svc, g)}
@@ -86,7 +94,7 @@ def _seat_entry(svc: Service, table_id: str, seat: str) -> dict[str, Any]:
     link = svc.tokens.seat_link(table_id, seat)
     g = svc.tokens.grant("link", link)
     return {"token": svc.tokens.seat_token(table_id, seat), "link": f"/seat#signin={link}",
-            "page": f"/seat#signin={link}", "round": g.round, "pair": pair_of(svc, g),
+            "page": f"/seat#signin={link}", "round": g.round, "pair": pair_of(svc, g), "pair_label": _label(svc, g),
             "used": svc.tokens.link_id(link) in svc.tokens.redeemed}
 
 

@@ -72,7 +72,7 @@ def _lin_zip(session: Session) -> bytes:
 
 EXPORTS: dict[str, tuple[str, str, Callable[[Session, str], bytes]]] = {
     "usebio": ("xml", "application/xml", lambda s, _part: usebio_xml(s)),
-    "pbn": ("pbn", "text/plain; charset=utf-8", lambda s, _part: results_pbn_text(s).encode()),
+    "pbn": ("pbn", "text/plain; charset=utf-8", lambda s, _part: results_pbn_text(s, per_result=True).encode()),
     "csv": ("csv", "text/csv; charset=utf-8",
             lambda s, part: (ranking_csv(s) if part == "ranking" else travellers_csv(s)).encode()),
     "lin": ("zip", "application/zip", lambda s, _part: _lin_zip(s)),

@@ -7,6 +7,8 @@ when no table plays the boards in the next round. Boards that wait a round or mo
 (a Mitchell with a relay, a small Howell) have ``"bye_stand": true`` beside that ``None``: they are played again
 later, unlike a set that no table plays after this round. With two tables on one set in the next round (a relay,
 a teams match) ``next_table`` is the lower-numbered and ``shared_with`` lists the other (it is empty otherwise).
+``shared_now`` lists the other tables that play the same boards in round ``r`` itself (a relay: tables 1 and ``T``
+of a Mitchell share a set): the boards go on only once every one of those tables has played them too.
 """
 from __future__ import annotations
 
@@ -49,7 +51,10 @@ def guidance(section: str, mv: Movement, tables: Mapping[str, int], table_id: st
     dest = [] if nxt is None else sorted(s.table for s in mv.sittings if s.round == nxt and s.boards == here.boards)
     ids = [_service_id(section, by_number, t) for t in dest]
     boards_next = ids[0] if ids else None
-    boards: dict[str, Any] = {"numbers": list(here.boards), "next_table": boards_next, "shared_with": ids[1:]}
+    now = sorted(s.table for s in mv.sittings if s.round == rnd and s.boards == here.boards and not s.sit_out
+                 and s.table != here.table)
+    boards: dict[str, Any] = {"numbers": list(here.boards), "next_table": boards_next, "shared_with": ids[1:],
+                              "shared_now": [_service_id(section, by_number, t) for t in now]}
     if nxt is not None and boards_next is None:
         boards["bye_stand"] = any(s.round > nxt and s.boards == here.boards for s in mv.sittings)
     return {"table": table_id, "section": section, "round": rnd, "last_round": nxt is None, "pairs": pairs,

@@ -52,6 +52,8 @@ from service.live.club import Club
 from service.live.runtime import TableRuntime
 from service.live.visibility import Viewer
 from service.store.journal import CLUB, Row
+from table.calls import parse_call
+from table.cards import parse_card
 from table.events import TableEvent
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,25 @@ def _expected(mv: Movement, table: int, rnd: int) -> tuple[int, ...]:
         return ()
 
 
+def _played(rows: Iterable[Row]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A board played at the table: its calls from the dealer on and its cards in the order played (the first is
+    the opening lead), for the exports; both empty for a result keyed at a scoring-only table."""
+    calls: list[str] = []
+    cards: list[str] = []
+    for r in rows:
+        if r.kind != "event":
+            continue
+        kind = r.body.get("type")
+        try:
+            if kind == "call":
+                calls.append(parse_call(str(r.body["call"])))
+            elif kind == "card":
+                cards.append(parse_card(str(r.body["card"])))
+        except (KeyError, ValueError):
+            continue
+    return tuple(calls), tuple(cards)
+
+
 # ---------------------------------------------------------------------------------------------- the live event
 class LiveTournament:
     def __init__(self, cfg: EventConfig, club: Club, since: str | None = None) -> None:
@@ -77,6 +98,10 @@ class LiveTournament:
         self.clock = RoundClock()
         self.names: dict[tuple[str, int, str], dict[str, str]] = {}    # (table, round, "NS"/"EW") -> seat: name
         self.session, self.plans = build_session(cfg, club.regulation.law_edition)
+        if not self.session.date:                # the exports' date: the day the event was set up (PBN's form)
+            started = len(self.since) >= 10 and self.since[4] == "-"
+            day = self.since[:10] if started else datetime.now().date().isoformat()
+            self.session.date = day.replace("-", ".")
         self.where: dict[str, tuple[SectionPlan, int]] = {tid: (p, mt) for p in self.plans
                                                           for tid, mt in p.tables.items()}
         self.table_ids = {(p.id, mt): tid for p in self.plans for tid, mt in p.tables.items()}
@@ -369,8 +394,10 @@ class LiveTournament:
                 return None
             lead = next((r.body.get("lead") for r in rec.rows if r.kind == "event" and r.body.get("type") == "result"),
                         None)                             # a keyed result's opening lead, for the traveller
+            auction, play = _played(rec.rows)
             return BoardResult(**base, contract=res.get("contract"), declarer=res.get("declarer"),
-                               tricks=res.get("tricks"), score_ns=int(res["score_ns"]), lead=lead)
+                               tricks=res.get("tricks"), score_ns=int(res["score_ns"]),
+                               lead=lead or next(iter(play), None), auction=auction, play=play)
         except (ResultsError, TypeError, ValueError) as err:
             log.warning("table %s board %d: no result for the session: %s", rt.id, n, err)
             return None

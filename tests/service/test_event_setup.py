@@ -155,7 +155,7 @@ def test_advance_the_clock_and_late_tables(server: ServerProcess, director: http
 def expected_guidance(mv: Movement, table: int, rnd: int) -> dict[str, Any]:
     """What the movement itself says: where each pair at ``table`` in ``rnd`` sits in round ``rnd + 1``, and
     which tables have this table's boards then (the lowest, and the other when two share them), or whether they
-    wait on the bye stand for a later round."""
+    wait on the bye stand for a later round; and which tables share them in ``rnd`` itself."""
     here = mv.at(table, rnd)
     last = rnd == mv.rounds[-1]
     pairs = []
@@ -169,7 +169,10 @@ def expected_guidance(mv: Movement, table: int, rnd: int) -> dict[str, Any]:
                       "next_direction": ("NS" if nxt.ns == pair else "EW") if plays and nxt else None})
     dest = [] if last else [s.table for s in mv.sittings if s.round == rnd + 1 and set(s.boards) == set(here.boards)]
     boards: dict[str, Any] = {"numbers": list(here.boards), "next_table": str(min(dest)) if dest else None,
-                              "shared_with": [str(t) for t in sorted(dest)[1:]]}
+                              "shared_with": [str(t) for t in sorted(dest)[1:]],
+                              # a relay: the other tables that play the same boards in this very round
+                              "shared_now": [str(s.table) for s in mv.sittings if s.round == rnd and s.table != table
+                                             and set(s.boards) == set(here.boards) and not s.sit_out]}
     if not last and not dest:       # waiting on the bye stand (played in a later round) or never played again
         boards["bye_stand"] = any(s.round > rnd + 1 and set(s.boards) == set(here.boards) for s in mv.sittings)
     return {"table": str(table), "section": "A", "round": rnd, "last_round": last, "pairs": pairs,

@@ -29,6 +29,11 @@ CONFIG = {"regulation": {"spectators": {"delay_s": 0}},
 Key = tuple[int, int, int]
 
 
+def number(label: str) -> int:
+    """The pair's number as the results page shows it ("EW 1" -> 1)."""
+    return int(label.split()[-1])
+
+
 def live_rows(d: httpx.Client) -> tuple[dict[Key, dict[str, Any]], dict[int, float]]:
     view = d.get("/api/public/results").json()
     rows = {(b["board"], r["ns"], r["ew"]): r for b in view["boards"] for s in b.get("travellers", [])
@@ -113,30 +118,37 @@ def read_back(fetch: Callable[[str, str], bytes], d: httpx.Client, rows: dict[Ke
               ranking: dict[int, float], stem: str) -> None:
     """Every export, as ``fetch(path, file name)`` downloads it, read back with the project's readers equals the
     live results ``rows`` and ``ranking``."""
+    view = d.get("/api/public/results").json()
+    labelled = {r["label"]: r["score"] for s in view["rankings"] for r in s["rows"]}
     travellers = list(csv.DictReader(io.StringIO(fetch("/api/exports/csv", f"{stem}-travellers.csv")
                                                  .decode())))
+    # the CSV and USEBIO number the pairs as the results page does ("EW 1": East-West pair 5 of 4 tables)
+    shown = {k: (k[0], number(r["ns_label"]), number(r["ew_label"])) for k, r in rows.items()}
     got = {(int(r["board"]), int(r["ns"]), int(r["ew"])): r for r in travellers}
-    assert got.keys() == rows.keys()
+    assert got.keys() == set(shown.values())
     for k, r in rows.items():
-        c = got[k]
+        c = got[shown[k]]
         assert (c["contract"] or None, c["declarer"] or None) == (None if r["adjusted"] else r["contract"],
                                                                   None if r["adjusted"] else r["declarer"])
         assert c["score_ns"] == ("" if r["score_ns"] is None or r["adjusted"] else str(r["score_ns"]))
         assert (float(c["ns_percent"]) if c["ns_percent"] else None) == r["ns_percent"], (k, c, r)
     ranked = csv.DictReader(io.StringIO(fetch("/api/exports/csv?part=ranking", f"{stem}-ranking.csv")
                                         .decode()))
-    assert {int(r["entrant"]): float(r["score"]) for r in ranked} == ranking
+    by_label = {r["label"]: r for r in ranked}
+    assert {r["label"]: float(r["score"]) for r in by_label.values()} == labelled
+    assert all(int(r["entrant"]) == number(r["label"]) for r in by_label.values())
 
     event = read_usebio(fetch("/api/exports/usebio", f"{stem}.xml"))
     assert event.description == "Export night" and event.event_type == "PAIRS"
     lines = {(ln.board, int(ln.ns), int(ln.ew)): ln for s in event.sections.values() for ln in s.lines}
-    assert lines.keys() == rows.keys()
+    assert lines.keys() == set(shown.values())
     for k, r in rows.items():
+        line = lines[shown[k]]
         if not r["adjusted"]:
-            assert (lines[k].contract, lines[k].declarer, lines[k].tricks, lines[k].score) == \
-                (r["contract"], r["declarer"], r["tricks"], str(r["score_ns"])), (k, lines[k], r)
-        assert lines[k].ns_points == r["ns_value"]
-    assert {int(e.number): e.percentage for s in event.sections.values() for e in s.entrants} == ranking
+            assert (line.contract, line.declarer, line.tricks, line.score) == \
+                (r["contract"], r["declarer"], r["tricks"], str(r["score_ns"])), (k, line, r)
+        assert line.ns_points == r["ns_value"]
+    assert {f"{e.direction} {e.number}": e.percentage for s in event.sections.values() for e in s.entrants} == labelled
 
     session = read_results_pbn(io.StringIO(fetch("/api/exports/pbn", f"{stem}.pbn").decode()))
     back = {(tr.board, res.ns, res.ew): res for tr in session.travellers() for res in tr.results}

@@ -64,6 +64,11 @@ def expected_guidance(mv: Movement, table: int, rnd: int) -> tuple[str, list[str
     numbers = ", ".join(map(str, here.boards))
     dest = [] if last else sorted(s.table for s in mv.sittings if s.round == rnd + 1 and s.boards == here.boards)
     again = any(s.round > rnd + 1 and s.boards == here.boards for s in mv.sittings)
+    now = [s.table for s in mv.sittings if s.round == rnd and s.boards == here.boards and not s.sit_out
+           and s.table != table]
+    if now:                       # a relay: the other table plays them this round too; they go on once both are done
+        lines.append(f"Boards {numbers} are shared with table {', '.join(map(str, sorted(now)))} this round: "
+                     "they go on once both tables have played them.")
     if len(dest) > 1:
         others = ", ".join(map(str, dest[1:]))
         lines.append(f"Boards {numbers} go to table {dest[0]}, which shares them with table {others}.")
@@ -82,6 +87,8 @@ def test_expected_guidance_reads_the_movement() -> None:
     # table 3's set waits on the bye stand in round 2
     assert expected_guidance(mv, 1, 1) == ("End of round 1", ["NS pair 1: stay at table 1, NS",
                                                                "EW pair 1: go to table 2, sit EW",
+                                                               "Boards 1, 2 are shared with table 4 this round: "
+                                                               "they go on once both tables have played them.",
                                                                "Boards 1, 2 go to table 3."])
     assert expected_guidance(mv, 3, 1)[1][-1] == "Boards 7, 8 go to the bye stand: a later round plays them."
     # table 2's boards go to table 1, which plays them in round 2 with the relay table 4

@@ -169,7 +169,7 @@ function showSeatLinks(table, toks) {
   el.innerHTML = `${esc(t("console.round_n", "round {n}", {n: toks.N.round}))}: ` + SEATS.map(x => toks[x].used ?
     `${esc(seatName(x))} <span class="muted">(${esc(t("console.signed_in", "signed in"))})</span>` :
     `<a href="${esc(toks[x].link)}" target="_blank" rel="noreferrer">${esc(seatName(x))}</a>${toks[x].pair ?
-      ` <span class="muted">(${esc(t("console.pair_n", "pair {n}", {n: toks[x].pair}))})</span>` : ""}`).join(" ") +
+      ` <span class="muted">(${esc(t("console.pair_n", "pair {n}", {n: toks[x].pair_label ?? toks[x].pair}))})</span>` : ""}`).join(" ") +
     ` <button id="revoke-seats">${esc(t("console.revoke", "revoke and renew"))}</button>`;
   document.getElementById("revoke-seats").onclick = async () => {
     if (!confirm(t("console.revoke_confirm", "End every sign-in at table {table}?", {table}))) return;

@@ -189,7 +189,9 @@
       ? te("boards_go", "boards {b} → table {table}", {b: g.boards.numbers.join(", "), table: g.boards.next_table})
       : g.boards.bye_stand ? te("boards_bye", "boards {b} → the bye stand", {b: g.boards.numbers.join(", ")})
       : te("boards_stay", "boards {b} are not played next round", {b: g.boards.numbers.join(", ")});
-    return pairs.concat([boards]).join(" · ");
+    const now = g.boards.shared_now || [];           // a relay: the other table plays them this round too
+    const first = now.length ? [te("boards_shared_now", "boards {b} shared with table {others} this round: they go on once both are done", {b: g.boards.numbers.join(", "), others: now.join(", ")})] : [];
+    return pairs.concat(first, [boards]).join(" · ");
   }
   function renderEvent() {
     const e = EV.event;

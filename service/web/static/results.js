@@ -43,7 +43,7 @@ function travellerHtml(board, data) {
       t("results.col.by", "By"), t("results.col.result", "Result"), t("results.col.score_ns", "Score NS"), t("results.col.score_ew", "Score EW"),
       `${valueHead} ${t("common.ns", "NS")}`, `${valueHead} ${t("common.ew", "EW")}`];
     parts.push(`${head}<div class="scroll" tabindex="0" role="region" aria-label="${esc(t("results.traveller_of", "Traveller of board {n}", {n: board.board}))}">` +
-      `<table class="traveller"><tr>${cols.map(c => `<th scope="col">${esc(c)}</th>`).join("")}</tr>${rows}</table></div>`);
+      `<table class="traveller"><tr class="head">${cols.map(c => `<th scope="col">${esc(c)}</th>`).join("")}</tr>${rows}</table></div>`);
   }
   return parts.join("") || `<p class="muted">${esc(t("results.no_results", "No results."))}</p>`;
 }
@@ -85,7 +85,7 @@ function renderRanking(data) {
       t("results.col.score", "Score ({unit})", {unit}), t("results.col.boards", "Boards")];
     return title + fields.map(f => `${fields.length > 1 ? `<div class="muted">${esc(f)}</div>` : ""}
       <div class="scroll" tabindex="0" role="region" aria-label="${esc(t("results.ranking", "Ranking"))} ${esc(f)}">
-      <table class="ranking"><tr>${cols.map(c => `<th scope="col">${esc(c)}</th>`).join("")}</tr>` +
+      <table class="ranking"><tr class="head">${cols.map(c => `<th scope="col">${esc(c)}</th>`).join("")}</tr>` +
       sec.rows.filter(r => r.field === f).map(r => `<tr class="rank" data-entrant="${r.entrant}"><td>${esc(r.place)}</td>
         <td><b>${esc(r.label)}</b></td><td>${esc(r.names)}</td><td class="num">${num(r.score)}</td><td class="num">${r.boards}</td></tr>`).join("") +
       "</table></div>").join("");
@@ -107,6 +107,26 @@ function renderAlerts(data) {          // the director's view only: boards flagg
     `<div class="alert" data-table="${esc(a.table)}"><b>${esc(t("common.table_n", "Table {n}", {n: a.table}))}</b>, ${esc(t("results.board_lower", "board {n}", {n: a.board}))}: ${esc(a.irregularity.detail)}
      <div class="muted">${esc(a.irregularity.law_text)}</div></div>`).join("");
 }
+// A traveller or a ranking wider than its box becomes a stack of cards, one a row, each cell with its column's
+// name (a phone; the big screen with long names): every score, contract and matchpoint stays in view, nothing
+// hides behind sideways scrolling. The cells learn their column's name from the header (colspan counted).
+function labelCells(table) {
+  const heads = [...table.querySelectorAll("tr.head th")].map(th => th.textContent);
+  table.querySelectorAll("tr:not(.head)").forEach(tr => {
+    let col = 0;
+    [...tr.cells].forEach(td => { if (!td.dataset.label) td.dataset.label = heads[col] || ""; col += td.colSpan || 1; });
+  });
+}
+function fitTables() {
+  document.querySelectorAll("table.traveller, table.ranking").forEach(table => {
+    const box = table.parentElement;
+    if (!box || !table.offsetParent) return;           // not shown now (the big screen's other boards)
+    labelCells(table);
+    table.classList.remove("stacked");
+    if (table.offsetWidth > box.clientWidth + 1) table.classList.add("stacked");
+  });
+}
+window.addEventListener("resize", fitTables);
 // The big screen shows one released board at a time, the next every CYCLE_S seconds.
 function showCurrent() {
   if (!SCREEN) return;
@@ -119,6 +139,7 @@ function showCurrent() {
   current = shown[i].dataset.board;
   shown[i].classList.add("current");
   document.getElementById("cycle-note").textContent = t("results.cycle", "board {i} of {n} released", {i: i + 1, n: shown.length});
+  fitTables();
 }
 function render(data) {
   document.body.dataset.revision = data.revision;
@@ -129,6 +150,7 @@ function render(data) {
   document.getElementById("view").textContent = data.view === "table" ? t("results.view_table", "table {n}'s view", {n: data.table}) :
     data.view === "director" ? t("results.view_director", "director's view (everything)") : t("results.view_public", "public view");
   renderRanking(data); renderProgress(data); renderBoards(data); renderAlerts(data);
+  fitTables();
 }
 function statusText(st) {
   return {live: t("common.live", "live"), reconnecting: t("common.reconnecting", "reconnecting"),

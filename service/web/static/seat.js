@@ -315,9 +315,11 @@ async function loadGuidance(view) {
     : b.next_table == null ? t("seat.boards_done", "Boards {boards}: not played again; hand them to the director.", {boards: (b.numbers || []).join(", ")})
     : (b.shared_with || []).length ? t("seat.boards_go_shared", "Boards {boards} go to table {table}, which shares them with table {others}.", {boards: (b.numbers || []).join(", "), table: b.next_table, others: b.shared_with.join(", ")})
     : t("seat.boards_go", "Boards {boards} go to table {table}.", {boards: (b.numbers || []).join(", "), table: b.next_table});
+  // a relay: another table plays the same boards this round, and they go on only once both tables have played them
+  const now = (b.shared_now || []).length ? `<li>${esc(t("seat.boards_shared_now", "Boards {boards} are shared with table {others} this round: they go on once both tables have played them.", {boards: (b.numbers || []).join(", "), others: b.shared_now.join(", ")}))}</li>` : "";
   el.hidden = false;
   el.innerHTML = `<h2>${esc(g.last_round ? t("seat.end_event", "The last round is over") : t("seat.end_round", "End of round {r}", {r: g.round}))}</h2><ul class="guidance">` +
-    (g.pairs || []).map(p => `<li${SIDE[ME] === p.direction ? ' class="mine"' : ""}>${esc(pairLine(p))}</li>`).join("") + `<li>${esc(boards)}</li></ul>`;
+    (g.pairs || []).map(p => `<li${SIDE[ME] === p.direction ? ' class="mine"' : ""}>${esc(pairLine(p))}</li>`).join("") + now + `<li>${esc(boards)}</li></ul>`;
 }
 
 // ------------------------------------------------------------------------------------------- names for the round
