@@ -85,8 +85,14 @@ def check(rt: TableRuntime, viewer: Viewer) -> dict[str, Any]:
     if viewer.role == "director":
         assert set(state["hands"]) == {"N", "E", "S", "W"} and "deal" in state
     elif viewer.role == "seat":
-        allowed = {"N", "E", "S", "W"} if complete else {viewer.seat} | ({dummy} if lead and dummy else set())
+        # a declarer who claims faces his remaining cards to the whole table (Laws 68C, 70B)
+        claimer = str(t.claim.seat) if t.claim is not None and t.play is not None and not complete \
+            and t.claim.seat == t.play.declarer else None
+        allowed = {"N", "E", "S", "W"} if complete else \
+            {viewer.seat} | ({dummy} if lead and dummy else set()) | ({claimer} if claimer else set())
         assert set(state["hands"]) <= allowed, (t.state, state["hands"].keys())
+        if claimer:
+            assert claimer in state["hands"], "the claimer's faced cards are seen at the table"
         assert viewer.seat in state["hands"]
         if lead and dummy:
             assert dummy in state["hands"], "dummy is seen once the opening lead is faced"
