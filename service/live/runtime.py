@@ -127,14 +127,15 @@ class TableRuntime:
     def _apply(self, event: TableEvent) -> list[Irregularity]:
         if isinstance(event, BoardStarted):
             self.ruled.clear()
-        target = None
+        target, option = None, ""
         if isinstance(event, RulingGiven):
+            option = event.option
             target = next((i for i in reversed(self.table.irregularities) if i.code == event.code and i.open), None)
             if target is not None and id(target) in self.ruled and event.code not in ("REVOKE", "REVOKE_TRICK12"):
                 raise TableError(f"{event.code} has already been ruled on; the table now complies with that ruling")
         flagged = self.table.apply(event)
         if target is not None and target.open:
-            self.ruled[id(target)] = event.option
+            self.ruled[id(target)] = option
         return flagged
 
     def try_event(self, event: TableEvent) -> list[Irregularity]:
