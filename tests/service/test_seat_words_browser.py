@@ -30,7 +30,8 @@ TEXT = "() => document.body.innerText"
 
 
 def raw_codes(page: Any) -> list[str]:
-    return RAW.findall(page.evaluate(TEXT))
+    """In a page's visible text, or in a part of it (a locator)."""
+    return RAW.findall(page.evaluate(TEXT) if hasattr(page, "goto") else page.inner_text())
 
 
 def no_raw_codes(pages: dict[str, Any], when: str) -> None:
@@ -253,4 +254,9 @@ def test_a_claim_shows_the_claimers_cards_and_the_director_rules_with_a_form(tab
                if r["body"].get("type") == "ruling"]
     assert rulings == [{"type": "ruling", "code": "CLAIM_DISPUTED", "option": "rule", "tricks": 8,
                         "note": "an outstanding trump was not mentioned (70C)"}], rulings
-    no_raw_codes(pages, "after the claim ruling")
+    console.locator("#table-1").click()
+    result = console.locator("#detail h3 + div").nth(1)
+    wait_until(console, "() => /8 tricks/.test((document.querySelectorAll('#detail h3 + div')[1] || {}).textContent)")
+    assert "Claimed" in result.inner_text() and not RAW.findall(result.inner_text()), result.inner_text()
+    no_raw_codes(seats | {"console tables": console.locator("#tables"), "console irregularities":
+                          console.locator("#detail h3 + div").first}, "after the claim ruling")

@@ -160,8 +160,9 @@ async function renderDetail() {
   const boardText = s.board ? t("console.board_detail", "board {n} (dealer {dealer}, {vul} vulnerable)",
     {n: s.board.number, dealer: seatName(s.board.dealer), vul: s.board.vulnerable}) : t("console.board_short", "board {n}", {n: "-"});
   const r = s.result;
-  const resultText = r ? t("console.result_line", "{contract} {declarer}, {tricks} tricks, NS {score} [{status}]",
-    {contract: r.contract || "-", declarer: r.declarer ? seatName(r.declarer) : "", tricks: r.tricks ?? "-", score: r.score_ns ?? "-", status: r.status})
+  const resultText = r ? t("console.result_line", "{contract} {declarer}, {tricks} tricks, NS {score} ({status})",
+    {contract: r.contract || "-", declarer: r.declarer ? seatName(r.declarer) : "", tricks: r.tricks ?? "-", score: r.score_ns ?? "-",
+     status: t("console.status." + r.status, codeWords(r.status))})
     : t("console.not_complete", "not complete");
   el.innerHTML = `<h2>${esc(tableName(selected))} &mdash; ${esc(boardText)}</h2>
     <div class="row"><div><div class="hands">${hands}<div class="center">${contractHtml(s.contract)} ${esc(s.declarer ? seatName(s.declarer) : "")}<br>
