@@ -123,6 +123,7 @@ class RulingGiven:
     tricks: int | None = None         # for a director's ruling on a disputed claim
     ts: str | None = None
     source: str | None = None
+    note: str | None = None           # the director's note for the record; the engine does not read it
     type: str = field(default="ruling", init=False)
 
 
@@ -228,9 +229,12 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
         if kind == "ruling":
             s = d.get("seat")
             t = d.get("tricks")
+            note = d.get("note")
+            if note is not None and not isinstance(note, str):
+                raise EventError("a ruling's note is text")
             return RulingGiven(code=str(_req(d, "code")), option=str(_req(d, "option")),
                                seat=seat(s) if s else None, tricks=_int(t, "tricks") if t is not None else None,
-                               **extra)
+                               note=note or None, **extra)
     except (CardError, CallError, ValueError) as err:
         if isinstance(err, EventError):
             raise

@@ -43,6 +43,7 @@ class RulingIn(BaseModel):
     code: str = Field(..., min_length=1, max_length=64, description="the irregularity's code")
     option: str = Field(..., min_length=1, max_length=64, description="one of its options' codes")
     tricks: StrictInt | None = Field(None, ge=0, le=13, description="a disputed claim: the declarer side's total")
+    note: str | None = Field(None, max_length=500, description="the director's note for the record (a claim ruling)")
 
 
 class AdjustmentIn(BaseModel):

@@ -76,8 +76,9 @@ class TableRuntime:
         self.replay_errors: list[str] = []
         # irregularities already ruled on that stay open while the table complies (a refused insufficient bid
         # waits for the replacement call, 27B; a cancelled bid out of rotation for RHO's call, 31A): they
-        # no longer wait for a choice. Object ids of the live engine's irregularities; reset with the engine.
-        self.ruled: set[int] = set()
+        # no longer wait for a choice. Object ids of the live engine's irregularities -> the option chosen;
+        # reset with the engine.
+        self.ruled: dict[int, str] = {}
         # The current board's result as of the last journalled row, once that row completed it. The live
         # ``table`` runs ahead of the journal while an event awaits its write (``Club._submit``); readers
         # outside the table's lock (the results page, the release rule) must not count a board complete,
@@ -118,18 +119,23 @@ class TableRuntime:
         """An open irregularity whose rectification nobody has chosen yet."""
         return irr.open and bool(irr.options) and id(irr) not in self.ruled
 
+    def ruling_for(self, irr: Irregularity) -> str | None:
+        """The option chosen for an irregularity still open while the table complies with it."""
+        return self.ruled.get(id(irr)) if irr.open else None
+
     # ------------------------------------------------------------------ applying
     def _apply(self, event: TableEvent) -> list[Irregularity]:
         if isinstance(event, BoardStarted):
             self.ruled.clear()
-        target = None
+        target, option = None, ""
         if isinstance(event, RulingGiven):
+            option = event.option
             target = next((i for i in reversed(self.table.irregularities) if i.code == event.code and i.open), None)
             if target is not None and id(target) in self.ruled and event.code not in ("REVOKE", "REVOKE_TRICK12"):
                 raise TableError(f"{event.code} has already been ruled on; the table now complies with that ruling")
         flagged = self.table.apply(event)
         if target is not None and target.open:
-            self.ruled.add(id(target))
+            self.ruled[id(target)] = option
         return flagged
 
     def try_event(self, event: TableEvent) -> list[Irregularity]:

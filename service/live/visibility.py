@@ -7,7 +7,8 @@ Hidden information is security. The rules, for a board in progress:
 * **seat** (a token bound to one table and one seat) — its own hand; dummy's hand once the opening lead
   is faced; the auction (alerts: with screens only its own side of the screen's) until its own first
   play, then only the contract and whether doubled (Law 41C); the current and the last quitted trick
-  (Law 66A), its own played cards and the trick count; penalty cards and claims (they are faced);
+  (Law 66A), its own played cards and the trick count; penalty cards and claims (they are faced), and the
+  claiming declarer's remaining cards while his claim stands (he faces them, Laws 68C, 70B);
   irregularities at its table, but the detail of a play irregularity only to its offender, and one that
   reveals a holding (a revoke, a hand-record mismatch) only to its offender or chooser; rectification
   options only to the player who must choose (Law 10C2) and only if the regulation lets players choose.
@@ -104,6 +105,16 @@ def lead_faced(t: Table) -> bool:
     return t.play is not None and any(t.play.tricks)
 
 
+def faced_claimer(t: Table) -> str | None:
+    """Declarer's seat while his claim stands: he faces his remaining cards with his statement (Laws 68C, 70B),
+    so every player at the table sees them. A defender's concession faces nothing (his partner may object and
+    play on, Law 68B)."""
+    if t.claim is None or t.play is None or t.state == "board_complete":
+        return None
+    claimer = str(t.claim.seat)
+    return claimer if claimer == declarer_of(t) else None
+
+
 def turn_of(t: Table) -> str | None:
     if t.board is None or t.state in ("idle", "board_complete", "claim_pending"):
         return None
@@ -180,10 +191,12 @@ def _tricks(t: Table) -> list[dict[str, Any]]:
 
 
 def _irregularity(t: Table, irr: Irregularity, viewer: Viewer, complete: bool, regulation: Any,
-                  sees_hands: bool, awaits: bool) -> dict[str, Any] | None:
+                  sees_hands: bool, awaits: bool, ruling: str | None = None) -> dict[str, Any] | None:
     d = irr.to_dict()
     d["open"] = irr.open
     d["awaiting_choice"] = awaits
+    if ruling is not None:                      # ruled; still open while the table complies (27B, 31A ...)
+        d["ruling"] = ruling
     d["law_text"] = statement(irr.law)
     if viewer.role == "director":
         return d
@@ -217,7 +230,8 @@ def _visible_irregularities(table: TableRuntime, viewer: Viewer, irrs: list[Irre
     complete = t.state == "board_complete"
     out = []
     for irr in irrs:
-        d = _irregularity(t, irr, viewer, complete, table.regulation, sees_hands, table.awaits_choice(irr))
+        d = _irregularity(t, irr, viewer, complete, table.regulation, sees_hands, table.awaits_choice(irr),
+                          table.ruling_for(irr))
         if d is not None:
             out.append(d)
     return out
@@ -291,9 +305,10 @@ def visible_state(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] 
 
     # hands
     hands: dict[str, Any] = {}
+    faced = faced_claimer(t) if seat is not None else None
     for each in SEATS:
         s = str(each)
-        if sees_hands or s == seat or (seat is not None and s == dummy and lead_faced(t)):
+        if sees_hands or s == seat or (seat is not None and s == dummy and lead_faced(t)) or s == faced:
             hands[s] = {"cards": remaining_hand(t, s)}
             if sees_hands:
                 hands[s]["original"] = original_hand(t, s)

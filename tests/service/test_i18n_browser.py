@@ -92,7 +92,7 @@ def test_club_default_chinese_then_the_switch_brings_english_back(tmp_path: Path
             assert re.sub(r"\s+", "", quote.inner_text()) == re.sub(r"\s+", "", seed["text"])   # \n: <br>
             wait_until(console, "() => document.getElementById('nav-alerts-badge').textContent === '1'")
             console.locator("#table-1").wait_for(timeout=10000)
-            assert zh("console", "console.phase.awaiting_ruling") in console.locator("#table-1").inner_text()
+            assert zh("common", "common.phase.awaiting_ruling") in console.locator("#table-1").inner_text()
 
             # the seat page and the results page in Chinese
             wait_until(south, TEXT_IS, ["#bidding-section h2", zh("seat", "seat.auction")])

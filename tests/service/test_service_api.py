@@ -346,3 +346,25 @@ def test_prevent_mode_refuses_and_changes_nothing(tmp_path: Path) -> None:
         # the director's own entry is never prevented (flag, don't block)
         r = d.post("/api/tables/P/events", json={"type": "call", "seat": "S", "call": "1C"})
         assert r.status_code == 200 and r.json()["flagged"][0]["code"] == "INSUFFICIENT_BID"
+
+
+def test_a_claim_ruling_keeps_the_directors_note(tmp_path: Path) -> None:
+    """Law 70: the director's ruling on a disputed claim carries the tricks awarded and a note for the record,
+    kept in the journal; a note that is not text, or longer than 500 characters, is refused (422)."""
+    with ServerProcess(tmp_path, {"tables": [{"id": "1"}]}) as srv, srv.client(srv.token) as d:
+        def post(body: dict[str, Any]) -> None:
+            d.post("/api/tables/1/events", json=body).raise_for_status()
+        post({"type": "board", "board": 1, "deal": deal_for(7, 1).to_pbn()})
+        for seat, call in [("N", "1NT"), ("E", "Pass"), ("S", "3NT"), ("W", "Pass"), ("N", "Pass"), ("E", "Pass")]:
+            post({"type": "call", "seat": seat, "call": call})
+        post({"type": "card", "seat": "E", "card": d.get("/api/tables/1").json()["hands"]["E"]["cards"][0]})
+        post({"type": "claim", "seat": "N", "tricks": 10})
+        post({"type": "claim_response", "seat": "E", "accept": False})
+        ruling = {"code": "CLAIM_DISPUTED", "option": "rule", "tricks": 9}
+        assert d.post("/api/tables/1/rulings", json={**ruling, "note": 7}).status_code == 422
+        assert d.post("/api/tables/1/rulings", json={**ruling, "note": "x" * 501}).status_code == 422
+        assert d.post("/api/tables/1/rulings", json={**ruling, "note": "a trump was outstanding"}).status_code == 200
+        rows = [r["body"] for r in d.get("/api/tables/1/events", params={"board": 1}).json()
+                if r["body"].get("type") == "ruling"]
+        assert rows == [{"type": "ruling", **ruling, "note": "a trump was outstanding"}]
+        assert d.get("/api/tables/1").json()["result"]["tricks"] == 9

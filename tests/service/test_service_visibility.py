@@ -85,8 +85,14 @@ def check(rt: TableRuntime, viewer: Viewer) -> dict[str, Any]:
     if viewer.role == "director":
         assert set(state["hands"]) == {"N", "E", "S", "W"} and "deal" in state
     elif viewer.role == "seat":
-        allowed = {"N", "E", "S", "W"} if complete else {viewer.seat} | ({dummy} if lead and dummy else set())
+        # a declarer who claims faces his remaining cards to the whole table (Laws 68C, 70B)
+        claimer = str(t.claim.seat) if t.claim is not None and t.play is not None and not complete \
+            and t.claim.seat == t.play.declarer else None
+        allowed = {"N", "E", "S", "W"} if complete else \
+            {viewer.seat} | ({dummy} if lead and dummy else set()) | ({claimer} if claimer else set())
         assert set(state["hands"]) <= allowed, (t.state, state["hands"].keys())
+        if claimer:
+            assert claimer in state["hands"], "the claimer's faced cards are seen at the table"
         assert viewer.seat in state["hands"]
         if lead and dummy:
             assert dummy in state["hands"], "dummy is seen once the opening lead is faced"
@@ -203,3 +209,52 @@ def test_player_rulings_can_be_switched_off() -> None:
             assert visible_state(rt, DIRECTOR)["choices"]
             return
     pytest.fail("no insufficient bid")
+
+
+def _three_nt(rt: TableRuntime, tricks: int) -> None:
+    _apply(rt, {"type": "board", "board": 1, "deal": deal_for(7, 1).to_pbn()})
+    for seat, call in [("N", "1NT"), ("E", "Pass"), ("S", "3NT"), ("W", "Pass"), ("N", "Pass"), ("E", "Pass")]:
+        _apply(rt, {"type": "call", "seat": seat, "call": call})
+    rng = random.Random(1)
+    while rt.table.play is None or len(rt.table.play.winners) < tricks or rt.table.play.tricks[-1]:
+        step = next_event(rt.table, rng, None)
+        assert step is not None
+        _apply(rt, step[0])
+
+
+def test_a_claiming_declarer_faces_his_cards_to_the_table_only() -> None:
+    """Laws 68C, 70B: declarer's remaining cards are seen at the table once he claims, never before; not by a
+    spectator of a board in play; a defender's concession faces nothing (his partner may object, 68B)."""
+    rt = TableRuntime("T", Regulation())
+    _three_nt(rt, 2)
+    north = visible_state(rt, DIRECTOR)["hands"]["N"]["cards"]
+    for s in "EW":
+        assert "N" not in visible_state(rt, Viewer("seat", table="T", seat=s))["hands"]
+    _apply(rt, {"type": "claim", "seat": "N", "tricks": 9})
+    for s in "ESW":
+        view = visible_state(rt, Viewer("seat", table="T", seat=s))
+        assert view["hands"]["N"] == {"cards": north} and view["claim"]["seat"] == "N"
+        assert set(view["hands"]) <= {"N", "S", s}
+    assert visible_state(rt, SPECTATOR)["hands"] == {}
+
+    rt = TableRuntime("T", Regulation())
+    _three_nt(rt, 2)
+    _apply(rt, {"type": "claim", "seat": "E", "tricks": 11})
+    for s in "NSW":
+        assert "E" not in visible_state(rt, Viewer("seat", table="T", seat=s))["hands"]
+
+
+def test_a_ruling_the_table_complies_with_is_in_the_view() -> None:
+    """An insufficient bid refused: still open until South replaces it, the view says which ruling stands."""
+    rt = TableRuntime("T", Regulation())
+    _apply(rt, {"type": "board", "board": 2, "deal": deal_for(7, 2).to_pbn()})
+    _apply(rt, {"type": "call", "seat": "E", "call": "1H"})
+    _apply(rt, {"type": "call", "seat": "S", "call": "1D"})
+    assert "ruling" not in visible_state(rt, Viewer("seat", table="T", seat="N"))["irregularities"][0]
+    _apply(rt, {"type": "ruling", "code": "INSUFFICIENT_BID", "option": "refuse"})
+    for viewer in [DIRECTOR] + [Viewer("seat", table="T", seat=s) for s in "NESW"]:
+        irr = visible_state(rt, viewer)["irregularities"][0]
+        assert irr["open"] and not irr["awaiting_choice"] and irr["ruling"] == "refuse", (viewer, irr)
+    _apply(rt, {"type": "call", "seat": "S", "call": "2D"})
+    irr = visible_state(rt, DIRECTOR)["irregularities"][0]
+    assert not irr["open"] and "ruling" not in irr

@@ -66,12 +66,38 @@ async function loadStrings(part) {
   try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${lang}/${part}.json`)).json()); }
   catch (e) { /* a missing file leaves English */ }
 }
-// An irregularity code with its short label in the page's language (the code itself stays, as the laws' index).
-function codeLabel(code) {
-  const english = String(code || "").charAt(0) + String(code || "").slice(1).toLowerCase().replace(/_/g, " ");
-  const label = t(`common.irr.${code}`, english);
-  return label ? `${esc(label)} <span class="muted">${esc(code)}</span>` : esc(code);
+// Words for the codes the service sends, one mapping per kind: irregularities (common.irr.*), their
+// dispositions (common.disp.*), rectification options (common.opt.*) and table phases (common.phase.*). A page
+// never shows the code itself: a code without an entry becomes its own words ("FIFTH_CARD_TO_TRICK" -> "Fifth
+// card to trick"); the Chinese is in locales/zh-Hant/common.json.
+function codeWords(code) {
+  const s = String(code || "").replace(/[_:]+/g, " ").trim().toLowerCase();
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
+function irrText(code) { return t("common.irr." + code, codeWords(code)); }
+function phaseText(phase) { return t("common.phase." + phase, codeWords(phase)); }
+function suitWord(s) { return t("common.suit." + s, {S: "spades", H: "hearts", D: "diamonds", C: "clubs"}[s] || s); }
+function cardWords(c) { return `${SYM[c[0]] || c[0]}${rank(c[1])}`; }
+function optionText(code) {
+  const [head, arg] = String(code || "").split(":");
+  if (arg && /^[SHDC]$/.test(arg)) return t("common.opt." + head + "_suit", codeWords(head) + " {suit}", {suit: suitWord(arg)});
+  if (arg && /^[SHDC][AKQJT2-9]$/.test(arg)) return t("common.opt." + head + "_card", codeWords(head) + " {card}", {card: cardWords(arg)});
+  return t("common.opt." + code, codeWords(code));
+}
+function chooserText(chooser) {
+  return SEATS.includes(chooser) ? t("common.seat." + chooser, chooser) : t("common.chooser." + chooser, codeWords(chooser));
+}
+// An irregularity's state: open, ruled while the table complies (the view's "ruling"), or how it was disposed of.
+function dispositionText(irr) {
+  const d = irr.disposition;
+  if (!d) return irr.ruling ? t("common.disp_ruled_open", "ruled: {option}; the table complies", {option: optionText(irr.ruling)})
+    : irr.awaiting_choice ? t("common.disp_open", "open: awaiting the ruling") : t("common.disp_pending", "open");
+  const i = d.indexOf(":");
+  if (i > 0) return t("common.disp_with", "{how}: {option}", {how: t("common.disp." + d.slice(0, i), codeWords(d.slice(0, i))), option: optionText(d.slice(i + 1))});
+  return t("common.disp." + d, codeWords(d));
+}
+// An irregularity's label in the page's language (the code rides along as data, never as text).
+function codeLabel(code) { return `<span class="irr-name" data-code="${esc(code)}">${esc(irrText(code))}</span>`; }
 function applyLanguage(root) {
   root.querySelectorAll("[data-i18n]").forEach(el => { el.textContent = t(el.dataset.i18n, el.textContent); });
   root.querySelectorAll("[data-i18n-title]").forEach(el => { el.title = t(el.dataset.i18nTitle, el.title); });

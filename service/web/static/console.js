@@ -42,7 +42,7 @@ function renderTables() {
     const outside = eventTables && !eventTables.has(id);       // a table of an earlier event
     return `<div class="tcard${id === selected ? " sel" : ""}${open ? " alerting" : ""}${outside ? " not-in-event" : ""}" data-table="${esc(id)}" id="table-${esc(id)}">
       <b>${esc(tableName(id))}</b> <span class="muted">#${s.seq}</span>${outside ? ` <span class="out-badge">${esc(t("console.not_in_event", "not in the event"))}</span>` : ""}<br>
-      ${esc(s.board ? t("console.board_short", "board {n}", {n: s.board.number}) : t("console.no_board", "no board yet"))} <span class="phase ${s.phase}">${esc(t(`console.phase.${s.phase}`, s.phase))}</span><br>
+      ${esc(s.board ? t("console.board_short", "board {n}", {n: s.board.number}) : t("console.no_board", "no board yet"))} <span class="phase ${esc(s.phase)}">${esc(phaseText(s.phase))}</span><br>
       ${esc(t("console.turn", "turn"))}: <b>${s.turn ? esc(seatName(s.turn)) : "-"}</b> &middot; ${esc(t("console.contract", "contract"))} ${contractHtml(s.contract)}${s.declarer && s.contract && s.contract !== "PASS" ? " " + esc(seatName(s.declarer)) : ""}<br>
       ${open ? `<span class="waiting">${esc(t("console.waiting", "{n} waiting", {n: open}))}</span> &middot; ` : ""}${deviceDots(s.devices)}
       <span class="seq" data-seq="${s.seq}" hidden></span></div>`;
@@ -69,33 +69,69 @@ function renderAlerts() {
   document.getElementById("alert-count").textContent = items.length ? `(${items.length})` : "";
   const el = document.getElementById("alerts");
   if (!items.length) { el.innerHTML = `<p class="muted">${esc(t("console.none", "None."))}</p>`; updateNav(); return; }
+  const focus = document.activeElement && document.activeElement.closest && document.activeElement.closest("form.claim-ruling")
+    ? [document.activeElement.closest("form.claim-ruling").dataset.key, document.activeElement.name] : null;
   el.innerHTML = items.map(([id, s, irr]) => `<div class="alert" data-table="${esc(id)}" data-code="${esc(irr.code)}">
     <div><b>${esc(tableName(id))}</b>${esc(t("console.comma", ", "))}${esc(t("console.board_short", "board {n}", {n: s.board ? s.board.number : "-"}))}${esc(t("console.colon", ": "))}<span class="code">${codeLabel(irr.code)}</span>
     ${esc(t("console.by", "by {seat}", {seat: seatName(irr.seat)}))} &mdash; <span class="law">${esc(t("common.law_n", "Law {law}", {law: irr.law}))}</span></div>
     ${lawTextSlot(id, s.board ? s.board.number : null, irr.law, irr.law_text)}
     <div>${esc(irr.detail || "")}</div>
-    <div>${(irr.options || []).map(o => `<button class="option" data-table="${esc(id)}" data-code="${esc(irr.code)}" data-option="${esc(o.code)}"
-       title="${esc(o.text)}">${esc(o.code)} <span class="muted">(${esc(o.chooser)})</span></button>`).join("")}</div>
-    <div class="muted">${(irr.options || []).map(o => `<div><b>${esc(o.code)}</b>: ${esc(o.text)}</div>`).join("")}</div></div>`).join("");
+    ${CLAIM_CODES.includes(irr.code) ? claimForm(id, s, irr) : `<div>${(irr.options || []).map(o => `<button class="option" data-table="${esc(id)}" data-code="${esc(irr.code)}" data-option="${esc(o.code)}"
+       title="${esc(o.text)}">${esc(optionText(o.code))} <span class="muted">(${esc(chooserText(o.chooser))})</span></button>`).join("")}</div>`}
+    <div class="muted">${(irr.options || []).map(o => `<div><b>${esc(optionText(o.code))}</b>: ${esc(o.text)}</div>`).join("")}</div></div>`).join("");
   el.querySelectorAll("button.option").forEach(b => b.onclick = () => rule(b.dataset.table, b.dataset.code, b.dataset.option, b));
+  el.querySelectorAll("form.claim-ruling").forEach(claimFormWire);
+  if (focus) {                                        // a redraw while the director types keeps his place
+    const f = [...el.querySelectorAll("form.claim-ruling")].find(x => x.dataset.key === focus[0]);
+    if (f && focus[1] && f.elements[focus[1]]) f.elements[focus[1]].focus();
+  }
   lawTexts(el);
   updateNav();
 }
 
-async function rule(table, code, option, button) {
-  const body = {code, option};
-  if (code === "CLAIM_DISPUTED" || code === "CLAIM") {
-    const n = prompt(t("console.claim_tricks", "Declarer side's total tricks (Law 70)?"));
-    if (n === null) return;
-    body.tricks = parseInt(n, 10);
-  }
+// A disputed claim (Law 70): the director's ruling is a form in the alert: the tricks he awards declarer's side
+// in all, a note for the record, and the ruling's option. What he types survives the list's redrawing.
+const CLAIM_CODES = ["CLAIM_DISPUTED", "CLAIM"];
+const DRAFTS = {};            // "table|code" -> {tricks, note}
+function claimForm(id, s, irr) {
+  const key = `${id}|${irr.code}`, d = DRAFTS[key] || {};
+  const won = s.tricks_won && s.declarer ? s.tricks_won[["N", "S"].includes(s.declarer) ? "NS" : "EW"] : 0;
+  const claimed = s.claim ? s.claim.tricks : "";
+  const opts = irr.options || [];
+  return `<form class="claim-ruling" data-table="${esc(id)}" data-code="${esc(irr.code)}" data-key="${esc(key)}">
+    ${s.claim ? `<p>${esc(t("console.claim_was", "{seat} claimed {n} tricks in all for declarer's side.", {seat: seatName(s.claim.seat), n: claimed}))}</p>` : ""}
+    <label>${esc(t("console.claim_awarded", "Tricks awarded to declarer's side in all (Law 70)"))}
+      <input name="tricks" type="number" inputmode="numeric" min="${won}" max="13" required value="${esc(d.tricks ?? claimed)}"></label>
+    <label>${esc(t("console.claim_note", "Note for the record"))}
+      <textarea name="note" rows="2" maxlength="500">${esc(d.note ?? "")}</textarea></label>
+    <div>${opts.map(o => `<button type="submit" class="claim-rule" value="${esc(o.code)}" title="${esc(o.text)}">${esc(t("console.claim_rule", "Rule: {option}", {option: optionText(o.code)}))}</button>`).join("")}</div></form>`;
+}
+function claimFormWire(f) {
+  const key = f.dataset.key;
+  const keep = () => { DRAFTS[key] = {tricks: f.tricks.value, note: f.note.value}; };
+  f.tricks.oninput = keep; f.note.oninput = keep;
+  f.onsubmit = async ev => {
+    ev.preventDefault();
+    const tricks = parseInt(f.tricks.value, 10);
+    if (!(tricks >= +f.tricks.min && tricks <= 13)) { toast(t("console.claim_tricks_bad", "Give the tricks awarded: {min} to 13.", {min: f.tricks.min})); return; }
+    const option = (ev.submitter && ev.submitter.value) || f.querySelector("button.claim-rule").value;
+    const note = f.note.value.trim();
+    if (await rule(f.dataset.table, f.dataset.code, option, ev.submitter, {tricks, ...(note ? {note} : {})})) delete DRAFTS[key];
+  };
+}
+
+async function rule(table, code, option, button, extra) {
+  const body = {code, option, ...(extra || {})};
   if (button) button.disabled = true;
   try {
     await api(`/api/tables/${encodeURIComponent(table)}/rulings`, {method: "POST", body: JSON.stringify(body)}, TOKEN);
-    feed(t("console.ruled", "Table {table}: ruled {code} -> {option}", {table, code, option}));
+    feed(t("console.ruled", "Table {table}: ruled {code} -> {option}", {table, code: irrText(code), option: optionText(option)}) +
+      (body.tricks != null ? " " + t("console.ruled_tricks", "({n} tricks to declarer's side)", {n: body.tricks}) : ""));
+    return true;
   } catch (e) {
     toast(t("console.ruling_refused", "Ruling refused: {error}", {error: e.message}));
     if (button) button.disabled = false;
+    return false;
   }
 }
 
@@ -120,12 +156,13 @@ async function renderDetail() {
      ${handHtml(s.hands[seat] ? s.hands[seat].cards : null)}</div>`).join("");
   const tricks = (s.tricks || []).map(trickHtml).join("");
   const irrs = s.irregularities.map(i => `<div>${codeLabel(i.code)} (${esc(t("common.law_n", "Law {law}", {law: i.law}))}) ${esc(i.seat ? seatName(i.seat) : "")}: ${esc(i.detail || "")}
-     <b>[${esc(i.disposition || t("console.open", "open"))}]</b></div>`).join("") || `<span class="muted">${esc(t("console.none_lower", "none"))}</span>`;
+     &mdash; <b class="irr-state">${esc(dispositionText(i))}</b></div>`).join("") || `<span class="muted">${esc(t("console.none_lower", "none"))}</span>`;
   const boardText = s.board ? t("console.board_detail", "board {n} (dealer {dealer}, {vul} vulnerable)",
     {n: s.board.number, dealer: seatName(s.board.dealer), vul: s.board.vulnerable}) : t("console.board_short", "board {n}", {n: "-"});
   const r = s.result;
-  const resultText = r ? t("console.result_line", "{contract} {declarer}, {tricks} tricks, NS {score} [{status}]",
-    {contract: r.contract || "-", declarer: r.declarer ? seatName(r.declarer) : "", tricks: r.tricks ?? "-", score: r.score_ns ?? "-", status: r.status})
+  const resultText = r ? t("console.result_line", "{contract} {declarer}, {tricks} tricks, NS {score} ({status})",
+    {contract: r.contract || "-", declarer: r.declarer ? seatName(r.declarer) : "", tricks: r.tricks ?? "-", score: r.score_ns ?? "-",
+     status: t("console.status." + r.status, codeWords(r.status))})
     : t("console.not_complete", "not complete");
   el.innerHTML = `<h2>${esc(tableName(selected))} &mdash; ${esc(boardText)}</h2>
     <div class="row"><div><div class="hands">${hands}<div class="center">${contractHtml(s.contract)} ${esc(s.declarer ? seatName(s.declarer) : "")}<br>
@@ -275,7 +312,7 @@ function onMessage(m) {
     if (m.table === selected && !detailTimer) detailTimer = setTimeout(() => { detailTimer = null; renderDetail(); }, 300);
   } else if (m.type === "flagged") {
     const i = m.irregularity;
-    const label = t(`common.irr.${i.code}`, "") || i.code;
+    const label = irrText(i.code);
     toast(t("console.flagged_toast", "Table {table}: {code} (Law {law})", {table: m.table, code: label, law: i.law}));
     feed(t("console.flagged_feed", "Table {table} board {board}: {code} (Law {law}) by {seat}: {detail}",
       {table: m.table, board: m.board, code: label, law: i.law, seat: seatName(i.seat), detail: i.detail || ""}));

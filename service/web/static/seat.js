@@ -50,10 +50,66 @@ function renderBoard(s) {
   const parts = [`<b>${esc(t("seat.board_n", "Board {n}", {n: s.board.number}))}</b>`,
     esc(t("seat.dealer", "dealer {seat}", {seat: s.board.dealer})),
     esc(t("seat.vulnerable", "vulnerable: {who}", {who: vulText(s.board.vulnerable)})),
-    `<span class="phase ${esc(s.phase)}">${esc(t("seat.phase_" + s.phase, s.phase.replace(/_/g, " ")))}</span>`];
-  if (s.turn) parts.push(s.turn === ME ? `<b class="your-turn">${esc(t("seat.your_turn", "your turn"))}</b>` : esc(t("seat.turn", "turn: {seat}", {seat: s.turn})));
-  if (s.contract) parts.push(`${esc(t("seat.contract", "contract"))} ${contractHtml(s.contract)} ${esc(s.contract !== "PASS" ? s.declarer || "" : "")}`);
+    `<span class="phase ${esc(s.phase)}">${esc(phaseLine(s))}</span>`];
+  const turn = turnLine(s);
+  if (turn) parts.push(turn.act ? `<b class="your-turn turn-line">${esc(turn.text)}</b>` : `<span class="turn-line">${esc(turn.text)}</span>`);
+  if (s.contract) parts.push(`${esc(t("seat.contract", "contract"))} ${contractHtml(s.contract)} ${esc(s.contract !== "PASS" && s.declarer ? SEAT_NAME[s.declarer]() : "")}`);
   el.innerHTML = parts.join(" &middot; ");
+}
+
+// The phase in words; once the director has ruled, the table complies (no longer "awaiting ruling").
+function phaseLine(s) {
+  const irrs = s.irregularities || [];
+  if (s.phase === "awaiting_ruling" && !irrs.some(i => i.awaiting_choice) && irrs.some(i => i.ruling))
+    return t("seat.phase_ruled", "ruling given: the table complies");
+  return phaseText(s.phase);
+}
+// What this player does now (Laws 42-45: declarer plays dummy's cards, dummy plays none).
+function turnLine(s) {
+  if (!s.turn) return null;
+  const who = SEAT_NAME[s.turn]();
+  const playing = ["play", "opening_lead"].includes(s.phase) && s.declarer;
+  if (playing && ME === s.dummy && s.phase === "play")
+    return {act: false, text: t("seat.dummy_plays", "Declarer plays your cards")};
+  if (playing && ME === s.declarer && s.turn === s.dummy)
+    return {act: true, text: t("seat.play_from_dummy", "Play from dummy ({seat})", {seat: who})};
+  if (s.turn === ME) return {act: true, text: t("seat.your_turn", "Your turn")};
+  return {act: false, text: t("seat.waiting_for", "Waiting for {seat}", {seat: who})};
+}
+
+// ------------------------------------------------------------------------------------------- penalty cards
+// A penalty card lies face up on the table (Laws 49-51): everyone at the table sees it, with what it means for
+// its owner's next play and for his partner's next lead.
+function partnerOf(seat) { return SEATS[(SEATS.indexOf(seat) + 2) % 4]; }
+function penaltyMeaning(s, owner, card, kind) {
+  const suit = suitWord(card[0]), partner = partnerOf(owner);
+  const you = owner === ME, pard = partner === ME, decl = s.declarer === ME;
+  if (kind === "minor") {
+    return [you ? t("seat.pc_minor_you", "You may not play another {suit} below the 10 before it; you may play an honour of {suit} instead (Law 50C).", {suit})
+      : t("seat.pc_minor", "{seat} may not play another {suit} below the 10 before it, but may play an honour of {suit} instead (Law 50C).", {seat: SEAT_NAME[owner](), suit}),
+      pard ? t("seat.pc_minor_partner", "No lead restriction for you; what the card shows is unauthorized information for you (Law 16).")
+        : t("seat.pc_minor_lead", "No lead restriction for {seat}.", {seat: SEAT_NAME[partner]()})];
+  }
+  const play = you ? t("seat.pc_major_you", "You must play it at your first legal opportunity: lead, follow, discard or ruff; following suit comes first (Law 50D1).")
+    : t("seat.pc_major", "{seat} must play it at the first legal opportunity; following suit comes first (Law 50D1).", {seat: SEAT_NAME[owner]()});
+  const lead = pard ? t("seat.pc_major_partner", "When you are next on lead, wait for declarer: he requires or forbids a {suit} lead (the card is then picked up) or leaves you free (the card stays) (Law 50D2).", {suit})
+    : decl ? t("seat.pc_major_declarer", "When {seat} is next on lead you choose before he leads: require or forbid a {suit} lead (the card is then picked up), or no restriction (the card stays) (Law 50D2).", {seat: SEAT_NAME[partner](), suit})
+    : t("seat.pc_major_lead", "When {seat} is next on lead, declarer chooses first: require or forbid a {suit} lead (the card is then picked up), or no restriction (the card stays) (Law 50D2).", {seat: SEAT_NAME[partner](), suit});
+  return [play, lead];
+}
+function renderPenalty(s) {
+  const el = $("penalty");
+  const pcs = s.phase !== "board_complete" && s.penalty_cards || {};
+  const rows = [];
+  for (const owner of SEATS) {
+    for (const [card, kind] of Object.entries(pcs[owner] || {})) {
+      const label = kind === "major" ? t("seat.pc_major_label", "major penalty card") : t("seat.pc_minor_label", "minor penalty card");
+      rows.push(`<li class="penalty-card ${esc(kind)}" data-seat="${owner}" data-card="${esc(card)}"><b>${esc(owner === ME ? t("seat.pc_yours", "Your card") : SEAT_NAME[owner]())}</b> ` +
+        `${cardHtml(card)} <span class="pc-kind">${esc(label)}</span><br>${penaltyMeaning(s, owner, card, kind).map(esc).join(" ")}</li>`);
+    }
+  }
+  el.hidden = !rows.length;
+  el.innerHTML = rows.length ? `<h3>${esc(t("seat.pc_title", "Penalty cards on the table"))}</h3><ul>${rows.join("")}</ul>` : "";
 }
 
 // ------------------------------------------------------------------------------------------- hands and trick
@@ -63,8 +119,10 @@ function cardButton(c, seat, playable) {
     : `<span class="card suit-${c[0]}" data-card="${c}">${rank(c[1])}</span>`;
 }
 function handBlock(seat, cards, playable, big) {
+  const claimer = state && state.claim && state.phase !== "board_complete" ? state.claim.seat : null;
   const label = seat === ME ? t("seat.your_hand", "Your hand ({seat})", {seat}) :
-    seat === (state && state.dummy) ? t("seat.dummy_hand", "Dummy ({seat})", {seat}) : SEAT_NAME[seat]();
+    seat === (state && state.dummy) ? t("seat.dummy_hand", "Dummy ({seat})", {seat}) :
+    seat === claimer ? t("seat.claimer_hand", "{seat}'s cards, faced with the claim", {seat: SEAT_NAME[seat]()}) : SEAT_NAME[seat]();
   return `<div class="hand ${seat}${big ? " big" : ""}" aria-label="${esc(label)}"><div class="hand-name">${esc(label)}</div>` +
     SUITS.map(su => `<div class="suit-row"><span class="suit-sym suit-${su}" aria-hidden="true">${SYM[su]}</span>` +
       cards.filter(c => c[0] === su).map(c => cardButton(c, seat, playable(c))).join("") + "</div>").join("") + "</div>";
@@ -144,10 +202,11 @@ function renderClaim(s) {
     const c = s.claim, mine = SIDE[c.seat] !== SIDE[ME];
     const answered = c.responses[ME] !== undefined;
     const declSide = SIDE[s.declarer] === SIDE[c.seat];
-    const what = declSide ? t("seat.claim_by", "{seat} claims: declarer's side takes {n} tricks in all", {seat: c.seat, n: c.tricks})
-      : t("seat.concede_by", "{seat} concedes: declarer's side takes {n} tricks in all", {seat: c.seat, n: c.tricks});
+    const what = declSide ? t("seat.claim_by", "{seat} claims: declarer's side takes {n} tricks in all", {seat: SEAT_NAME[c.seat](), n: c.tricks})
+      : t("seat.concede_by", "{seat} concedes: declarer's side takes {n} tricks in all", {seat: SEAT_NAME[c.seat](), n: c.tricks});
     el.hidden = false;
-    el.innerHTML = `<h2>${esc(t("seat.claim", "Claim"))}</h2><p>${esc(what)}</p>` + (mine && !answered && s.phase === "claim_pending" ?
+    const faced = c.seat !== ME && s.hands[c.seat] ? `<p class="claim-faced">${esc(t("seat.claim_faced", "{seat} faces his remaining cards: they are shown with the table's hands.", {seat: SEAT_NAME[c.seat]()}))}</p>` : "";
+    el.innerHTML = `<h2>${esc(t("seat.claim", "Claim"))}</h2><p class="claim-statement">${esc(what)}</p>` + faced + (mine && !answered && s.phase === "claim_pending" ?
       `<div class="actions"><button type="button" id="claim-accept" class="primary">${esc(t("seat.accept", "Accept"))}</button>` +
       `<button type="button" id="claim-dispute">${esc(t("seat.dispute", "Dispute: call the director"))}</button></div>` :
       `<p class="muted">${esc(answered ? t("seat.answered", "You answered.") : t("seat.waiting_opponents", "Waiting for the opponents' answer."))}</p>`);
@@ -356,11 +415,11 @@ function renderRulings(s) {
   const ch = s.choices || [];
   $("choices-section").hidden = !ch.length;
   $("choices").innerHTML = ch.map(i => `<div><b>${codeLabel(i.code)}</b> (${esc(t("seat.law", "Law {law}", {law: i.law}))}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
-    i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(o.text)}">${esc(o.code)}</button> ${esc(o.text)}<br>`).join("") + "</div>").join("");
+    i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(o.text)}">${esc(optionText(o.code))}</button> ${esc(o.text)}<br>`).join("") + "</div>").join("");
   $("choices").querySelectorAll("button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
   lawTexts($("choices"));
   $("irregularities").innerHTML = (s.irregularities || []).map(i =>
-    `<div>${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(i.seat ? t(`common.seat.${i.seat}`, i.seat) : "")} ${esc(i.detail || "")} [${esc(i.disposition || t("seat.open", "open"))}]</div>`).join("") || esc(t("seat.none", "none"));
+    `<div class="irr" data-code="${esc(i.code)}">${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(SEAT_NAME[i.seat] ? SEAT_NAME[i.seat]() : "")} ${esc(i.detail || "")} &mdash; <span class="irr-state">${esc(dispositionText(i))}</span></div>`).join("") || esc(t("seat.none", "none"));
 }
 
 // The boards of the table's current round (its guidance names them; null without an event). After the director
@@ -380,11 +439,12 @@ function earlierRound(s) {
 }
 function render() {
   const s = earlierRound(state) ? {...state, board: null, phase: null, turn: null, declarer: null, dummy: null,
-    contract: null, hands: {}, auction: null, trick: null, last_trick: null, claim: null, result: null, confirm: null,
+    contract: null, hands: {}, auction: null, trick: null, last_trick: null, claim: null, result: null, confirm: null, penalty_cards: null,
     choices: [], irregularities: []} : state;
   renderBoard(s);
   renderRulings(s);
   renderHands(s);
+  renderPenalty(s);
   renderBidding(s);
   renderClaim(s);
   renderKeying(s);
