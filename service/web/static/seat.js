@@ -334,7 +334,7 @@ async function loadPlayers() {
     return;
   }
   const seats = mySide === "NS" ? ["N", "S"] : ["E", "W"];
-  el.hidden = !!(state && boardInPlay(state));
+  el.hidden = !!(state && boardInPlay(shown(state)));
   const label = UI.labels[pair.pair] ?? pair.pair;
   el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}${label != null ? ` <span class="pair-label">${esc(label)}</span>` : ""}</h2><form id="players-form" class="key-form">` +
     seats.map(x => `<div class="field"><label for="player-${x}">${esc(t("seat.player_label", "{seat}: member number or name", {seat: SEAT_NAME[x]()}))}</label>` +
@@ -362,8 +362,10 @@ function renderRulings(s) {
 }
 
 // The boards of the table's current round (its guidance names them; null without an event). After the director
-// moves the table on, the table's state is still the last board of the old round: the page then shows the new
-// round (no board yet, the names form, the keying form at the round's first board), not the old result.
+// moves the table on, the table's state is still the last board of the old round, which a credential of the new
+// round receives withheld (it is not its pair's board here this round: Law 16B, service/event/board_rule.py) or,
+// where it may see it, complete: either way the page shows the new round (no board yet, the names form, the
+// keying form at the round's first board), not the old board.
 async function loadRound() {
   try {
     const g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN);
@@ -374,12 +376,18 @@ async function loadRound() {
   if (state) render();
 }
 function earlierRound(s) {
-  return UI.roundBoards && s.board && s.phase === "board_complete" && !UI.roundBoards.includes(s.board.number);
+  return !!(UI.roundBoards && s.board && (s.phase === "board_complete" || s.withheld) &&
+            !UI.roundBoards.includes(s.board.number));
+}
+// The table's state as this page shows it: the new round with no board yet while the table is still on the old
+// round's last board.
+function shown(s) {
+  return earlierRound(s) ? {...s, board: null, phase: null, withheld: false, turn: null, declarer: null, dummy: null,
+    contract: null, hands: {}, auction: null, trick: null, last_trick: null, claim: null, result: null, confirm: null,
+    choices: [], irregularities: []} : s;
 }
 function render() {
-  const s = earlierRound(state) ? {...state, board: null, phase: null, turn: null, declarer: null, dummy: null,
-    contract: null, hands: {}, auction: null, trick: null, last_trick: null, claim: null, result: null, confirm: null,
-    choices: [], irregularities: []} : state;
+  const s = shown(state);
   renderBoard(s);
   renderRulings(s);
   renderHands(s);
