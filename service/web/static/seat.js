@@ -5,8 +5,8 @@
 // The player opens his seat's link (/seat#signin=... or a table card's #card=...): common.js credential().
 let TOKEN = "", TABLE = "", ME = "";
 let state = null;
-const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null, roundBoards: null,
-            labels: {}};
+const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, extras: null, pair: null,
+            roundBoards: null, labels: {}};
 const STRAINS = ["C", "D", "H", "S", "NT"];
 const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
 const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
@@ -272,10 +272,15 @@ function renderResult(s) {
 // table still has to play), and the end-of-round guidance once the table has played its round's boards.
 async function loadExtras(board) {
   const key = `${board}|${state.seq}`;
-  if (UI.extrasFor === key) return;
+  if (UI.extrasFor === key) {             // the same state drawn again (a stream's greeting after it reconnected)
+    if (UI.extras && $("traveller")) { $("traveller").innerHTML = UI.extras.traveller; $("running").innerHTML = UI.extras.running; }
+    return;
+  }
   UI.extrasFor = key;
+  UI.extras = null;
   let view = null;
   try { view = await api("/api/public/results", {}, TOKEN); } catch (e) { view = null; }
+  if (UI.extrasFor !== key) return;        // another board or state meanwhile: its own call draws it
   if (view && $("traveller")) {
     const entry = (view.boards || []).find(b => b.board === board);
     const rows = entry && entry.visible ? entry.travellers.flatMap(tr => tr.rows) : [];
@@ -291,6 +296,7 @@ async function loadExtras(board) {
     const ranking = (view.rankings || []).flatMap(rk => rk.rows);
     const me = UI.pair != null ? ranking.find(r => String(r.entrant) === String(UI.pair)) : null;
     $("running").innerHTML = me && me.top !== 0 ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
+    UI.extras = {traveller: $("traveller").innerHTML, running: $("running").innerHTML};
   }
   loadGuidance(view);
 }
@@ -417,7 +423,7 @@ let renewing = null;
 function newSeat(r) {
   TOKEN = r.token; TABLE = r.table; ME = r.seat;
   sessionStorage.setItem("bt-token", r.token);
-  state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.labels = {};
+  state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.extras = null; UI.labels = {};
   $("hands").innerHTML = ""; $("trick").innerHTML = ""; $("auction").innerHTML = "";
   ["keying-section", "result-section", "guidance-section", "players-section", "claim-section"].forEach(id => $(id).hidden = true);
   $("signed-out").hidden = true; $("table-section").hidden = false;
