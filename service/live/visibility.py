@@ -267,14 +267,15 @@ def _frozen(table: TableRuntime) -> tuple[int, str | None]:
 
 
 def withheld_state(table: TableRuntime, viewer: Viewer) -> dict[str, Any]:
-    """The view of a table on a board ``viewer`` may not see: "board 7 in play", nothing else."""
+    """The view of a table on a board ``viewer`` may not see: "board 7 in play", nothing else of the board (the
+    table's kind stays: a scoring-only table's page keys its own next board while the table is left on one)."""
     board = table.table.board
     seq, updated = _frozen(table)
     return {"table": table.id, "seq": seq, "updated": updated, "view": viewer.key,
             "board": None if board is None else {"number": board.board, "dealer": str(board.dealer),
                                                   "vulnerable": str(board.vulnerable)},
             "phase": "in_play", "withheld": True, "turn": None, "declarer": None, "dummy": None, "contract": None,
-            "hands": {}, "auction": None, "irregularities": [], "choices": []}
+            "kind": table.kind, "hands": {}, "auction": None, "irregularities": [], "choices": []}
 
 
 def visible_state(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] = NOTHING) -> dict[str, Any]:

@@ -7,7 +7,9 @@ does not help: it answers 503 only once a request's head is complete. ``Connecti
 H11 protocol with
 
 * a deadline: a connection that has not sent a whole request (head and body) within ``header_timeout_s`` of
-  its opening (of the next request's first byte, once kept alive) is closed;
+  its opening (of the next request's first byte, once kept alive) is closed; a WebSocket's handshake ends it
+  (uvicorn hands the connection to the WebSocket's protocol before h11 has seen the request's end, so the
+  request would look unfinished for ever);
 * a cap on open connections per client address (answered 429) and in total (answered 503), the total kept
   below the open-file limit (``resource.getrlimit``) with room for the journal, devices and one batch of
   accepts (asyncio accepts up to ``accept_batch`` connections at a time before any of them is looked at);
@@ -173,6 +175,9 @@ class ConnectionGuard:
                     self.transport.close()   # its request has been read: closing now sends no reset
                     return
                 super().data_received(data)
+                if self.transport.get_protocol() is not self:   # upgraded: a WebSocket's protocol has it now
+                    self._disarm()
+                    return
                 waiting = self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing()
                 if not waiting:
                     self._disarm()

@@ -261,6 +261,25 @@ def test_a_websocket_that_ends_leaves_the_connection_count(server: ServerProcess
     asyncio.run(run())
 
 
+def test_a_websocket_outlives_the_request_deadline(tmp_path: Path) -> None:
+    """The deadline is for a request's head: a stream that was accepted (the seat page's, the console's) stays open
+    past it and goes on receiving."""
+    with ServerProcess(tmp_path, {**CONFIG, "limits": {"header_timeout_s": 1}}) as srv, \
+            srv.client(srv.token) as d:
+        async def run() -> list[int]:
+            async with websockets.connect(f"{srv.ws_base}/ws/tables/1?token={srv.token}", open_timeout=5) as ws:
+                first = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                await asyncio.sleep(2.5)                        # well past the deadline
+                r = await asyncio.to_thread(d.post, "/api/tables/1/events",
+                                            json={"type": "board", "board": 1, "deal": deal_for(7, 1).to_pbn()})
+                assert r.status_code == 200, r.text
+                later = json.loads(await asyncio.wait_for(ws.recv(), 5))   # ConnectionClosed if it was cut
+                return [first["state"]["seq"], later["state"]["seq"]]
+
+        seqs = asyncio.run(run())
+        assert seqs[1] > seqs[0], seqs
+
+
 def test_refusals_counted_since_the_last_summary_are_logged_when_the_service_stops(tmp_path: Path) -> None:
     srv = ServerProcess(tmp_path, {**CONFIG, "limits": {"connections_per_address": 3}})
     with srv:

@@ -204,7 +204,9 @@ def test_every_pair_sees_where_to_go_after_every_round(tmp_path: Path, browser: 
                                      "document.getElementById('guidance-section').hidden && "
                                      "document.getElementById('result-section').hidden && "
                                      "document.getElementById('players-form') !== null && "
+                                     "!document.getElementById('players-section').hidden && "
                                      "document.getElementById('key-board') !== null && "
+                                     "!document.getElementById('keying-section').hidden && "
                                      "+document.getElementById('key-board').value === first", first, 20)
                     moved[(nt, ns)] = page
                 assert sorted(moved) == sorted(pages), (case, sorted(moved))

@@ -137,6 +137,9 @@ def test_four_seats_play_a_board_and_a_director_call_reaches_the_console(tmp_pat
                 page.locator("#result-section .ok-line").wait_for(timeout=10000)
                 page.locator("#traveller table.traveller").wait_for(timeout=10000)
             assert "3NT" in seats["S"].locator("#traveller").inner_text()
+            # the same state drawn again (a stream's greeting after it reconnected) keeps the traveller
+            seats["S"].evaluate("() => { state = {...state}; render(); }")
+            assert "3NT" in seats["S"].locator("#traveller table.traveller").inner_text(timeout=2000)
             shot(seats["N"], "seat-confirmed", size)
             no_sideways(seats, size)
             rows = api.get("/api/tables/1/events", params={"board": 1}).json()

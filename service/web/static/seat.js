@@ -5,8 +5,8 @@
 // The player opens his seat's link (/seat#signin=... or a table card's #card=...): common.js credential().
 let TOKEN = "", TABLE = "", ME = "";
 let state = null;
-const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, pair: null, roundBoards: null,
-            labels: {}};
+const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, extras: null, pair: null,
+            roundBoards: null, labels: {}};
 const STRAINS = ["C", "D", "H", "S", "NT"];
 const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
 const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
@@ -331,10 +331,15 @@ function renderResult(s) {
 // table still has to play), and the end-of-round guidance once the table has played its round's boards.
 async function loadExtras(board) {
   const key = `${board}|${state.seq}`;
-  if (UI.extrasFor === key) return;
+  if (UI.extrasFor === key) {             // the same state drawn again (a stream's greeting after it reconnected)
+    if (UI.extras && $("traveller")) { $("traveller").innerHTML = UI.extras.traveller; $("running").innerHTML = UI.extras.running; }
+    return;
+  }
   UI.extrasFor = key;
+  UI.extras = null;
   let view = null;
   try { view = await api("/api/public/results", {}, TOKEN); } catch (e) { view = null; }
+  if (UI.extrasFor !== key) return;        // another board or state meanwhile: its own call draws it
   if (view && $("traveller")) {
     const entry = (view.boards || []).find(b => b.board === board);
     const rows = entry && entry.visible ? entry.travellers.flatMap(tr => tr.rows) : [];
@@ -350,6 +355,7 @@ async function loadExtras(board) {
     const ranking = (view.rankings || []).flatMap(rk => rk.rows);
     const me = UI.pair != null ? ranking.find(r => String(r.entrant) === String(UI.pair)) : null;
     $("running").innerHTML = me && me.top !== 0 ? `<p class="running">${esc(t("seat.running", "Pair {pair}: {score} so far, place {place}", {pair: me.label || me.entrant, score: me.score ?? "-", place: me.place ?? "-"}))}</p>` : "";
+    UI.extras = {traveller: $("traveller").innerHTML, running: $("running").innerHTML};
   }
   loadGuidance(view);
 }
@@ -395,7 +401,7 @@ async function loadPlayers() {
     return;
   }
   const seats = mySide === "NS" ? ["N", "S"] : ["E", "W"];
-  el.hidden = !!(state && boardInPlay(state));
+  el.hidden = !!(state && boardInPlay(shown(state)));
   const label = UI.labels[pair.pair] ?? pair.pair;
   el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}${label != null ? ` <span class="pair-label">${esc(label)}</span>` : ""}</h2><form id="players-form" class="key-form">` +
     seats.map(x => `<div class="field"><label for="player-${x}">${esc(t("seat.player_label", "{seat}: member number or name", {seat: SEAT_NAME[x]()}))}</label>` +
@@ -423,8 +429,10 @@ function renderRulings(s) {
 }
 
 // The boards of the table's current round (its guidance names them; null without an event). After the director
-// moves the table on, the table's state is still the last board of the old round: the page then shows the new
-// round (no board yet, the names form, the keying form at the round's first board), not the old result.
+// moves the table on, the table's state is still the last board of the old round, which a credential of the new
+// round receives withheld (it is not its pair's board here this round: Law 16B, service/event/board_rule.py) or,
+// where it may see it, complete: either way the page shows the new round (no board yet, the names form, the
+// keying form at the round's first board), not the old board.
 async function loadRound() {
   try {
     const g = await api(`/api/event/guidance?table=${encodeURIComponent(TABLE)}`, {}, TOKEN);
@@ -435,12 +443,18 @@ async function loadRound() {
   if (state) render();
 }
 function earlierRound(s) {
-  return UI.roundBoards && s.board && s.phase === "board_complete" && !UI.roundBoards.includes(s.board.number);
+  return !!(UI.roundBoards && s.board && (s.phase === "board_complete" || s.withheld) &&
+            !UI.roundBoards.includes(s.board.number));
+}
+// The table's state as this page shows it: the new round with no board yet while the table is still on the old
+// round's last board.
+function shown(s) {
+  return earlierRound(s) ? {...s, board: null, phase: null, withheld: false, turn: null, declarer: null, dummy: null,
+    contract: null, hands: {}, auction: null, trick: null, last_trick: null, claim: null, result: null, confirm: null,
+    penalty_cards: null, choices: [], irregularities: []} : s;
 }
 function render() {
-  const s = earlierRound(state) ? {...state, board: null, phase: null, turn: null, declarer: null, dummy: null,
-    contract: null, hands: {}, auction: null, trick: null, last_trick: null, claim: null, result: null, confirm: null, penalty_cards: null,
-    choices: [], irregularities: []} : state;
+  const s = shown(state);
   renderBoard(s);
   renderRulings(s);
   renderHands(s);
@@ -471,7 +485,7 @@ let renewing = null;
 function newSeat(r) {
   TOKEN = r.token; TABLE = r.table; ME = r.seat;
   sessionStorage.setItem("bt-token", r.token);
-  state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.labels = {};
+  state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.extras = null; UI.labels = {};
   $("hands").innerHTML = ""; $("trick").innerHTML = ""; $("auction").innerHTML = "";
   ["keying-section", "result-section", "guidance-section", "players-section", "claim-section"].forEach(id => $(id).hidden = true);
   $("signed-out").hidden = true; $("table-section").hidden = false;
