@@ -276,7 +276,12 @@ def main() -> None:
         raise SystemExit(f"open-file limit {nofile} is too low for {args.spectators} spectators")
     if args.server_path:
         os.environ["PYTHONPATH"] = args.server_path
-    cfg = {"regulation": {"spectators": {"delay_s": 0}}}
+    cfg: dict[str, Any] = {"regulation": {"spectators": {"delay_s": 0}}}
+    # every spectator of the benchmark shares one loopback address: the per-address and total caps on anonymous
+    # streams and connections (``service/live/limits.py``, ``service/web/connection_guard.py``) are raised by
+    # settings, not removed, so the server does the work of checking them
+    n = 2 * args.spectators + 64
+    cfg["limits"] = {"connections_per_address": n, "spectator_streams_per_address": n, "spectator_streams": n}
     extra = ("--simulate", str(args.tables), "--pace", str(args.pace))
     with tempfile.TemporaryDirectory() as tmp:
         srv = ServerProcess(Path(tmp), cfg, extra_args=extra)
