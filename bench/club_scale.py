@@ -13,7 +13,8 @@ table's delayed view) and ``/ws/results`` (the public results screen), anonymous
   for every view whose sequence number moved (the greeting on connect is not counted). The others read
   their sockets and throw the bytes away: the server does the same work for them, the benchmark does not
   spend a core parsing 17,000 messages a second;
-* health: ``GET /api/health`` every 0.25 s, latency of each answer;
+* health: ``GET /api/health`` (with the director's token, which the counts need) every 0.25 s, latency of
+  each answer;
 * start-up: from launching the process to ``/api/health`` answering with every table running;
 * CPU: the server's user + system time (``/proc/PID/stat``) over the steady-state window / its wall time.
 
@@ -79,6 +80,11 @@ def load() -> str:
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] if xs else float("nan")
+
+
+def director(srv: ServerProcess) -> dict[str, str]:
+    """The director's credential: ``/api/health`` gives the counts (tables, events, subscribers) only to him."""
+    return {"Authorization": f"Bearer {srv.token}"}
 
 
 def raise_nofile() -> int:
@@ -186,7 +192,7 @@ class Bench:
         print(f"started in {started_s:.1f} s, {self.connected} sockets in {connect_s:.1f} s (load {load()})",
               file=sys.stderr, flush=True)
         await asyncio.sleep(a.warmup)                       # the greetings drained
-        async with httpx.AsyncClient(base_url=self.srv.base, timeout=60) as client:
+        async with httpx.AsyncClient(base_url=self.srv.base, headers=director(self.srv), timeout=60) as client:
             h0 = (await client.get("/api/health")).json()
             sampler = asyncio.create_task(self.sample_health(client))
             spy = None
@@ -291,7 +297,7 @@ def main() -> None:
         except RuntimeError:
             raise SystemExit(f"/api/health did not answer within {args.start_timeout:g} s of the launch "
                              f"(load average {load()})") from None
-        while httpx.get(srv.base + "/api/health", timeout=60).json()["tables"] < args.tables:
+        while httpx.get(srv.base + "/api/health", headers=director(srv), timeout=60).json()["tables"] < args.tables:
             time.sleep(0.05)
         started = time.monotonic() - t0
         # vugraph tables show their play to spectators live (the rule withholds every other table's board
