@@ -107,6 +107,7 @@ class Bench:
         self.drained_bytes = 0
         self.connected = 0
         self.failed = 0
+        self.failure = ""
 
     async def measured(self, path: str, ready: asyncio.Event) -> None:
         last: dict[str, int] = {}
@@ -168,7 +169,10 @@ class Bench:
             for w in waits:
                 w.cancel()
         res = await asyncio.gather(*tasks, return_exceptions=True)
-        self.failed += sum(isinstance(r, BaseException) for r in res)
+        for r in res:
+            if isinstance(r, BaseException):
+                self.failed += 1
+                self.failure = self.failure or repr(r)
 
     async def sample_health(self, client: httpx.AsyncClient) -> None:
         while not self.stop.is_set():
@@ -186,7 +190,7 @@ class Bench:
         specs = [asyncio.create_task(self.spectator(i, gate)) for i in range(a.spectators)]
         while self.connected < 2 * a.spectators and time.monotonic() - t_conn < 300:
             if self.failed:
-                raise RuntimeError(f"{self.failed} spectator sockets failed")
+                raise RuntimeError(f"{self.failed} spectator sockets failed, the first: {self.failure}")
             await asyncio.sleep(0.1)
         connect_s = time.monotonic() - t_conn
         print(f"started in {started_s:.1f} s, {self.connected} sockets in {connect_s:.1f} s (load {load()})",
