@@ -111,7 +111,10 @@ class Bench:
 
     async def measured(self, path: str, ready: asyncio.Event) -> None:
         last: dict[str, int] = {}
-        async with websockets.connect(f"{self.srv.ws_base}{path}", max_size=None, open_timeout=120) as ws:
+        # no client keepalive: its pong waits behind the greeting's megabytes in the server's send buffer, and the
+        # client's 20 s ping timeout ended measured sockets while a thousand spectators were greeted
+        async with websockets.connect(f"{self.srv.ws_base}{path}", max_size=None, open_timeout=120,
+                                      ping_interval=None) as ws:
             self.connected += 1
             ready.set()
             while not self.stop.is_set():
@@ -291,7 +294,10 @@ def main() -> None:
     # streams and connections (``service/live/limits.py``, ``service/web/connection_guard.py``) are raised by
     # settings, not removed, so the server does the work of checking them
     n = 2 * args.spectators + 64
-    cfg["limits"] = {"connections_per_address": n, "spectator_streams_per_address": n, "spectator_streams": n}
+    cfg["limits"] = {"connections_per_address": n, "spectator_streams_per_address": n, "spectator_streams": n,
+                     # the request deadline from a connection's opening: on a loaded machine a server greeting a
+                     # thousand spectators has let 10 s pass before reading the next one's handshake
+                     "header_timeout_s": 60}
     extra = ("--simulate", str(args.tables), "--pace", str(args.pace))
     with tempfile.TemporaryDirectory() as tmp:
         srv = ServerProcess(Path(tmp), cfg, extra_args=extra)
@@ -311,6 +317,9 @@ def main() -> None:
                 c.post(f"/api/tables/{tid}/vugraph", json={"on": True}).raise_for_status()
         try:
             result = asyncio.run(Bench(srv, args).run(started))
+        except Exception:
+            print(srv.log_path.read_text()[-3000:], file=sys.stderr)
+            raise
         finally:
             srv.stop()
     print(json.dumps(result, indent=1))
