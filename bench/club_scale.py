@@ -13,7 +13,8 @@ table's delayed view) and ``/ws/results`` (the public results screen), anonymous
   for every view whose sequence number moved (the greeting on connect is not counted). The others read
   their sockets and throw the bytes away: the server does the same work for them, the benchmark does not
   spend a core parsing 17,000 messages a second;
-* health: ``GET /api/health`` every 0.25 s, latency of each answer;
+* health: ``GET /api/health`` (with the director's token, which the counts need) every 0.25 s, latency of
+  each answer;
 * start-up: from launching the process to ``/api/health`` answering with every table running;
 * CPU: the server's user + system time (``/proc/PID/stat``) over the steady-state window / its wall time.
 
@@ -81,6 +82,11 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] if xs else float("nan")
 
 
+def director(srv: ServerProcess) -> dict[str, str]:
+    """The director's credential: ``/api/health`` gives the counts (tables, events, subscribers) only to him."""
+    return {"Authorization": f"Bearer {srv.token}"}
+
+
 def raise_nofile() -> int:
     """The soft open-file limit as high as the hard one allows (the server child inherits it)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -101,10 +107,14 @@ class Bench:
         self.drained_bytes = 0
         self.connected = 0
         self.failed = 0
+        self.failure = ""
 
     async def measured(self, path: str, ready: asyncio.Event) -> None:
         last: dict[str, int] = {}
-        async with websockets.connect(f"{self.srv.ws_base}{path}", max_size=None, open_timeout=120) as ws:
+        # no client keepalive: its pong waits behind the greeting's megabytes in the server's send buffer, and the
+        # client's 20 s ping timeout ended measured sockets while a thousand spectators were greeted
+        async with websockets.connect(f"{self.srv.ws_base}{path}", max_size=None, open_timeout=120,
+                                      ping_interval=None) as ws:
             self.connected += 1
             ready.set()
             while not self.stop.is_set():
@@ -162,7 +172,10 @@ class Bench:
             for w in waits:
                 w.cancel()
         res = await asyncio.gather(*tasks, return_exceptions=True)
-        self.failed += sum(isinstance(r, BaseException) for r in res)
+        for r in res:
+            if isinstance(r, BaseException):
+                self.failed += 1
+                self.failure = self.failure or repr(r)
 
     async def sample_health(self, client: httpx.AsyncClient) -> None:
         while not self.stop.is_set():
@@ -180,13 +193,13 @@ class Bench:
         specs = [asyncio.create_task(self.spectator(i, gate)) for i in range(a.spectators)]
         while self.connected < 2 * a.spectators and time.monotonic() - t_conn < 300:
             if self.failed:
-                raise RuntimeError(f"{self.failed} spectator sockets failed")
+                raise RuntimeError(f"{self.failed} spectator sockets failed, the first: {self.failure}")
             await asyncio.sleep(0.1)
         connect_s = time.monotonic() - t_conn
         print(f"started in {started_s:.1f} s, {self.connected} sockets in {connect_s:.1f} s (load {load()})",
               file=sys.stderr, flush=True)
         await asyncio.sleep(a.warmup)                       # the greetings drained
-        async with httpx.AsyncClient(base_url=self.srv.base, timeout=60) as client:
+        async with httpx.AsyncClient(base_url=self.srv.base, headers=director(self.srv), timeout=60) as client:
             h0 = (await client.get("/api/health")).json()
             sampler = asyncio.create_task(self.sample_health(client))
             spy = None
@@ -276,7 +289,15 @@ def main() -> None:
         raise SystemExit(f"open-file limit {nofile} is too low for {args.spectators} spectators")
     if args.server_path:
         os.environ["PYTHONPATH"] = args.server_path
-    cfg = {"regulation": {"spectators": {"delay_s": 0}}}
+    cfg: dict[str, Any] = {"regulation": {"spectators": {"delay_s": 0}}}
+    # every spectator of the benchmark shares one loopback address: the per-address and total caps on anonymous
+    # streams and connections (``service/live/limits.py``, ``service/web/connection_guard.py``) are raised by
+    # settings, not removed, so the server does the work of checking them
+    n = 2 * args.spectators + 64
+    cfg["limits"] = {"connections_per_address": n, "spectator_streams_per_address": n, "spectator_streams": n,
+                     # the request deadline from a connection's opening: on a loaded machine a server greeting a
+                     # thousand spectators has let 10 s pass before reading the next one's handshake
+                     "header_timeout_s": 60}
     extra = ("--simulate", str(args.tables), "--pace", str(args.pace))
     with tempfile.TemporaryDirectory() as tmp:
         srv = ServerProcess(Path(tmp), cfg, extra_args=extra)
@@ -286,7 +307,7 @@ def main() -> None:
         except RuntimeError:
             raise SystemExit(f"/api/health did not answer within {args.start_timeout:g} s of the launch "
                              f"(load average {load()})") from None
-        while httpx.get(srv.base + "/api/health", timeout=60).json()["tables"] < args.tables:
+        while httpx.get(srv.base + "/api/health", headers=director(srv), timeout=60).json()["tables"] < args.tables:
             time.sleep(0.05)
         started = time.monotonic() - t0
         # vugraph tables show their play to spectators live (the rule withholds every other table's board
@@ -296,6 +317,9 @@ def main() -> None:
                 c.post(f"/api/tables/{tid}/vugraph", json={"on": True}).raise_for_status()
         try:
             result = asyncio.run(Bench(srv, args).run(started))
+        except Exception:
+            print(srv.log_path.read_text()[-3000:], file=sys.stderr)
+            raise
         finally:
             srv.stop()
     print(json.dumps(result, indent=1))

@@ -20,6 +20,7 @@ from service.api.deps import service
 from service.errors import Unauthenticated
 from service.live.hub import Subscriber
 from service.web.http_errors import status_of
+from service.web.shared_frames import frame_writer
 from service.wiring.container import Service
 
 log = logging.getLogger(__name__)
@@ -31,6 +32,14 @@ async def _deny(ws: WebSocket, status: int, detail: str) -> None:
         await ws.send_denial_response(JSONResponse({"detail": detail}, status_code=status))
     except RuntimeError:                      # the server cannot answer the handshake with HTTP: close instead
         await ws.close(code=4000 + status, reason=detail[:120])
+
+
+def _shared_frames(ws: WebSocket, sub: Subscriber) -> None:
+    """A spectator's stream is written the fan-out's shared frames when the server offers it
+    (``service/web/shared_frames.py``); a token's stream goes through ASGI (a seat's stream checks its credential
+    before each batch)."""
+    if sub.viewer.role == "spectator":
+        sub.writer = frame_writer(ws.scope)
 
 
 SEAT_CHECK_S = 10.0          # how often a quiet seat stream re-checks its credential
@@ -58,8 +67,7 @@ async def _pump(ws: WebSocket, svc: Service, sub: Subscriber, token: str | None 
             if ended():
                 await ws.close(code=4401, reason="this seat sign-in has ended")
                 return
-            for text in batch:
-                await ws.send_text(text)
+            await sub.send_batch(batch, ws.send_text)
 
     task = asyncio.create_task(sender())
     try:
@@ -91,6 +99,7 @@ async def table_stream(ws: WebSocket, table_id: str, token: str | None = None,
             return
         await ws.accept()
         sub = svc.hub.subscribe(viewer, table_id)
+        _shared_frames(ws, sub)
         rt = svc.club.feeds[table_id].replica if viewer.role == "spectator" else svc.club.tables[table_id]
         async with svc.club.lock(table_id):          # not an event still awaiting its journal write
             svc.hub.greet(sub, rt)
@@ -112,6 +121,7 @@ async def club_stream(ws: WebSocket, token: str | None = None, svc: Service = De
             return
         await ws.accept()
         sub = svc.hub.subscribe(viewer, None)
+        _shared_frames(ws, sub)
         for tid in list(svc.club.tables):
             rt = svc.club.feeds[tid].replica if viewer.role == "spectator" else svc.club.tables[tid]
             async with svc.club.lock(tid):
@@ -136,5 +146,6 @@ async def results_stream(ws: WebSocket, token: str | None = None, svc: Service =
             return
         await ws.accept()
         sub = Subscriber(viewer, None)
+        _shared_frames(ws, sub)
         screen.subscribe(sub)
         await _pump(ws, svc, sub, token, screen.unsubscribe)

@@ -26,6 +26,7 @@ from typing import Any
 
 from service.event.tournament import LiveTournament
 from service.live.club import Club
+from service.live.fanout import Fanout, Message
 from service.live.hub import Subscriber
 from service.live.runtime import TableRuntime
 from service.live.visibility import NOTHING, SPECTATOR, BoardRule, Viewer
@@ -110,6 +111,7 @@ class PublicScreen:
         self._tournament = tournament
         self.analyses = Analyses(self.wake)
         self._subs: set[Subscriber] = set()
+        self.fanout = Fanout()
         self._last: dict[str, str] = {}                   # viewer kind -> the view last sent (no revision)
         self._greeted: dict[str, tuple[tuple[int, int, int], str]] = {}   # kind -> (what it was built at, message)
         self._wake: asyncio.Event | None = None
@@ -234,7 +236,7 @@ class PublicScreen:
         known = self._greeted.get(kind)
         if known is not None and known[0] == stamp:
             return known[1]
-        text = self.message(v)[0]
+        text = Message(self.message(v)[0])
         self._greeted[kind] = (stamp, text)
         return text
 
@@ -256,23 +258,24 @@ class PublicScreen:
                 self._publish()
 
     def _publish(self) -> None:
-        cache: dict[str, str | None] = {}
-        for sub in list(self._subs):
-            kind = self._kind(sub.viewer)
-            if kind not in cache:
-                try:
-                    text, content = self.message(sub.viewer)
-                except Exception:                     # a view bug must not stop the others' delivery
-                    log.exception("results view for %s failed", kind)
-                    cache[kind] = None
-                    continue
-                cache[kind] = None if self._last.get(kind) == content else text
-                self._last[kind] = content
-            text_or_none = cache[kind]
-            if text_or_none is not None:
-                sub.offer_state("results", text_or_none)
+        """The view built and encoded once per viewer kind, its bytes handed to every subscriber of that kind in
+        slices (``service/live/fanout.py``)."""
+        audiences: dict[str, list[Subscriber]] = {}
+        for sub in self._subs:
+            audiences.setdefault(self._kind(sub.viewer), []).append(sub)
+        for kind, subs in audiences.items():
+            try:
+                text, content = self.message(subs[0].viewer)
+            except Exception:                         # a view bug must not stop the others' delivery
+                log.exception("results view for %s failed", kind)
+                continue
+            unchanged = self._last.get(kind) == content
+            self._last[kind] = content
+            if not unchanged:
+                self.fanout.send(subs, "results", Message(text))
 
     def close(self) -> None:
         if self._task is not None:
             self._task.cancel()
+        self.fanout.close()
         self.analyses.close()

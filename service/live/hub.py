@@ -7,6 +7,9 @@ one-off messages such as irregularity alerts) and its WebSocket task sends whate
 is computed and serialised once per (table, viewer kind) and shared by every subscriber of that kind, with
 the boards the movement's rule (``rule``, ``service/event/board_rule.py``) hides from that viewer; a snapshot equal
 to the last one sent to that kind is not sent again (a withheld board's view does not move while it is played).
+A kind's message is handed to its subscribers in slices (``service/live/fanout.py``); a spectator's socket that
+keeps up is written the message's one frame directly, one that is behind finds the newest view per table in its
+mailbox.
 """
 from __future__ import annotations
 
@@ -15,9 +18,10 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+from service.live.fanout import Fanout, FrameWriter, Message, text_frame
 from service.live.runtime import TableRuntime
 from service.live.visibility import NOTHING, BoardRule, Viewer, visible_state
 
@@ -35,9 +39,17 @@ class Subscriber:
         self._extra: deque[str] = deque()
         self._wake = asyncio.Event()
         self.dropped = 0
+        # Whole frames written straight to the socket (``service/live/fanout.py``), when the server offers it:
+        # only while the mailbox is empty and the stream's own task is not sending, so the order holds
+        self.writer: FrameWriter | None = None
+        self.sending = False
 
     def offer_state(self, table_id: str, text: str) -> None:
-        self._latest[table_id] = text
+        writer = self.writer
+        if writer is not None and not self.sending and not self._latest and not self._extra and writer.ready():
+            writer.write(text.frame() if isinstance(text, Message) else text_frame(text.encode()))
+            return
+        self._latest[table_id] = text          # behind: only the newest view per table waits
         self._wake.set()
 
     def offer(self, text: str) -> None:
@@ -55,6 +67,22 @@ class Subscriber:
         self._extra.clear()
         return out
 
+    async def send_batch(self, batch: list[str], send_text: Callable[[str], Awaitable[None]]) -> None:
+        """Send what ``next_batch`` returned: as whole frames when the server offers it (waiting while the socket
+        is behind), else through ``send_text``; offers meanwhile wait in the mailbox."""
+        self.sending = True
+        try:
+            for text in batch:
+                writer = self.writer
+                if writer is None:
+                    await send_text(text)
+                    continue
+                if not writer.ready() and not await writer.writable():
+                    return                     # the connection is gone: its stream ends
+                writer.write(text.frame() if isinstance(text, Message) else text_frame(text.encode()))
+        finally:
+            self.sending = False
+
 
 class Hub:
     def __init__(self) -> None:
@@ -63,6 +91,7 @@ class Hub:
         self._subs: dict[str, dict[str, set[Subscriber]]] = {}
         self.messages_sent = 0
         self.rule: BoardRule | None = None           # create_app sets the movement's rule
+        self.fanout = Fanout()
         self._last: dict[tuple[str, str], str] = {}
         # A table's spectator view as last computed, for greeting a new spectator: a /ws/club spectator is
         # greeted with every table, and a thousand of them must not compute (and ask the rule for) every
@@ -116,8 +145,8 @@ class Hub:
         return visible_state(rt, viewer, hidden)
 
     @staticmethod
-    def _message(table_id: str, state_text: str) -> str:
-        return f'{{"type":"state","table":{json.dumps(table_id)},"sent":{time.time()},"state":{state_text}}}'
+    def _message(table_id: str, state_text: str) -> Message:
+        return Message(f'{{"type":"state","table":{json.dumps(table_id)},"sent":{time.time()},"state":{state_text}}}')
 
     def state_message(self, rt: TableRuntime, viewer: Viewer) -> str:
         return self._message(rt.id, json.dumps(self.state(rt, viewer), separators=(",", ":")))
@@ -125,26 +154,24 @@ class Hub:
     def publish_state(self, rt: TableRuntime, roles: Iterable[str] = ("director", "seat")) -> None:
         if "spectator" in roles:
             self._spectator_view.pop(rt.id, None)
-        cache: dict[str, str | None] = {}
+        audiences: dict[str, list[Subscriber]] = {}
         for sub in self._targets(rt.id, roles):
-            key = sub.viewer.key
-            if key not in cache:
-                try:
-                    body = json.dumps(self.state(rt, sub.viewer), separators=(",", ":"))
-                except Exception:                       # a view bug must not stop the others' delivery
-                    log.exception("view of table %s for %s failed", rt.id, key)
-                    cache[key] = None
-                    continue
-                seen = (rt.id, key)
-                cache[key] = None if self._last.get(seen) == body else self._message(rt.id, body)
-                self._last[seen] = body
-                if key == "spectator":
-                    self._spectator_view[rt.id] = (rt.seq, body)
-            text = cache[key]
-            if text is None:
+            audiences.setdefault(sub.viewer.key, []).append(sub)
+        for key, subs in audiences.items():
+            try:
+                body = json.dumps(self.state(rt, subs[0].viewer), separators=(",", ":"))
+            except Exception:                           # a view bug must not stop the others' delivery
+                log.exception("view of table %s for %s failed", rt.id, key)
                 continue
-            sub.offer_state(rt.id, text)
-            self.messages_sent += 1
+            seen = (rt.id, key)
+            unchanged = self._last.get(seen) == body
+            self._last[seen] = body
+            if key == "spectator":
+                self._spectator_view[rt.id] = (rt.seq, body)
+            if unchanged:
+                continue
+            self.fanout.send(subs, rt.id, self._message(rt.id, body))   # one text, one frame, every socket
+            self.messages_sent += len(subs)
 
     def publish(self, table_id: str, message: dict[str, Any], roles: Iterable[str] = ("director",)) -> None:
         text = json.dumps(message, separators=(",", ":"), default=str)

@@ -28,9 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol
 
 from service.canonical import canonical_int
 from service.config.settings import UploadTarget
@@ -38,6 +36,9 @@ from table.events import BoardStarted, CallMade, CardPlayed, ClaimMade, ClaimRes
 from table.formats.lin import write_lin
 from table.record import GameRecord
 from table.scoring import parse_contract
+
+if TYPE_CHECKING:            # imported when a target is built: a service without uploads starts without it
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -189,12 +190,16 @@ class Target(Protocol):
 
 class _HttpTarget:
     def __init__(self, cfg: UploadTarget) -> None:
+        import httpx
+
         self.cfg = cfg
         self.client = httpx.AsyncClient(
             timeout=httpx.Timeout(cfg.timeout_s), follow_redirects=False,
             limits=httpx.Limits(max_connections=cfg.max_in_flight, max_keepalive_connections=cfg.max_in_flight))
 
     async def _post(self, msg: Message, body: bytes, content_type: str) -> Outcome:
+        import httpx
+
         assert self.cfg.url is not None
         headers = {"Content-Type": content_type, "Idempotency-Key": msg.key, "User-Agent": USER_AGENT}
         if self.cfg.secret:

@@ -19,7 +19,8 @@ H11 protocol with
 * a quiet log (``service/quiet_log.py``): refusals, and uvicorn's and asyncio's per-connection complaints, are
   summed up per client and period instead of written one by one.
 
-``serve(app, ...)`` runs uvicorn so (``bridgetable serve``).
+``serve(app, ...)`` runs uvicorn so (``bridgetable serve``), its WebSockets without per-message deflate and with
+frames the application may write once for many sockets (``service/web/shared_frames.py``).
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from service.config.settings import LimitsConfig
 from service.quiet_log import ANY_CLIENT, QuietLog
+from service.web.shared_frames import SharedFrameProtocol
 
 log = logging.getLogger(__name__)
 RESERVED_FILES = 96      # the journal (database, WAL, shared memory), the outbox, devices, logs, the loop itself
@@ -237,8 +239,10 @@ def guarded_server(app: Any, *, host: str, port: int, log_level: str, limits: Li
     guard.quieten()
     log.info("connection limits: %d open in total, %d per address, a request within %g s", guard.total,
              guard.per_address, guard.header_timeout_s)
+    # WebSockets without per-message deflate, whose frames the fan-out writes once for every socket
+    # (``service/web/shared_frames.py``)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=guard.protocol(),
-                            backlog=limits.accept_batch)
+                            ws=SharedFrameProtocol, ws_per_message_deflate=False, backlog=limits.accept_batch)
     return _Server(config, limits.listen_backlog, guard.quiet)
 
 
