@@ -10,9 +10,14 @@ seat in its credential's round (a sit-out's real pair too; an empty seat is the 
 a board it still has to play at any table, and in its table's live view only the boards of its sitting there
 (and its late-play boards). The public may see nothing of a board any table still has to play (the movement
 gives it the board and it has not played it, or it is the table's live unfinished board), unless the director
-released it before the snapshot could have been made. The interventions are made so that those sets only
-shrink while the event runs, so the truth read *after* a snapshot gives a subset of what was forbidden when it
-was made: a board flagged is a real leak. Nothing here imports the service's rule.
+released it before the snapshot could have been made. The interventions are made so that the movement's
+obligations only shrink while the event runs, so the truth read *after* a snapshot gives a subset of what was
+forbidden when it was made. A live board is different: a table owes a board the movement does not give it (a
+wrong board, or one of the boards the simulated tables play on past the event's boards once their last round is
+over) only while it is live there, an obligation that begins when the table starts it — possibly after the
+snapshot. Such a board is counted only when the table was already playing it (the same start) in the truth read
+wholly before the snapshot and still was in the one read after. So a board flagged is a real leak. Nothing here
+imports the service's rule.
 """
 from __future__ import annotations
 
@@ -37,6 +42,7 @@ class Truth:
     completed: dict[str, frozenset[int]]                     # played: finished, or scored and not late
     live: dict[str, int | None] = field(default_factory=dict)   # each table's live unfinished board
     late: dict[str, frozenset[int]] = field(default_factory=dict)
+    since: dict[str, str] = field(default_factory=dict)      # when each table's live board was started there
 
 
 @dataclass
@@ -91,6 +97,16 @@ class Checker:
                      for b in s.boards if b not in completed.get(str(s.table), frozenset())}
         return scheduled | {b for b in (live or {}).values() if b is not None}
 
+    def surely_in_play(self, before: Truth | None, after: Truth) -> set[int]:
+        """The boards some table owed all the while between the truth ``before`` and the truth ``after``: the
+        movement's boards a table had not yet played by ``after`` (those obligations only end), and a table's live
+        unfinished board it was already playing at ``before`` and still, the same start, at ``after`` (an
+        obligation that begins when the table starts the board: one first seen at ``after`` may have begun after
+        the snapshot)."""
+        live = {t: b for t, b in after.live.items() if b is not None and before is not None
+                and before.live.get(t) == b and before.since.get(t) == after.since.get(t)}
+        return self.in_play(after.completed, live)
+
     # ------------------------------------------------------------------ the truth around a snapshot
     def _around(self, lo: float, hi: float) -> tuple[Truth | None, Truth | None]:
         """The last truth read wholly before ``lo`` and the first read wholly after ``hi``."""
@@ -110,7 +126,7 @@ class Checker:
             return set(), set()
         released = {b for b, at in self.released.items() if at <= snap.hi}
         if snap.viewer == ANONYMOUS:
-            return self.in_play(after.completed, after.live) - released, set()
+            return self.surely_in_play(before, after) - released, set()
         _, table, seat = snap.viewer.split(":")
         first = before.rounds.get(table, 1) if before is not None else min(self.movement.rounds)
         last = after.rounds[table]
@@ -119,7 +135,7 @@ class Checker:
         for rnd in range(first, last + 1):           # the seat's pair is the pair of one of these rounds
             pair = self.pair(table, seat, rnd)
             if pair is None:                          # an empty seat sees what the public sees
-                mine = self.in_play(after.completed, after.live) - released
+                mine = self.surely_in_play(before, after) - released
             else:
                 mine = self.pair_to_play(pair, after.completed)
                 late = (before.late if before is not None else {}).get(table, frozenset())

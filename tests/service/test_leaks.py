@@ -88,7 +88,7 @@ class Watch:
             for e in (await c.get("/api/event/boards")).json():
                 if e["late"]:
                     late.setdefault(e["table"], set()).add(e["board"])
-            completed, live = {}, {}
+            completed, live, since = {}, {}, {}
             for t in self.tables:
                 played, live[t] = set(), None
                 for e in (await c.get(f"/api/tables/{t}/boards")).json():
@@ -96,11 +96,11 @@ class Watch:
                     if finished or (e.get("adjustment") is not None and e["board"] not in late.get(t, ())):
                         played.add(e["board"])
                     elif e["current"]:
-                        live[t] = e["board"]
+                        live[t], since[t] = e["board"], e["started"]
                 completed[t] = frozenset(played)
             rounds = {p["table"]: p["round"] for p in ev["progress"]}
             self.checker.truths.append(Truth(start, time.time(), rounds, completed, live,
-                                             {t: frozenset(bs) for t, bs in late.items()}))
+                                             {t: frozenset(bs) for t, bs in late.items()}, since))
             self.rounds, self.live = rounds, live
             self.truths += 1
             if all(p["finished"] for p in ev["progress"]):
@@ -359,6 +359,31 @@ def test_no_leak_over_a_simulated_howell(tmp_path: Path) -> None:
     checker, w = watch(tmp_path, movement, howell(6, 1), vugraph=())
     verdict("Howell", checker, w)
     assert checker.vugraph_shown == 0
+
+
+def test_the_checker_counts_a_live_board_outside_the_movement_from_its_start() -> None:
+    """A board the movement gives no table (the simulated tables play on past the event's boards) is owed by a
+    table only while it is live there: public between the last table finishing it and the next starting it. The
+    checker flags it only when a table was already playing it (the same start) before the snapshot and still after;
+    a board of the movement that a table has not played is flagged whatever the truth before."""
+    mv = mitchell(4, boards_per_round=2, even="relay", absent=[8])
+    done = {t: frozenset(range(1, 9)) | {10} for t in "134"} | {"2": frozenset(range(1, 9))}
+    on: dict[str, int | None] = {"2": 10}
+
+    def truth(at: float, live: dict[str, int | None], since: dict[str, str],
+              completed: dict[str, frozenset[int]] = done) -> Truth:
+        return Truth(at, at + 0.1, {t: 4 for t in "1234"}, completed, live, {}, since)
+    board_10 = {"board": 10, "results": [{"table": "1"}]}
+    made = Snapshot(ANONYMOUS, "results", 1.0, 1.1, [board_10])
+    started_after = Checker(mv, truths=[truth(0.0, {}, {}), truth(2.0, on, {"2": "b"})])
+    assert started_after.check(made) == []                  # table 2 started board 10 after the snapshot
+    restarted = Checker(mv, truths=[truth(0.0, on, {"2": "a"}), truth(2.0, on, {"2": "b"})])
+    assert restarted.check(made) == []                      # put back and started again: not owed all along
+    playing = Checker(mv, truths=[truth(0.0, on, {"2": "a"}), truth(2.0, on, {"2": "a"})])
+    assert [lk.board for lk in playing.check(made)] == [10]
+    owed = {t: bs - {3} if t == "4" else bs for t, bs in done.items()}     # table 4 has still to play board 3
+    board_3 = Snapshot(ANONYMOUS, "results", 1.0, 1.1, [{"board": 3, "results": [{"table": "2"}]}])
+    assert [lk.board for lk in Checker(mv, truths=[truth(2.0, {}, {}, owed)]).check(board_3)] == [3]
 
 
 # ---------------------------------------------------------------------------------------------- the rule itself
