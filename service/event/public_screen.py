@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from service.event.tournament import LiveTournament
+from service.live import patches
 from service.live.club import Club
-from service.live.fanout import Fanout, Message
+from service.live.fanout import Fanout, Message, Patch
 from service.live.hub import Subscriber
 from service.live.runtime import TableRuntime
 from service.live.visibility import NOTHING, SPECTATOR, BoardRule, Viewer
@@ -103,6 +104,19 @@ class Analyses:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
 
+@dataclass(frozen=True)
+class _Version:
+    """A viewer kind's latest results view: what it was built at, its number, its pieces and its whole message."""
+    stamp: tuple[int, int, int]
+    seq: int
+    pieces: patches.Pieces
+    whole: Message
+
+
+def _whole(seq: int, p: patches.Pieces) -> Message:
+    return Message(f'{{"type":"results","seq":{seq},"results":{patches.whole(p)}}}')
+
+
 class PublicScreen:
     def __init__(self, club: Club, rule: Callable[[], BoardRule | None],
                  tournament: Callable[[], LiveTournament | None]) -> None:
@@ -112,8 +126,7 @@ class PublicScreen:
         self.analyses = Analyses(self.wake)
         self._subs: set[Subscriber] = set()
         self.fanout = Fanout()
-        self._last: dict[str, str] = {}                   # viewer kind -> the view last sent (no revision)
-        self._greeted: dict[str, tuple[tuple[int, int, int], str]] = {}   # kind -> (what it was built at, message)
+        self._versions: dict[str, _Version] = {}           # viewer kind -> its latest version
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         club.listeners.append(self._on_row)
@@ -210,35 +223,59 @@ class PublicScreen:
         if self._wake is not None:
             self._wake.set()
 
-    def message(self, v: Viewer) -> tuple[str, str]:
-        """The message for ``v``, and its view without the revision (an unchanged view is not sent again)."""
-        view = self.view(v)
-        content = json.dumps({k: x for k, x in view.items() if k != "revision"}, separators=(",", ":"), default=str)
-        return json.dumps({"type": "results", "results": view}, separators=(",", ":"), default=str), content
-
     @staticmethod
     def _kind(v: Viewer) -> str:
         return f"{v.table}:{v.key}" if v.role == "seat" else v.key
 
     def subscribe(self, sub: Subscriber) -> None:
-        """A new subscriber gets the current view at once, then every change."""
+        """A new subscriber gets its kind's current version whole at once, then every change as a patch."""
+        greeting = self._greeting(sub.viewer)
         self._subs.add(sub)
-        sub.offer_state("results", self._greeting(sub.viewer))
+        if greeting is not None:
+            sub.offer_state("results", greeting)
         if self._task is None or self._task.done():
             self._wake = asyncio.Event()
             self._task = asyncio.get_running_loop().create_task(self._run())
 
-    def _greeting(self, v: Viewer) -> str:
-        """The current message for ``v``, built once per viewer kind while nothing moved: a thousand spectators
-        connecting must not build (and encode) the whole results screen a thousand times."""
+    def _stamp(self) -> tuple[int, int, int]:
+        return self.revision(), self.club.club_seq, sum(rt.seq for rt in self.club.tables.values())
+
+    def _greeting(self, v: Viewer) -> Message | None:
+        """The kind's latest version whole, brought up to date first if anything moved since it was built (its
+        other subscribers then receive the change, so that every one of them holds the same version): a thousand
+        spectators connecting must not build (and encode) the whole results screen a thousand times."""
         kind = self._kind(v)
-        stamp = (self.revision(), self.club.club_seq, sum(rt.seq for rt in self.club.tables.values()))
-        known = self._greeted.get(kind)
-        if known is not None and known[0] == stamp:
-            return known[1]
-        text = Message(self.message(v)[0])
-        self._greeted[kind] = (stamp, text)
-        return text
+        known = self._versions.get(kind)
+        if known is None or known.stamp != self._stamp():
+            self._advance(kind, v, [s for s in self._subs if self._kind(s.viewer) == kind])
+            known = self._versions.get(kind)
+        return known.whole if known is not None else None
+
+    def _advance(self, kind: str, v: Viewer, subs: list[Subscriber]) -> None:
+        """Build ``kind``'s view anew; if it changed (the revision alone does not count), number it as the kind's
+        next version and hand ``subs`` the change: a patch, or the view whole if that is not much larger."""
+        stamp = self._stamp()
+        try:
+            new = patches.pieces(self.view(v))
+        except Exception:                         # a view bug must not stop the others' delivery
+            log.exception("results view for %s failed", kind)
+            return
+        old = self._versions.get(kind)
+        if old is not None and not patches.changed(old.pieces, new, ignore=("revision",)):
+            # nothing to push; a greeting from now on shows the newest revision under the same number
+            self._versions[kind] = _Version(stamp, old.seq, new, _whole(old.seq, new))
+            return
+        seq = old.seq + 1 if old is not None else 1
+        version = self._versions[kind] = _Version(stamp, seq, new, _whole(seq, new))
+        if not subs:
+            return
+        if old is None:
+            self.fanout.send(subs, "results", version.whole)
+            return
+        text = (f'{{"type":"results_patch","from":{old.seq},"seq":{seq},"set":['
+                + ",".join(patches.ops(old.pieces, new)) + "]}")
+        self.fanout.send(subs, "results", Patch(text, version.whole) if 2 * len(text) < len(version.whole)
+                         else version.whole)
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self._subs.discard(sub)
@@ -258,21 +295,13 @@ class PublicScreen:
                 self._publish()
 
     def _publish(self) -> None:
-        """The view built and encoded once per viewer kind, its bytes handed to every subscriber of that kind in
+        """Every viewer kind's view built and encoded once, its change handed to every subscriber of that kind in
         slices (``service/live/fanout.py``)."""
         audiences: dict[str, list[Subscriber]] = {}
         for sub in self._subs:
             audiences.setdefault(self._kind(sub.viewer), []).append(sub)
         for kind, subs in audiences.items():
-            try:
-                text, content = self.message(subs[0].viewer)
-            except Exception:                         # a view bug must not stop the others' delivery
-                log.exception("results view for %s failed", kind)
-                continue
-            unchanged = self._last.get(kind) == content
-            self._last[kind] = content
-            if not unchanged:
-                self.fanout.send(subs, "results", Message(text))
+            self._advance(kind, subs[0].viewer, subs)
 
     def close(self) -> None:
         if self._task is not None:

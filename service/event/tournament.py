@@ -106,6 +106,13 @@ class LiveTournament:
                                                           for tid, mt in p.tables.items()}
         self.table_ids = {(p.id, mt): tid for p in self.plans for tid, mt in p.tables.items()}
         self.schedule = schedule_of((p.id, p.movement, p.tables) for p in self.plans)
+        # table -> its boards: the results screen's progress asks for every table at every push, and walking
+        # the schedule per table (500 tables x 1,000 boards) stalled the event loop for a tenth of a second
+        by_table: dict[str, set[int]] = {}
+        for b, ts in self.schedule.items():
+            for t in ts:
+                by_table.setdefault(t, set()).add(b)
+        self._by_table = {t: frozenset(bs) for t, bs in by_table.items()}
         self.rounds: dict[str, int] = {tid: p.movement.rounds[0] for tid, (p, _mt) in self.where.items()}
         self.entered: dict[tuple[str, int], BoardResult] = {}
         self.alerts: deque[dict[str, Any]] = deque(maxlen=MAX_ALERTS)
@@ -189,10 +196,10 @@ class LiveTournament:
         cur = self.rounds[table_id]
         return next((r for r in plan.movement.rounds if r > cur and _expected(plan.movement, mt, r)), None)
 
-    def _scheduled_at(self, table_id: str) -> set[int]:
-        return {b for b, ts in self.schedule.items() if table_id in ts}
+    def _scheduled_at(self, table_id: str) -> frozenset[int]:
+        return self._by_table.get(table_id, frozenset())
 
-    def scheduled_boards(self, table_id: str) -> set[int]:
+    def scheduled_boards(self, table_id: str) -> frozenset[int]:
         """The boards the movement gives ``table_id`` in any round (``Club.adjust``: a board not played)."""
         return self._scheduled_at(table_id)
 

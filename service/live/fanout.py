@@ -13,7 +13,9 @@ a newer one); a job no larger than a slice, with nothing queued before it, is ha
 A subscriber whose socket keeps up is written directly (``Subscriber.offer_state`` with a frame writer, see
 ``service/live/hub.py``); one whose socket is behind (its send buffer over the transport's high-water mark) or
 whose own task is still sending gets the message in its mailbox, which keeps only the newest view per table:
-a spectator that falls behind skips to the newest state, and holds at most one message per table.
+a spectator that falls behind skips to the newest state, and holds at most one message per table. A ``Patch``
+(the results screen's change since the last push) cannot be skipped: one that finds an unsent message of its
+key in the mailbox replaces it with the new state whole.
 """
 from __future__ import annotations
 
@@ -48,6 +50,18 @@ class Message(str):
         if self._frame is None:
             self._frame = text_frame(self.encode())
         return self._frame
+
+
+class Patch(Message):
+    """A message that holds only what changed since the one before it (``service/live/patches.py``), with the
+    same state whole (``whole``) for a mailbox that never sent the one before: it must not be skipped."""
+
+    whole: Message
+
+    def __new__(cls, text: str, whole: Message) -> Patch:
+        self = super().__new__(cls, text)
+        self.whole = whole
+        return self
 
 
 class FrameWriter(Protocol):

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from service.live.fanout import Fanout, FrameWriter, Message, text_frame
+from service.live.fanout import Fanout, FrameWriter, Message, Patch, text_frame
 from service.live.runtime import TableRuntime
 from service.live.visibility import NOTHING, BoardRule, Viewer, visible_state
 
@@ -49,6 +49,8 @@ class Subscriber:
         if writer is not None and not self.sending and not self._latest and not self._extra and writer.ready():
             writer.write(text.frame() if isinstance(text, Message) else text_frame(text.encode()))
             return
+        if isinstance(text, Patch) and table_id in self._latest:
+            text = text.whole                  # the message it patches was skipped: the state whole instead
         self._latest[table_id] = text          # behind: only the newest view per table waits
         self._wake.set()
 
