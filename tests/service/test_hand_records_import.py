@@ -44,7 +44,8 @@ def test_import_generate_refuse_and_freeze(tmp_path: Path) -> None:
         assert r.status_code == 422 and "not in the event: 17, 18" in r.json()["detail"]
         r = d.post("/api/event/hand-records", json={"filename": "notes.txt", "content": "hello"})
         assert r.status_code == 422 and "unknown hand-record format" in r.json()["detail"]
-        r = d.post("/api/event/hand-records", json={"filename": "broken.pbn", "content": '[Board "1"]\n[Deal "N:AKQ"]\n'})
+        broken = '[Board "1"]\n[Deal "N:AKQ"]\n'
+        r = d.post("/api/event/hand-records", json={"filename": "broken.pbn", "content": broken})
         assert r.status_code == 422, r.text
         r = d.post("/api/event/hand-records", json={"filename": "x.dup", "content_base64": "not base64!"})
         assert r.status_code == 422 and "base64" in r.json()["detail"]
