@@ -21,6 +21,7 @@ from service.api.credentials import router as credentials_router
 from service.api.event import router as tournament_router
 from service.api.event_console import router as event_router
 from service.api.exports import router as exports_router
+from service.api.hand_records import router as hand_records_router
 from service.api.language import journalled_language
 from service.api.language import router as language_router
 from service.api.tables import router as api_router
@@ -174,6 +175,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(board_control_router)
     app.include_router(event_router)
     app.include_router(terminal_router)
+    app.include_router(hand_records_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

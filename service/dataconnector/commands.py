@@ -252,7 +252,8 @@ async def _hand_records(dc: DataConnector, items: list[dict[str, Any]]) -> None:
     if store is None:
         raise DcError(ErrorType.NOT_IMPLEMENTED, "no hand-record store")
     try:
-        await store.put([record(int(i.get("BoardNumber") or 0), _pbn(i)) for i in items], ACTOR)
+        await store.put([record(int(i.get("BoardNumber") or 0), _pbn(i)) for i in items], ACTOR,
+                        source="the scoring program (Data Connector)")
     except ServiceError as err:
         raise DcError(ErrorType.VALIDATION, str(err)) from None
     await _store(dc, "handrecords", items)

@@ -44,6 +44,7 @@ class HandRecords:
         self.club = club
         self._event = event                                    # the running event, whichever it is now
         self._sets: dict[str, dict[int, HandRecord]] = {}     # event's since -> board -> record
+        self._sources: dict[str, str] = {}                    # event's since -> file name, "generated", ...
 
     def load(self, rows: Iterable[Row]) -> HandRecords:
         for row in rows:
@@ -55,6 +56,7 @@ class HandRecords:
             self._sets[str(row.body["event"])] = {int(b["board"]): HandRecord(int(b["board"]), str(b["deal"]),
                                                                                str(b["dealer"]), str(b["vulnerable"]))
                                                   for b in row.body["boards"]}
+            self._sources[str(row.body["event"])] = str(row.body.get("source") or "")
 
     @property
     def event(self) -> LiveTournament | None:
@@ -66,6 +68,12 @@ class HandRecords:
 
     def hand_record(self, board: int) -> HandRecord | None:
         return self._current().get(board)
+
+    def source(self) -> str | None:
+        """Where the running event's set came from (a file name, ``generated``, ``dealing machine``, the
+        scoring program); None while there is none."""
+        ev = self.event
+        return self._sources.get(ev.since) if ev is not None and ev.since in self._sets else None
 
     def all(self) -> list[HandRecord]:
         return [r for _n, r in sorted(self._current().items())]
@@ -87,14 +95,14 @@ class HandRecords:
         if ev.has_play():
             raise Conflict("the event's first board has started: its hand records can no longer be replaced")
 
-    async def put(self, records: list[HandRecord], actor: str = "director") -> Row:
+    async def put(self, records: list[HandRecord], actor: str = "director", source: str = "") -> Row:
         """Journal ``records`` as the running event's set (checked first: nothing changes when refused)."""
         self.check(records)
         ev = self.event
         assert ev is not None
         boards = [{"board": r.board, "deal": r.deal, "dealer": r.dealer, "vulnerable": r.vulnerable}
                   for r in sorted(records, key=lambda r: r.board)]
-        body: dict[str, Any] = {"event": ev.since, "boards": boards}
+        body: dict[str, Any] = {"event": ev.since, "boards": boards, "source": source or actor}
         row = await self.club.append_club("hand_records", body, actor)
         self.apply_row(row)
         return row
