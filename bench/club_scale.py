@@ -124,7 +124,7 @@ class Bench:
                     continue
                 now = time.time()
                 m = json.loads(msg)
-                if m.get("type") == "results":
+                if m.get("type") in ("results", "results_patch"):    # the whole screen, or its change
                     self.results_msgs += self.measuring
                     continue
                 if m.get("type") != "state":

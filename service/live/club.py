@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from typing import Any, Protocol
 
 from service.config.settings import Settings
@@ -59,7 +60,7 @@ class TournamentRules(Protocol):
     def still_to_play(self, table_id: str | None) -> set[int]:
         """Boards ``table_id`` has still to play (a seat never sees their results)."""
 
-    def scheduled_boards(self, table_id: str) -> set[int]:
+    def scheduled_boards(self, table_id: str) -> AbstractSet[int]:
         """The boards the movement schedules at ``table_id``, in any round."""
 
 

@@ -7,7 +7,7 @@ import asyncio
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from service.live.fanout import Fanout, Message, text_frame
+from service.live.fanout import Fanout, Message, Patch, text_frame
 from service.live.hub import Subscriber
 from service.live.visibility import SPECTATOR
 
@@ -105,6 +105,25 @@ def test_a_socket_behind_skips_to_the_newest_view() -> None:
         await sending
         assert [bytes(_parse(f).data) for f in w.frames[1:]] == [b'{"n":4}', b'{"t":2}']
         assert await sub.next_batch() == ['{"n":5}']
+    asyncio.run(run())
+
+
+def test_a_patch_is_never_skipped_a_socket_behind_gets_the_state_whole() -> None:
+    async def run() -> None:
+        sub = Subscriber(SPECTATOR, None)
+        w = FakeWriter()
+        sub.writer = w
+        w.behind = True
+        p2 = Patch('{"seq":2,"from":1}', Message('{"seq":2,"whole":true}'))
+        sub.offer_state("results", p2)                # nothing of its key waiting: the patch itself waits
+        assert await sub.next_batch() == [p2]
+        sub.offer_state("results", p2)
+        sub.offer_state("results", Patch('{"seq":3,"from":2}', Message('{"seq":3,"whole":true}')))
+        assert await sub.next_batch() == ['{"seq":3,"whole":true}']   # the patch of 2 was skipped: 3 whole
+        w.behind = False
+        p4 = Patch('{"seq":4,"from":3}', Message('{"seq":4,"whole":true}'))
+        sub.offer_state("results", p4)                # keeping up again: the patch, written at once
+        assert w.frames == [p4.frame()]
     asyncio.run(run())
 
 

@@ -185,6 +185,70 @@ def test_before_release_an_anonymous_viewer_receives_no_card_of_the_board(tmp_pa
         assert leaks(public.get("/api/public/results").text, 1)
 
 
+# ---------------------------------------------------------------------------------------------- the push
+def apply_patch(view: dict[str, Any], ops: list[Any]) -> None:
+    """What the pages do with a patch (service/web/static/common.js, viewStream)."""
+    for where, *value in ops:
+        parent: Any = view
+        for k in where[:-1]:
+            parent = parent[k]
+        if value:
+            parent[where[-1]] = value[0]
+        else:
+            del parent[where[-1]]
+
+
+def test_the_push_sends_the_view_whole_once_then_what_changed(tmp_path: Path) -> None:
+    """A subscriber is greeted with the whole view (version n); each change comes as a patch of the version
+    before, and the patches rebuild exactly what ``GET /api/public/results`` answers. A later subscriber is
+    greeted with the newest version whole."""
+    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
+        async def scenario() -> None:
+            async with websockets.connect(f"{srv.ws_base}/ws/results", open_timeout=10) as ws:
+                first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                assert first["type"] == "results" and first["seq"] == 1
+                view, seq, sizes = first["results"], first["seq"], []
+
+                async def follow(quiet: float) -> None:
+                    nonlocal seq
+                    while True:
+                        try:
+                            text = await asyncio.wait_for(ws.recv(), quiet)
+                        except TimeoutError:
+                            return
+                        m = json.loads(text)
+                        if m["type"] == "results":
+                            view.clear()
+                            view.update(m["results"])
+                        else:
+                            assert m["type"] == "results_patch" and m["from"] == seq, (m, seq)
+                            apply_patch(view, m["set"])
+                            sizes.append(len(text))
+                        assert m["seq"] == seq + 1
+                        seq = m["seq"]
+
+                await asyncio.to_thread(play, d, "1", 1)
+                await asyncio.to_thread(play, d, "3", 1, "3NT", "N", 10)
+                await follow(2.5)                        # longer than the push's re-check
+                answer = (await asyncio.to_thread(public.get, "/api/public/results")).json()
+                assert {k: v for k, v in view.items() if k != "revision"} == \
+                    {k: v for k, v in answer.items() if k != "revision"}
+                assert sizes and max(sizes) < len(json.dumps(answer)) / 2, (sizes, len(json.dumps(answer)))
+                await asyncio.to_thread(play, d, "2", 1, "3NT", "N", 8)      # board 1 complete: public
+                await follow(2.5)
+                answer = (await asyncio.to_thread(public.get, "/api/public/results")).json()
+                assert entry(view, 1)["visible"] and entry(answer, 1)["visible"]
+                assert {k: v for k, v in view.items() if k != "revision"} == \
+                    {k: v for k, v in answer.items() if k != "revision"}
+                async with websockets.connect(f"{srv.ws_base}/ws/results", open_timeout=10) as late:
+                    greeting = json.loads(await asyncio.wait_for(late.recv(), 10))
+                assert greeting["type"] == "results" and greeting["seq"] == seq
+                assert {k: v for k, v in greeting["results"].items() if k != "revision"} == \
+                    {k: v for k, v in view.items() if k != "revision"}
+
+        asyncio.run(scenario())
+
+
 # ---------------------------------------------------------------------------------------------- the pages
 @pytest.mark.slow
 def test_public_pages_on_a_phone_a_tablet_and_the_big_screen(tmp_path: Path) -> None:

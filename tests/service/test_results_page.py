@@ -601,9 +601,12 @@ def test_results_page_in_a_headless_browser(tmp_path: Path) -> None:
         try:
             errors: list[str] = []
             pages = {}
+            frames: dict[str, list[str]] = {"public": [], "seat": []}    # what each page's /ws/results received
             for name, url in (("public", f"{srv.base}/results"), ("seat", f"{srv.base}/results?token={seat2}")):
                 page = browser.new_page(viewport={"width": 1280, "height": 1400})
                 page.on("pageerror", lambda e: errors.append(str(e)))
+                page.on("websocket", lambda ws, got=frames[name]: ws.on(
+                    "framereceived", lambda p: got.append(p if isinstance(p, str) else p.decode())))
                 page.goto(url)
                 page.locator('.board[data-board="1"] table.traveller').wait_for(timeout=15000)
                 pages[name] = page
@@ -639,6 +642,8 @@ def test_results_page_in_a_headless_browser(tmp_path: Path) -> None:
                 t = page.locator('.board[data-board="2"]').inner_text()
                 assert "2220" in t and "1440" in t and "100" in t, (name, t)
                 assert page.locator('.board[data-board="2"] .placeholder').count() == 0
+                # the change came as a patch of the page's version (service/live/patches.py), applied by the page
+                assert any('"type":"results_patch"' in f for f in frames[name]), (name, [f[:80] for f in frames[name]])
             time.sleep(0.3)
             pages["public"].screenshot(path=str(ARTIFACTS / "results-page.png"), full_page=True)
             pages["seat"].screenshot(path=str(ARTIFACTS / "results-page-seat.png"), full_page=True)

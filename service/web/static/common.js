@@ -202,13 +202,33 @@ function stream(path, onMessage, onStatus, token = "", stillValid = null) {
     const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
     const ws = token ? new WebSocket(url, ["bridgetable", "bearer." + token]) : new WebSocket(url);
     ws.onopen = () => { delay = 500; onStatus && onStatus("live"); };
-    ws.onmessage = ev => onMessage(JSON.parse(ev.data));
+    ws.onmessage = ev => onMessage(JSON.parse(ev.data), ws);
     ws.onclose = async () => {
       if (stillValid && !(await stillValid())) { onStatus && onStatus("signed out"); return; }
       onStatus && onStatus("reconnecting"); setTimeout(open, delay); delay = Math.min(delay * 2, 8000);
     };
   }
   open();
+}
+// A pushed view (the results screen, /ws/results): the first message is the view whole ({type, seq, [type]: view}),
+// each later one whole again or a patch of the version held ({type: type + "_patch", from, seq, set: [[path,
+// value] or [path], ...]}, service/live/patches.py). A patch of another version than the one held (one was
+// missed) reopens the stream, which greets whole. onView gets the view after every message.
+function viewStream(path, type, onView, onStatus, token = "") {
+  let view = null, seq = null;
+  stream(path, (m, ws) => {
+    if (m.type === type) { view = m[type]; seq = m.seq; }
+    else if (m.type === type + "_patch") {
+      if (view === null || m.from !== seq) { view = null; ws.close(); return; }
+      for (const [where, ...value] of m.set) {
+        const last = where[where.length - 1];
+        const parent = where.slice(0, -1).reduce((o, k) => o[k], view);
+        if (value.length) parent[last] = value[0]; else delete parent[last];
+      }
+      seq = m.seq;
+    } else return;
+    onView(view);
+  }, st => { if (st !== "live") view = null; onStatus && onStatus(st); }, token);
 }
 // The text of a cited law in the edition of the table's current board (the seed's Chinese under 1997, a brief
 // quotation with its source under 2017), fetched once per table, board and law. A slot shows the paraphrase the

@@ -165,9 +165,8 @@ async function start() {
     setInterval(showCurrent, 1000);
   }
   const status = document.getElementById("status");
-  stream("/ws/results", m => {
-    if (m.type !== "results") return;
-    render(m.results);
+  viewStream("/ws/results", "results", view => {
+    render(view);
     status.textContent = statusText("live") + ", " + new Date().toLocaleTimeString();
   }, st => status.textContent = statusText(st), TOKEN);
 }

@@ -63,6 +63,6 @@ async function start() {
   stream("/ws/club", m => {
     if (m.type === "state") { states[m.table] = m.state; renderTables(); if (m.table === selected) renderDetail(); }
   }, st => status.textContent = statusText(st));
-  stream("/ws/results", m => { if (m.type === "results") renderReleased(m.results); }, null);
+  viewStream("/ws/results", "results", renderReleased, null);
 }
 start();
