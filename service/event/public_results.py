@@ -117,12 +117,16 @@ def schedule_of(sections: Iterable[tuple[str, Movement, Mapping[str, int]]]) -> 
 
 def tables_needed(board: int, schedule: Schedule, started: Boards) -> set[str]:
     """Every table that must complete ``board`` before it is public."""
-    return _needed(board, schedule, _started_by_board(started))
+    scheduled, others = _needed(board, schedule, _started_by_board(started))
+    return set(scheduled) | others
 
 
-def _needed(board: int, schedule: Schedule, starters: Mapping[int, AbstractSet[str]]) -> set[str]:
-    """``tables_needed`` with ``started`` turned round (``_started_by_board``)."""
-    return set(schedule.get(board, ())) | set(starters.get(board, ()))
+def _needed(board: int, schedule: Schedule, starters: Mapping[int, AbstractSet[str]]) -> tuple[AbstractSet[str],
+                                                                                              set[str]]:
+    """``tables_needed`` in two parts, with ``started`` turned round (``_started_by_board``): the tables the
+    schedule gives the board (not copied: every table of a 500-table Mitchell) and the others that started it."""
+    scheduled = schedule.get(board, frozenset())
+    return scheduled, set(starters.get(board, ())) - scheduled
 
 
 def _started_by_board(started: Boards) -> dict[int, set[str]]:
@@ -145,8 +149,8 @@ def public_boards(schedule: Schedule, completed: Boards, started: Boards = NO_BO
         return out
     starters = _started_by_board(started)
     for b in set(schedule) | set(starters):
-        need = _needed(b, schedule, starters)
-        if need and all(b in completed.get(t, ()) for t in need):
+        scheduled, others = _needed(b, schedule, starters)
+        if (scheduled or others) and all(b in completed.get(t, ()) for t in (*scheduled, *others)):
             out.add(b)
     return out
 
@@ -256,11 +260,14 @@ def results_payload(session: Session, visible: AbstractSet[int], *, schedule: Sc
         sub = session_subset(session, visible)
     numbers = sorted(set(all_boards if all_boards is not None else schedule) | set(_boards_with_results(session)))
     boards: list[BoardEntry] = []
-    starters = _started_by_board(started)
+    # every board's tables and how many have played it, in time linear in what was started and completed: a
+    # 500-table Mitchell plays every board at every table, and asking each table about each board was 500,000
+    # look-ups per results screen, tenths of a second on the event loop at every push
+    starters, finishers = _started_by_board(started), _started_by_board(completed)
     for b in numbers:
-        need = _needed(b, schedule, starters)
-        entry: BoardEntry = {"board": b, "visible": b in visible, "tables": len(need),
-                             "played": sum(1 for t in need if b in completed.get(t, ()))}
+        scheduled, others = _needed(b, schedule, starters)
+        entry: BoardEntry = {"board": b, "visible": b in visible, "tables": len(scheduled) + len(others),
+                             "played": sum(1 for t in finishers.get(b, ()) if t in scheduled or t in others)}
         if b in visible:
             entry["travellers"] = [{"section": sid, "rows": traveller_rows(sub, sid, b, table_ids)}
                                    for sid in session.sections]
