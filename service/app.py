@@ -18,6 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from service.api.boards import router as board_control_router
 from service.api.cards import router as cards_router
 from service.api.credentials import router as credentials_router
+from service.api.dealing import router as dealing_router
 from service.api.event import router as tournament_router
 from service.api.event_console import router as event_router
 from service.api.exports import router as exports_router
@@ -144,6 +145,8 @@ def create_app(settings: Settings | None = None,
         try:
             yield
         finally:
+            if svc.dealing is not None:
+                await svc.dealing.close()
             if svc.simulation is not None:
                 await svc.simulation.stop()
             if svc.devices is not None:
@@ -176,6 +179,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(event_router)
     app.include_router(terminal_router)
     app.include_router(hand_records_router)
+    app.include_router(dealing_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

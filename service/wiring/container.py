@@ -7,6 +7,7 @@ from typing import Any
 
 from service.config.settings import Settings
 from service.event.board_rule import ClubBoardRule
+from service.event.dealing_machine import DealingDesk
 from service.event.hand_records import HandRecords
 from service.event.public_screen import PublicScreen
 from service.event.tournament import LiveTournament
@@ -39,6 +40,7 @@ class Service:
     language: str | None = None                   # the club's default page language (service/api/language.py)
     hand_records: HandRecords | None = None       # the event's hand records (service/event/hand_records.py)
     dataconnector: Any = None                     # the scoring program's endpoint (service/dataconnector/)
+    dealing: DealingDesk | None = None            # the console's dealing machine (event/dealing_machine.py)
 
     def __post_init__(self) -> None:
         self.limits = Limits(self.settings.limits, lambda table, alert: self.hub.publish(table, alert, ("director",)))

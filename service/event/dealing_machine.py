@@ -1,0 +1,335 @@
+"""The dealing machine in the console: the evening's hand records dealt and verified card by card.
+
+The director names the machine (a serial port such as ``/dev/ttyUSB0``, ``socket://HOST:PORT``, or ``sim``: a
+simulated machine, offered only when the service runs simulated tables). The machine deals the evening's hand
+records (``service/event/hand_records.py``) and nothing else: the host tells it each card's pocket
+(DEAL_BOARD), so there is no set but the one sent, and a service without hand records refuses to deal.
+
+The driver (``drivers/dealer.py``, the same ``deal_set`` as ``bridgetable deal verify``) runs on a worker
+thread of its own: it blocks while it reads the machine and while the volunteer fixes a board, and the
+service's event loop never waits for it. Everything it reports (each problem as its card is read, each board's
+verification, a board waiting for the volunteer's fix) becomes a snapshot of the run, pushed to the director's
+``/ws/club`` stream as ``{"type": "dealing", ...}`` and read by ``GET /api/event/dealing``. A board that failed
+waits for the director's answer (``decide``): ``continue`` (the volunteer did what the console said), ``redeal``
+(the cards are back in the machine), ``skip`` or ``abort``.
+
+At the end the dealt set is compared with the evening's hand records: for each board, the cards where the
+machine read them, with the console's corrections applied on a board fixed by hand. Equal, the boards on the
+tables are the hand records; otherwise the console names the boards to deal again.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+from typing import Any
+
+from drivers.dealer import BoardResult, BoardStop, BoardVerifier, DealerDriver, Decision, Problem
+from drivers.errors import DriverError
+from service.config.settings import Settings
+from service.errors import Conflict, Invalid, NotFound
+from service.event.hand_records import HandRecord, HandRecords
+from service.live.hub import Hub
+from service.store.journal import CLUB
+from table.board import Vulnerability
+from table.cards import CardError, Deal, Seat
+from table.handrecords.base import HandRecordBoard
+
+log = logging.getLogger(__name__)
+
+SIMULATED = "sim"
+MAX_LOG = 200                  # problems kept in the snapshot (a whole evening's worth; older ones drop)
+FIXES = ("WRONG_POCKET", "WRONG_CARD", "MISSING_CARD")    # problems whose card the volunteer puts where it belongs
+
+
+def as_board(r: HandRecord) -> HandRecordBoard:
+    return HandRecordBoard.of(r.board, Deal.from_pbn(r.deal), r.dealer, Vulnerability(r.vulnerable))
+
+
+def dealt_deal(read: dict[str, str], fixes: list[Problem]) -> Deal | None:
+    """The board's four pockets: each card where the machine read it, then moved as the console told the
+    volunteer (a card in the wrong pocket to its own, a missing card into its owner's pocket). None when
+    that is not a whole deal."""
+    pockets = dict(read)
+    for p in fixes:
+        if p.kind in FIXES and p.card is not None:
+            pockets[p.card] = p.belongs or p.pocket or pockets.get(p.card, "")
+    hands: dict[str, list[str]] = {s: [] for s in "NESW"}
+    for card, seat in pockets.items():
+        if seat in hands:
+            hands[seat].append(card)
+    try:
+        return Deal({Seat(s): cards for s, cards in hands.items()})
+    except CardError:
+        return None
+
+
+class _ReadingDealer(DealerDriver):
+    """The driver, keeping where the machine put each card of each board's last attempt, and that attempt's
+    problems (a redeal leaves the first attempt's behind)."""
+
+    def __init__(self, url: str, **kwargs: Any) -> None:
+        super().__init__(url, **kwargs)
+        self.read: dict[int, dict[str, str]] = {}
+        self.last_problems: dict[int, list[Problem]] = {}
+
+    def deal_board(self, record: HandRecordBoard, **kwargs: Any) -> BoardVerifier:
+        v = super().deal_board(record, **kwargs)
+        self.read[record.board] = {card: pocket for card, (pocket, _uid) in v.dealt.items()}
+        self.last_problems[record.board] = list(v.problems)
+        return v
+
+
+def _problem(p: Problem) -> dict[str, Any]:
+    return {"board": p.board, "kind": p.kind, "message": p.message, "blocking": p.blocking, "card": p.card,
+            "pocket": p.pocket, "belongs": p.belongs}
+
+
+class DealingRun:
+    """One run of the machine over the set: its state, kept by the worker thread, read by the loop."""
+
+    def __init__(self, machine: str, records: list[HandRecord]) -> None:
+        self.machine = machine
+        self.records = records
+        self.state = "connecting"          # connecting, dealing, waiting, done, failed
+        self.device: str | None = None
+        self.current: int | None = None
+        self.boards: dict[int, dict[str, Any]] = {r.board: {"board": r.board, "status": "to_deal", "attempts": 0,
+                                                            "problems": []} for r in records}
+        self.log: list[dict[str, Any]] = []
+        self.stop: dict[str, Any] | None = None
+        self.outcome: dict[str, Any] | None = None
+        self.error: str | None = None
+        self.decisions: queue.Queue[str] = queue.Queue()
+
+    def snapshot(self) -> dict[str, Any]:
+        done = sum(1 for b in self.boards.values() if b["status"] != "to_deal")
+        return {"state": self.state, "machine": self.machine, "device": self.device, "current": self.current,
+                "total": len(self.boards), "done": done, "boards": [dict(b) for b in self.boards.values()],
+                "problems": list(self.log), "stop": self.stop, "outcome": self.outcome, "error": self.error}
+
+
+class DealingDesk:
+    """The console's dealing machine: at most one run at a time, on its own thread."""
+
+    def __init__(self, hub: Hub, hand_records: HandRecords, settings: Settings) -> None:
+        self.hub = hub
+        self.hand_records = hand_records
+        self.settings = settings
+        self.run: DealingRun | None = None
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closing = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # ------------------------------------------------------------------ the console's requests
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return self.run.snapshot() if self.run is not None else {"state": "idle"}
+
+    async def start(self, machine: str, faults: str | None = None, connect_timeout: float = 5.0) -> dict[str, Any]:
+        """Deal the evening's hand records on ``machine``; answers once the machine is connected (``Conflict``
+        when it cannot be reached within ``connect_timeout`` seconds: nothing was dealt)."""
+        if self.hand_records.event is None:
+            raise NotFound("no event is set up: set up the event and import its hand records first")
+        records = self.hand_records.all()
+        if not records:
+            raise Conflict("the evening has no hand records: the machine deals the hand records, so import the "
+                           "session's file or generate a set first")
+        machine = machine.strip()
+        sim_kwargs = self._simulated(machine, faults)
+        with self._lock:
+            if self.run is not None and self.run.state in ("connecting", "dealing", "waiting"):
+                raise Conflict(f"the machine is already dealing (board {self.run.current or '-'}): finish or abort "
+                               "that run first")
+            run = self.run = DealingRun("simulated machine" if sim_kwargs is not None else machine, records)
+        self._loop = asyncio.get_running_loop()
+        connected: asyncio.Future[str | None] = self._loop.create_future()
+        self._thread = threading.Thread(target=self._work, args=(run, machine, sim_kwargs, connect_timeout,
+                                                                 connected), name="dealing-machine", daemon=True)
+        self._thread.start()
+        why = await connected
+        if why is not None:
+            raise Conflict(why)
+        return self.snapshot()
+
+    def decide(self, board: int, decision: str) -> dict[str, Any]:
+        """The volunteer's fix for the board waiting (``continue``, ``redeal``, ``skip``, ``abort``)."""
+        with self._lock:
+            run = self.run
+            stop = run.stop if run is not None else None
+            if run is None or stop is None:
+                raise Conflict("no board is waiting for a decision")
+            if stop["board"] != board:
+                raise Conflict(f"board {stop['board']} is waiting, not board {board}")
+            if decision not in stop["choices"]:
+                raise Invalid(f"{decision!r} is not a choice for board {board} now "
+                              f"({', '.join(stop['choices'])})")
+            run.stop = None
+            run.state = "dealing"
+            run.decisions.put(decision)
+        self._push(run)
+        return self.snapshot()
+
+    async def close(self) -> None:
+        """The service stops: a board waiting is aborted, the machine's link closed."""
+        self._closing.set()
+        run = self.run
+        if run is not None:
+            run.decisions.put(Decision.ABORT.value)
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 10)
+
+    # ------------------------------------------------------------------ the worker thread
+    def _simulated(self, machine: str, faults: str | None) -> dict[str, Any] | None:
+        if machine.lower() != SIMULATED:
+            if faults:
+                raise Invalid("faults are for the simulated machine only (machine \"sim\")")
+            if not machine:
+                raise Invalid("name the dealing machine: its serial port (e.g. /dev/ttyUSB0) or socket://HOST:PORT")
+            return None
+        if not self.settings.simulation.tables:
+            raise Conflict("a simulated dealing machine is offered only when the service runs simulated tables "
+                           "(make run); give the real machine's serial port")
+        from hw_sim.dealer_sim import DealerFaults
+        from hw_sim.errors import DealerFaultError
+        try:
+            DealerFaults.parse(faults)
+        except DealerFaultError as err:
+            raise Invalid(str(err)) from None
+        return {"faults": faults}
+
+    def _push(self, run: DealingRun) -> None:
+        with self._lock:
+            msg = {"type": "dealing", **run.snapshot()}
+        self._call(self.hub.publish, CLUB, msg, ("director",))
+
+    def _call(self, fn: Any, *args: Any) -> None:
+        """``fn(*args)`` on the service's loop (the hub and the futures belong to it)."""
+        loop = self._loop
+        try:
+            if loop is not None:
+                loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:                      # the loop has closed: the service is gone
+            pass
+
+    def _set(self, run: DealingRun, **changes: Any) -> None:
+        with self._lock:
+            for k, v in changes.items():
+                setattr(run, k, v)
+        self._push(run)
+
+    def _work(self, run: DealingRun, machine: str, sim_kwargs: dict[str, Any] | None, connect_timeout: float,
+              connected: asyncio.Future[str | None]) -> None:
+        def settle(why: str | None) -> None:
+            if not connected.done():
+                connected.set_result(why)
+
+        def answer(why: str | None) -> None:
+            self._call(settle, why)
+
+        from drivers.decks import DeckRegistry
+        sim = None
+        kwargs: dict[str, Any] = {}
+        try:
+            if sim_kwargs is not None:
+                from hw_sim.dealer_sim import SimulatedDealer
+                sim = SimulatedDealer("inproc", sim_kwargs["faults"])
+                kwargs = sim.driver_kwargs(DeckRegistry())
+                machine = sim.url
+            elif self.settings.decks:
+                kwargs["decks"] = DeckRegistry.load(self.settings.decks)
+            driver = _ReadingDealer(machine, **kwargs)
+        except (DriverError, OSError) as err:
+            self._set(run, state="failed", error=str(err))
+            answer(f"the dealing machine cannot be used: {err}")
+            if sim is not None:
+                sim.close()
+            return
+        try:
+            try:
+                driver.wait_ready(connect_timeout)
+            except DriverError as err:
+                self._set(run, state="failed", error=str(err))
+                answer(str(err))
+                return
+            self._set(run, state="dealing", device=driver.serial)
+            answer(None)
+            boards = [as_board(r) for r in run.records]
+            report = driver.deal_set(boards, operator=lambda stop: self._wait(run, stop),
+                                     on_problem=lambda p: self._problem(run, p),
+                                     progress=lambda _k, _n, result: self._board_done(run, result),
+                                     timeout=30.0)
+            self._set(run, state="done", current=None, outcome=self._compare(run, driver, report.boards))
+        except DriverError as err:
+            log.warning("dealing on %s stopped: %s", machine, err)
+            self._set(run, state="failed", current=None, error=str(err), stop=None)
+        except Exception as err:                # the run ends in words, never a silent dead thread
+            log.exception("dealing on %s failed", machine)
+            self._set(run, state="failed", current=None, error=f"the dealing stopped: {err}", stop=None)
+        finally:
+            answer("the dealing machine stopped before it connected")
+            driver.close()
+            if sim is not None:
+                sim.close()
+
+    def _problem(self, run: DealingRun, p: Problem) -> None:
+        with self._lock:
+            run.current = p.board
+            run.log.append(_problem(p))
+            del run.log[:-MAX_LOG]
+            b = run.boards.get(p.board)
+            if b is not None and p.kind not in b["problems"]:
+                b["problems"] = [*b["problems"], p.kind]
+        self._push(run)
+
+    def _board_done(self, run: DealingRun, result: BoardResult) -> None:
+        with self._lock:
+            b = run.boards.get(result.board)
+            if b is not None:
+                b.update(status=result.status, attempts=result.attempts,
+                         problems=sorted({p.kind for p in result.problems}))
+            later = [n for n, x in run.boards.items() if x["status"] == "to_deal"]
+            run.current = later[0] if later else None
+        self._push(run)
+
+    def _wait(self, run: DealingRun, stop: BoardStop) -> str:
+        """A board failed: show the volunteer's instructions and wait for the director's answer."""
+        if self._closing.is_set():
+            return Decision.ABORT.value
+        self._set(run, state="waiting", current=stop.board, stop={
+            "board": stop.board, "attempt": stop.attempt, "message": stop.message,
+            "choices": [c.value for c in stop.choices], "problems": [_problem(p) for p in stop.problems]})
+        return run.decisions.get()
+
+    def _compare(self, run: DealingRun, driver: _ReadingDealer, results: list[BoardResult]) -> dict[str, Any]:
+        """The dealt set against the evening's hand records as they are now (they may have been replaced)."""
+        now = {r.board: r for r in self.hand_records.all()}
+        dealt: dict[int, Deal] = {}
+        for res in results:
+            if res.status in ("ok", "fixed_by_hand"):
+                fixes = driver.last_problems.get(res.board, []) if res.status == "fixed_by_hand" else []
+                deal = dealt_deal(driver.read.get(res.board, {}), fixes)
+                if deal is not None:
+                    dealt[res.board] = deal
+        differ = sorted(n for n, d in dealt.items() if n not in now or Deal.from_pbn(now[n].deal) != d)
+        not_dealt = sorted(n for n in now if n not in dealt)
+        fixed = sorted(r.board for r in results if r.status == "fixed_by_hand")
+        equal = not differ and not not_dealt and len(dealt) == len(now)
+        if equal:
+            message = (f"The dealt set is the evening's hand records: {len(dealt)} boards, every card checked"
+                       + (f" (fixed by hand as the console said: board {', '.join(map(str, fixed))})." if fixed
+                          else "."))
+        else:
+            parts = []
+            if not_dealt:
+                parts.append(f"not dealt: board {', '.join(map(str, not_dealt))}")
+            if differ:
+                parts.append(f"different from the hand records: board {', '.join(map(str, differ))}")
+            message = "The dealt set is not yet the evening's hand records (" + "; ".join(parts) + \
+                "): deal those boards again."
+        return {"equal": equal, "message": message, "dealt": {str(n): d.to_pbn() for n, d in sorted(dealt.items())},
+                "fixed_by_hand": fixed, "not_dealt": not_dealt, "differ": differ}
+
+
