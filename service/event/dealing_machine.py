@@ -41,6 +41,10 @@ log = logging.getLogger(__name__)
 SIMULATED = "sim"
 MAX_LOG = 200                  # problems kept in the snapshot (a whole evening's worth; older ones drop)
 FIXES = ("WRONG_POCKET", "WRONG_CARD", "MISSING_CARD")    # problems whose card the volunteer puts where it belongs
+DECIDED = {"continue": "Board {b}: fixed by hand as the console said; the dealing goes on.",
+           "redeal": "Board {b}: the cards are back in the machine; it is dealt again.",
+           "skip": "Board {b}: skipped; deal it later.",
+           "abort": "Board {b}: the dealing was stopped."}
 
 
 def as_board(r: HandRecord) -> HandRecordBoard:
@@ -168,6 +172,9 @@ class DealingDesk:
                               f"({', '.join(stop['choices'])})")
             run.stop = None
             run.state = "dealing"
+            run.log.append({"board": board, "kind": "DECISION", "decision": decision, "blocking": False,
+                            "message": DECIDED[decision].format(b=board)})
+            del run.log[:-MAX_LOG]
             run.decisions.put(decision)
         self._push(run)
         return self.snapshot()
