@@ -114,3 +114,34 @@ def test_refusals_in_words(tmp_path: Path) -> None:
         assert r.status_code == 409 and "no board is waiting" in r.json()["detail"]
         r = d.post("/api/event/dealing/decision", json={"board": 1, "decision": "shuffle"})
         assert r.status_code == 422
+
+
+def test_the_simulated_machine_of_make_run(tmp_path: Path) -> None:
+    """``make run``: the director types ``sim`` (with faults, to see them); a board skipped leaves the dealt set
+    short of the hand records and the console says which board to deal again; a clean run then completes it."""
+    with ServerProcess(tmp_path, {}, simulate=4) as srv, srv.client(srv.token) as d:
+        records = d.post("/api/event/hand-records/generate").json()["boards"]
+        r = d.post("/api/event/dealing", json={"machine": "sim", "faults": "wrong_pocket=0.2,seed=1"})
+        assert r.status_code == 200, r.text
+        assert r.json()["machine"] == "simulated machine"
+        skipped = []
+        while (run := wait_for(d, ("waiting", "done", "failed")))["state"] == "waiting":
+            again = d.post("/api/event/dealing", json={"machine": "sim"})
+            assert again.status_code == 409 and "already dealing" in again.json()["detail"]
+            board = run["stop"]["board"]
+            assert d.post("/api/event/dealing/decision", json={"board": board, "decision": "skip"}).status_code == 200
+            skipped.append(board)
+        assert run["state"] == "done" and skipped, run
+        outcome = run["outcome"]
+        assert outcome["equal"] is False and outcome["not_dealt"] == skipped
+        assert f"not dealt: board {', '.join(map(str, skipped))}" in outcome["message"]
+        assert sorted(int(n) for n in outcome["dealt"]) == [b["board"] for b in records if b["board"] not in skipped]
+
+        r = d.post("/api/event/dealing", json={"machine": "sim", "faults": "jam=0.5,seed=2"})
+        assert r.status_code == 200, r.text
+        run = wait_for(d, ("waiting", "done", "failed"))
+        assert run["state"] == "done" and run["outcome"]["equal"] is True, run
+        assert any(p["kind"] == "JAM" and not p["blocking"] for p in run["problems"])   # cleared at the machine
+        assert run["outcome"]["dealt"] == {str(b["board"]): b["deal"] for b in records}
+        r = d.post("/api/event/dealing", json={"machine": "sim", "faults": "paper_cut=1"})
+        assert r.status_code == 422 and "unknown dealer fault" in r.json()["detail"]
