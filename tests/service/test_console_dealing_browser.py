@@ -15,7 +15,6 @@ from service_harness import ServerProcess
 from test_dealing_machine import CONFIG, MISREAD_BOARD, WRONG_POCKET_BOARD, import_body, planted, the_file
 
 
-
 def stopped_at(page, board: int) -> None:
     wait_until(page, f"document.querySelector('#deal-stop:not([hidden])')?.dataset.board === '{board}'",
                timeout=120)
