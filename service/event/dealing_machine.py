@@ -256,6 +256,9 @@ class DealingDesk:
             return
         try:
             try:
+                driver.pump(0.05)
+                if not driver.connected and driver.open_failures:     # no such port: say so now, not in 5 s
+                    raise DriverError(f"the dealing machine at {machine} cannot be opened ({driver.last_error})")
                 driver.wait_ready(connect_timeout)
             except DriverError as err:
                 self._set(run, state="failed", error=str(err))

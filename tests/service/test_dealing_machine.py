@@ -5,12 +5,13 @@ event, no hand records, a machine that does not answer, a fault plan for a real 
 from __future__ import annotations
 
 import base64
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-from service_harness import ServerProcess
+from service_harness import ServerProcess, free_port
 
 from hw_sim.dealer_sim import DealerFaults, SimulatedDealer
 from table.dealgen import HashDRBG, random_deal
@@ -102,7 +103,16 @@ def test_refusals_in_words(tmp_path: Path) -> None:
         assert d.post("/api/event/hand-records", json=import_body(the_file())).status_code == 200
         missing = str(tmp_path / "no-such-port")
         r = d.post("/api/event/dealing", json={"machine": missing})
-        assert r.status_code == 409 and "did not connect" in r.json()["detail"] and missing in r.json()["detail"]
+        assert r.status_code == 409 and "cannot be opened" in r.json()["detail"] and missing in r.json()["detail"]
+        r = d.post("/api/event/dealing", json={"machine": f"socket://127.0.0.1:{free_port()}"})
+        assert r.status_code == 409 and "cannot be opened" in r.json()["detail"]
+        master, slave = os.openpty()                    # a port that opens, but no machine answers on it
+        try:
+            r = d.post("/api/event/dealing", json={"machine": os.ttyname(slave)})
+            assert r.status_code == 409 and "did not connect within 5 s" in r.json()["detail"], r.text
+        finally:
+            os.close(master)
+            os.close(slave)
         assert d.get("/api/event/dealing").json()["state"] == "failed"
         r = d.post("/api/event/dealing", json={"machine": "sim"})
         assert r.status_code == 409 and "simulated tables" in r.json()["detail"]
@@ -119,7 +129,8 @@ def test_refusals_in_words(tmp_path: Path) -> None:
 def test_the_simulated_machine_of_make_run(tmp_path: Path) -> None:
     """``make run``: the director types ``sim`` (with faults, to see them); a board skipped leaves the dealt set
     short of the hand records and the console says which board to deal again; a clean run then completes it."""
-    with ServerProcess(tmp_path, {}, simulate=4) as srv, srv.client(srv.token) as d:
+    robots_wait = {"simulation": {"pace_s": 1000}}      # no robot starts a board (which freezes the hand records)
+    with ServerProcess(tmp_path, robots_wait, simulate=4) as srv, srv.client(srv.token) as d:
         records = d.post("/api/event/hand-records/generate").json()["boards"]
         r = d.post("/api/event/dealing", json={"machine": "sim", "faults": "wrong_pocket=0.2,seed=1"})
         assert r.status_code == 200, r.text
