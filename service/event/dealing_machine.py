@@ -103,15 +103,36 @@ class DealingRun:
                                                             "problems": []} for r in records}
         self.log: list[dict[str, Any]] = []
         self.stop: dict[str, Any] | None = None
-        self.outcome: dict[str, Any] | None = None
+        self.dealt: dict[int, str] | None = None            # board -> PBN, once the run is over
+        self.fixed: list[int] = []
         self.error: str | None = None
         self.decisions: queue.Queue[str] = queue.Queue()
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, records: list[HandRecord]) -> dict[str, Any]:
+        """The run as it stands; its outcome against ``records``, the hand records as they are now."""
         done = sum(1 for b in self.boards.values() if b["status"] != "to_deal")
+        outcome = compare(self.dealt, self.fixed, records) if self.dealt is not None else None
         return {"state": self.state, "machine": self.machine, "device": self.device, "current": self.current,
                 "total": len(self.boards), "done": done, "boards": [dict(b) for b in self.boards.values()],
-                "problems": list(self.log), "stop": self.stop, "outcome": self.outcome, "error": self.error}
+                "problems": list(self.log), "stop": self.stop, "outcome": outcome, "error": self.error}
+
+
+def compare(dealt: dict[int, str], fixed: list[int], records: list[HandRecord]) -> dict[str, Any]:
+    """The dealt set against the evening's hand records as they are now (replaced since, they differ)."""
+    now = {r.board: Deal.from_pbn(r.deal) for r in records}
+    differ = sorted(n for n, d in dealt.items() if n not in now or now[n] != Deal.from_pbn(d))
+    not_dealt = sorted(n for n in now if n not in dealt)
+    equal = not differ and not not_dealt
+    if equal:
+        message = (f"The dealt set is the evening's hand records: {len(dealt)} boards, every card checked"
+                   + (f" (fixed by hand as the console said: board {', '.join(map(str, fixed))})." if fixed else "."))
+    else:
+        parts = ([f"not dealt: board {', '.join(map(str, not_dealt))}"] if not_dealt else []) + \
+                ([f"different from the hand records: board {', '.join(map(str, differ))}"] if differ else [])
+        message = "The dealt set is not yet the evening's hand records (" + "; ".join(parts) + \
+            "): deal those boards again."
+    return {"equal": equal, "message": message, "dealt": {str(n): d for n, d in sorted(dealt.items())},
+            "fixed_by_hand": fixed, "not_dealt": not_dealt, "differ": differ}
 
 
 class DealingDesk:
@@ -130,7 +151,7 @@ class DealingDesk:
     # ------------------------------------------------------------------ the console's requests
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
-            return self.run.snapshot() if self.run is not None else {"state": "idle"}
+            return self.run.snapshot(self.hand_records.all()) if self.run is not None else {"state": "idle"}
 
     async def start(self, machine: str, faults: str | None = None, connect_timeout: float = 5.0) -> dict[str, Any]:
         """Deal the evening's hand records on ``machine``; answers once the machine is connected (``Conflict``
@@ -209,7 +230,7 @@ class DealingDesk:
 
     def _push(self, run: DealingRun) -> None:
         with self._lock:
-            msg = {"type": "dealing", **run.snapshot()}
+            msg = {"type": "dealing", **run.snapshot(self.hand_records.all())}
         self._call(self.hub.publish, CLUB, msg, ("director",))
 
     def _call(self, fn: Any, *args: Any) -> None:
@@ -271,7 +292,8 @@ class DealingDesk:
                                      on_problem=lambda p: self._problem(run, p),
                                      progress=lambda _k, _n, result: self._board_done(run, result),
                                      timeout=30.0)
-            self._set(run, state="done", current=None, outcome=self._compare(run, driver, report.boards))
+            fixed = sorted(r.board for r in report.boards if r.status == "fixed_by_hand")
+            self._set(run, state="done", current=None, dealt=self._dealt(driver, report.boards), fixed=fixed)
         except DriverError as err:
             log.warning("dealing on %s stopped: %s", machine, err)
             self._set(run, state="failed", current=None, error=str(err), stop=None)
@@ -313,33 +335,16 @@ class DealingDesk:
             "choices": [c.value for c in stop.choices], "problems": [_problem(p) for p in stop.problems]})
         return run.decisions.get()
 
-    def _compare(self, run: DealingRun, driver: _ReadingDealer, results: list[BoardResult]) -> dict[str, Any]:
-        """The dealt set against the evening's hand records as they are now (they may have been replaced)."""
-        now = {r.board: r for r in self.hand_records.all()}
-        dealt: dict[int, Deal] = {}
+    @staticmethod
+    def _dealt(driver: _ReadingDealer, results: list[BoardResult]) -> dict[int, str]:
+        """Each board dealt: its pockets as the machine read them, fixed as the console said (PBN)."""
+        dealt: dict[int, str] = {}
         for res in results:
             if res.status in ("ok", "fixed_by_hand"):
                 fixes = driver.last_problems.get(res.board, []) if res.status == "fixed_by_hand" else []
                 deal = dealt_deal(driver.read.get(res.board, {}), fixes)
                 if deal is not None:
-                    dealt[res.board] = deal
-        differ = sorted(n for n, d in dealt.items() if n not in now or Deal.from_pbn(now[n].deal) != d)
-        not_dealt = sorted(n for n in now if n not in dealt)
-        fixed = sorted(r.board for r in results if r.status == "fixed_by_hand")
-        equal = not differ and not not_dealt and len(dealt) == len(now)
-        if equal:
-            message = (f"The dealt set is the evening's hand records: {len(dealt)} boards, every card checked"
-                       + (f" (fixed by hand as the console said: board {', '.join(map(str, fixed))})." if fixed
-                          else "."))
-        else:
-            parts = []
-            if not_dealt:
-                parts.append(f"not dealt: board {', '.join(map(str, not_dealt))}")
-            if differ:
-                parts.append(f"different from the hand records: board {', '.join(map(str, differ))}")
-            message = "The dealt set is not yet the evening's hand records (" + "; ".join(parts) + \
-                "): deal those boards again."
-        return {"equal": equal, "message": message, "dealt": {str(n): d.to_pbn() for n, d in sorted(dealt.items())},
-                "fixed_by_hand": fixed, "not_dealt": not_dealt, "differ": differ}
+                    dealt[res.board] = deal.to_pbn()
+        return dealt
 
 

@@ -84,6 +84,13 @@ def test_deal_the_imported_file_with_two_planted_faults(tmp_path: Path) -> None:
         assert {(i.kind, i.board) for i in sim.machine.injected} == {("duplicate", MISREAD_BOARD),
                                                                      ("wrong_pocket", WRONG_POCKET_BOARD)}
 
+        # the hand records replaced after the dealing: the boards on the tables are no longer them
+        other = [HandRecordBoard.of(b.board, random_deal(HashDRBG(f"other-{b.board}"))) for b in file]
+        assert d.post("/api/event/hand-records", json=import_body(other)).status_code == 200
+        outcome = d.get("/api/event/dealing").json()["outcome"]
+        assert outcome["equal"] is False and outcome["differ"] == list(range(1, 17))
+        assert "different from the hand records: board 1, 2," in outcome["message"]
+
 
 def test_refusals_in_words(tmp_path: Path) -> None:
     no_event = {"tables": [{"id": "1"}]}
