@@ -82,5 +82,16 @@ def test_the_console_deals_the_file_with_a_misread_and_a_wrong_pocket(tmp_path: 
             assert run["outcome"]["dealt"] == {str(b.board): b.deal.to_pbn() for b in file}
             listed = d.get("/api/event/hand-records").json()["boards"]
             assert [b["deal"] for b in listed] == [b.deal.to_pbn() for b in file]
+
+            # the same run on a phone, in Chinese: the section's words from the locale, nothing wider than the screen
+            phone = browser.new_page(viewport={"width": 390, "height": 844})
+            phone.goto(f"{srv.base}/console?lang=zh-Hant#token={srv.token}")
+            wait_until(phone, "document.querySelector('#dealing-section h2')?.textContent === '發牌機'")
+            wait_until(phone, "document.getElementById('deal-outcome').textContent.startsWith('所發的牌即今晚的牌譜')")
+            assert phone.locator(f"#deal-boards li[data-board='{WRONG_POCKET_BOARD}']").inner_text().endswith("已手動更正")
+            assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            section = phone.locator("#dealing-section")
+            assert section.evaluate("s => s.scrollWidth <= s.clientWidth")
+            section.screenshot(path=str(ARTIFACTS / "console-dealing-phone-zh.png"))
         finally:
             browser.close()
