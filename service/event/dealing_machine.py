@@ -43,6 +43,7 @@ MAX_LOG = 200                  # problems kept in the snapshot (a whole evening'
 FIXES = ("WRONG_POCKET", "WRONG_CARD", "MISSING_CARD")    # problems whose card the volunteer puts where it belongs
 DECIDED = {"continue": "Board {b}: fixed by hand as the console said; the dealing goes on.",
            "redeal": "Board {b}: the cards are back in the machine; it is dealt again.",
+           "retry": "Board {b}: done as the console said; it is dealt again.",    # the board was not dealt
            "skip": "Board {b}: skipped; deal it later.",
            "abort": "Board {b}: the dealing was stopped."}
 
@@ -194,7 +195,8 @@ class DealingDesk:
             run.stop = None
             run.state = "dealing"
             run.log.append({"board": board, "kind": "DECISION", "decision": decision, "blocking": False,
-                            "message": DECIDED[decision].format(b=board)})
+                            "message": DECIDED[decision if decision != "continue" or "redeal" in stop["choices"]
+                                               else "retry"].format(b=board)})
             del run.log[:-MAX_LOG]
             run.decisions.put(decision)
         self._push(run)

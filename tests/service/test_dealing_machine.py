@@ -161,5 +161,18 @@ def test_the_simulated_machine_of_make_run(tmp_path: Path) -> None:
         assert run["state"] == "done" and run["outcome"]["equal"] is True, run
         assert any(p["kind"] == "JAM" and not p["blocking"] for p in run["problems"])   # cleared at the machine
         assert run["outcome"]["dealt"] == {str(b["board"]): b["deal"] for b in records}
+        # another board in the machine: nothing is dealt; the volunteer puts the right one in, and it is dealt
+        r = d.post("/api/event/dealing", json={"machine": "sim", "faults": "wrong_board=0.5,seed=4"})
+        assert r.status_code == 200, r.text
+        swapped = []
+        while (run := wait_for(d, ("waiting", "done", "failed")))["state"] == "waiting":
+            stop = run["stop"]
+            assert stop["choices"] == ["continue", "skip", "abort"] and "Take board" in stop["message"], stop
+            assert d.post("/api/event/dealing/decision", json={"board": stop["board"], "decision": "continue"}) \
+                .status_code == 200
+            swapped.append(stop["board"])
+        assert swapped and run["outcome"]["equal"] is True, run
+        assert [p["message"] for p in run["problems"] if p["kind"] == "DECISION"] == \
+            [f"Board {b}: done as the console said; it is dealt again." for b in swapped]
         r = d.post("/api/event/dealing", json={"machine": "sim", "faults": "paper_cut=1"})
         assert r.status_code == 422 and "unknown dealer fault" in r.json()["detail"]
