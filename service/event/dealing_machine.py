@@ -94,7 +94,9 @@ def _problem(p: Problem) -> dict[str, Any]:
 class DealingRun:
     """One run of the machine over the set: its state, kept by the worker thread, read by the loop."""
 
-    def __init__(self, machine: str, records: list[HandRecord]) -> None:
+    def __init__(self, number: int, machine: str, records: list[HandRecord]) -> None:
+        self.number = number               # the service's runs, counted: a page tells a new run from an old one
+        self.version = 0                   # counted up at each push: a page keeps the newest snapshot it got
         self.machine = machine
         self.records = records
         self.state = "connecting"          # connecting, dealing, waiting, done, failed
@@ -113,7 +115,8 @@ class DealingRun:
         """The run as it stands; its outcome against ``records``, the hand records as they are now."""
         done = sum(1 for b in self.boards.values() if b["status"] != "to_deal")
         outcome = compare(self.dealt, self.fixed, records) if self.dealt is not None else None
-        return {"state": self.state, "machine": self.machine, "device": self.device, "current": self.current,
+        return {"run": self.number, "version": self.version, "state": self.state, "machine": self.machine,
+                "device": self.device, "current": self.current,
                 "total": len(self.boards), "done": done, "boards": [dict(b) for b in self.boards.values()],
                 "problems": list(self.log), "stop": self.stop, "outcome": outcome, "error": self.error}
 
@@ -169,7 +172,8 @@ class DealingDesk:
             if self.run is not None and self.run.state in ("connecting", "dealing", "waiting"):
                 raise Conflict(f"the machine is already dealing (board {self.run.current or '-'}): finish or abort "
                                "that run first")
-            run = self.run = DealingRun("simulated machine" if sim_kwargs is not None else machine, records)
+            number = self.run.number + 1 if self.run is not None else 1
+            run = self.run = DealingRun(number, "simulated machine" if sim_kwargs is not None else machine, records)
         self._loop = asyncio.get_running_loop()
         connected: asyncio.Future[str | None] = self._loop.create_future()
         self._thread = threading.Thread(target=self._work, args=(run, machine, sim_kwargs, connect_timeout,
@@ -232,6 +236,7 @@ class DealingDesk:
 
     def _push(self, run: DealingRun) -> None:
         with self._lock:
+            run.version += 1
             msg = {"type": "dealing", **run.snapshot(self.hand_records.all())}
         self._call(self.hub.publish, CLUB, msg, ("director",))
 

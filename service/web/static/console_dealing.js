@@ -44,7 +44,7 @@
       if (!$("deal-faults-field").hidden && faults) body.faults = faults;
       $("deal-start").disabled = true;
       say(t("console_dealing.connecting", "Connecting to the machine..."));
-      try { render(await api("/api/event/dealing", {method: "POST", body: JSON.stringify(body)}, token)); }
+      try { const r = await api("/api/event/dealing", {method: "POST", body: JSON.stringify(body)}, token); if (newer(r)) render(r); }
       catch (e) { say(e.message, true); $("deal-start").disabled = false; }
     });
   }
@@ -62,6 +62,12 @@
                      : t("console_dealing.dealing_next", "Dealing on {machine} ({done} of {total} boards done).", where);
   }
 
+  // The newest snapshot wins: a push and a fetch may cross (a run's number, then its version, only go up).
+  function newer(r) { return !run.run || (r.run || 0) > run.run || ((r.run || 0) === run.run && (r.version || 0) >= (run.version || 0)); }
+  async function refresh() {
+    try { const r = await api("/api/event/dealing", {}, token); if (newer(r)) render(r); } catch (e) { /* the next push or poll */ }
+  }
+
   function render(r) {
     run = r || {state: "idle"};
     const busy = ["connecting", "dealing", "waiting"].includes(run.state);
@@ -77,7 +83,10 @@
         <div class="deal-choices">${s.choices.map(c => `<button type="button" class="deal-choice" data-choice="${esc(c)}">${esc(words[c] || c)}</button>`).join("")}</div>`;
       stop.querySelectorAll("button.deal-choice").forEach(b => b.addEventListener("click", async () => {
         stop.querySelectorAll("button").forEach(x => { x.disabled = true; });
-        try { render(await api("/api/event/dealing/decision", {method: "POST", body: JSON.stringify({board: s.board, decision: b.dataset.choice})}, token)); }
+        try {
+          const r = await api("/api/event/dealing/decision", {method: "POST", body: JSON.stringify({board: s.board, decision: b.dataset.choice})}, token);
+          if (newer(r)) render(r);
+        }
         catch (e) { say(e.message, true); stop.querySelectorAll("button").forEach(x => { x.disabled = false; }); }
       }));
     } else { stop.hidden = true; stop.innerHTML = ""; delete stop.dataset.board; }
@@ -106,8 +115,19 @@
     build();
     const nav = document.querySelector('#console-nav a[href="#dealing-section"]');
     if (nav) nav.textContent = t("console_dealing.nav", "Dealing");
-    stream("/ws/club", m => { if (m.type === "dealing") { const r = {...m}; delete r.type; render(r); } }, null, token);
-    try { render(await api("/api/event/dealing", {}, token)); }
+    // a push missed while the stream was (re)connecting is fetched once it is live; while a run is on, a poll
+    // every 5 s as well
+    stream("/ws/club", m => { if (m.type === "dealing") { const r = {...m}; delete r.type; if (newer(r)) render(r); } },
+           st => { if (st === "live") refresh(); }, token);
+    setInterval(() => { if (["connecting", "dealing", "waiting"].includes(run.state)) refresh(); }, 5000);
+    try {
+      const r = await api("/api/event/dealing", {}, token);
+      if (r.machine && !$("deal-machine").value) {            // the machine of the last run, ready to deal again
+        $("deal-machine").value = r.machine === "simulated machine" ? "sim" : r.machine;
+        $("deal-machine").dispatchEvent(new Event("input"));
+      }
+      render(r);
+    }
     catch (e) { render({state: "idle"}); say(e.message); }
   }
   start();
