@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -176,3 +177,12 @@ def test_the_simulated_machine_of_make_run(tmp_path: Path) -> None:
             [f"Board {b}: done as the console said; it is dealt again." for b in swapped]
         r = d.post("/api/event/dealing", json={"machine": "sim", "faults": "paper_cut=1"})
         assert r.status_code == 422 and "unknown dealer fault" in r.json()["detail"]
+
+        # the service stops while a board waits for the volunteer: the board is aborted, the service ends cleanly
+        assert d.post("/api/event/dealing", json={"machine": "sim", "faults": "wrong_pocket=1"}).status_code == 200
+        assert wait_for(d, ("waiting", "done", "failed"))["state"] == "waiting"
+        proc = srv.proc
+        assert proc is not None
+        srv.stop()                                   # SIGTERM, then SIGKILL after 15 s
+        log = srv.log_path.read_text()
+        assert proc.returncode != -signal.SIGKILL and "Traceback" not in log, (proc.returncode, log[-3000:])
