@@ -57,6 +57,16 @@ class SeatPages:
         for seat, page in self.pages.items():
             wait_until(page, "([t, s]) => TABLE === t && ME === s && !!state", [self.table, seat], timeout=PAGE_TIMEOUT)
 
+    def enter_name(self, seat: str, name: str) -> None:
+        """The player types his name in his page's form for his pair this round (before the round's first board)."""
+        page = self.pages[seat]
+        field = page.locator(f"#players-form #player-{seat}")
+        field.wait_for(timeout=PAGE_TIMEOUT * 1000)
+        field.fill(name)
+        page.locator('#players-form button[type="submit"]').click()
+        wait_until(page, "n => document.querySelector('#players-section').innerText.includes(n)", name,
+                   timeout=PAGE_TIMEOUT)
+
     def put_board(self, number: int) -> None:
         """The dealing machine's part: the board, dealt as the evening's hand record says, goes on the table."""
         records = httpx.get(f"{self.base}/api/event/hand-records", headers=self.director, timeout=30).json()

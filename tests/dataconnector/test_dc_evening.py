@@ -1,7 +1,8 @@
 """A club evening run by a scoring program through the Data Connector: the unmodified PyPI client sets up a
 4-table Mitchell from its own DTOs; the simulated club's robots play tables 1-3 (``simulation.tables = 3``) and
 four seat pages in headless Chromium play table 4 (every call, card, claim and claim answer a click on a page;
-a new pair scans the table's card each round), and the results come back through the queues, board by board
+a new pair scans the table's card each round; a name and a call for the director come from the pages too), and
+the results come back through the queues, board by board
 equal to the service's own; a correction put by the client shows in the director's console and on ``/results``;
 a restart in the middle loses nothing from any queue."""
 from __future__ import annotations
@@ -115,11 +116,12 @@ def wait_for(what: str, check: Any, timeout: float = 240.0) -> Any:
 
 
 def play_round_one(table: SeatPages) -> None:
-    """The pages' first round: the low board bid (the third hand opens 1C), one trick played card by card and
-    declarer's claim accepted by the defenders; the high board passed out."""
+    """The pages' first round: East enters his name; the low board bid (the third hand opens 1C), one trick played
+    card by card and declarer's claim accepted by the defenders; the high board passed out."""
     _ns, _ew, low = sitting(PAGES_TABLE, 1)
-    table.put_board(low)
     table.sit_down()
+    table.enter_name("E", "Bo Chan")
+    table.put_board(low)
     dealer = table.wait_board(low)
     table.auction(dealer, ["Pass", "Pass", "1C", "Pass", "Pass", "Pass"])
     declarer = "NESW"["NESW".index(dealer) - 2]
@@ -198,15 +200,13 @@ def evening(server: DcServer, table4: SeatPages, browser: Any) -> None:
     assert client.accept_queue_data(SESSION, DataConnectorResponseData.Results).data_type == \
         DataConnectorResponseData.OK
 
-    # table 4's first round on its seat pages; then South calls the director from his page
+    # table 4's first round on its seat pages (East's name entered on his page); then South calls the director
     play_round_one(table4)
     table4.pages["S"].locator("#call-director").click()
     before_restart = client.poll_for_results(SESSION, all=True)
-    names = httpx.post(server.base + "/api/tables/2/players", json={"E": "Bo Chan"}, headers=director)
-    assert names.status_code == 200, names.text
     participations = wait_for("the names", lambda: client.poll_for_participations(SESSION), 30)
-    assert [(p.table_number, p.direction, p.first_name, p.last_name) for p in participations] == \
-        [(2, TableDirection.East, "Bo", "Chan")]
+    assert [(p.table_number, p.round_number, p.direction, p.first_name, p.last_name) for p in participations] == \
+        [(PAGES_TABLE, 1, TableDirection.East, "Bo", "Chan")]
     td_calls = wait_for("the TD call", lambda: client.poll_for_td_calls(SESSION), 30)
     assert [(c.table_number, c.round_number, c.status) for c in td_calls] == [(PAGES_TABLE, 1, 1)]
     table4.close()                        # the pair leaves the table; its pages go with it
