@@ -2,9 +2,9 @@
 4-table Mitchell from its own DTOs; the simulated club's robots play tables 1-3 (``simulation.tables = 3``) and
 four seat pages in headless Chromium play table 4 (every call, card, claim and claim answer a click on a page;
 a new pair scans the table's card each round; a name and a call for the director come from the pages too), and
-the results come back through the queues, board by board
-equal to the service's own; a correction put by the client shows in the director's console and on ``/results``;
-a restart in the middle loses nothing from any queue."""
+the results come back through the queues, board by board equal to the service's own; a correction put by the
+client shows in the director's console and on ``/results``; a restart in the middle loses nothing from any
+queue."""
 from __future__ import annotations
 
 import time
