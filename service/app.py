@@ -34,6 +34,7 @@ from service.config.settings import Settings
 from service.dataconnector.connector import DataConnector
 from service.errors import ServiceError
 from service.event.board_rule import ClubBoardRule
+from service.event.dealing_machine import DealingDesk
 from service.event.hand_records import HandRecords
 from service.event.public_screen import PublicScreen
 from service.live.auth import Tokens
@@ -115,6 +116,7 @@ def create_app(settings: Settings | None = None,
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
         svc.hand_records = HandRecords(club, lambda: svc.tournament).load(journal.rows(CLUB))
+        svc.dealing = DealingDesk(club, hub, svc.hand_records, settings).load(journal.rows(CLUB))
         if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve
             svc.dataconnector = DataConnector(svc).load(journal.rows(CLUB))
         redact_server_logs()                        # uvicorn has configured its loggers by now

@@ -41,10 +41,8 @@ class DecisionIn(BaseModel):
 
 
 def desk(svc: Service) -> DealingDesk:
-    if svc.hand_records is None:
-        raise Unavailable("the hand-record store is not running")
     if svc.dealing is None:
-        svc.dealing = DealingDesk(svc.hub, svc.hand_records, svc.settings)
+        raise Unavailable("the dealing machine's desk is not running")
     return svc.dealing
 
 

@@ -23,6 +23,7 @@ import asyncio
 import logging
 import queue
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from drivers.dealer import BoardResult, BoardStop, BoardVerifier, DealerDriver, Decision, Problem
@@ -30,8 +31,9 @@ from drivers.errors import DriverError
 from service.config.settings import Settings
 from service.errors import Conflict, Invalid, NotFound
 from service.event.hand_records import HandRecord, HandRecords
+from service.live.club import Club
 from service.live.hub import Hub
-from service.store.journal import CLUB
+from service.store.journal import CLUB, Row
 from table.board import Vulnerability
 from table.cards import CardError, Deal, Seat
 from table.handrecords.base import HandRecordBoard
@@ -94,7 +96,8 @@ def _problem(p: Problem) -> dict[str, Any]:
 class DealingRun:
     """One run of the machine over the set: its state, kept by the worker thread, read by the loop."""
 
-    def __init__(self, number: int, machine: str, records: list[HandRecord]) -> None:
+    def __init__(self, number: int, machine: str, records: list[HandRecord], event: str = "") -> None:
+        self.event = event                 # the event's ``since``: a run belongs to the event it dealt for
         self.number = number               # the service's runs, counted: a page tells a new run from an old one
         self.version = 0                   # counted up at each push: a page keeps the newest snapshot it got
         self.machine = machine
@@ -110,6 +113,22 @@ class DealingRun:
         self.fixed: list[int] = []
         self.error: str | None = None
         self.decisions: queue.Queue[str] = queue.Queue()
+
+    def to_row(self) -> dict[str, Any]:
+        """What the journal keeps of a run that ended (club row ``dealing``)."""
+        return {"event": self.event, "run": self.number, "machine": self.machine, "device": self.device,
+                "state": self.state, "error": self.error, "boards": list(self.boards.values()), "problems": self.log,
+                "dealt": {str(n): d for n, d in sorted((self.dealt or {}).items())}, "fixed": self.fixed}
+
+    @classmethod
+    def from_row(cls, body: dict[str, Any]) -> DealingRun:
+        run = cls(int(body["run"]), str(body["machine"]), [], str(body["event"]))
+        run.boards = {int(b["board"]): dict(b) for b in body["boards"]}
+        run.device, run.state, run.error = body.get("device"), str(body["state"]), body.get("error")
+        run.log = list(body.get("problems") or [])
+        run.dealt = {int(n): str(d) for n, d in (body.get("dealt") or {}).items()}
+        run.fixed = [int(n) for n in body.get("fixed") or []]
+        return run
 
     def snapshot(self, records: list[HandRecord]) -> dict[str, Any]:
         """The run as it stands; its outcome against ``records``, the hand records as they are now."""
@@ -142,7 +161,8 @@ def compare(dealt: dict[int, str], fixed: list[int], records: list[HandRecord]) 
 class DealingDesk:
     """The console's dealing machine: at most one run at a time, on its own thread."""
 
-    def __init__(self, hub: Hub, hand_records: HandRecords, settings: Settings) -> None:
+    def __init__(self, club: Club, hub: Hub, hand_records: HandRecords, settings: Settings) -> None:
+        self.club = club
         self.hub = hub
         self.hand_records = hand_records
         self.settings = settings
@@ -151,11 +171,29 @@ class DealingDesk:
         self._thread: threading.Thread | None = None
         self._closing = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._ended: dict[str, DealingRun] = {}               # event's since -> its last run that ended
+
+    def load(self, rows: Iterable[Row]) -> DealingDesk:
+        """The last run of each event from the journal: a restart still shows what was dealt and fixed."""
+        for row in rows:
+            if row.table_id == CLUB and row.kind == "dealing":
+                run = DealingRun.from_row(row.body)
+                self._ended[run.event] = run
+        return self
+
+    def _shown(self) -> DealingRun | None:
+        """The running event's run: the one on now, else its last that ended."""
+        ev = self.hand_records.event
+        since = ev.since if ev is not None else None
+        if self.run is not None and self.run.event == since:
+            return self.run
+        return self._ended.get(since) if since is not None else None
 
     # ------------------------------------------------------------------ the console's requests
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
-            return self.run.snapshot(self.hand_records.all()) if self.run is not None else {"state": "idle"}
+            run = self._shown()
+            return run.snapshot(self.hand_records.all()) if run is not None else {"state": "idle"}
 
     async def start(self, machine: str, faults: str | None = None, connect_timeout: float = 5.0) -> dict[str, Any]:
         """Deal the evening's hand records on ``machine``; answers once the machine is connected (``Conflict``
@@ -172,8 +210,9 @@ class DealingDesk:
             if self.run is not None and self.run.state in ("connecting", "dealing", "waiting"):
                 raise Conflict(f"the machine is already dealing (board {self.run.current or '-'}): finish or abort "
                                "that run first")
-            number = self.run.number + 1 if self.run is not None else 1
-            run = self.run = DealingRun(number, "simulated machine" if sim_kwargs is not None else machine, records)
+            number = max([r.number for r in (self.run, *self._ended.values()) if r is not None], default=0) + 1
+            run = self.run = DealingRun(number, "simulated machine" if sim_kwargs is not None else machine, records,
+                                        self.hand_records.event.since)
         self._loop = asyncio.get_running_loop()
         connected: asyncio.Future[str | None] = self._loop.create_future()
         self._thread = threading.Thread(target=self._work, args=(run, machine, sim_kwargs, connect_timeout,
@@ -187,7 +226,7 @@ class DealingDesk:
     def decide(self, board: int, decision: str) -> dict[str, Any]:
         """The volunteer's fix for the board waiting (``continue``, ``redeal``, ``skip``, ``abort``)."""
         with self._lock:
-            run = self.run
+            run = self._shown()
             stop = run.stop if run is not None else None
             if run is None or stop is None:
                 raise Conflict("no board is waiting for a decision")
@@ -282,6 +321,7 @@ class DealingDesk:
             if sim is not None:
                 sim.close()
             return
+        started, error = False, None
         try:
             try:
                 driver.pump(0.05)
@@ -294,24 +334,23 @@ class DealingDesk:
                 return
             self._set(run, state="dealing", device=driver.serial)
             answer(None)
-            boards = [as_board(r) for r in run.records]
-            report = driver.deal_set(boards, operator=lambda stop: self._wait(run, stop),
-                                     on_problem=lambda p: self._problem(run, p),
-                                     progress=lambda _k, _n, result: self._board_done(run, result),
-                                     timeout=30.0)
-            fixed = sorted(r.board for r in report.boards if r.status == "fixed_by_hand")
-            self._set(run, state="done", current=None, dealt=self._dealt(driver, report.boards), fixed=fixed)
+            started = True
+            driver.deal_set([as_board(r) for r in run.records], operator=lambda stop: self._wait(run, stop),
+                            on_problem=lambda p: self._problem(run, p),
+                            progress=lambda _k, _n, result: self._board_done(run, result), timeout=30.0)
         except DriverError as err:
             log.warning("dealing on %s stopped: %s", machine, err)
-            self._set(run, state="failed", current=None, error=str(err), stop=None)
+            error = str(err)
         except Exception as err:                # the run ends in words, never a silent dead thread
             log.exception("dealing on %s failed", machine)
-            self._set(run, state="failed", current=None, error=f"the dealing stopped: {err}", stop=None)
+            error = f"the dealing stopped: {err}"
         finally:
             answer("the dealing machine stopped before it connected")
             driver.close()
             if sim is not None:
                 sim.close()
+            if started:
+                self._end(run, driver, error)
 
     def _problem(self, run: DealingRun, p: Problem) -> None:
         with self._lock:
@@ -342,16 +381,29 @@ class DealingDesk:
             "choices": [c.value for c in stop.choices], "problems": [_problem(p) for p in stop.problems]})
         return run.decisions.get()
 
-    @staticmethod
-    def _dealt(driver: _ReadingDealer, results: list[BoardResult]) -> dict[int, str]:
-        """Each board dealt: its pockets as the machine read them, fixed as the console said (PBN)."""
+    def _end(self, run: DealingRun, driver: _ReadingDealer, error: str | None) -> None:
+        """The run is over (finished, aborted or the machine lost: ``error``): its dealt set, journalled (club
+        row ``dealing``) so that a restart still shows what was dealt."""
         dealt: dict[int, str] = {}
-        for res in results:
-            if res.status in ("ok", "fixed_by_hand"):
-                fixes = driver.last_problems.get(res.board, []) if res.status == "fixed_by_hand" else []
-                deal = dealt_deal(driver.read.get(res.board, {}), fixes)
-                if deal is not None:
-                    dealt[res.board] = deal.to_pbn()
-        return dealt
+        with self._lock:
+            run.state, run.error, run.current, run.stop = ("failed" if error else "done"), error, None, None
+            for n, b in run.boards.items():
+                if b["status"] in ("ok", "fixed_by_hand"):
+                    fixes = driver.last_problems.get(n, []) if b["status"] == "fixed_by_hand" else []
+                    deal = dealt_deal(driver.read.get(n, {}), fixes)
+                    if deal is not None:
+                        dealt[n] = deal.to_pbn()
+            run.dealt = dealt
+            run.fixed = sorted(n for n, b in run.boards.items() if b["status"] == "fixed_by_hand")
+            body = run.to_row()
+            self._ended[run.event] = run
+        self._push(run)
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self.club.append_club("dealing", body, "director"), loop).result(30)
+        except Exception:                       # the run stays on screen; the journal reports its own failure
+            log.exception("the dealing run could not be journalled")
 
 

@@ -85,6 +85,14 @@ def test_deal_the_imported_file_with_two_planted_faults(tmp_path: Path) -> None:
         assert {(i.kind, i.board) for i in sim.machine.injected} == {("duplicate", MISREAD_BOARD),
                                                                      ("wrong_pocket", WRONG_POCKET_BOARD)}
 
+        # a restart: the journal still says what was dealt and how it was fixed
+        srv.stop()
+        srv.start()
+        again = d.get("/api/event/dealing").json()
+        assert again["state"] == "done" and again["run"] == done["run"] and again["boards"] == done["boards"]
+        assert again["outcome"] == done["outcome"] and again["problems"] == done["problems"]
+        assert [p["decision"] for p in again["problems"] if p["kind"] == "DECISION"] == ["redeal", "continue"]
+
         # the hand records replaced after the dealing: the boards on the tables are no longer them
         other = [HandRecordBoard.of(b.board, random_deal(HashDRBG(f"other-{b.board}"))) for b in file]
         assert d.post("/api/event/hand-records", json=import_body(other)).status_code == 200
@@ -186,3 +194,7 @@ def test_the_simulated_machine_of_make_run(tmp_path: Path) -> None:
         srv.stop()                                   # SIGTERM, then SIGKILL after 15 s
         log = srv.log_path.read_text()
         assert proc.returncode != -signal.SIGKILL and "Traceback" not in log, (proc.returncode, log[-3000:])
+        srv.start()                                  # the aborted run was journalled as it ended
+        run = d.get("/api/event/dealing").json()
+        assert run["state"] == "done" and run["boards"][0]["status"] == "aborted", run
+        assert run["outcome"]["equal"] is False and run["outcome"]["not_dealt"] == [b["board"] for b in records]
