@@ -15,7 +15,8 @@ waits for the director's answer (``decide``): ``continue`` (the volunteer did wh
 
 At the end the dealt set is compared with the evening's hand records: for each board, the cards where the
 machine read them, with the console's corrections applied on a board fixed by hand. Equal, the boards on the
-tables are the hand records; otherwise the console names the boards to deal again.
+tables are the hand records; otherwise the console names the boards to deal again. A run that ends is
+journalled (club row ``dealing``), so a restart still shows what was dealt and fixed.
 """
 from __future__ import annotations
 
