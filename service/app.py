@@ -49,6 +49,7 @@ from service.web.pages import STATIC
 from service.web.pages import router as pages_router
 from service.web.validation_errors import validation_error_handler
 from service.wiring.container import Service
+from service.wiring.demonstration import deal_the_demonstration, hand_record_deal
 from service.wiring.event_install import config_of, install, journalled_event, members_of
 
 log = logging.getLogger(__name__)
@@ -112,8 +113,8 @@ def create_app(settings: Settings | None = None,
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
             install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
-        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
         svc.hand_records = HandRecords(club, lambda: svc.tournament).load(journal.rows(CLUB))
+        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament, svc.hand_records)
         if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve
             svc.dataconnector = DataConnector(svc).load(journal.rows(CLUB))
         redact_server_logs()                        # uvicorn has configured its loggers by now
@@ -128,8 +129,10 @@ def create_app(settings: Settings | None = None,
         n_devices = svc.devices.start()
         # a director's event: the robots have left; with the Data Connector on they play only its event (it starts them)
         if settings.simulation.tables and event_row is None and svc.dataconnector is None:
+            await deal_the_demonstration(svc)      # its boards are a hand-record set the console shows
             svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings),
-                                           next_board=svc.tournament.next_board if svc.tournament else None)
+                                           next_board=svc.tournament.next_board if svc.tournament else None,
+                                           hand_record=hand_record_deal(svc))
             svc.simulation.start()
         svc.info = {"director_token": svc.tokens.director_token, "database": settings.database,
                     "journal_rows": rows, "tables": sorted(club.tables), "devices": n_devices}
