@@ -5,7 +5,8 @@ is kept here, with the other hands of the same pickup, and the hands name their 
 (``table.verify.identify``: 13 cards are one hand of one board of the evening's hand records). Then:
 
 * the board may not be started at this table now (``service/event/start_rule.py``: not its round's, already
-  played here): a **wrong board**, ``WRONG_BOARD`` (Law 15) to the director, at the first hand that names it;
+  played here): a **wrong board**, ``WRONG_BOARD`` (Law 15) to the director, as soon as two hands name it (or
+  every reader has read): one hand of another board among the right ones is a fouled board, not a wrong one;
 * once every seat with a reader has read its hand, the four are checked against that board's hand record
   (``table.verify.check_pickup``): a hand of other than 13 cards (Law 13), a hand of another board or cards
   displaced between the hands (``FOULED_BOARD``, Law 87), a hand of another seat (7B1) — each to the director;
@@ -91,7 +92,10 @@ class ReaderPickups:
         hands = {s: cards for s, (cards, _a) in pickup.items()}
         board = identify(hands, deals)
         assert board is not None and ev is not None
-        why = why_not_start(ev, self.club, table_id, board)
+        seats = self.devices.reader_seats.get(table_id, set(SEATS))
+        missing = sorted(seats - {str(s) for s in pickup})
+        agree = sum(1 for h in hands.values() if frozenset(h) in deals[board].hands.values())
+        why = why_not_start(ev, self.club, table_id, board) if agree >= min(2, len(seats)) or not missing else None
         if why is not None:
             self.wrong[table_id] = board
             here = board in self.club.ledger.played.get(table_id, set())
@@ -103,7 +107,6 @@ class ReaderPickups:
             self._hold(table_id, f"table {table_id}: {why} (Law 15): the director is called; the board is not "
                                  "started, no call can be made")
             return True
-        missing = sorted(self.devices.reader_seats.get(table_id, set(SEATS)) - {str(s) for s in pickup})
         if missing:
             self._hold(table_id, f"table {table_id}: board {board}'s hands are being read (not yet: "
                                  f"{', '.join(seat_name(s) for s in missing)}): no call before every hand is read")
