@@ -54,24 +54,26 @@ class Director:
 
     def __init__(self, srv: ServerProcess) -> None:
         self.messages: list[dict[str, Any]] = []
-        self._ws = connect(f"{srv.ws_base}/ws/club?token={srv.token}", subprotocols=["bridgetable"],  # type: ignore[list-item]
-                           max_size=None)
+        self.url = f"{srv.ws_base}/ws/club?token={srv.token}"
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
+        _wait(lambda: self.messages, "the director's stream")          # subscribed: nothing said from now is lost
 
     def _read(self) -> None:
-        try:
-            while True:
-                self.messages.append(json.loads(self._ws.recv()))
-        except Exception:                           # closed: the test is over
-            pass
+        with connect(self.url, open_timeout=10, max_size=None) as ws:
+            while not self._stop.is_set():
+                try:
+                    self.messages.append(json.loads(ws.recv(timeout=0.2)))
+                except TimeoutError:
+                    continue
 
     def flagged(self, table: str) -> list[dict[str, Any]]:
         return [m for m in list(self.messages) if m.get("type") == "flagged" and m.get("table") == table]
 
     def close(self) -> None:
-        self._ws.close()
-        self._thread.join(5)
+        self._stop.set()
+        self._thread.join(10)
 
 
 class ReaderTable:
