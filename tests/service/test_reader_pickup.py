@@ -137,9 +137,11 @@ def test_wrong_and_fouled_boards_are_caught_from_the_hands_picked_up(tmp_path: P
         try:
             _wrong_board_then_the_right_one(d, director, one, deals, wrong, mine1[0])
             _fouled_board_then_corrected(d, director, two, deals, mine2[0], other=wrong)
+            _the_director_lets_a_wrong_board_be_played(d, director, one, deals, wrong)
             alerts = d.get("/api/event").json()["alerts"]
-            assert [(a["table"], a["irregularity"]["code"]) for a in alerts] == [
-                ("1", "WRONG_BOARD"), ("2", "INCORRECT_HAND_COUNT"), ("2", "FOULED_BOARD")]
+            assert [(a["table"], a["irregularity"]["code"], a.get("source")) for a in alerts] == [
+                ("1", "WRONG_BOARD", "pickup"), ("2", "INCORRECT_HAND_COUNT", "pickup"),
+                ("2", "FOULED_BOARD", "pickup"), ("1", "WRONG_BOARD", "pickup"), ("1", "WRONG_BOARD", "event")]
         finally:
             director.close()
 
@@ -176,6 +178,11 @@ def _wrong_board_then_the_right_one(d: Any, director: Director, one: ReaderTable
     _play(d, one, board, rows)
     view = d.get("/api/tables/1").json()
     assert view["phase"] == "board_complete" and not [m for m in director.flagged("1")[1:]]
+    n = len(_events(d, "1"))
+    one.pick_up(Seat.N, deals[board].hands[Seat.N])                    # back into its pocket (Law 7C): the engine's
+    back = _wait(lambda: (lambda rs: rs[n:] if len(rs) > n else None)(_events(d, "1")), "the hand returned")
+    assert back[0]["body"]["type"] == "hand" and back[0]["body"]["seat"] == "N"
+    assert d.get("/api/tables/1").json()["phase"] == "board_complete" and len(director.flagged("1")) == 1
 
 
 def _play(d: Any, one: ReaderTable, board: int, rows: list[dict[str, Any]]) -> None:
@@ -234,3 +241,22 @@ def _fouled_board_then_corrected(d: Any, director: Director, two: ReaderTable, d
     assert rows[0]["actor"] == "pickup" and Deal.from_pbn(rows[0]["body"]["deal"]) == record
     assert d.post("/api/tables/2/events", json={"type": "call", "seat": str(rows[0]["body"]["dealer"]),
                                                 "call": "1C"}).status_code == 200
+
+
+def _the_director_lets_a_wrong_board_be_played(d: Any, director: Director, one: ReaderTable, deals: dict[int, Deal],
+                                               wrong: int) -> None:
+    """After its first board, table 1 takes the wrong board again; the director lets it be played (Law 15A) by
+    starting it by hand: the hands already read are applied to it."""
+    before = len(_events(d, "1"))
+    told = len(director.flagged("1"))
+    one.pick_up(Seat.S, deals[wrong].hands[Seat.S])
+    one.pick_up(Seat.W, deals[wrong].hands[Seat.W])
+    _wait(lambda: len(director.flagged("1")) == told + 1, "the wrong board told again")
+    assert len(_events(d, "1")) == before                             # not the completed board's hands going back
+    r = d.post("/api/tables/1/events", json={"type": "board", "board": wrong, "deal": deals[wrong].to_pbn()})
+    assert r.status_code == 200, r.text
+    rows = _wait(lambda: (lambda rs: rs if len(rs) == before + 3 else None)(_events(d, "1")), "the hands applied")
+    assert [(r["body"]["type"], r["body"].get("seat")) for r in rows[before:]] == [
+        ("board", None), ("hand", "S"), ("hand", "W")]
+    call = {"type": "call", "seat": str(rows[before]["body"]["dealer"]), "call": "1C"}
+    assert d.post("/api/tables/1/events", json=call).status_code == 200      # no longer held
