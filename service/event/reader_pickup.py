@@ -79,9 +79,7 @@ class ReaderPickups:
         rt = self.club.tables.get(table_id)
         if not deals or rt is None or rt.table.state not in ("idle", "board_complete"):
             return False
-        current = rt.board_number
-        if current is not None and table_id not in self.hands \
-                and identify({read.seat: read.cards}, deals) == current:
+        if self._going_back(table_id, rt, read, deals):
             return False                                    # the completed board's hand back into its pocket
         own = identify({read.seat: read.cards}, deals)
         if table_id in self.wrong and own != self.wrong[table_id] and own in deals \
@@ -122,6 +120,16 @@ class ReaderPickups:
             return True
         await self._start(table_id, board)
         return True
+
+    def _going_back(self, table_id: str, rt: TableRuntime, read: HandRead, deals: dict[int, Deal]) -> bool:
+        """A hand of the table's last board after its play: one of its hands exactly (even while the next
+        board is being picked up), or, with no pickup under way, nearer to it than to any other board."""
+        current = rt.board_number
+        if current is None or current not in deals:
+            return False
+        if frozenset(read.cards) in deals[current].hands.values():
+            return True
+        return table_id not in self.hands and identify({read.seat: read.cards}, deals) == current
 
     async def _start(self, table_id: str, board: int) -> None:
         rec = self.records.hand_record(board)
