@@ -13,7 +13,7 @@ is kept here, with the other hands of the same pickup, and the hands name their 
 * all is well: the board starts (its deal, dealer and vulnerability from the hand record; actor ``pickup``)
   and the hands read are applied to it, as the readers' own events.
 
-Until then the table is **held** (``Club.held``): calls and cards there are refused with the reason, so an
+Until then the table is **held** (``TableRuntime.held``): calls and cards there are refused with the reason, so an
 irregularity is caught before the first call. A hand read again replaces that seat's earlier read (the
 players put the wrong board back and take the right one; a corrected board is read again). The director may
 also start a board by hand (``POST /api/tables/{id}/events`` ``{"type": "board", ...}``: playing a wrong
@@ -57,7 +57,7 @@ class ReaderPickups:
         self._event = event
         self.records = records
         self.hands: dict[str, dict[Seat, tuple[tuple[str, ...], str]]] = {}   # table -> seat -> (cards, actor)
-        self.told: dict[str, set[tuple[str, str | None, str]]] = {}           # alerts already raised per pickup
+        self.told: dict[str, set[tuple[str, str | None]]] = {}                # alerts already raised per pickup
         self.wrong: dict[str, int] = {}             # table -> the wrong board its pickup named (Law 15)
         self._deals: tuple[int, dict[int, Deal]] = (-1, {})
         devices.pickup = self.picked_up
@@ -134,7 +134,7 @@ class ReaderPickups:
     async def _start(self, table_id: str, board: int) -> None:
         rec = self.records.hand_record(board)
         assert rec is not None
-        self.club.held.pop(table_id, None)
+        self._hold(table_id, None)
         try:
             await self.club.submit(table_id, board_started(board, dealer=rec.dealer, vulnerable=rec.vulnerable,
                                                            deal=rec.deal), PICKUP)
@@ -167,15 +167,20 @@ class ReaderPickups:
         self.hands.pop(table_id, None)
         self.told.pop(table_id, None)
         self.wrong.pop(table_id, None)
-        self.club.held.pop(table_id, None)
+        self._hold(table_id, None)
 
     # ------------------------------------------------------------------ the director
-    def _hold(self, table_id: str, why: str) -> None:
-        self.club.held[table_id] = why
+    def _hold(self, table_id: str, why: str | None) -> None:
+        """Hold the table's next board (None: lift the hold); the console's table card shows it."""
+        rt = self.club.tables[table_id]
+        if rt.held != why:
+            rt.held = why
+            self.club.hub.publish_state(rt, ("director",))
 
     def _tell(self, table_id: str, board: int, irr: Irregularity) -> None:
-        """A flagged message on the director's stream and in the event's alerts (once per pickup)."""
-        key = (irr.code, irr.seat, irr.detail)
+        """A flagged message on the director's stream and in the event's alerts (once per pickup, code and
+        seat)."""
+        key = (irr.code, irr.seat)                # told once: a half-corrected board is not news
         told = self.told.setdefault(table_id, set())
         if key in told:
             return

@@ -8,7 +8,8 @@
    an event that would flag a preventable irregularity (``Prevented``, nothing changes);
 3. append it to the journal and wait until it is durable (a journal failure -> ``JournalError``, an
    ``Unavailable``; the table rebuilt);
-   a table whose next board is held (``held``: its hands picked up are being checked) refuses calls and cards;
+   a table whose next board is held (``TableRuntime.held``: its hands picked up are being checked) refuses calls
+   and cards;
 4. only then: record it in the table's board history, feed the spectators' delayed copy, publish the new
    views, alert the director to each flagged irregularity — and return the acknowledgement.
 
@@ -100,9 +101,6 @@ class Club:
         self.events_acknowledged = 0
         self.table_kinds: dict[str, str] = {}            # "scoring" for a scoring-only table; absent: played
         self.calls = DirectorCalls()
-        # tables whose next board is held before its first call (the reader tables' pickup, service/event/
-        # reader_pickup.py): table -> why, in words. Calls and cards there are refused until it is lifted.
-        self.held: dict[str, str] = {}
 
     # ------------------------------------------------------------------ tables
     def add_table(self, table_id: str) -> TableRuntime:
@@ -184,8 +182,8 @@ class Club:
             if isinstance(event, ResultRecorded) and self.kind(rt.id) != "scoring":
                 raise Conflict(f"table {rt.id} plays its boards with readers: a result is keyed only at a "
                                "scoring-only table (POST /api/tables/{id}/kind)")
-            if rt.id in self.held and isinstance(event, HELD):
-                raise Conflict(self.held[rt.id])
+            if rt.held is not None and isinstance(event, HELD):
+                raise Conflict(rt.held)
             if viewer is not None:
                 event = authorize(rt, viewer, event, scoring=self.kind(rt.id) == "scoring")
             try:

@@ -232,13 +232,14 @@ def _fouled_board_then_corrected(d: Any, director: Director, two: ReaderTable, d
     assert [o["code"] for o in fouled["irregularity"]["options"]] == ["correct", "score_in_groups"]
     r = d.post("/api/tables/2/events", json={"type": "call", "seat": "N", "call": "1C"})
     assert r.status_code == 409 and "do not match its hand record (Law 13, 87)" in r.json()["detail"]
-    assert _events(d, "2") == []
+    assert _events(d, "2") == [] and "do not match" in d.get("/api/tables/2").json()["held"]   # the console's card
 
     two.pick_up(Seat.N, record.hands[Seat.N])                          # corrected from the hand record, read again
     two.pick_up(Seat.E, record.hands[Seat.E])
     _wait(lambda: len(_events(d, "2")) == 5, "the corrected board started")
     rows = _events(d, "2")
     assert rows[0]["actor"] == "pickup" and Deal.from_pbn(rows[0]["body"]["deal"]) == record
+    assert d.get("/api/tables/2").json()["held"] is None and len(director.flagged("2")) == 2
     assert d.post("/api/tables/2/events", json={"type": "call", "seat": str(rows[0]["body"]["dealer"]),
                                                 "call": "1C"}).status_code == 200
 
