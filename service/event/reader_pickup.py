@@ -134,12 +134,12 @@ class ReaderPickups:
     async def _start(self, table_id: str, board: int) -> None:
         rec = self.records.hand_record(board)
         assert rec is not None
-        self._hold(table_id, None)
-        try:
+        try:                                  # the board row ends the pickup and lifts the hold (_on_row)
             await self.club.submit(table_id, board_started(board, dealer=rec.dealer, vulnerable=rec.vulnerable,
                                                            deal=rec.deal), PICKUP)
         except ServiceError as err:
             log.warning("table %s: board %d could not start from its pickup: %s", table_id, board, err)
+            self._forget(table_id)
             self._tell_device(table_id, f"board {board} could not start: {err}")
 
     async def _apply_hands(self, table_id: str, pickup: dict[Seat, tuple[tuple[str, ...], str]]) -> None:
