@@ -98,7 +98,8 @@ class DataConnector:
             await asyncio.gather(self._worker, return_exceptions=True)
 
     async def restart_robots(self) -> None:
-        """A simulated club (``--simulate``) plays the event's tables in the movement's order from its start."""
+        """A simulated club (``--simulate N``) plays the event's tables ``1`` .. ``N`` in the movement's order from
+        its start; the event's other tables are left to the club's players (seat pages, readers)."""
         svc = self.svc
         if not svc.settings.simulation.tables or svc.tournament is None:
             return
