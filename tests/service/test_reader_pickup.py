@@ -5,6 +5,7 @@ records were imported over HTTP. The director's ``/ws/club`` stream is read the 
 * table 1 picks up a board of another round: its first two hands name it, the director is told WRONG_BOARD (Law 15),
   the board is not started and a call on the bidding box is refused; the players put it back and take their board,
   which starts from its hand record and is played to the end with the readers and the boxes;
+* table 3, readers at North and South only, starts its board from those two hands;
 * table 2 picks up its board fouled (a hand of another board at North, East one card short): once every hand is
   read the director is told FOULED_BOARD (Law 87) and INCORRECT_HAND_COUNT (Law 13), nothing is started and the
   director's own call is refused; North and East take the right hands and the board starts.
@@ -79,9 +80,9 @@ class Director:
 class ReaderTable:
     """Four seat readers (and optionally four bidding boxes) of one table, each on its own TCP port."""
 
-    def __init__(self, table: str, boxes: bool) -> None:
+    def __init__(self, table: str, boxes: bool, seats: tuple[Seat, ...] = SEATS) -> None:
         self.table = table
-        self.readers = {s: DevicePort(SeatReader(f"SR-{table}-{s}")) for s in SEATS}
+        self.readers = {s: DevicePort(SeatReader(f"SR-{table}-{s}")) for s in seats}
         self.boxes = {s: DevicePort(BiddingBox(f"BB-{table}-{s}")) for s in SEATS} if boxes else {}
         self.endpoints = {(kind, s): TcpEndpoint(port) for kind, ports in (("reader", self.readers),
                                                                               ("box", self.boxes))
@@ -102,19 +103,20 @@ class ReaderTable:
 
 
 @contextmanager
-def club(tmp_path: Path) -> Iterator[tuple[ServerProcess, ReaderTable, ReaderTable]]:
+def club(tmp_path: Path) -> Iterator[tuple[ServerProcess, ReaderTable, ReaderTable, ReaderTable]]:
     decks = DeckRegistry()
     decks.learn("club-1", [UIDS[c] for c in ALL_CARDS])
     decks.save(tmp_path / "decks.json")
     one, two = ReaderTable("1", boxes=True), ReaderTable("2", boxes=False)
-    cfg = {"tables": [one.config(), two.config(), {"id": "3"}, {"id": "4"}], "decks": str(tmp_path / "decks.json"),
+    three = ReaderTable("3", boxes=False, seats=(Seat.N, Seat.S))       # readers at two seats only
+    cfg = {"tables": [one.config(), two.config(), three.config(), {"id": "4"}], "decks": str(tmp_path / "decks.json"),
            "event": {"name": "Readers", "movement": {"kind": "mitchell", "tables": 4, "boards_per_round": 4}}}
     try:
         with ServerProcess(tmp_path / "srv", cfg) as srv:
-            yield srv, one, two
+            yield srv, one, two, three
     finally:
-        one.close()
-        two.close()
+        for t in (one, two, three):
+            t.close()
 
 
 def evening() -> dict[int, Deal]:
@@ -124,9 +126,9 @@ def evening() -> dict[int, Deal]:
 
 def test_wrong_and_fouled_boards_are_caught_from_the_hands_picked_up(tmp_path: Path) -> None:
     deals = evening()
-    with club(tmp_path) as (srv, one, two), srv.client(srv.token) as d:
-        _wait(lambda: (lambda dv: len(dv.get("1", [])) == 8 and len(dv.get("2", [])) == 4
-                       and all(h["connected"] for t in ("1", "2") for h in dv[t]))(d.get("/api/devices").json()),
+    with club(tmp_path) as (srv, one, two, three), srv.client(srv.token) as d:
+        _wait(lambda: (lambda dv: len(dv.get("1", [])) == 8 and len(dv.get("2", [])) == 4 and len(dv.get("3", [])) == 2
+                       and all(h["connected"] for t in ("1", "2", "3") for h in dv[t]))(d.get("/api/devices").json()),
               "every device connected")
         text = to_bytes([HandRecordBoard.of(n, deal) for n, deal in deals.items()], "PBN").decode()
         assert d.post("/api/event/hand-records", json={"filename": "evening.pbn", "content": text}).status_code == 200
@@ -138,6 +140,12 @@ def test_wrong_and_fouled_boards_are_caught_from_the_hands_picked_up(tmp_path: P
             _wrong_board_then_the_right_one(d, director, one, deals, wrong, mine1[0])
             _fouled_board_then_corrected(d, director, two, deals, mine2[0], other=wrong)
             _the_director_lets_a_wrong_board_be_played(d, director, one, deals, wrong)
+            board3 = rounds["3"][1]                      # readers at North and South: their two hands start it
+            three.pick_up(Seat.N, deals[board3].hands[Seat.N])
+            three.pick_up(Seat.S, deals[board3].hands[Seat.S])
+            rows = _wait(lambda: (lambda rs: rs if len(rs) == 3 else None)(_events(d, "3")), "table 3's board")
+            assert rows[0]["actor"] == "pickup" and rows[0]["body"]["board"] == board3
+            assert director.flagged("3") == []
             alerts = d.get("/api/event").json()["alerts"]
             assert [(a["table"], a["irregularity"]["code"], a.get("source")) for a in alerts] == [
                 ("1", "WRONG_BOARD", "pickup"), ("2", "INCORRECT_HAND_COUNT", "pickup"),
@@ -270,7 +278,7 @@ def test_the_console_shows_the_pickup_in_words(tmp_path: Path) -> None:
     from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
     sync_api = playwright_or_skip()
     deals = evening()
-    with club(tmp_path) as (srv, one, _two), srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+    with club(tmp_path) as (srv, one, _two, _three), srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
         _wait(lambda: all(h["connected"] for h in d.get("/api/devices").json().get("1", [])), "table 1's devices")
         text = to_bytes([HandRecordBoard.of(n, deal) for n, deal in deals.items()], "PBN").decode()
         assert d.post("/api/event/hand-records", json={"filename": "evening.pbn", "content": text}).status_code == 200
