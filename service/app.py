@@ -35,6 +35,7 @@ from service.errors import ServiceError
 from service.event.board_rule import ClubBoardRule
 from service.event.hand_records import HandRecords
 from service.event.public_screen import PublicScreen
+from service.event.reader_pickup import ReaderPickups
 from service.live.auth import Tokens
 from service.live.club import Club
 from service.live.devices import DeviceManager
@@ -127,6 +128,8 @@ def create_app(settings: Settings | None = None,
             await svc.uploads.start()
         svc.devices = DeviceManager(club, settings)
         n_devices = svc.devices.start()
+        if svc.devices.reader_seats:                # reader tables start their boards from the hands picked up
+            svc.pickups = ReaderPickups(club, svc.devices, lambda: svc.tournament, svc.hand_records)
         # a director's event: the robots have left; with the Data Connector on they play only its event (it starts them)
         if settings.simulation.tables and event_row is None and svc.dataconnector is None:
             await deal_the_demonstration(svc)      # its boards are a hand-record set the console shows
