@@ -37,6 +37,7 @@ from service.event.board_rule import ClubBoardRule
 from service.event.dealing_machine import DealingDesk
 from service.event.hand_records import HandRecords
 from service.event.public_screen import PublicScreen
+from service.event.reader_pickup import ReaderPickups
 from service.live.auth import Tokens
 from service.live.club import Club
 from service.live.devices import DeviceManager
@@ -51,6 +52,7 @@ from service.web.pages import STATIC
 from service.web.pages import router as pages_router
 from service.web.validation_errors import validation_error_handler
 from service.wiring.container import Service
+from service.wiring.demonstration import deal_the_demonstration, hand_record_deal
 from service.wiring.event_install import config_of, install, journalled_event, members_of
 
 log = logging.getLogger(__name__)
@@ -114,8 +116,8 @@ def create_app(settings: Settings | None = None,
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
             install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
-        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
         svc.hand_records = HandRecords(club, lambda: svc.tournament).load(journal.rows(CLUB))
+        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament, svc.hand_records)
         svc.dealing = DealingDesk(club, hub, svc.hand_records, settings).load(journal.rows(CLUB))
         if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve
             svc.dataconnector = DataConnector(svc).load(journal.rows(CLUB))
@@ -129,10 +131,14 @@ def create_app(settings: Settings | None = None,
             await svc.uploads.start()
         svc.devices = DeviceManager(club, settings)
         n_devices = svc.devices.start()
+        if svc.devices.reader_seats:                # reader tables start their boards from the hands picked up
+            svc.pickups = ReaderPickups(club, svc.devices, lambda: svc.tournament, svc.hand_records)
         # a director's event: the robots have left; with the Data Connector on they play only its event (it starts them)
         if settings.simulation.tables and event_row is None and svc.dataconnector is None:
+            await deal_the_demonstration(svc)      # its boards are a hand-record set the console shows
             svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings),
-                                           next_board=svc.tournament.next_board if svc.tournament else None)
+                                           next_board=svc.tournament.next_board if svc.tournament else None,
+                                           hand_record=hand_record_deal(svc))
             svc.simulation.start()
         svc.info = {"director_token": svc.tokens.director_token, "database": settings.database,
                     "journal_rows": rows, "tables": sorted(club.tables), "devices": n_devices}

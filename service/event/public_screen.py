@@ -7,7 +7,8 @@ Who sees what is decided elsewhere and only read here: the event's view (``LiveT
 movement's rule (``service/event/board_rule.py``). Hands and the double-dummy figures are added only to a board the
 anonymous public may see (released, and not in play at any table unless the director released it), and only
 when the regulation shows hands at all (``spectators.hands`` is not ``"never"``): a board not yet public
-shows no hand and no par anywhere, whoever asks.
+shows no hand and no par anywhere, whoever asks. A board's hands are its deal as ``HandRecords.deal`` gives it
+(``service/event/hand_records.py``): the evening's hand record when the event has a set, else the deal a table read.
 
 The analysis (endplay's solver, through ``table/handrecords/sheets.py``) is computed once per deal, in a
 worker thread so the event loop never waits for it; until it is ready the board shows its hands without the
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from service.event.hand_records import HandRecords
 from service.event.tournament import LiveTournament
 from service.live.club import Club
 from service.live.fanout import Fanout, Message
@@ -105,8 +107,9 @@ class Analyses:
 
 class PublicScreen:
     def __init__(self, club: Club, rule: Callable[[], BoardRule | None],
-                 tournament: Callable[[], LiveTournament | None]) -> None:
+                 tournament: Callable[[], LiveTournament | None], hand_records: HandRecords | None = None) -> None:
         self.club = club
+        self.hand_records = hand_records or HandRecords(club, tournament)   # each board's deal (``deal``)
         self._rule = rule                     # getters: the director may set up the event while the service runs
         self._tournament = tournament
         self.analyses = Analyses(self.wake)
@@ -143,11 +146,8 @@ class PublicScreen:
         return {b for b in public if b not in hidden}
 
     def _deal(self, board: int) -> DealKey | None:
-        for rt in self.club.tables.values():
-            rec = rt.boards.get(board)
-            if rec is not None and rec.deal:
-                return (board, rec.deal, rec.dealer, rec.vulnerable)
-        return None
+        r = self.hand_records.deal(board)
+        return (board, r.deal, r.dealer, r.vulnerable) if r is not None else None
 
     def _base(self, v: Viewer) -> dict[str, Any]:
         ev, rule = self.tournament, self.rule

@@ -128,7 +128,10 @@
       }
       render(r);
     }
-    catch (e) { render({state: "idle"}); say(e.message); }
+    catch (e) {
+      render({state: "idle"});
+      say(/\(404\)$/.test(e.message) ? t("console_dealing.no_event", "No event yet: set up the event and its hand records first.") : e.message);
+    }
   }
   start();
 })();
