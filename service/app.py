@@ -18,6 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from service.api.boards import router as board_control_router
 from service.api.cards import router as cards_router
 from service.api.credentials import router as credentials_router
+from service.api.dealing import router as dealing_router
 from service.api.event import router as tournament_router
 from service.api.event_console import router as event_router
 from service.api.exports import router as exports_router
@@ -32,9 +33,12 @@ from service.config.loading import check_settings
 from service.config.settings import Settings
 from service.dataconnector.connector import DataConnector
 from service.errors import ServiceError
+from service.event.analyses import Analyses
 from service.event.board_rule import ClubBoardRule
+from service.event.dealing_machine import DealingDesk
 from service.event.hand_records import HandRecords
 from service.event.public_screen import PublicScreen
+from service.event.reader_pickup import ReaderPickups
 from service.live.auth import Tokens
 from service.live.club import Club
 from service.live.devices import DeviceManager
@@ -49,7 +53,9 @@ from service.web.pages import STATIC
 from service.web.pages import router as pages_router
 from service.web.validation_errors import validation_error_handler
 from service.wiring.container import Service
+from service.wiring.demonstration import deal_the_demonstration, hand_record_deal
 from service.wiring.event_install import config_of, install, journalled_event, members_of
+from table.events import BoardStarted
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +118,10 @@ def create_app(settings: Settings | None = None,
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
             install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
-        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
         svc.hand_records = HandRecords(club, lambda: svc.tournament).load(journal.rows(CLUB))
+        svc.analyses = analyses = Analyses()
+        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament, svc.hand_records, analyses)
+        svc.dealing = DealingDesk(club, hub, svc.hand_records, settings).load(journal.rows(CLUB))
         if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve
             svc.dataconnector = DataConnector(svc).load(journal.rows(CLUB))
         redact_server_logs()                        # uvicorn has configured its loggers by now
@@ -121,15 +129,33 @@ def create_app(settings: Settings | None = None,
         journal.start(on_failure=lambda reason: loop.call_soon_threadsafe(journal_stopped, hub, reason))
         club.start()
         app.state.service = svc
+        # every deal of the hand records analysed ahead of time, now and whenever a set is put: the sheets and
+        # the public screen never wait for the solver
+        hand_records = svc.hand_records
+
+        def analyse_hand_records() -> None:
+            analyses.warm((r.board, r.deal, r.dealer, r.vulnerable) for r in hand_records.all())
+
+        def analyse_dealt(rt: Any, row: Any, event: Any) -> None:    # a deal a table read, without a set
+            if isinstance(event, BoardStarted) and event.deal and event.board \
+                    and (r := hand_records.deal(event.board)) is not None:
+                analyses.warm([(r.board, r.deal, r.dealer, r.vulnerable)])
+        hand_records.on_change.append(analyse_hand_records)
+        club.listeners.append(analyse_dealt)
+        analyse_hand_records()
         if settings.uploads:                        # before devices and robots: it must see every new row
             svc.uploads = Outbox(club, settings.database, settings.uploads)
             await svc.uploads.start()
         svc.devices = DeviceManager(club, settings)
         n_devices = svc.devices.start()
+        if svc.devices.reader_seats:                # reader tables start their boards from the hands picked up
+            svc.pickups = ReaderPickups(club, svc.devices, lambda: svc.tournament, svc.hand_records)
         # a director's event: the robots have left; with the Data Connector on they play only its event (it starts them)
         if settings.simulation.tables and event_row is None and svc.dataconnector is None:
+            await deal_the_demonstration(svc)      # its boards are a hand-record set the console shows
             svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings),
-                                           next_board=svc.tournament.next_board if svc.tournament else None)
+                                           next_board=svc.tournament.next_board if svc.tournament else None,
+                                           hand_record=hand_record_deal(svc))
             svc.simulation.start()
         svc.info = {"director_token": svc.tokens.director_token, "database": settings.database,
                     "journal_rows": rows, "tables": sorted(club.tables), "devices": n_devices}
@@ -144,6 +170,8 @@ def create_app(settings: Settings | None = None,
         try:
             yield
         finally:
+            if svc.dealing is not None:
+                await svc.dealing.close()
             if svc.simulation is not None:
                 await svc.simulation.stop()
             if svc.devices is not None:
@@ -176,6 +204,7 @@ def create_app(settings: Settings | None = None,
     app.include_router(event_router)
     app.include_router(terminal_router)
     app.include_router(hand_records_router)
+    app.include_router(dealing_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
