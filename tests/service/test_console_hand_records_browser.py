@@ -4,7 +4,8 @@ director chooses a Duplimate (.dup) file written here, the page reads it and sen
 source and its boards; a file short of boards and a file of no known format are refused in the service's words
 and change nothing; a secure set replaces the file and the file replaces it again; once the first board starts
 the section says the set is frozen and offers nothing; a new event has no set and the section says so. The
-demonstration's set (``--simulate``) shows there too. Screenshots: tests/artifacts/console-handrecords-<desktop|phone>.png."""
+demonstration's set (``--simulate``) shows there too.
+Screenshots: tests/artifacts/console-handrecords-<desktop|phone>.png."""
 from __future__ import annotations
 
 from pathlib import Path
