@@ -32,6 +32,7 @@ from service.config.loading import check_settings
 from service.config.settings import Settings
 from service.dataconnector.connector import DataConnector
 from service.errors import ServiceError
+from service.event.analyses import Analyses
 from service.event.board_rule import ClubBoardRule
 from service.event.hand_records import HandRecords
 from service.event.public_screen import PublicScreen
@@ -52,6 +53,7 @@ from service.web.validation_errors import validation_error_handler
 from service.wiring.container import Service
 from service.wiring.demonstration import deal_the_demonstration, hand_record_deal
 from service.wiring.event_install import config_of, install, journalled_event, members_of
+from table.events import BoardStarted
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +117,8 @@ def create_app(settings: Settings | None = None,
             install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         svc.hand_records = HandRecords(club, lambda: svc.tournament).load(journal.rows(CLUB))
-        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament, svc.hand_records)
+        svc.analyses = analyses = Analyses()
+        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament, svc.hand_records, analyses)
         if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve
             svc.dataconnector = DataConnector(svc).load(journal.rows(CLUB))
         redact_server_logs()                        # uvicorn has configured its loggers by now
@@ -123,6 +126,20 @@ def create_app(settings: Settings | None = None,
         journal.start(on_failure=lambda reason: loop.call_soon_threadsafe(journal_stopped, hub, reason))
         club.start()
         app.state.service = svc
+        # every deal of the hand records analysed ahead of time, now and whenever a set is put: the sheets and
+        # the public screen never wait for the solver
+        hand_records = svc.hand_records
+
+        def analyse_hand_records() -> None:
+            analyses.warm((r.board, r.deal, r.dealer, r.vulnerable) for r in hand_records.all())
+
+        def analyse_dealt(rt: Any, row: Any, event: Any) -> None:    # a deal a table read, without a set
+            if isinstance(event, BoardStarted) and event.deal and event.board \
+                    and (r := hand_records.deal(event.board)) is not None:
+                analyses.warm([(r.board, r.deal, r.dealer, r.vulnerable)])
+        hand_records.on_change.append(analyse_hand_records)
+        club.listeners.append(analyse_dealt)
+        analyse_hand_records()
         if settings.uploads:                        # before devices and robots: it must see every new row
             svc.uploads = Outbox(club, settings.database, settings.uploads)
             await svc.uploads.start()

@@ -18,7 +18,7 @@ from fastapi.responses import Response
 from results import ResultsError, lin_results, ranking_csv, results_pbn_text, travellers_csv, usebio_xml
 from results.session import Session
 from service.api.deps import director, service
-from service.errors import Conflict, NotFound, Unavailable
+from service.errors import Conflict, NotFound, NotReady, Unavailable
 from service.event.hand_records import HandRecord
 from service.live.visibility import Viewer
 from service.wiring.container import Service
@@ -82,17 +82,28 @@ EXPORTS: dict[str, tuple[str, str, Callable[[Session, str], bytes]]] = {
 @router.get("/exports/handrecords", summary="the hand-record sheets (HTML, print to A4): the evening's hand "
             "records, else the boards dealt (director)")
 async def handrecords(svc: Service = Depends(service), v: Viewer = Depends(director)) -> Response:
-    boards = []
+    boards, keys = [], []
     for n, r in _records(svc).items():
         try:
             boards.append(HandRecordBoard.of(n, Deal.from_pbn(r.deal), r.dealer or None,
                                              Vulnerability(r.vulnerable) if r.vulnerable else None))
         except (CardError, ValueError):
             continue                                   # a board whose cards are not all known has no sheet
+        keys.append((n, r.deal, r.dealer, r.vulnerable))
     if not boards:
         raise Conflict("no board with known cards has been dealt yet")
+    analyses = svc.analyses
+    if analyses is None:
+        raise Unavailable("the double-dummy analysis is not running")
+    waiting = [k for k in keys if not analyses.ready(k)]
+    if waiting:                                        # the solver runs off the event loop: never wait for it here
+        analyses.warm(waiting)
+        raise NotReady(f"the double-dummy analysis is still being computed: {len(keys) - len(waiting)} of "
+                       f"{len(keys)} boards ready; try again in a few seconds", retry_after=2,
+                       ready=len(keys) - len(waiting), boards=len(keys))
     title = svc.tournament.session.name if svc.tournament is not None else "Hand records"
-    return _attachment(render(boards, title).encode(), f"{_stem(svc)}-handrecords.html", "text/html; charset=utf-8")
+    page = render(boards, title, [analyses.get(k) for k in keys])
+    return _attachment(page.encode(), f"{_stem(svc)}-handrecords.html", "text/html; charset=utf-8")
 
 
 @router.get("/exports/{kind}", summary="the event's results as USEBIO, PBN, CSV or LIN (director)",

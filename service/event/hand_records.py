@@ -47,6 +47,7 @@ class HandRecords:
         self._event = event                                    # the running event, whichever it is now
         self._sets: dict[str, dict[int, HandRecord]] = {}     # event's since -> board -> record
         self._sources: dict[str, str] = {}                    # event's since -> file name, "generated", ...
+        self.on_change: list[Callable[[], None]] = []         # called after a set is put (e.g. analyse its deals)
 
     def load(self, rows: Iterable[Row]) -> HandRecords:
         for row in rows:
@@ -126,4 +127,6 @@ class HandRecords:
         body: dict[str, Any] = {"event": ev.since, "boards": boards, "source": source or actor}
         row = await self.club.append_club("hand_records", body, actor)
         self.apply_row(row)
+        for listener in self.on_change:
+            listener()
         return row

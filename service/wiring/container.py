@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.config.settings import Settings
+from service.event.analyses import Analyses
 from service.event.board_rule import ClubBoardRule
 from service.event.hand_records import HandRecords
 from service.event.public_screen import PublicScreen
@@ -38,6 +39,7 @@ class Service:
     info: dict[str, Any] = field(default_factory=dict)
     limits: Limits = field(init=False)            # what one client may hold or do (service/live/limits.py)
     language: str | None = None                   # the club's default page language (service/api/language.py)
+    analyses: Analyses | None = None              # double-dummy, ahead of time (service/event/analyses.py)
     hand_records: HandRecords | None = None       # the event's hand records (service/event/hand_records.py)
     pickups: ReaderPickups | None = None          # boards started from hands read (service/event/reader_pickup.py)
     dataconnector: Any = None                     # the scoring program's endpoint (service/dataconnector/)
