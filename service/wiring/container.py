@@ -8,6 +8,7 @@ from typing import Any
 from service.config.settings import Settings
 from service.event.board_rule import ClubBoardRule
 from service.event.hand_records import HandRecords
+from service.event.lead_check import LeadCheck
 from service.event.public_screen import PublicScreen
 from service.event.tournament import LiveTournament
 from service.live.auth import Tokens
@@ -38,6 +39,7 @@ class Service:
     limits: Limits = field(init=False)            # what one client may hold or do (service/live/limits.py)
     language: str | None = None                   # the club's default page language (service/api/language.py)
     hand_records: HandRecords | None = None       # the event's hand records (service/event/hand_records.py)
+    lead_check: LeadCheck | None = None           # the lead keyed at scoring-only tables (service/event/lead_check.py)
     dataconnector: Any = None                     # the scoring program's endpoint (service/dataconnector/)
 
     def __post_init__(self) -> None:
