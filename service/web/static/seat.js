@@ -318,23 +318,27 @@ async function renderStart(s) {
   try { offer = await api(tableUrl("/offered-boards"), {}, TOKEN); } catch (e) { el.hidden = true; return; }
   if (UI.startKey !== key || !mayStart(shown(state))) return;
   el.hidden = false;
-  const picked = UI.startPick && offer.boards.includes(UI.startPick) ? UI.startPick : null;
-  const typed = $("start-confirm") ? $("start-confirm").value : "";
+  const other = UI.startPick === "other";           // a board the terminal does not offer: the player names it
+  const picked = other || (UI.startPick && offer.boards.includes(UI.startPick)) ? UI.startPick : null;
+  const typed = $("start-confirm") ? $("start-confirm").value : "", named = $("start-number") ? $("start-number").value : "";
   el.innerHTML = `<h2>${esc(t("seat.start_title", "Start a board"))}</h2>` +
     (offer.hand_records ? "" : `<p class="muted">${esc(t("seat.no_hand_records", "The director has not loaded the hand records: the board cannot start yet."))}</p>`) +
     (offer.boards.length ? `<div class="actions start-boards" role="group" aria-label="${esc(t("seat.start_pick", "The round's boards"))}">` +
       offer.boards.map(n => `<button type="button" class="start-board${n === picked ? " primary" : ""}" data-board="${n}">${esc(t("seat.board_n", "Board {n}", {n}))}</button>`).join("") + "</div>"
       : `<p class="muted">${esc(t("seat.start_none", "No board of this round is left to start: the director moves the table on."))}</p>`) +
-    `<form id="start-form" class="key-form"${picked ? "" : " hidden"}><div class="field"><label for="start-confirm">${esc(t("seat.start_confirm", "Type the number printed on the board"))}</label>` +
+    `<div class="actions"><button type="button" class="start-board start-other${other ? " primary" : ""}" data-board="other">${esc(t("seat.start_other", "Another board"))}</button></div>` +
+    `<form id="start-form" class="key-form"${picked ? "" : " hidden"}>` +
+    (other ? `<div class="field"><label for="start-number">${esc(t("seat.start_number", "Board number"))}</label><input id="start-number" type="number" min="1" max="9999" inputmode="numeric" autocomplete="off" value="${esc(named)}"></div>` : "") +
+    `<div class="field"><label for="start-confirm">${esc(t("seat.start_confirm", "Type the number printed on the board"))}</label>` +
     `<input id="start-confirm" type="number" min="1" max="9999" inputmode="numeric" autocomplete="off" value="${esc(typed)}"></div>` +
-    `<div class="actions"><button type="submit" class="primary" id="start-send">${esc(t("seat.start_send", "Start board {n}", {n: picked || ""}))}</button></div></form>`;
+    `<div class="actions"><button type="submit" class="primary" id="start-send">${esc(other ? t("seat.start_send_other", "Start the board") : t("seat.start_send", "Start board {n}", {n: picked || ""}))}</button></div></form>`;
   el.querySelectorAll("button.start-board").forEach(b => b.onclick = () => {
-    UI.startPick = +b.dataset.board; UI.startKey = null; if ($("start-confirm")) $("start-confirm").value = ""; renderStart(shown(state)).then(() => $("start-confirm") && $("start-confirm").focus());
+    UI.startPick = b.dataset.board === "other" ? "other" : +b.dataset.board; UI.startKey = null; if ($("start-confirm")) $("start-confirm").value = ""; renderStart(shown(state)).then(() => $("start-confirm") && $("start-confirm").focus());
   });
   if ($("start-form")) $("start-form").onsubmit = async ev => {
     ev.preventDefault();
-    const n = UI.startPick, typed = +$("start-confirm").value;
-    if (!n) return;
+    const n = UI.startPick === "other" ? +$("start-number").value : UI.startPick, typed = +$("start-confirm").value;
+    if (!(n >= 1)) { toast(t("seat.key_board_missing", "Enter the board's number.")); return; }
     if (typed !== n) { toast(t("seat.number_mismatch", "The number typed is not the board's: check the number printed on the board.")); return; }
     const r = await send(tableUrl(`/boards/${n}/start`), {confirm: typed});
     if (r) { UI.startPick = null; }
