@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -36,10 +37,10 @@ def director(server: ServerProcess) -> Iterator[httpx.Client]:
 
 
 def seat(server: ServerProcess, director: httpx.Client, table: str, s: str) -> httpx.Client:
-    return server.client(director.get(f"/api/tables/{table}/tokens").json()[s]["token"])
+    return server.client(str(director.get(f"/api/tables/{table}/tokens").json()[s]["token"]))
 
 
-def calls(director: httpx.Client, code: str, table: str) -> list[dict]:
+def calls(director: httpx.Client, code: str, table: str) -> list[dict[str, Any]]:
     return [c for c in director.get("/api/director-calls").json() if c.get("code") == code and c["table"] == table]
 
 
