@@ -57,7 +57,7 @@ def test_phones_start_their_board_and_see_their_own_hands(tmp_path: Path) -> Non
             round_one = [b["board"] for b in d.get("/api/event/boards").json() if b["table"] == "1" and b["round"] == 1]
             for s in "NESW":                         # every phone offers the round's boards
                 offered = "#start-section button.start-board:not(.start-other)"
-                wait_until(pages[s], "[q, n] => document.querySelectorAll(q).length === n", [offered, len(round_one)])
+                wait_until(pages[s], "([q, n]) => document.querySelectorAll(q).length === n", [offered, len(round_one)])
             assert pages["W"].locator("#start-section h2").inner_text() == "開始一副牌"
             north = pages["N"]
 
