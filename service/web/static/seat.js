@@ -281,7 +281,8 @@ function renderKeying(s) {
       {type: "result", contract: level + $("key-strain").value + $("key-risk").value, declarer: $("key-declarer").value,
        tricks: +$("key-tricks").value, ...($("key-lead").value ? {lead: $("key-lead").value} : {})};
     if (!(state.board && state.board.number === board && state.phase === "board_ready")) {
-      if (!(await post({type: "board", board}))) return;
+      // the same rule as a table of phones (service/event/board_start.py): a board not the table's now is Law 15's
+      if (!(await send(tableUrl(`/boards/${board}/start`), {confirm: board}))) return;
     }
     const r = await post(result);
     if (r) {
