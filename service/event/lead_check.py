@@ -35,7 +35,7 @@ class LeadCheck:
         self._hand_records = hand_records
         self._fallback = fallback                   # the scoring program's setting for a table, if any
         self.setting: str | None = None             # the director's; None: not set
-        self._wrong: dict[tuple[str, int, str], int] = {}   # (table, board, board's start) -> wrong leads
+        self._wrong: dict[tuple[str, int, str], int] = {}   # (table, board, its deal) -> wrong leads
 
     def load(self, rows: Iterable[Row]) -> LeadCheck:
         for row in rows:
@@ -80,8 +80,7 @@ class LeadCheck:
             return None                             # malformed: the engine refuses the event in words
         if card in held:
             return None
-        started = rt.current.started_at if rt.current is not None else ""
-        key = (rt.id, board, started)
+        key = (rt.id, board, hand.deal)        # this evening's board, however often the table starts it again
         self._wrong[key] = self._wrong.get(key, 0) + 1
         last = self._wrong[key] >= MAX_WRONG or mode == "warn"
         if last:

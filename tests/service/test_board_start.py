@@ -178,6 +178,8 @@ def test_the_lead_check_off_warn_must_comply(server: ServerProcess, director: ht
         first = r.json()["detail"]
         assert first == "the lead is not in the leader's hand per the hand record: check the opening lead"
         assert director.get("/api/tables/3").json()["phase"] == "board_ready"          # refused: nothing keyed
+        # starting the board again does not reset the count
+        assert north.post("/api/tables/3/events", json={"type": "board", "board": boards[2]}).status_code == 200
         # the second wrong lead: refused, the director called, the board no longer checked (no probing the deal)
         other = sorted(DEALS[boards[2]].hands[Seat("S").lho.partner])[1]
         r = north.post("/api/tables/3/events", json={"type": "result", "contract": "3NT", "declarer": "S",

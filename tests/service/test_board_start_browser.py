@@ -69,6 +69,8 @@ def test_phones_start_their_board_and_see_their_own_hands(tmp_path: Path) -> Non
             north.click("#start-send")
             wait_until(north, f"() => ({TOAST})().includes('Law 15')")
             assert f"Board {wrong} is not one of this table's boards now" in north.evaluate(TOAST)
+            wait_until(north, "() => document.getElementById('start-refusal') !== null")
+            assert "Law 15" in north.locator("#start-refusal").inner_text()       # it stays on the page
             assert d.get("/api/tables/1").json()["board"] is None
             wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"1\"] .reason') !== null")
             call = console.locator("#calls .alert[data-table='1']").inner_text()

@@ -323,6 +323,7 @@ async function renderStart(s) {
   const picked = other || (UI.startPick && offer.boards.includes(UI.startPick)) ? UI.startPick : null;
   const typed = $("start-confirm") ? $("start-confirm").value : "", named = $("start-number") ? $("start-number").value : "";
   el.innerHTML = `<h2>${esc(t("seat.start_title", "Start a board"))}</h2>` +
+    (UI.startRefusal ? `<p class="warn-line" id="start-refusal">${esc(UI.startRefusal)}</p>` : "") +
     (offer.hand_records ? "" : `<p class="muted">${esc(t("seat.no_hand_records", "The director has not loaded the hand records: the board cannot start yet."))}</p>`) +
     (offer.boards.length ? `<div class="actions start-boards" role="group" aria-label="${esc(t("seat.start_pick", "The round's boards"))}">` +
       offer.boards.map(n => `<button type="button" class="start-board${n === picked ? " primary" : ""}" data-board="${n}">${esc(t("seat.board_n", "Board {n}", {n}))}</button>`).join("") + "</div>"
@@ -334,16 +335,22 @@ async function renderStart(s) {
     `<input id="start-confirm" type="number" min="1" max="9999" inputmode="numeric" autocomplete="off" value="${esc(typed)}"></div>` +
     `<div class="actions"><button type="submit" class="primary" id="start-send">${esc(other ? t("seat.start_send_other", "Start the board") : t("seat.start_send", "Start board {n}", {n: picked || ""}))}</button></div></form>`;
   el.querySelectorAll("button.start-board").forEach(b => b.onclick = () => {
-    UI.startPick = b.dataset.board === "other" ? "other" : +b.dataset.board; UI.startKey = null; if ($("start-confirm")) $("start-confirm").value = ""; renderStart(shown(state)).then(() => $("start-confirm") && $("start-confirm").focus());
+    UI.startPick = b.dataset.board === "other" ? "other" : +b.dataset.board; UI.startKey = null; UI.startRefusal = ""; if ($("start-confirm")) $("start-confirm").value = ""; renderStart(shown(state)).then(() => $("start-confirm") && $("start-confirm").focus());
   });
   if ($("start-form")) $("start-form").onsubmit = async ev => {
     ev.preventDefault();
     const n = UI.startPick === "other" ? +$("start-number").value : UI.startPick, typed = +$("start-confirm").value;
     if (!(n >= 1)) { toast(t("seat.key_board_missing", "Enter the board's number.")); return; }
     if (typed !== n) { toast(t("seat.number_mismatch", "The number typed is not the board's: check the number printed on the board.")); return; }
-    const r = await send(tableUrl(`/boards/${n}/start`), {confirm: typed});
-    if (r) { UI.startPick = null; }
-    else { UI.startKey = null; renderStart(shown(state)); }        // refused: the offer may have changed (a ruling)
+    try {
+      await api(tableUrl(`/boards/${n}/start`), {method: "POST", body: JSON.stringify({confirm: typed})}, TOKEN);
+      UI.startPick = null; UI.startRefusal = "";
+    } catch (e) {
+      if (/\(401\)$/.test(e.message)) { await credentialEnded(e.message); return; }
+      UI.startRefusal = refusalText(e);                   // kept on the page: why the board did not start
+      toast(UI.startRefusal);
+      UI.startKey = null; renderStart(shown(state));      // the offer may have changed (a ruling)
+    }
   };
 }
 // "My cards differ": the cards in the player's hand are not those the phone shows from the hand record.
@@ -557,7 +564,7 @@ function newSeat(r) {
   state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.extras = null; UI.labels = {};
   $("hands").innerHTML = ""; $("trick").innerHTML = ""; $("auction").innerHTML = "";
   ["keying-section", "result-section", "guidance-section", "players-section", "claim-section", "start-section"].forEach(id => $(id).hidden = true);
-  UI.startKey = null; UI.startPick = null;
+  UI.startKey = null; UI.startPick = null; UI.startRefusal = "";
   $("signed-out").hidden = true; $("table-section").hidden = false;
   $("irregularities-section").hidden = false; $("call-director").hidden = false;
   $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
