@@ -113,3 +113,57 @@ def test_phones_start_their_board_and_see_their_own_hands(tmp_path: Path) -> Non
             assert not errors, errors
         finally:
             browser.close()
+
+
+@pytest.mark.slow
+def test_a_scoring_only_terminal_keys_its_board_through_the_same_rule_and_the_lead_check(tmp_path: Path) -> None:
+    """North's terminal at a scoring-only table: a board that is not the table's this round, keyed, does not
+    start (Law 15, the director called); under "warn" a lead the hand record does not give the leader is accepted
+    with the page's warning and the director's call in the console."""
+    sync_api = playwright_or_skip()
+    with ServerProcess(tmp_path, CONFIG) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
+        body = {"filename": "evening.pbn", "content": to_bytes(SET, "PBN").decode()}
+        assert d.post("/api/event/hand-records", json=body).status_code == 200
+        d.post("/api/tables/3/kind", json={"kind": "scoring"}).raise_for_status()
+        d.post("/api/event/lead-check", json={"mode": "warn"}).raise_for_status()
+        browser = launch(pw)
+        errors: list[str] = []
+        try:
+            north = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+            console = browser.new_context(viewport=PHONE).new_page()
+            for who, page in (("N", north), ("console", console)):
+                page.on("pageerror", lambda e, who=who: errors.append(f"{who}: {e}"))
+            console.goto(f"{srv.base}/console#token={srv.token}")
+            wait_until(console, "() => document.getElementById('lead-check').value === 'warn'")
+            north.goto(d.get("/api/tables/3/cards").json()["seats"]["N"]["link"])
+            wait_until(north, "() => ME === 'N' && TABLE === '3' && state !== null")
+            north.locator("#key-form").wait_for(timeout=10000)
+            mine = [b["board"] for b in d.get("/api/event/boards").json() if b["table"] == "3" and b["round"] == 1]
+            wrong = next(n for n in range(1, 17) if n not in mine)
+
+            def key(board: int, lead: str) -> None:
+                north.fill("#key-board", str(board))
+                north.select_option("#key-level", "3")
+                north.select_option("#key-strain", "NT")
+                north.select_option("#key-declarer", "S")
+                north.select_option("#key-lead", lead)
+                north.select_option("#key-tricks", "9")
+                north.click("#key-send")
+
+            key(wrong, "SA")
+            wait_until(north, f"() => ({TOAST})().includes('Law 15')")
+            assert d.get("/api/tables/3").json()["board"] is None
+            wait_until(console, "() => document.querySelector('#calls .reason[data-code=\"WRONG_BOARD\"]') !== null")
+
+            board = mine[0]
+            deal = {b.board: b.deal for b in SET}[board]
+            lead = sorted(deal.hands[Seat("N")])[0]            # North's card: not the leader's (West's)
+            key(board, lead)
+            wait_until(north, f"() => ({TOAST})().includes('the director is told')")
+            assert d.get("/api/tables/3").json()["phase"] == "board_complete"
+            wait_until(console, "() => document.querySelector('#calls .reason[data-code=\"LEAD_CHECK\"]') !== null")
+            call = console.locator("#calls .alert:has(.reason[data-code='LEAD_CHECK'])").inner_text()
+            assert f"the opening lead keyed on board {board} is not in the leader's hand" in call
+            assert not errors, errors
+        finally:
+            browser.close()
