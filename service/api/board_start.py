@@ -20,7 +20,8 @@ from fastapi import APIRouter, Depends, Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.api.deps import director, service, viewer
-from service.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
+from service.api.terminal import own_table
+from service.errors import Conflict, Invalid, NotFound
 from service.event.board_start import may_start, offered, round_boards
 from service.live.visibility import Viewer, turn_of
 from service.wiring.container import Service
@@ -40,18 +41,11 @@ class Law15RulingIn(BaseModel):
     ruling: Literal["play_here", "correct_board"]
 
 
-def _own_table(v: Viewer, table_id: str) -> None:
-    if v.role == "spectator":
-        raise Unauthenticated("a seat's or the director's token is required")
-    if v.role == "seat" and v.table != table_id:
-        raise Forbidden(f"this seat token belongs to table {v.table}")
-
-
 @router.get("/tables/{table_id}/offered-boards", summary="the boards the table may start now (a seat of it, or "
             "the director)")
 async def boards_offered(table_id: str = TableId, svc: Service = Depends(service),
                          v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    _own_table(v, table_id)
+    own_table(v, table_id)
     rt = svc.club.table(table_id)
     ev = svc.tournament
     rnd = v.round if v.role == "seat" and v.round is not None else (ev.rounds.get(table_id) if ev else None)
@@ -78,7 +72,7 @@ async def _law15_call(svc: Service, table_id: str, seat: str | None, board: int,
                         422: {"description": "the number typed is not the board's"}})
 async def start_board(body: StartIn, table_id: str = TableId, number: int = BoardNo, svc: Service = Depends(service),
                       v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    _own_table(v, table_id)
+    own_table(v, table_id)
     rt = svc.club.table(table_id)
     if body.confirm != number:
         raise Invalid(f"the number typed ({body.confirm}) is not board {number}: check the number printed on the "

@@ -34,7 +34,7 @@ TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
 BoardNo = Path(..., ge=1, le=9999)
 
 
-def _own_table(v: Viewer, table_id: str) -> None:
+def own_table(v: Viewer, table_id: str) -> None:
     if v.role == "spectator":
         raise Unauthenticated("a seat's or the director's token is required")
     if v.role == "seat" and v.table != table_id:
@@ -59,7 +59,7 @@ def board_round(svc: Service, table_id: str, number: int) -> int | None:
 @router.post("/tables/{table_id}/director", summary="call the director to the table (a seat of it, or the director)")
 async def call_director(body: DirectorCallIn | None = None, table_id: str = TableId, svc: Service = Depends(service),
                         v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    _own_table(v, table_id)
+    own_table(v, table_id)
     rt = svc.club.table(table_id)
     differ = body is not None and body.reason == "cards_differ"
     if differ and rt.current is None:
@@ -107,7 +107,7 @@ async def table_kind(body: TableKindIn, table_id: str = TableId, svc: Service = 
                         409: {"description": "the board is not complete, or its result was accepted already"}})
 async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardNo, svc: Service = Depends(service),
                   v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    _own_table(v, table_id)
+    own_table(v, table_id)
     rt = svc.club.table(table_id)
     rec = rt.boards.get(number)
     if rec is None:

@@ -38,10 +38,12 @@ def round_boards(ev: LiveTournament | None, table_id: str, rnd: int | None = Non
 
 
 def played_here(ev: LiveTournament | None, rt: TableRuntime, board: int) -> bool:
-    """The table completed ``board`` in this event (an earlier event's board of the same number does not count)."""
+    """The table completed ``board`` in this event, or keyed its result (the opponents' answer pending: starting
+    it again would drop that result); an earlier event's board of the same number does not count."""
     rec = rt.boards.get(board)
     since = ev.since if ev is not None else ""
-    return rec is not None and not rec.not_played and rec.started_at >= since and rt.completed(board)
+    return rec is not None and not rec.not_played and rec.started_at >= since \
+        and (rt.completed(board) or rec.keyed_by is not None)
 
 
 def in_play(rt: TableRuntime) -> bool:

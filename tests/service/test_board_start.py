@@ -105,6 +105,7 @@ def test_a_wrong_board_calls_the_director_with_law_15_and_he_rules(server: Serve
         assert later in east.get("/api/tables/1/offered-boards").json()["boards"]
         r = east.post(f"/api/tables/1/boards/{later}/start", json={"confirm": later})
         assert r.status_code == 200, r.text
+        dealer = r.json()["dealer"]
 
         r = east.post(f"/api/tables/1/boards/{never}/start", json={"confirm": never})
         assert r.status_code == 409 and r.json()["code"] == "WRONG_BOARD"
@@ -118,6 +119,10 @@ def test_a_wrong_board_calls_the_director_with_law_15_and_he_rules(server: Serve
         assert director.post(f"/api/director-calls/{call['id']}/rule", json={"ruling": "x"}).status_code == 422
         assert east.post(f"/api/director-calls/{call['id']}/rule",
                          json={"ruling": "play_here"}).status_code == 403
+
+        assert director.post("/api/tables/1/events", json={"type": "call", "seat": dealer, "call": "Pass"}).is_success
+        r = east.post("/api/tables/1/boards/1/start", json={"confirm": 1})         # the auction has begun
+        assert r.status_code == 409 and r.json()["code"] == "IN_PLAY" and "finish it first" in r.json()["detail"]
 
 
 def test_my_cards_differ_calls_the_director(server: ServerProcess, director: httpx.Client) -> None:
@@ -161,6 +166,8 @@ def test_the_lead_check_off_warn_must_comply(server: ServerProcess, director: ht
 
         r = _key(north, boards[0], _lead(boards[0], "S", held=False))        # off: no check
         assert r.status_code == 200 and "warning" not in r.json()
+        r = north.post(f"/api/tables/3/boards/{boards[0]}/start", json={"confirm": boards[0]})
+        assert r.status_code == 409 and r.json()["code"] == "PLAYED"
 
         director.post("/api/event/lead-check", json={"mode": "warn"}).raise_for_status()
         r = _key(north, boards[1], _lead(boards[1], "S", held=False))
