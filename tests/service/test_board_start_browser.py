@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from headless import launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
 from service_harness import ServerProcess
 
 from table.cards import Seat
@@ -71,10 +71,12 @@ def test_phones_start_their_board_and_see_their_own_hands(tmp_path: Path) -> Non
             assert f"Board {wrong} is not one of this table's boards now" in north.evaluate(TOAST)
             wait_until(north, "() => document.getElementById('start-refusal') !== null")
             assert "Law 15" in north.locator("#start-refusal").inner_text()       # it stays on the page
+            north.screenshot(path=str(ARTIFACTS / "seat-start-wrong-board-phone.png"), full_page=True)
             assert d.get("/api/tables/1").json()["board"] is None
             wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"1\"] .reason') !== null")
             call = console.locator("#calls .alert[data-table='1']").inner_text()
             assert f"wrong board: board {wrong} is not one of the table's boards now" in call and "Law 15" in call
+            console.locator("#calls-section").screenshot(path=str(ARTIFACTS / "console-calls-law15-phone.png"))
             console.locator("#calls button.rule[data-ruling='correct_board']").click()
             wait_until(console, "() => document.querySelector('#calls .alert') === null")
             [answered] = [c for c in d.get("/api/director-calls").json() if c.get("code") == "WRONG_BOARD"]
@@ -101,6 +103,7 @@ def test_phones_start_their_board_and_see_their_own_hands(tmp_path: Path) -> Non
                 assert page.locator("#start-section").is_hidden()
                 assert page.locator("#cards-differ").is_visible()
             assert pages["W"].locator("#cards-differ").inner_text() == "我的牌不符"
+            pages["W"].screenshot(path=str(ARTIFACTS / "seat-own-hand-zh-phone.png"), full_page=True)
 
             # my cards differ: the console's calls say so in words, with the laws
             pages["E"].click("#cards-differ")
