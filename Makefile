@@ -34,6 +34,8 @@ setup: $(TEST_STAMP)
 # HOST=127.0.0.1 keeps it to this machine. When bridgetable.db holds an earlier session it asks whether to
 # resume it; SESSION=resume or SESSION=new answers in advance (new moves the old file aside, never deletes it).
 # SIMULATE, HOST, PORT and SESSION can be overridden: make run PORT=9000 SIMULATE=0 SESSION=new
+# The director's token is printed on a terminal only; SHOW_TOKEN=1 prints it when the output goes elsewhere
+# (make run SHOW_TOKEN=1 > evening.log).
 # DATACONNECTOR=1 also opens the Bridgemate Data Connector endpoint for the club's scoring program on DC_PORT
 # (docs/data-connector.md) and prints its address, club id and licence key; the simulated tables then wait for
 # the scoring program's event; a club's real tables play it, so no simulated ones unless SIMULATE says so.
@@ -44,11 +46,12 @@ SIMULATE ?= 4
 HOST     ?= 0.0.0.0
 PORT     ?= 8000
 SESSION  ?=
+SHOW_TOKEN ?=
 DATACONNECTOR ?=
 DC_PORT  ?= 5079
 run: $(STAMP)
 	@echo "==> starting the service with $(SIMULATE) simulated tables on port $(PORT) of $(if $(filter 0.0.0.0 ::,$(HOST)),every network of this machine (only this machine: make run HOST=127.0.0.1),$(HOST))$(if $(DATACONNECTOR), and the Data Connector on port $(DC_PORT))"
-	$(BIN)/bridgetable serve --simulate $(SIMULATE) --host $(HOST) --port $(PORT) $(if $(SESSION),--$(SESSION)) $(if $(DATACONNECTOR),--dataconnector --dc-port $(DC_PORT))
+	$(BIN)/bridgetable serve --simulate $(SIMULATE) --host $(HOST) --port $(PORT) $(if $(SESSION),--$(SESSION)) $(if $(SHOW_TOKEN),--show-token) $(if $(DATACONNECTOR),--dataconnector --dc-port $(DC_PORT))
 
 # The headless-browser tests drive Debian's Chromium (Playwright's own download needs a CDN this machine
 # cannot reach). Installed when missing; if it cannot be, the browser tests skip with the reason.

@@ -131,7 +131,9 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
             click.echo(f"  director console: {base}/console#token={info['director_token']}")
             click.echo(f"  director token:   {info['director_token']}")
         else:
-            click.echo(f"  director console: {base}/console (the token: --show-token, or the configuration)")
+            # output that is not a terminal (a log file, a service manager) never gets the token unasked
+            click.echo(f"  director console: {base}/console (the token is printed only on a terminal: "
+                       "make run SHOW_TOKEN=1, --show-token, or director_token in the configuration)")
         click.echo(f"  table cards:      {base}/cards (each seat's QR code, to print; open it from the console)")
         click.echo(f"  spectators:       {base}/spectate")
         click.echo(f"  live results:     {base}/results")

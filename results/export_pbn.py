@@ -63,7 +63,7 @@ def _score_columns(scoring: Scoring) -> list[Column]:
     return base + earned + [Column("Award_NS", 3, "L"), Column("Award_EW", 3, "L"), Column("Group")]
 
 
-def _row(r: BoardResult, ls: LineScore, scoring: Scoring) -> list[str]:
+def _row(r: BoardResult, ls: LineScore, scoring: Scoring, mv: Movement) -> list[str]:
     dash = "-"
     if r.artificial:
         contract = declarer = result = dash
@@ -84,7 +84,8 @@ def _row(r: BoardResult, ls: LineScore, scoring: Scoring) -> list[str]:
     else:
         earned = [art + _f(ls.ns), art + _f(ls.ew)]
     awards = [award_text(r.artificial[0]), award_text(r.artificial[1])] if r.artificial else [dash, dash]
-    return [str(r.table or dash), str(r.round or dash), str(r.ns), str(r.ew), contract, declarer, result,
+    return [str(r.table or dash), str(r.round or dash), str(mv.number(r.ns)), str(mv.number(r.ew)), contract,
+            declarer, result,
             r.lead or dash, s_ns, s_ew] + earned + awards + [r.group or dash]
 
 
@@ -137,7 +138,7 @@ def write_results_pbn(session: Session, stream: IO[str], *, per_result: bool = F
                                   _tag("Deal", _deal(session, board)), _tag("Scoring", _PBN_SCORING[session.scoring]),
                                   _tag("Declarer", None), _tag("Contract", None), _tag("Result", None)]
             cols = _score_columns(session.scoring)
-            rows = [_row(r, ls, session.scoring) for r, ls in zip(tr.results, tr.scores)]
+            rows = [_row(r, ls, session.scoring, sec.movement) for r, ls in zip(tr.results, tr.scores)]
             lines.append(format_table("ScoreTable", cols, rows))
             w("\n".join(lines) + "\n\n")
             if per_result:
@@ -156,7 +157,7 @@ def _result_game(session: Session, sec: Section, r: BoardResult, ls: LineScore) 
             _tag("South", sec.entrant(r.ns).names[1] if len(sec.entrant(r.ns).names) > 1 else None),
             _tag("Dealer", dealer_for(r.board).value), _tag("Vulnerable", vulnerability_for(r.board).value),
             _tag("Deal", _deal(session, r.board)), _tag("Scoring", _PBN_SCORING[session.scoring]),
-            _tag("PairId_NS", str(r.ns)), _tag("PairId_EW", str(r.ew))]
+            _tag("PairId_NS", str(sec.movement.number(r.ns))), _tag("PairId_EW", str(sec.movement.number(r.ew)))]
     if r.kind == "table":
         c = "Pass" if r.contract == "PASS" else r.contract
         tags += [_tag("Declarer", r.declarer if r.declarer else ""), _tag("Contract", c),
@@ -220,7 +221,7 @@ def _totals_game(session: Session, sec: Section) -> str:
         names = (en.team_name if teams and en and en.team_name else _names(en.names) if en else "") or "-"
         players = _names(en.names) if teams and en and en.names else "-"
         ids = _names(en.ids) if en and en.ids else "-"
-        vals = [str(rr.place), str(rr.entrant), rr.field, names, str(rr.boards)]
+        vals = [str(rr.place), str(sec.movement.number(rr.entrant)), rr.field, names, str(rr.boards)]
         if session.scoring is Scoring.MATCHPOINTS:
             vals += [f"{rr.total:.2f}", f"{rr.top:.2f}", f"{rr.score:.2f}"]
         elif teams:
@@ -230,7 +231,8 @@ def _totals_game(session: Session, sec: Section) -> str:
         vals += [players, ids]
         rows.append(vals)
     mv = sec.movement
-    mrows = [[str(s.table), str(s.round), "-" if s.ns is None else str(s.ns), "-" if s.ew is None else str(s.ew),
+    mrows = [[str(s.table), str(s.round), "-" if s.ns is None else str(mv.number(s.ns)),
+              "-" if s.ew is None else str(mv.number(s.ew)),
               _boards(s), "-" if s.board_set is None else str(s.board_set)] for s in mv.sittings]
     tags = [_tag("Event", session.name), _tag("Site", session.site), _tag("Date", session.date),
             _tag("Section", sec.id), _tag("Board", None), _tag("Scoring", _PBN_SCORING[session.scoring]),
@@ -266,6 +268,7 @@ def read_results_pbn(src: str | os.PathLike[str] | IO[Any]) -> Session:
     opts = dict(kv.split("=", 1) for kv in first.get("BridgetableOptions", "").split(";") if "=" in kv)
     sections: list[Section] = []
     entrants: dict[str, list[Entrant]] = {}
+    ew_offset: dict[str, int] = {}          # a two-field Mitchell's East-West pairs are numbered 1..T, as shown
     deals: dict[int, str] = {}
     for g in totals:
         sid = g.tags.get("Section", "A")
@@ -276,22 +279,25 @@ def read_results_pbn(src: str | os.PathLike[str] | IO[Any]) -> Session:
                 "# shared_boards: " + ("yes" if flags.get("shared_boards", "0") == "1" else "no")]
         if stat != "-":
             text.append("# stationary_ns: " + stat)
+        off = ew_offset[sid] = len(stat.split(",")) if stat != "-" and g.tags.get("MovementKind") == "mitchell" else 0
         for d in g.tables["MovementTable"].dicts():
-            text.append(" ".join([d["Table"], d["Round"], d["PairId_NS"], d["PairId_EW"], d["Boards"]]
+            ew = d["PairId_EW"] if d["PairId_EW"] == "-" else str(int(d["PairId_EW"]) + off)
+            text.append(" ".join([d["Table"], d["Round"], d["PairId_NS"], ew, d["Boards"]]
                                  + ([d["Set"]] if d.get("Set", "-") != "-" else [])))
         mv = Movement.from_text("\n".join(text) + "\n")
         sections.append(Section(sid, mv))
         teams = scoring is Scoring.TEAMS_IMPS
         ens = []
         for d in g.tables["TotalScoreTable"].dicts():
+            number = int(d["PairId"]) + (off if d.get("Field") == "EW" else 0)
             names, _ = cell(d.get("Names", "-"))
             players, _ = cell(d.get("Players", "-"))
             ids, _ = cell(d.get("NationalIds", "-"))
             if teams:
-                en = Entrant(int(d["PairId"]), tuple(players.split(";")) if players else (), team_name=names,
+                en = Entrant(number, tuple(players.split(";")) if players else (), team_name=names,
                              ids=tuple(ids.split(";")) if ids else ())
             else:
-                en = Entrant(int(d["PairId"]), tuple(names.split(";")) if names else (),
+                en = Entrant(number, tuple(names.split(";")) if names else (),
                              ids=tuple(ids.split(";")) if ids else ())
             if en.names or en.team_name or en.ids:
                 ens.append(en)
@@ -314,7 +320,7 @@ def read_results_pbn(src: str | os.PathLike[str] | IO[Any]) -> Session:
         board = int(g.tags["Board"])
         sid = g.tags.get("Section", "A")
         for d in st.dicts():
-            session.add_result(_result_from_row(board, d), sid)
+            session.add_result(_result_from_row(board, d, ew_offset.get(sid, 0)), sid)
     return session
 
 
@@ -322,12 +328,12 @@ def _opt(v: str | None) -> str | None:
     return None if v in (None, "?", "") else v
 
 
-def _result_from_row(board: int, d: dict[str, str]) -> BoardResult:
+def _result_from_row(board: int, d: dict[str, str], ew_offset: int = 0) -> BoardResult:
     table, _ = cell(d.get("Table", "-"))
     rnd, _ = cell(d.get("Round", "-"))
     lead, _ = cell(d.get("Lead", "-"))
     group, _ = cell(d.get("Group", "-"))
-    ns, ew = int(d["PairId_NS"]), int(d["PairId_EW"])
+    ns, ew = int(d["PairId_NS"]), int(d["PairId_EW"]) + ew_offset
 
     def result(**kind: Any) -> BoardResult:
         return BoardResult(board, ns, ew, table=int(table) if table else None, round=int(rnd) if rnd else None,

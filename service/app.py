@@ -34,10 +34,12 @@ from service.config.loading import check_settings
 from service.config.settings import Settings
 from service.dataconnector.connector import DataConnector
 from service.errors import ServiceError
+from service.event.analyses import Analyses
 from service.event.board_rule import ClubBoardRule
 from service.event.hand_records import HandRecords
 from service.event.lead_check import LeadCheck
 from service.event.public_screen import PublicScreen
+from service.event.reader_pickup import ReaderPickups
 from service.live.auth import Tokens
 from service.live.club import Club
 from service.live.devices import DeviceManager
@@ -52,7 +54,9 @@ from service.web.pages import STATIC
 from service.web.pages import router as pages_router
 from service.web.validation_errors import validation_error_handler
 from service.wiring.container import Service
+from service.wiring.demonstration import deal_the_demonstration, hand_record_deal
 from service.wiring.event_install import config_of, install, journalled_event, members_of
+from table.events import BoardStarted
 
 log = logging.getLogger(__name__)
 
@@ -125,8 +129,9 @@ def create_app(settings: Settings | None = None,
         if event_cfg is not None:                   # before journal.start(): it reads the journalled rounds
             install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
-        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament)
         svc.hand_records = HandRecords(club, lambda: svc.tournament).load(journal.rows(CLUB))
+        svc.analyses = analyses = Analyses()
+        svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament, svc.hand_records, analyses)
         if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve
             svc.dataconnector = DataConnector(svc).load(journal.rows(CLUB))
         svc.lead_check = LeadCheck(club, lambda: svc.hand_records, lambda t: _scoring_program_lead(svc, t)) \
@@ -136,15 +141,33 @@ def create_app(settings: Settings | None = None,
         journal.start(on_failure=lambda reason: loop.call_soon_threadsafe(journal_stopped, hub, reason))
         club.start()
         app.state.service = svc
+        # every deal of the hand records analysed ahead of time, now and whenever a set is put: the sheets and
+        # the public screen never wait for the solver
+        hand_records = svc.hand_records
+
+        def analyse_hand_records() -> None:
+            analyses.warm((r.board, r.deal, r.dealer, r.vulnerable) for r in hand_records.all())
+
+        def analyse_dealt(rt: Any, row: Any, event: Any) -> None:    # a deal a table read, without a set
+            if isinstance(event, BoardStarted) and event.deal and event.board \
+                    and (r := hand_records.deal(event.board)) is not None:
+                analyses.warm([(r.board, r.deal, r.dealer, r.vulnerable)])
+        hand_records.on_change.append(analyse_hand_records)
+        club.listeners.append(analyse_dealt)
+        analyse_hand_records()
         if settings.uploads:                        # before devices and robots: it must see every new row
             svc.uploads = Outbox(club, settings.database, settings.uploads)
             await svc.uploads.start()
         svc.devices = DeviceManager(club, settings)
         n_devices = svc.devices.start()
+        if svc.devices.reader_seats:                # reader tables start their boards from the hands picked up
+            svc.pickups = ReaderPickups(club, svc.devices, lambda: svc.tournament, svc.hand_records)
         # a director's event: the robots have left; with the Data Connector on they play only its event (it starts them)
         if settings.simulation.tables and event_row is None and svc.dataconnector is None:
+            await deal_the_demonstration(svc)      # its boards are a hand-record set the console shows
             svc.simulation = SimulatedClub(club, settings.simulation, simulated_ids(settings),
-                                           next_board=svc.tournament.next_board if svc.tournament else None)
+                                           next_board=svc.tournament.next_board if svc.tournament else None,
+                                           hand_record=hand_record_deal(svc))
             svc.simulation.start()
         svc.info = {"director_token": svc.tokens.director_token, "database": settings.database,
                     "journal_rows": rows, "tables": sorted(club.tables), "devices": n_devices}

@@ -13,6 +13,9 @@ from table events for one board at one table:
   ``DUPLICATION_MISMATCH`` (Law 6F) when no table has played the board yet, ``FOULED_BOARD`` (Law 87)
   when other tables played it in another form, ``HAND_RECORD_MISMATCH`` (Law 13A1) when this table
   holds what the others played but the record says otherwise;
+* before any board started, the hands picked up name their board by themselves (:func:`identify`) and are
+  checked against its hand record all at once (:func:`check_pickup`: Law 13 counts, Law 87 a hand of another
+  board or displaced cards, 7B1 a hand of another seat) — the service's reader tables start a board that way;
 * ``HandRead`` when the hands go back into the pockets after play (``returned``) — every card must go
   back to its own pocket (Law 7C: ``CARD_RETURNED_TO_WRONG_POCKET``).
 
@@ -215,6 +218,70 @@ def _against_other_tables(dealt: Deal, record: Deal, board: int | None,
     return _irr(IrregularityCode.DUPLICATION_MISMATCH, "6F", None, board,
                 "the board was duplicated wrongly: " + _displaced(dealt.hands, record, "the hand record"),
                 [_director("correct", "correct the board from the hand record before anyone plays it (6F, 13A1)")])
+
+
+# ------------------------------------------------------------------------------------------ a board found by its hands
+
+def identify(hands: Mapping[Seat, Iterable[str]], records: Mapping[int, Deal]) -> int | None:
+    """The board the hands picked up come from, by the cards alone: the board most of them are a hand of
+    (13 cards exactly that board's hand at some seat), else the board whose hands share the most cards with
+    them seat by seat; None without records or hands. One hand is enough: a hand of 13 cards is, in practice,
+    in one hand record only."""
+    read = {Seat(s): frozenset(cs) for s, cs in hands.items()}
+    if not records or not read:
+        return None
+    exact: dict[int, int] = {}
+    for n, deal in records.items():
+        whole = sum(1 for h in read.values() if h in deal.hands.values())
+        if whole:
+            exact[n] = whole
+    if exact:
+        return min(exact, key=lambda n: (-exact[n], n))
+    return min(records, key=lambda n: (-sum(len(h & records[n].hands[s]) for s, h in read.items()), n))
+
+
+def check_pickup(hands: Mapping[Seat, Iterable[str]], records: Mapping[int, Deal],
+                 board: int) -> list[Irregularity]:
+    """The hands picked up at a table before its board started, against board ``board``'s hand record
+    (``records``: every board of the set). Empty when each hand is the record's hand of its seat.
+
+    * a hand of other than 13 cards: ``INCORRECT_HAND_COUNT`` (Law 13), naming the missing and extra cards;
+    * a hand of another board at a seat, or cards displaced between the hands (a card of another pack, a
+      card in the wrong pocket): ``FOULED_BOARD`` (Law 87), to be corrected from the hand record before the
+      first call (13A1);
+    * this board's hand of another seat (the board turned, a hand from the wrong pocket): as
+      :func:`check_hands` (Law 7B1)."""
+    record = records[board]
+    read = {Seat(s): tuple(cs) for s, cs in hands.items()}
+    out: list[Irregularity] = []
+    for s, cards in read.items():
+        irr = check_count(HandRead(s, cards), board, record)
+        if irr is not None:
+            out.append(irr)
+    good = {s: frozenset(cs) for s, cs in read.items() if len(cs) == 13 and len(set(cs)) == 13}
+    other = {s: next(((n, t) for n, d in sorted(records.items()) if n != board for t in SEATS
+                      if d.hands[t] == h), None) for s, h in good.items()}
+    parts = [f"{SEAT_NAME[s]} holds board {o[0]}'s {SEAT_NAME[o[1]]} hand" for s, o in other.items() if o]
+    mine = {s: h for s, h in good.items() if not other[s]}
+    turned = [i for i in check_hands(mine, record, board) if i.code == IrregularityCode.HAND_FROM_WRONG_POCKET]
+    moved = {s for i in turned for s in ([Seat(i.seat)] if i.seat else SEATS)}
+    displaced = _displaced({s: h for s, h in mine.items() if s not in moved and h != record.hands[s]},
+                           record, "the hand record")
+    if displaced:
+        parts.append(displaced)
+    if len(read) == 4 and not out:
+        nowhere = sorted(set(record.owner) - set().union(*good.values()))
+        if nowhere:
+            parts.append("in no hand: " + ", ".join(nowhere))
+    out += turned
+    if parts:
+        out.append(_irr(IrregularityCode.FOULED_BOARD, "87", None, board,
+                        f"the hands picked up are not board {board}'s: " + "; ".join(parts), [
+                            _director("correct", "correct the board from the hand record before the first call, "
+                                      "then each player takes his hand again (13A1)"),
+                            _director("score_in_groups", "play it as it is: the board is fouled and scored in "
+                                      "groups of tables that played the same form (87B)")]))
+    return out
 
 
 # ------------------------------------------------------------------------------------------ after play

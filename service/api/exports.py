@@ -1,8 +1,9 @@
 """Downloads of the running event for the director (the console's exports section, ``static/console_exports.js``):
 ``GET /api/exports/{usebio|pbn|csv|lin}`` from the live session (``svc.tournament.session``) through the writers
 in ``results/``, and ``GET /api/exports/handrecords``: the hand-record sheets (``table/handrecords/sheets.py``,
-each board's diagram, double-dummy table and par) of the boards the tables have dealt. Each answer is an
-attachment with a file name from the event's name and date."""
+each board's diagram, double-dummy table and par). Each board's deal is the evening's hand record when the event
+has a set (every board of the set has its sheet, played or not: the sheets are the director's), else the deal a
+table read (``HandRecords.deal``). Each answer is an attachment with a file name from the event's name and date."""
 from __future__ import annotations
 
 import io
@@ -17,9 +18,11 @@ from fastapi.responses import Response
 from results import ResultsError, lin_results, ranking_csv, results_pbn_text, travellers_csv, usebio_xml
 from results.session import Session
 from service.api.deps import director, service
-from service.errors import Conflict, NotFound
+from service.errors import Conflict, NotFound, NotReady, Unavailable
+from service.event.hand_records import HandRecord
 from service.live.visibility import Viewer
 from service.wiring.container import Service
+from table.board import Vulnerability
 from table.cards import CardError, Deal
 from table.handrecords.base import HandRecordBoard
 from table.handrecords.sheets import render
@@ -28,22 +31,19 @@ router = APIRouter(prefix="/api")
 
 
 def _session(svc: Service) -> Session:
-    """The live event's session, with the deals the tables played (the exports print them)."""
+    """The live event's session, with each board's deal (the exports print them)."""
     if svc.tournament is None:
         raise NotFound("no event is running: the exports need one (an [event] in the configuration)")
     session = svc.tournament.session
-    session.deals.update(_deals(svc))
+    session.deals.update({n: r.deal for n, r in _records(svc).items()})
     return session
 
 
-def _deals(svc: Service) -> dict[int, str]:
-    """Board number -> PBN deal, from the first table that dealt it with its cards known."""
-    out: dict[int, str] = {}
-    for tid in sorted(svc.club.tables, key=lambda s: (len(s), s)):
-        for n, rec in svc.club.tables[tid].boards.items():
-            if rec.deal and n not in out:
-                out[n] = rec.deal
-    return out
+def _records(svc: Service) -> dict[int, HandRecord]:
+    """Board number -> its deal, dealer and vulnerability: the hand record, else the first table's that dealt it."""
+    if svc.hand_records is None:
+        raise Unavailable("the hand-record store is not running")
+    return svc.hand_records.deals()
 
 
 def _stem(svc: Service) -> str:
@@ -79,19 +79,31 @@ EXPORTS: dict[str, tuple[str, str, Callable[[Session, str], bytes]]] = {
 }
 
 
-@router.get("/exports/handrecords", summary="the hand-record sheets (HTML, print to A4) of the boards dealt "
-            "(director)")
+@router.get("/exports/handrecords", summary="the hand-record sheets (HTML, print to A4): the evening's hand "
+            "records, else the boards dealt (director)")
 async def handrecords(svc: Service = Depends(service), v: Viewer = Depends(director)) -> Response:
-    boards = []
-    for n, deal in sorted(_deals(svc).items()):
+    boards, keys = [], []
+    for n, r in _records(svc).items():
         try:
-            boards.append(HandRecordBoard.of(n, Deal.from_pbn(deal)))
+            boards.append(HandRecordBoard.of(n, Deal.from_pbn(r.deal), r.dealer or None,
+                                             Vulnerability(r.vulnerable) if r.vulnerable else None))
         except (CardError, ValueError):
             continue                                   # a board whose cards are not all known has no sheet
+        keys.append((n, r.deal, r.dealer, r.vulnerable))
     if not boards:
         raise Conflict("no board with known cards has been dealt yet")
+    analyses = svc.analyses
+    if analyses is None:
+        raise Unavailable("the double-dummy analysis is not running")
+    waiting = [k for k in keys if not analyses.ready(k)]
+    if waiting:                                        # the solver runs off the event loop: never wait for it here
+        analyses.warm(waiting)
+        raise NotReady(f"the double-dummy analysis is still being computed: {len(keys) - len(waiting)} of "
+                       f"{len(keys)} boards ready; try again in a few seconds", retry_after=2,
+                       ready=len(keys) - len(waiting), boards=len(keys))
     title = svc.tournament.session.name if svc.tournament is not None else "Hand records"
-    return _attachment(render(boards, title).encode(), f"{_stem(svc)}-handrecords.html", "text/html; charset=utf-8")
+    page = render(boards, title, [analyses.get(k) for k in keys])
+    return _attachment(page.encode(), f"{_stem(svc)}-handrecords.html", "text/html; charset=utf-8")
 
 
 @router.get("/exports/{kind}", summary="the event's results as USEBIO, PBN, CSV or LIN (director)",

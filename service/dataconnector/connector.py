@@ -21,6 +21,7 @@ from service.live.runtime import TableRuntime
 from service.sim.simulate import SimulatedClub
 from service.store.journal import CLUB, Row
 from service.wiring.container import Service
+from service.wiring.demonstration import hand_record_deal
 from table.events import TableEvent
 
 from .mapping import LEAD_CARD_ENTRY, Plan, plan_event, result_item, table_result
@@ -98,7 +99,8 @@ class DataConnector:
             await asyncio.gather(self._worker, return_exceptions=True)
 
     async def restart_robots(self) -> None:
-        """A simulated club (``--simulate``) plays the event's tables in the movement's order from its start."""
+        """A simulated club (``--simulate N``) plays the event's tables ``1`` .. ``N`` in the movement's order from
+        its start; the event's other tables are left to the club's players (seat pages, readers)."""
         svc = self.svc
         if not svc.settings.simulation.tables or svc.tournament is None:
             return
@@ -117,7 +119,8 @@ class DataConnector:
                         return b
             return ev.next_board(table_id, number)
 
-        svc.simulation = SimulatedClub(svc.club, svc.settings.simulation, ids, next_board=next_board)
+        svc.simulation = SimulatedClub(svc.club, svc.settings.simulation, ids, next_board=next_board,
+                                       hand_record=hand_record_deal(svc))      # the scoring program's set
         svc.simulation.start()
 
     # ------------------------------------------------------------------ the lead-card setting, for the tables

@@ -1,6 +1,8 @@
 """The evening's hand records: for each board of the running event its deal, dealer and vulnerability.
 
-One store for every source (a scoring program over the Data Connector, the console's import). A set is
+One store for every source (a scoring program over the Data Connector, the console's import or secure set, the
+demonstration's set), and the one place that says which deal a board has (``deal``): the hand-record sheets, the
+public screen's hands and analysis and the result exports all read it. A set is
 journalled as a club row ``hand_records`` tied to its event (the event's ``since``), so a restart rebuilds it and
 an earlier event's set never applies to a new one. A set names exactly the event's boards (none missing, none
 extra, none twice) and may be replaced only until the event's first board starts.
@@ -45,6 +47,7 @@ class HandRecords:
         self._event = event                                    # the running event, whichever it is now
         self._sets: dict[str, dict[int, HandRecord]] = {}     # event's since -> board -> record
         self._sources: dict[str, str] = {}                    # event's since -> file name, "generated", ...
+        self.on_change: list[Callable[[], None]] = []         # called after a set is put (e.g. analyse its deals)
 
     def load(self, rows: Iterable[Row]) -> HandRecords:
         for row in rows:
@@ -78,6 +81,25 @@ class HandRecords:
     def all(self) -> list[HandRecord]:
         return [r for _n, r in sorted(self._current().items())]
 
+    def deal(self, board: int) -> HandRecord | None:
+        """The board's deal as the sheets, the public screen and the exports print it: the evening's hand record
+        when the event has one, else the deal the first table (in table order) that dealt the board read."""
+        own = self.hand_record(board)
+        if own is not None:
+            return own
+        dealt = [(len(tid), tid) for tid, rt in self.club.tables.items()
+                 if (rec := rt.boards.get(board)) is not None and rec.deal]
+        if not dealt:
+            return None
+        rec = self.club.tables[min(dealt)[1]].boards[board]
+        return HandRecord(board, str(rec.deal), rec.dealer, rec.vulnerable)
+
+    def deals(self) -> dict[int, HandRecord]:
+        """``deal`` of every board the event's set names or a table dealt, by board number."""
+        numbers = set(self._current()) | {n for rt in self.club.tables.values() for n in rt.boards}
+        found = {n: self.deal(n) for n in sorted(numbers)}
+        return {n: r for n, r in found.items() if r is not None}
+
     def check(self, records: list[HandRecord]) -> None:
         """``Invalid`` unless ``records`` are the event's boards, each once; ``Conflict`` once play began."""
         ev = self.event
@@ -105,4 +127,6 @@ class HandRecords:
         body: dict[str, Any] = {"event": ev.since, "boards": boards, "source": source or actor}
         row = await self.club.append_club("hand_records", body, actor)
         self.apply_row(row)
+        for listener in self.on_change:
+            listener()
         return row

@@ -7,7 +7,8 @@ Who sees what is decided elsewhere and only read here: the event's view (``LiveT
 movement's rule (``service/event/board_rule.py``). Hands and the double-dummy figures are added only to a board the
 anonymous public may see (released, and not in play at any table unless the director released it), and only
 when the regulation shows hands at all (``spectators.hands`` is not ``"never"``): a board not yet public
-shows no hand and no par anywhere, whoever asks.
+shows no hand and no par anywhere, whoever asks. A board's hands are its deal as ``HandRecords.deal`` gives it
+(``service/event/hand_records.py``): the evening's hand record when the event has a set, else the deal a table read.
 
 The analysis (endplay's solver, through ``table/handrecords/sheets.py``) is computed once per deal, in a
 worker thread so the event loop never waits for it; until it is ready the board shows its hands without the
@@ -17,13 +18,13 @@ figures, and the push follows when they arrive (the view's ``revision`` counts t
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from service.event.analyses import Analyses, DealKey, figures
+from service.event.hand_records import HandRecords
 from service.event.tournament import LiveTournament
 from service.live.club import Club
 from service.live.fanout import Fanout, Message
@@ -31,85 +32,24 @@ from service.live.hub import Subscriber
 from service.live.runtime import TableRuntime
 from service.live.visibility import NOTHING, SPECTATOR, BoardRule, Viewer
 from service.store.journal import Row
-from table.board import Vulnerability
 from table.cards import SEATS, Deal, sort_cards
 from table.events import TableEvent
-from table.handrecords.base import HandRecordBoard
-from table.handrecords.sheets import analyse
 
 log = logging.getLogger(__name__)
 
-DealKey = tuple[int, str, str, str]          # board, PBN deal, dealer, vulnerability
-STRAINS = ("NT", "S", "H", "D", "C")
 RECHECK_S = 1.0                              # a change no listener reports is seen within this
-
-
-def dd_figures(board: int, pbn: str, dealer: str, vulnerable: str) -> dict[str, Any]:
-    """Double-dummy tricks for every declarer and strain, and the par (NS's score and the contracts)."""
-    vul = Vulnerability(vulnerable) if vulnerable else None
-    hr = HandRecordBoard.of(board, Deal.from_pbn(pbn), dealer or None, vul)
-    a = analyse(hr)
-    return {"tricks": {str(s): {st: a.tricks[(str(s), st)] for st in STRAINS} for s in SEATS},
-            "par_score": a.par_score, "par": list(a.par_contracts)}
-
-
-class Analyses:
-    """The double-dummy figures per deal: computed once, in one worker thread; ``on_ready`` is called (on the
-    event loop) when one arrives."""
-
-    def __init__(self, on_ready: Callable[[], None]) -> None:
-        self._done: dict[DealKey, dict[str, Any] | None] = {}
-        self._pending: set[DealKey] = set()
-        self._pool: ThreadPoolExecutor | None = None
-        self._on_ready = on_ready
-
-    @property
-    def count(self) -> int:
-        return len(self._done)
-
-    def get(self, key: DealKey) -> dict[str, Any] | None:
-        """The figures of ``key`` if computed; else None, and the computation is started (once)."""
-        if key in self._done:
-            return self._done[key]
-        if key not in self._pending:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return None                   # outside the service's loop: nothing to schedule on
-            self._pending.add(key)
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="double-dummy")
-            fut = loop.run_in_executor(self._pool, self._compute, key)
-            fut.add_done_callback(functools.partial(self._finish, key))
-        return None
-
-    @staticmethod
-    def _compute(key: DealKey) -> dict[str, Any] | None:
-        try:
-            return dd_figures(*key)
-        except Exception:                     # a deal the solver refuses: the board shows its hands only
-            log.exception("double-dummy analysis of board %d failed", key[0])
-            return None
-
-    def _finish(self, key: DealKey, fut: asyncio.Future[dict[str, Any] | None]) -> None:
-        self._pending.discard(key)
-        if fut.cancelled():
-            return
-        self._done[key] = fut.result()
-        self._on_ready()
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 class PublicScreen:
     def __init__(self, club: Club, rule: Callable[[], BoardRule | None],
-                 tournament: Callable[[], LiveTournament | None]) -> None:
+                 tournament: Callable[[], LiveTournament | None], hand_records: HandRecords | None = None,
+                 analyses: Analyses | None = None) -> None:
         self.club = club
+        self.hand_records = hand_records or HandRecords(club, tournament)   # each board's deal (``deal``)
         self._rule = rule                     # getters: the director may set up the event while the service runs
         self._tournament = tournament
-        self.analyses = Analyses(self.wake)
+        self.analyses = analyses or Analyses()               # shared with the hand-record sheets
+        self.analyses.on_ready.append(self.wake)
         self._subs: set[Subscriber] = set()
         self.fanout = Fanout()
         self._last: dict[str, str] = {}                   # viewer kind -> the view last sent (no revision)
@@ -143,11 +83,8 @@ class PublicScreen:
         return {b for b in public if b not in hidden}
 
     def _deal(self, board: int) -> DealKey | None:
-        for rt in self.club.tables.values():
-            rec = rt.boards.get(board)
-            if rec is not None and rec.deal:
-                return (board, rec.deal, rec.dealer, rec.vulnerable)
-        return None
+        r = self.hand_records.deal(board)
+        return (board, r.deal, r.dealer, r.vulnerable) if r is not None else None
 
     def _base(self, v: Viewer) -> dict[str, Any]:
         ev, rule = self.tournament, self.rule
@@ -198,7 +135,7 @@ class PublicScreen:
                                      "hands": {str(s): sort_cards(deal.hands[s]) for s in SEATS}}
             dd = self.analyses.get(key)
             if dd is not None:
-                extra["dd"] = dd
+                extra["dd"] = figures(dd)
             boards.append({**entry, "deal": extra})
         return {**base, "boards": boards, "revision": self.revision()}
 

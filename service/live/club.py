@@ -8,6 +8,8 @@
    an event that would flag a preventable irregularity (``Prevented``, nothing changes);
 3. append it to the journal and wait until it is durable (a journal failure -> ``JournalError``, an
    ``Unavailable``; the table rebuilt);
+   a table whose next board is held (``TableRuntime.held``: its hands picked up are being checked) refuses calls
+   and cards;
 4. only then: record it in the table's board history, feed the spectators' delayed copy, publish the new
    views, alert the director to each flagged irregularity — and return the acknowledgement.
 
@@ -33,7 +35,17 @@ from service.live.runtime import TableRuntime
 from service.live.spectators import SpectatorFeed
 from service.live.visibility import Viewer, visible_irregularities
 from service.store.journal import CLUB, NEXT, Journal, JournalError, Row, utcnow
-from table.events import EventError, ResultRecorded, TableEvent, event_from_dict, to_dict
+from table.events import (
+    CallMade,
+    CardPlayed,
+    ClaimMade,
+    ContractRecorded,
+    EventError,
+    ResultRecorded,
+    TableEvent,
+    event_from_dict,
+    to_dict,
+)
 from table.irregularity import Irregularity
 from table.machine import TableError
 
@@ -48,6 +60,8 @@ PREVENTABLE = {
                          "LEAD_FROM_WRONG_HAND", "PLAY_OUT_OF_TURN", "PREMATURE_PLAY", "PREMATURE_LEAD", "REVOKE",
                          "REVOKE_TRICK12", "FAILURE_TO_PLAY_PENALTY_CARD", "CARD_ALREADY_PLAYED"}),
 }
+
+HELD = (CallMade, CardPlayed, ClaimMade, ContractRecorded, ResultRecorded)   # what a held table refuses
 
 
 class TournamentRules(Protocol):
@@ -168,6 +182,8 @@ class Club:
             if isinstance(event, ResultRecorded) and self.kind(rt.id) != "scoring":
                 raise Conflict(f"table {rt.id} plays its boards with readers: a result is keyed only at a "
                                "scoring-only table (POST /api/tables/{id}/kind)")
+            if rt.held is not None and isinstance(event, HELD):
+                raise Conflict(rt.held)
             if viewer is not None:
                 event = authorize(rt, viewer, event, scoring=self.kind(rt.id) == "scoring")
             try:

@@ -8,11 +8,14 @@ comes from the handshake: with ``reader_serial``/``box_serial`` configured only 
 seat; without, whatever answers on the URL is. Table events go through ``Club.submit`` (actor
 ``device:<serial>``; a bidding box in prevent mode gets REFUSE_CALL for a refused call); device events
 (errors, connects, undo ...) go to the director's stream. Seat readers are told each new board's deal.
+A hand picked up goes first to ``pickup`` when the event set one (``service/event/reader_pickup.py``: the
+hands name their board and start it).
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from service.config.settings import Settings
@@ -20,6 +23,7 @@ from service.errors import Prevented, ServiceError
 from service.live.club import Club
 from service.live.runtime import TableRuntime
 from service.store.journal import Row
+from table.events import HandRead
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +50,9 @@ class DeviceManager:
         self._queues: dict[str, asyncio.Queue[tuple[Any, str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.pool: Any | None = None
+        self.reader_seats: dict[str, set[str]] = {}                # table -> the seats with a card reader
+        # a hand picked up is offered here first (service/event/reader_pickup.py): True when it took it
+        self.pickup: Callable[[str, HandRead, str], Awaitable[bool]] | None = None
 
     def start(self) -> int:
         loop = asyncio.get_running_loop()
@@ -86,6 +93,8 @@ class DeviceManager:
             log.error("table %s seat %s: cannot create the %s driver for %s: %s", table_id, seat, kind, url, err)
             return
         holder["driver"] = drv
+        if kind == "reader":
+            self.reader_seats.setdefault(table_id, set()).add(seat)
         self.drivers.setdefault(table_id, []).append((kind, drv))
         self.club.add_table(table_id).devices.append(drv)
         if self.pool is None:
@@ -108,6 +117,9 @@ class DeviceManager:
                 self.club.hub.publish(table_id, {"type": "device", "table": table_id, **event.to_dict()})
                 continue
             try:
+                if self.pickup is not None and isinstance(event, HandRead) \
+                        and await self.pickup(table_id, event, f"device:{name}"):
+                    continue
                 await self.club.submit(table_id, event, f"device:{name}", device=kind)
             except ServiceError as err:
                 log.info("table %s: %s from %s refused: %s", table_id, event, name, err)

@@ -74,6 +74,9 @@ class TableRuntime:
         self.embargoed: AbstractSet[int] = frozenset()  # boards another table still has to play (vugraph hands)
         self.devices: list[Any] = []                   # drivers at this table (health for the director)
         self.replay_errors: list[str] = []
+        # why the table's next board is held before its first call (the reader tables' pickup,
+        # service/event/reader_pickup.py), in words; calls and cards are refused meanwhile (Club.submit)
+        self.held: str | None = None
         # irregularities already ruled on that stay open while the table complies (a refused insufficient bid
         # waits for the replacement call, 27B; a cancelled bid out of rotation for RHO's call, 31A): they
         # no longer wait for a choice. Object ids of the live engine's irregularities -> the option chosen;

@@ -364,6 +364,7 @@ def visible_state(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] 
     if director:
         out["devices"] = [d.health() if hasattr(d, "health") else d for d in table.devices]
         out["replay_errors"] = list(table.replay_errors)
+        out["held"] = table.held
     return out
 
 
@@ -381,4 +382,5 @@ def summary(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] = NOTH
     if viewer.role == "director":
         out["open_irregularities"] = sum(1 for i in t.irregularities if i.open)
         out["devices"] = [d.health() if hasattr(d, "health") else d for d in table.devices]
+        out["held"] = table.held
     return out

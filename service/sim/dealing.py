@@ -15,3 +15,9 @@ from table.dealgen import HashDRBG, random_deal, source
 def deal_for(seed: int | None, board: int) -> Deal:
     rng = source() if seed is None else HashDRBG(f"bridgetable-deal:{seed}:{board}")
     return random_deal(rng)
+
+
+def demonstration_source(seed: int | None) -> str:
+    """The hand-record set's source as the console shows it: whether anyone can deal it again."""
+    return "generated for the demonstration" + (f" (seed {seed}: anyone who knows it knows every deal)"
+                                                if seed is not None else "")

@@ -1,8 +1,10 @@
 """A simulated club: tables whose players are robots (``service.sim.robot``), fed into the service at a
 human-watchable pace through the same ``Club.submit`` path as devices and the API.
 
-Each simulated table deals board after board from ``dealing.deal_for`` (the same deal on the same board
-number at every table), with a seeded irregularity on a share of the boards (an insufficient bid, an
+Each simulated table starts board after board with the deal of the evening's hand record (``hand_record``: the
+set in the store, which the console shows; ``make run`` puts one there, ``service/wiring/demonstration.py``), or,
+for a board the set does not name (past the event's boards), from ``dealing.deal_for``: the same deal on the same
+board number at every table, with a seeded irregularity on a share of the boards (an insufficient bid, an
 opening lead out of turn, a revoke). When an irregularity waits for a choice, the robots wait up to
 ``ruling_wait_s`` for the director (or an entitled player) and then play on, which accepts it by action
 where the laws allow (27A, 53A ...). A simulated table keeps no state of its own: after a restart it
@@ -39,8 +41,10 @@ def fault_for(cfg: SimulationConfig, table_id: str, board: int) -> str | None:
 
 class SimulatedClub:
     def __init__(self, club: Club, cfg: SimulationConfig, table_ids: list[str],
-                 next_board: Callable[[str, int], int] | None = None) -> None:
+                 next_board: Callable[[str, int], int] | None = None,
+                 hand_record: Callable[[int], str | None] | None = None) -> None:
         self.club = club
+        self.hand_record = hand_record          # a board's PBN deal in the evening's hand records, if it has one
         # the board after the one a table is on: the event's movement order (service/event/tournament.py), else n + 1
         self.next_board = next_board
         self.cfg = cfg
@@ -91,8 +95,8 @@ class SimulatedClub:
                 if cfg.boards and (self._played(rt) >= cfg.boards if self.next_board else nxt > cfg.boards):
                     return
                 await self._pause(rng, 2.0 if t.board is not None else 0.2)
-                deal = deal_for(cfg.seed, nxt)
-                await self.club.submit(tid, {"type": "board", "board": nxt, "deal": deal.to_pbn()}, "dealer:sim")
+                deal = (self.hand_record(nxt) if self.hand_record else None) or deal_for(cfg.seed, nxt).to_pbn()
+                await self.club.submit(tid, {"type": "board", "board": nxt, "deal": deal}, "dealer:sim")
                 refused = 0
                 waiting_since = None
                 continue

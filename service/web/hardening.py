@@ -33,8 +33,11 @@ HEADERS = {
     "referrer-policy": "no-referrer",
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "cross-origin-opener-policy": "same-origin",
 }
+# A browser obeys Cross-Origin-Opener-Policy only from a trustworthy origin (https, or the machine itself) and
+# logs an error on every page for it over plain http on the club's LAN: sent only where it takes effect.
+COOP = {"cross-origin-opener-policy": "same-origin"}
+LOOPBACK = re.compile(r"(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?")
 
 
 class BadJSON(ValueError):
@@ -122,7 +125,8 @@ class RequestGuard:
     def headers(self, scope: Scope) -> dict[str, str]:
         host = next((v for k, v in scope["headers"] if k.lower() == b"host"), b"").decode("latin-1")
         ws = f"ws://{host} wss://{host}" if re.fullmatch(r"[A-Za-z0-9.\-:\[\]]+", host) else ""
-        return {**HEADERS, "content-security-policy": CSP.format(ws=ws).replace("  ", " ")}
+        trusted = scope.get("scheme") == "https" or LOOPBACK.fullmatch(host) is not None
+        return {**HEADERS, **(COOP if trusted else {}), "content-security-policy": CSP.format(ws=ws).replace("  ", " ")}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

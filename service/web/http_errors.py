@@ -5,7 +5,17 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from service.errors import Conflict, Forbidden, Invalid, NotFound, ServiceError, TooMany, Unauthenticated, Unavailable
+from service.errors import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    NotReady,
+    ServiceError,
+    TooMany,
+    Unauthenticated,
+    Unavailable,
+)
 
 STATUS: dict[type[ServiceError], int] = {
     Unauthenticated: 401,
@@ -26,7 +36,7 @@ def status_of(err: ServiceError) -> int:
 def error_response(err: ServiceError) -> JSONResponse:
     status = status_of(err)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    if isinstance(err, TooMany):
+    if isinstance(err, (TooMany, NotReady)):
         headers = {"Retry-After": str(max(1, round(err.retry_after)))}
     return JSONResponse({"detail": str(err), **err.extra}, status_code=status, headers=headers)
 

@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.config.settings import Settings
+from service.event.analyses import Analyses
 from service.event.board_rule import ClubBoardRule
 from service.event.hand_records import HandRecords
 from service.event.lead_check import LeadCheck
 from service.event.public_screen import PublicScreen
+from service.event.reader_pickup import ReaderPickups
 from service.event.tournament import LiveTournament
 from service.live.auth import Tokens
 from service.live.club import Club
@@ -38,8 +40,10 @@ class Service:
     info: dict[str, Any] = field(default_factory=dict)
     limits: Limits = field(init=False)            # what one client may hold or do (service/live/limits.py)
     language: str | None = None                   # the club's default page language (service/api/language.py)
+    analyses: Analyses | None = None              # double-dummy, ahead of time (service/event/analyses.py)
     hand_records: HandRecords | None = None       # the event's hand records (service/event/hand_records.py)
     lead_check: LeadCheck | None = None           # the lead keyed at scoring-only tables (service/event/lead_check.py)
+    pickups: ReaderPickups | None = None          # boards started from hands read (service/event/reader_pickup.py)
     dataconnector: Any = None                     # the scoring program's endpoint (service/dataconnector/)
 
     def __post_init__(self) -> None:

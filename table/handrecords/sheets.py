@@ -62,12 +62,19 @@ def _contract(text: str) -> str:
     return f"{level}{_SYMBOL[strain]}{html.escape(rest[len(strain):])}"
 
 
-def board_html(board: HandRecordBoard, a: Analysis) -> str:
+def board_html(board: HandRecordBoard, a: Analysis | None) -> str:
     n, e, s, w = (_hand(board, x) for x in SEATS)
+    if a is None:
+        return _board_section(board, n, e, s, w, "<p class=par>No double-dummy analysis for this deal.</p>")
     head = "".join(f"<th>{_SYMBOL[x]}</th>" for x in _STRAINS)
     body = "".join(f"<tr><th>{x}</th>" + "".join(f"<td>{a.tricks[(x, st)]}</td>" for st in _STRAINS) + "</tr>"
                    for x in ("N", "S", "E", "W"))
     par = ", ".join(_contract(c) for c in a.par_contracts) or "passed out"
+    return _board_section(board, n, e, s, w, f"""<table class=dd><tr><th></th>{head}</tr>{body}</table>
+<p class=par>Par: NS {a.par_score:+d} &middot; {par}</p>""")
+
+
+def _board_section(board: HandRecordBoard, n: str, e: str, s: str, w: str, analysis: str) -> str:
     return f"""<section class=board>
 <h2>Board {board.board}</h2>
 <p class=meta>Dealer {board.dealer.value} &middot; Vulnerable {_VUL_TEXT[board.vulnerable]}</p>
@@ -76,8 +83,7 @@ def board_html(board: HandRecordBoard, a: Analysis) -> str:
 <tr><td>{w}</td><td class=compass>N<br>W&nbsp;&nbsp;E<br>S</td><td>{e}</td></tr>
 <tr><td></td><td>{s}</td><td></td></tr>
 </table>
-<table class=dd><tr><th></th>{head}</tr>{body}</table>
-<p class=par>Par: NS {a.par_score:+d} &middot; {par}</p>
+{analysis}
 </section>"""
 
 
@@ -97,9 +103,12 @@ h1 { font-size: 14pt; margin: 0 0 6pt; }
 """
 
 
-def render(boards: Sequence[HandRecordBoard], title: str = "Hand records") -> str:
-    """The whole page: every board with its analysis."""
-    sections = "\n".join(board_html(b, analyse(b)) for b in boards)
+def render(boards: Sequence[HandRecordBoard], title: str = "Hand records",
+           analyses: Sequence[Analysis | None] | None = None) -> str:
+    """The whole page: every board with its analysis (``analyses``, one per board, when computed ahead of time;
+    None for a board the solver could not analyse: its diagram alone)."""
+    found = analyses if analyses is not None else [analyse(b) for b in boards]
+    sections = "\n".join(board_html(b, a) for b, a in zip(boards, found, strict=True))
     return (f"<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>"
             f"<style>{_CSS}</style></head>\n<body><h1>{html.escape(title)}</h1>\n<div class=sheet>\n{sections}\n"
             "</div></body></html>\n")

@@ -112,4 +112,16 @@ def test_start_up_lines_name_the_lan_address_and_the_cards(tmp_path: Path) -> No
     assert f"table cards:      http://{lan}:{srv.port}/cards" in out
     out = run_once(srv, "--host", "127.0.0.1")
     assert f"listening on 127.0.0.1:{srv.port} only: the tablets cannot reach it" in out, out
+    # not a terminal: no token unasked, and the line says how to ask for it
+    assert "#token=" not in out and "make run SHOW_TOKEN=1" in out, out
     assert f"table cards:      http://localhost:{srv.port}/cards" in out
+
+
+def test_make_run_asks_for_the_token_with_show_token() -> None:
+    root = Path(__file__).resolve().parents[2]
+
+    def command(*extra: str) -> str:
+        dry = subprocess.run(["make", "-n", "run", *extra], cwd=root, capture_output=True,
+                             text=True, timeout=60)
+        return next(line for line in dry.stdout.splitlines() if "bridgetable serve" in line)
+    assert "--show-token" in command("SHOW_TOKEN=1") and "--show-token" not in command()

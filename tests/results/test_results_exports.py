@@ -117,8 +117,12 @@ def test_pbn_score_table_content() -> None:
                 if d["Score_NS"].startswith("^")]
     assert assigned and all(d["Score_NS"] == "^420" and d["Score_EW"] == "^-400" for d in assigned)
     total = next(g for g in games if "TotalScoreTable" in g.tables).tables["TotalScoreTable"]
-    names = {d["PairId"]: d["Names"] for d in total.dicts()}
-    assert names["7"] == 'Cé "Q" Dee;Di, Eve' and names["1"] == "Ann Able;Bob Baker"
+    names = {(d["PairId"], d["Field"]): d["Names"] for d in total.dicts()}
+    # East-West pair 7 of a 5-table Mitchell is "EW 2", as the results page shows it
+    assert names[("2", "EW")] == 'Cé "Q" Dee;Di, Eve' and names[("1", "NS")] == "Ann Able;Bob Baker"
+    ids = {(d["PairId_NS"], d["PairId_EW"]) for g in games if "ScoreTable" in g.tables
+           for d in g.tables["ScoreTable"].dicts()}
+    assert {int(e) for _n, e in ids} == {1, 2, 3, 4, 5} == {int(n) for n, _e in ids}
     s.add_entrant(Entrant(7, ("Semi; Colon", "X")))
     back = read_results_pbn(io.StringIO(results_pbn_text(s)))
     assert back.section().entrants[7].names == ("Semi, Colon", "X")     # ';' separates PBN <names>

@@ -56,7 +56,14 @@ def rs_entry(r: dict[str, Any]) -> str:
 
 
 def download(d: httpx.Client, path: str, filename: str) -> bytes:
+    """A download as the console makes it: asked again while the service answers 503 with Retry-After (the
+    sheets' analysis under way)."""
     r = d.get(path)
+    for _ in range(120):
+        if r.status_code != 503 or "retry-after" not in r.headers:
+            break
+        time.sleep(0.5)
+        r = d.get(path)
     assert r.status_code == 200, r.text
     assert r.headers["content-disposition"] == f'attachment; filename="{filename}"'
     return r.content

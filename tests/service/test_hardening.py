@@ -129,6 +129,18 @@ def test_security_headers_on_pages_api_and_errors(server: ServerProcess) -> None
         assert raw_post(anon, "/api/tables/1/events", "{NaN").headers["referrer-policy"] == "no-referrer"
 
 
+def test_opener_policy_only_where_a_browser_obeys_it(server: ServerProcess) -> None:
+    """Over plain http on the club's LAN a browser ignores Cross-Origin-Opener-Policy and logs an error on every
+    page: the header goes only to the machine itself (a trustworthy origin over http) and to https."""
+    with server.client() as anon:
+        for host, sent in (("127.0.0.1:8000", True), ("localhost:8000", True), ("[::1]:8000", True),
+                           ("192.168.1.20:8000", False), ("club.example:8000", False)):
+            r = anon.get("/console", headers={"Host": host})
+            assert r.status_code == 200
+            assert (r.headers.get("cross-origin-opener-policy") == "same-origin") is sent, host
+            assert r.headers["x-frame-options"] == "DENY"
+
+
 def test_api_docs_are_served_from_the_package(server: ServerProcess) -> None:
     with server.client() as anon:
         page = anon.get("/docs")

@@ -234,3 +234,43 @@ def test_a_card_returned_to_the_wrong_pocket_law_7c(readers, board7):
 
 def test_card_names():
     assert card_name("HT") == "10 of hearts" and card_name("SA") == "ace of spades" and card_name("C2") == "2 of clubs"
+
+
+# ------------------------------------------------------------------------------------------ a board found by its hands
+
+@pytest.fixture
+def evening() -> dict[int, Deal]:
+    return {b.board: b.deal for b in generate(16, seed="evening")}
+
+
+def test_one_hand_names_its_board(evening):
+    from table.verify import identify
+    assert identify({Seat.E: evening[5].hands[Seat.E]}, evening) == 5
+    assert identify({Seat.N: evening[5].hands[Seat.W]}, evening) == 5           # from the wrong pocket: still 5
+    fouled, _a, _b = swap(evening[9], Seat.N, Seat.S)
+    assert identify({Seat.N: fouled.hands[Seat.N]}, evening) == 9              # no exact hand: the most cards
+    mixed = {Seat.N: evening[2].hands[Seat.N], Seat.E: evening[2].hands[Seat.E], Seat.S: evening[7].hands[Seat.S]}
+    assert identify(mixed, evening) == 2
+    assert identify({}, evening) is None and identify(mixed, {}) is None
+
+
+def test_pickup_checks_against_the_board_it_names(evening):
+    from table.verify import check_pickup
+    right = {s: evening[3].hands[s] for s in SEATS}
+    assert check_pickup(right, evening, 3) == []
+
+    other = dict(right, W=evening[11].hands[Seat.W])                            # a hand of another board
+    (irr,) = check_pickup(other, evening, 3)
+    assert irr.code == "FOULED_BOARD" and irr.law == "87" and "West holds board 11's West hand" in irr.detail
+
+    fouled, a, b = swap(evening[3], Seat.N, Seat.E)                             # a card in the wrong pocket
+    (irr,) = check_pickup({s: fouled.hands[s] for s in SEATS}, evening, 3)
+    assert irr.code == "FOULED_BOARD" and f"{b} in North's hand (the hand record gives it to East)" in irr.detail
+
+    short = dict(right, S=sorted(evening[3].hands[Seat.S])[1:])                 # 12 cards
+    codes = [(i.code, i.law, i.seat) for i in check_pickup(short, evening, 3)]
+    assert codes == [("INCORRECT_HAND_COUNT", "13", "S")]
+
+    turned = {s: evening[3].hands[SEATS[(SEATS.index(s) + 2) % 4]] for s in SEATS}
+    (irr,) = check_pickup(turned, evening, 3)
+    assert irr.code == "HAND_FROM_WRONG_POCKET" and irr.law == "7B1"

@@ -164,7 +164,16 @@ function takeFromUrl() {
   }
   return found;
 }
+// A link opened in a tab that already shows the page changes only its #fragment: no new page load, so the page
+// would go on with its old (perhaps ended) credential. Load the page again to take the new one.
+let followsLinks = false;
+function reloadOnNewLink() {
+  if (followsLinks) return;
+  followsLinks = true;
+  window.addEventListener("hashchange", () => { if (/[#&](card|signin|token)=/.test(location.hash)) location.reload(); });
+}
 async function credential() {
+  reloadOnNewLink();
   const found = takeFromUrl();
   sessionStorage.removeItem("bt-card");            // kept by earlier versions of the page
   if (found.card || found.signin) {

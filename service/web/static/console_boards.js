@@ -92,12 +92,18 @@ function fillFilter(id, values, label) {
 }
 
 async function loadBoards() {
+  const list = document.getElementById("boards-list");
   try {
+    // /api/event answers {"event": null} before an event exists: no request that can only fail (404) every 10 s
+    const ev = await api("/api/event", {}, boardsToken());
+    if (!ev.event) {
+      BOARDS.rows = [];
+      list.innerHTML = `<li class="muted">${esc(t("console_boards.noEvent", "No event yet: set one up in the evening section."))}</li>`;
+      return;
+    }
     BOARDS.rows = await api("/api/event/boards", {}, boardsToken());
   } catch (e) {
-    const text = /\(404\)$/.test(e.message) ? t("console_boards.noEvent", "No event yet: set one up in the evening section.")
-      : e.message;
-    document.getElementById("boards-list").innerHTML = `<li class="muted">${esc(text)}</li>`;
+    list.innerHTML = `<li class="muted">${esc(e.message)}</li>`;
     return;
   }
   fillFilter("boards-table", [...new Set(BOARDS.rows.map(e => e.table))], t("console_boards.allTables", "all tables"));

@@ -17,7 +17,18 @@ async function download(kind, button) {
   button.disabled = true;
   status.textContent = t("console_exports.working", "Preparing {what} ...", {what: button.textContent});
   try {
-    const r = await fetch(`/api/exports/${kind}`, {headers: {Authorization: "Bearer " + exportsToken()}});
+    let r = await fetch(`/api/exports/${kind}`, {headers: {Authorization: "Bearer " + exportsToken()}});
+    // 503 with Retry-After: work done ahead of time (the sheets' double-dummy analysis) is not finished yet
+    for (let tries = 0; r.status === 503 && r.headers.get("Retry-After") && tries < 60; tries++) {
+      let ready = null;
+      try { ready = await r.json(); } catch (e) { /* not JSON */ }
+      status.textContent = ready && ready.boards
+        ? t("console_exports.waiting", "Preparing {what}: the analysis of {ready} of {boards} boards is done ...",
+            {what: button.textContent, ready: ready.ready, boards: ready.boards})
+        : t("console_exports.working", "Preparing {what} ...", {what: button.textContent});
+      await new Promise(done => setTimeout(done, 1000 * Number(r.headers.get("Retry-After"))));
+      r = await fetch(`/api/exports/${kind}`, {headers: {Authorization: "Bearer " + exportsToken()}});
+    }
     if (!r.ok) {
       let detail = r.statusText;
       try { detail = (await r.json()).detail || detail; } catch (e) { /* not JSON */ }

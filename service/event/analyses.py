@@ -1,0 +1,96 @@
+"""The double-dummy analysis of each deal (tricks per declarer and strain, par), computed once, ahead of time, in
+one worker thread: the solver (endplay's DDS, through ``table/handrecords/sheets.py``) takes a tenth of a second
+or more per deal, and the event loop serves every table meanwhile. The public screen and the hand-record sheets
+read the same results; a hand-record set is analysed as soon as it is loaded (``warm``), so the sheets are ready
+before anyone asks, and a request that comes earlier is told how far the analysis has got instead of waiting.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from table.board import Vulnerability
+from table.cards import SEATS, Deal
+from table.handrecords.base import HandRecordBoard
+from table.handrecords.sheets import Analysis, analyse
+
+log = logging.getLogger(__name__)
+
+DealKey = tuple[int, str, str, str]          # board, PBN deal, dealer, vulnerability
+STRAINS = ("NT", "S", "H", "D", "C")
+
+
+def board_of(key: DealKey) -> HandRecordBoard:
+    board, pbn, dealer, vulnerable = key
+    return HandRecordBoard.of(board, Deal.from_pbn(pbn), dealer or None,
+                              Vulnerability(vulnerable) if vulnerable else None)
+
+
+def figures(a: Analysis) -> dict[str, Any]:
+    """The analysis as the public screen sends it: tricks per seat and strain, par score and contracts."""
+    return {"tricks": {str(s): {st: a.tricks[(str(s), st)] for st in STRAINS} for s in SEATS},
+            "par_score": a.par_score, "par": list(a.par_contracts)}
+
+
+class Analyses:
+    """Each deal's analysis, once; every listener in ``on_ready`` is called (on the event loop) when one arrives.
+    A deal the solver refuses is remembered as None (its board is shown without figures)."""
+
+    def __init__(self) -> None:
+        self._done: dict[DealKey, Analysis | None] = {}
+        self._pending: set[DealKey] = set()
+        self._pool: ThreadPoolExecutor | None = None
+        self.on_ready: list[Callable[[], None]] = []
+
+    @property
+    def count(self) -> int:
+        return len(self._done)
+
+    def ready(self, key: DealKey) -> bool:
+        return key in self._done
+
+    def get(self, key: DealKey) -> Analysis | None:
+        """The analysis of ``key`` if computed; else None, and its computation is started (once)."""
+        if key in self._done:
+            return self._done[key]
+        self.warm((key,))
+        return None
+
+    def warm(self, keys: Iterable[DealKey]) -> None:
+        """Start computing every deal of ``keys`` not done or under way (outside the service's loop: nothing)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for key in keys:
+            if key in self._done or key in self._pending:
+                continue
+            self._pending.add(key)
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="double-dummy")
+            fut = loop.run_in_executor(self._pool, self._compute, key)
+            fut.add_done_callback(functools.partial(self._finish, key))
+
+    @staticmethod
+    def _compute(key: DealKey) -> Analysis | None:
+        try:
+            return analyse(board_of(key))
+        except Exception:                     # a deal the solver refuses: the board shows its hands only
+            log.exception("double-dummy analysis of board %d failed", key[0])
+            return None
+
+    def _finish(self, key: DealKey, fut: asyncio.Future[Analysis | None]) -> None:
+        self._pending.discard(key)
+        if fut.cancelled():
+            return
+        self._done[key] = fut.result()
+        for listener in self.on_ready:
+            listener()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
