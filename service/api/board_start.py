@@ -48,10 +48,9 @@ async def boards_offered(table_id: str = TableId, svc: Service = Depends(service
     own_table(v, table_id)
     rt = svc.club.table(table_id)
     ev = svc.tournament
-    rnd = v.round if v.role == "seat" and v.round is not None else (ev.rounds.get(table_id) if ev else None)
     loaded = svc.hand_records is not None and bool(svc.hand_records.all())
-    return {"table": table_id, "round": rnd, "kind": rt.kind, "boards": offered(ev, rt, v.round),
-            "hand_records": loaded}
+    return {"table": table_id, "round": ev.rounds.get(table_id) if ev is not None else None, "kind": rt.kind,
+            "boards": offered(ev, svc.club, rt), "hand_records": loaded}
 
 
 async def _law15_call(svc: Service, table_id: str, seat: str | None, board: int, reason: str) -> int:
@@ -78,7 +77,7 @@ async def start_board(body: StartIn, table_id: str = TableId, number: int = Boar
         raise Invalid(f"the number typed ({body.confirm}) is not board {number}: check the number printed on the "
                       "board", code="NUMBER_MISMATCH")
     if v.role == "seat":
-        verdict = may_start(svc.tournament, rt, number, v.round)
+        verdict = may_start(svc.tournament, svc.club, rt, number)
         if verdict.code == "WRONG_BOARD":
             call = await _law15_call(svc, table_id, v.seat, number, verdict.reason)
             raise Conflict(f"{verdict.reason}: the board does not start; the director is called (Law 15)",

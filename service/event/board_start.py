@@ -1,21 +1,20 @@
-"""Which boards a table may start itself (Bridgemate's board verification): the one rule, a plain function, for
-the terminal's "start a board" (``service/api/board_start.py``) and for any other table that names its board
-(reader tables: a hand picked up identifies its board).
+"""The terminal's start of a board (Bridgemate's board verification, ``service/api/board_start.py``): may the table
+start board ``n`` now, and which boards does the terminal offer?
 
-A table may start board ``n`` now when the movement gives ``n`` to the table in the round of the pair that asks
-(its credential's round, else the table's current round) or the director granted it late play, and the table has
-not played it already in this event. Any other board is a Law 15 matter: it does not start; the director rules.
-Without an event (or at a table outside it) no movement decides: any board not played yet may start.
+Whether the board is the table's now is the one rule every way of starting a board asks,
+``service/event/start_rule.py`` (its round's or next round's boards, late play, not played there already; anything
+else is a Law 15 matter). The terminal adds what only a terminal meets: another board is being bid or played at
+the table, or the board's keyed result still waits for the opponents' answer (starting it again would drop it).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from results import ResultsError
+from service.event.start_rule import why_not_start
 from service.event.tournament import LiveTournament
+from service.live.club import Club
 from service.live.runtime import TableRuntime
-
-LAW15_CALL = "Law 15: table {table} asked to start board {board}, not one of its boards now ({expected})"
 
 
 @dataclass(frozen=True)
@@ -37,13 +36,11 @@ def round_boards(ev: LiveTournament | None, table_id: str, rnd: int | None = Non
         return ()
 
 
-def played_here(ev: LiveTournament | None, rt: TableRuntime, board: int) -> bool:
-    """The table completed ``board`` in this event, or keyed its result (the opponents' answer pending: starting
-    it again would drop that result); an earlier event's board of the same number does not count."""
+def result_pending(ev: LiveTournament | None, rt: TableRuntime, board: int) -> bool:
+    """The table keyed ``board``'s result in this event and the opponents have not accepted it yet."""
     rec = rt.boards.get(board)
     since = ev.since if ev is not None else ""
-    return rec is not None and not rec.not_played and rec.started_at >= since \
-        and (rt.completed(board) or rec.keyed_by is not None)
+    return rec is not None and rec.started_at >= since and rec.awaiting_confirmation
 
 
 def in_play(rt: TableRuntime) -> bool:
@@ -51,24 +48,22 @@ def in_play(rt: TableRuntime) -> bool:
     return rt.current is not None and rt.table.state not in ("board_ready", "board_complete")
 
 
-def may_start(ev: LiveTournament | None, rt: TableRuntime, board: int, rnd: int | None = None) -> Verdict:
-    """May table ``rt`` start ``board`` now (``rnd``: the asking pair's round; None: the table's)?"""
+def may_start(ev: LiveTournament | None, club: Club, rt: TableRuntime, board: int) -> Verdict:
+    """May table ``rt`` start ``board`` now, from its terminal?"""
     if in_play(rt) and rt.board_number != board:
         return Verdict(False, "IN_PLAY", f"board {rt.board_number} is in play at table {rt.id}: finish it first")
-    if played_here(ev, rt, board):
-        return Verdict(False, "PLAYED", f"table {rt.id} has played board {board} already")
-    if ev is None or rt.id not in ev.where:
-        return Verdict(True)
-    allowed = set(round_boards(ev, rt.id, rnd)) | ev.late.get(rt.id, set())
-    if board in allowed:
-        return Verdict(True)
-    expected = ", ".join(map(str, round_boards(ev, rt.id, rnd))) or "none: a sit-out"
-    return Verdict(False, "WRONG_BOARD", LAW15_CALL.format(table=rt.id, board=board, expected=expected), "15")
+    if result_pending(ev, rt, board):
+        return Verdict(False, "PLAYED", f"table {rt.id} has keyed board {board}'s result already: the opponents "
+                                        "answer for it")
+    why = why_not_start(ev, club, rt.id, board)
+    if why is not None:
+        return Verdict(False, "WRONG_BOARD", f"Law 15: {why}", "15")
+    return Verdict(True)
 
 
-def offered(ev: LiveTournament | None, rt: TableRuntime, rnd: int | None = None) -> list[int]:
+def offered(ev: LiveTournament | None, club: Club, rt: TableRuntime) -> list[int]:
     """The boards the terminal offers: the round's (and late play's) boards the table may start now."""
     if ev is None or rt.id not in ev.where:
         return []
-    boards = sorted(set(round_boards(ev, rt.id, rnd)) | ev.late.get(rt.id, set()))
-    return [b for b in boards if may_start(ev, rt, b, rnd).ok]
+    boards = sorted(set(round_boards(ev, rt.id)) | ev.late.get(rt.id, set()))
+    return [b for b in boards if may_start(ev, club, rt, b).ok]

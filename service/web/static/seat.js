@@ -33,7 +33,7 @@ function refusalText(e) {
     case "WRONG_BOARD": return t("seat.wrong_board", "Board {n} is not one of this table's boards now: it does not start. The director is called (Law 15).", {n: b.board});
     case "NUMBER_MISMATCH": return t("seat.number_mismatch", "The number typed is not the board's: check the number printed on the board.");
     case "NO_HAND_RECORDS": return t("seat.no_hand_records", "The director has not loaded the hand records: the board cannot start yet.");
-    case "PLAYED": return t("seat.board_played", "This table has played board {n} already.", {n: b.board});
+    case "PLAYED": return t("seat.board_keyed", "This table has keyed board {n}'s result already: the opponents answer for it.", {n: b.board});
     case "IN_PLAY": return t("seat.board_in_play", "Another board is in play at this table: finish it first.");
     case "LEAD_NOT_IN_HAND": return /director is called/.test(e.message)
       ? t("seat.lead_refused_called", "The lead is not in the leader's hand per the hand record: the director is called.")
