@@ -10,6 +10,7 @@ docs/images/club-night/ (cropped to their section, a 64-colour palette)."""
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +19,10 @@ from headless import launch, playwright_or_skip, wait_until
 from service_harness import ServerProcess
 from test_console_hand_records_browser import set_up_event
 from test_dealing_machine import MISREAD_BOARD, WRONG_POCKET_BOARD, planted, the_file
+from test_reader_pickup import club, evening
 
 from table.cards import Seat
-from table.handrecords import to_bytes
+from table.handrecords import HandRecordBoard, to_bytes
 
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images" / "club-night"
 CONFIG = {"tables": [{"id": str(t)} for t in range(1, 5)], "regulation": {"spectators": {"delay_s": 0}}}
@@ -124,7 +126,6 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             wait_until(north, "([q, n]) => document.querySelectorAll(q).length === n", [offered, len(round_one)])
             section = text(north, "#start-section")
             assert "Start a board" in section and "Another board" in section
-            picture(north.locator("#start-section"), "seat-start-board.png")
 
             # a wrong board: refused, the director called (Law 15), ruled from the console
             near = {b["board"] for b in grid if b["table"] == "1" and b["round"] in (1, 2)}
@@ -154,6 +155,7 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             north.click("#start-send")
             wait_until(north, f"() => ({TOAST})().includes('The number typed is not the board')")
             north.fill("#start-confirm", str(board))
+            picture(north.locator("#start-section"), "seat-start-board.png")
             north.click("#start-send")
             for s, page in phones.items():
                 wait_until(page, "n => state && state.board && state.board.number === n && "
@@ -194,6 +196,58 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             assert f"the opening lead keyed on board {mine} is not in the leader's hand" in \
                 text(console, "#calls .alert:has(.reason[data-code='LEAD_CHECK'])")
             assert d.get("/api/tables/3").json()["phase"] == "board_complete"
+            assert not errors, errors
+        finally:
+            browser.close()
+
+
+@pytest.mark.slow
+def test_the_guide_s_reader_table(tmp_path: Path) -> None:
+    """The guide's table with card readers: the hands picked up name their board; a board of another round is
+    caught before the first call (Law 15), then the players' own board picked up fouled (Law 87); the console's
+    feed says so in words and the table's card says it is held; the corrected hands start the board."""
+    sync_api = playwright_or_skip()
+    deals = evening()
+    with club(tmp_path) as (srv, one, _two, _three), srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+        wait_devices = [h["connected"] for h in d.get("/api/devices").json().get("1", [])]
+        for _ in range(300):
+            if wait_devices and all(wait_devices):
+                break
+            time.sleep(0.1)
+            wait_devices = [h["connected"] for h in d.get("/api/devices").json().get("1", [])]
+        records = to_bytes([HandRecordBoard.of(n, deal) for n, deal in deals.items()], "PBN").decode()
+        assert d.post("/api/event/hand-records", json={"filename": "evening.pbn", "content": records}).status_code == 200
+        rounds = {p["table"]: p["boards"] for p in d.get("/api/event").json()["progress"]}
+        board, wrong = rounds["1"][0], rounds["3"][0]
+        browser = launch(pw)
+        try:
+            page = browser.new_page(viewport=DESKTOP)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{srv.base}/console#token={srv.token}")
+            page.locator("#table-1").wait_for(timeout=15000)
+            time.sleep(0.5)                                              # the console's stream is open
+            one.pick_up(Seat.N, deals[wrong].hands[Seat.N])
+            one.pick_up(Seat.E, deals[wrong].hands[Seat.E])
+            wait_until(page, "() => document.getElementById('feed').textContent.includes('(Law 15)')", timeout=30)
+            assert f"board {wrong} is not one of table 1's boards" in text(page, "#feed")
+            page.locator("#table-1 .held").wait_for(timeout=15000)
+            assert "held: no call yet (the hands picked up)" in text(page, "#table-1")
+            one.pick_up(Seat.E, deals[board].hands[Seat.E])              # the wrong board put back, theirs taken
+            for _ in range(300):
+                if "not yet: North, South, West" in (d.get("/api/tables/1").json()["held"] or ""):
+                    break
+                time.sleep(0.1)
+            for s in (Seat.S, Seat.W, Seat.N):                           # North holds the other board's hand
+                one.pick_up(s, deals[wrong if s == Seat.N else board].hands[s])
+            wait_until(page, "() => document.getElementById('feed').textContent.includes('(Law 87)')", timeout=30)
+            assert f"North holds board {wrong}'s North hand" in text(page, "#feed")
+            assert d.get("/api/tables/1").json()["board"] is None      # nothing started, no call possible
+            picture(page.locator("#table-1"), "console-reader-held.png")
+            picture(page.locator("#feed-section"), "console-reader-feed.png")
+            one.pick_up(Seat.N, deals[board].hands[Seat.N])              # corrected from the hand record: it starts
+            page.locator("#table-1 .held").wait_for(state="detached", timeout=30000)
+            assert d.get("/api/tables/1").json()["board"]["number"] == board
             assert not errors, errors
         finally:
             browser.close()
