@@ -136,7 +136,8 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             north.click("#start-send")
             wait_until(north, "() => document.getElementById('start-refusal') !== null")
             assert "Law 15" in text(north, "#start-refusal")
-            assert f"Board {wrong} is not one of this table's boards now" in north.evaluate(TOAST)
+            assert f"Board {wrong} is not one of this table's boards now: it does not start. The director is " \
+                "called (Law 15)." in north.evaluate(TOAST)
             wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"1\"] .reason') !== null")
             call = text(console, "#calls .alert[data-table='1']")
             assert f"wrong board: board {wrong} is not one of the table's boards now" in call and "Law 15" in call
@@ -154,7 +155,11 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             north.fill("#start-confirm", str(board + 1))
             north.click("#start-send")
             wait_until(north, f"() => ({TOAST})().includes('The number typed is not the board')")
+            assert north.evaluate(TOAST) == \
+                "The number typed is not the board's: check the number printed on the board."
             north.fill("#start-confirm", str(board))
+            assert "Type the number printed on the board" in text(north, "#start-section")
+            assert text(north, "#start-send") == f"Start board {board}"
             picture(north.locator("#start-section"), "seat-start-board.png")
             north.click("#start-send")
             for s, page in phones.items():
@@ -168,6 +173,9 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
 
             # my cards differ
             phones["E"].click("#cards-differ")
+            wait_until(phones["E"], f"() => ({TOAST})().includes('Laws 13 and 87')")
+            assert phones["E"].evaluate(TOAST) == \
+                "The director has been called: your cards differ from the hand record (Laws 13 and 87)."
             wait_until(console, "() => document.querySelector('#calls .alert .reason[data-code=\"CARDS_DIFFER\"]')"
                                 " !== null")
             call = text(console, "#calls .alert[data-table='1']")
@@ -191,7 +199,8 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             picture(key.locator("#key-form"), "seat-keying.png")
             key.click("#key-send")
             wait_until(key, f"() => ({TOAST})().includes('the director is told')")
-            assert "The lead is not in the leader's hand per the hand record: the director is told." in key.evaluate(TOAST)
+            said = "The lead is not in the leader's hand per the hand record: the director is told."
+            assert said in key.evaluate(TOAST)
             wait_until(console, "() => document.querySelector('#calls .reason[data-code=\"LEAD_CHECK\"]') !== null")
             assert f"the opening lead keyed on board {mine} is not in the leader's hand" in \
                 text(console, "#calls .alert:has(.reason[data-code='LEAD_CHECK'])")
@@ -216,7 +225,8 @@ def test_the_guide_s_reader_table(tmp_path: Path) -> None:
             time.sleep(0.1)
             wait_devices = [h["connected"] for h in d.get("/api/devices").json().get("1", [])]
         records = to_bytes([HandRecordBoard.of(n, deal) for n, deal in deals.items()], "PBN").decode()
-        assert d.post("/api/event/hand-records", json={"filename": "evening.pbn", "content": records}).status_code == 200
+        body = {"filename": "evening.pbn", "content": records}
+        assert d.post("/api/event/hand-records", json=body).status_code == 200
         rounds = {p["table"]: p["boards"] for p in d.get("/api/event").json()["progress"]}
         board, wrong = rounds["1"][0], rounds["3"][0]
         browser = launch(pw)
@@ -230,7 +240,9 @@ def test_the_guide_s_reader_table(tmp_path: Path) -> None:
             one.pick_up(Seat.N, deals[wrong].hands[Seat.N])
             one.pick_up(Seat.E, deals[wrong].hands[Seat.E])
             wait_until(page, "() => document.getElementById('feed').textContent.includes('(Law 15)')", timeout=30)
-            assert f"board {wrong} is not one of table 1's boards" in text(page, "#feed")
+            feed = text(page, "#feed")
+            assert f"board {wrong} is not one of table 1's boards" in feed and "Wrong board (Law 15)" in feed
+            assert "caught from the hands picked up, before the first call; the board is not started" in feed
             page.locator("#table-1 .held").wait_for(timeout=15000)
             assert "held: no call yet (the hands picked up)" in text(page, "#table-1")
             one.pick_up(Seat.E, deals[board].hands[Seat.E])              # the wrong board put back, theirs taken
@@ -241,7 +253,8 @@ def test_the_guide_s_reader_table(tmp_path: Path) -> None:
             for s in (Seat.S, Seat.W, Seat.N):                           # North holds the other board's hand
                 one.pick_up(s, deals[wrong if s == Seat.N else board].hands[s])
             wait_until(page, "() => document.getElementById('feed').textContent.includes('(Law 87)')", timeout=30)
-            assert f"North holds board {wrong}'s North hand" in text(page, "#feed")
+            assert f"Fouled board (Law 87) by -: the hands picked up are not board {board}'s: " \
+                f"North holds board {wrong}'s North hand" in text(page, "#feed")
             assert d.get("/api/tables/1").json()["board"] is None      # nothing started, no call possible
             picture(page.locator("#table-1"), "console-reader-held.png")
             picture(page.locator("#feed-section"), "console-reader-feed.png")
