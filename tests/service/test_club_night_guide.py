@@ -108,6 +108,8 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             wait_until(console, "() => document.getElementById('ev-status').textContent"
                                 ".includes('Table 3: scoring only')")
             assert d.get("/api/tables/3/offered-boards").json()["kind"] == "scoring"
+            tables = text(console, "#ev-tables")                  # the form's default: a relay and a bye stand
+            assert "shared with table 4" in tables and "the bye stand" in tables
             picture(console.locator("#ev-tables"), "console-evening.png")
 
             # During the evening: a table of phones, from the table cards
