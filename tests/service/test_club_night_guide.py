@@ -1,10 +1,17 @@
 """docs/club-night.md, step by step against a running service, in headless Chromium through the pages only (the
-console at 1280x800, the seat pages on phones at 390x844): the director sets up a 4-table Mitchell from the form,
-imports the session's Duplimate file, deals it on the dealing machine (the simulator on a pseudo-terminal, the
-path typed as a serial port, with a misread and a card in the wrong pocket), chooses the lead check; the four
-phones of table 1 open from the table cards, offer the round's boards, a wrong board is refused and ruled from the
-console (Law 15), the right board starts with each phone's own hand, "My cards differ" calls the director; North's
-terminal at scoring-only table 3 keys a result with a lead the hand record does not give the leader (warn).
+console at 1280x800, the seat pages on phones at 390x844).
+
+* The director sets up a 4-table Mitchell from the form (a relay and a bye stand), imports the session's Duplimate
+  file, deals it on the dealing machine (the simulator on a pseudo-terminal, its path typed as a serial port, with
+  a misread and a card in the wrong pocket), chooses the lead check, makes table 3 scoring only, opens the table
+  cards.
+* The four phones of table 1 open the links printed on the cards and offer the round's boards; a wrong board is
+  refused and ruled from the console (Law 15); the right board, its number typed again, starts with each phone's
+  own hand; "My cards differ" calls the director. North's terminal at scoring-only table 3 keys a result with a
+  lead the hand record does not give the leader (warn).
+* A table with card readers (simulated readers over TCP): a wrong board and then a fouled board picked up are
+  caught before the first call, the console says so and holds the table; the corrected hands start the board.
+
 Every sentence the guide quotes from a page is asserted here; the guide's new pictures are written to
 docs/images/club-night/ (cropped to their section, a 64-colour palette)."""
 from __future__ import annotations
@@ -28,7 +35,10 @@ IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images" / "club-night"
 CONFIG = {"tables": [{"id": str(t)} for t in range(1, 5)], "regulation": {"spectators": {"delay_s": 0}}}
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-TOAST = "() => document.getElementById('toast').textContent"
+SAID = "s => window.toasts.includes(s)"
+TOASTS = ("() => { window.toasts = []; const el = document.getElementById('toast'); "
+          "new MutationObserver(() => window.toasts.push(el.textContent))"
+          ".observe(el, {childList: true, characterData: true, subtree: true}); }")
 
 
 def picture(locator: Any, name: str) -> None:
@@ -99,8 +109,9 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             # 6: the lead check (the console asks for it once an event exists: load the page again)
             console.reload()
             wait_until(console, "() => document.getElementById('lead-check').onchange !== null")
+            console.evaluate(TOASTS)
             console.select_option("#lead-check", "warn")
-            wait_until(console, f"() => ({TOAST})().includes('Lead check: warn')")
+            wait_until(console, SAID, "Lead check: warn")
             picture(console.locator("#lead-check-section"), "console-lead-check.png")
 
             # table 3 plays with real cards only: the Table list on its card in the evening section
@@ -113,13 +124,22 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             picture(console.locator("#ev-tables"), "console-evening.png")
 
             # During the evening: a table of phones, from the table cards
-            cards = d.get("/api/tables/1/cards").json()["seats"]
+            # 8: the table cards, printed from the console's link; each seat's link is printed under its QR code
+            printed = browser.new_page(viewport=DESKTOP)
+            printed.goto(f"{srv.base}/cards#token={srv.token}")
+            wait_until(printed, "document.body.dataset.loaded === '4'")          # four tables' cards
+            cards = {t: dict(zip("NESW", printed.evaluate(
+                "t => [...document.querySelectorAll(`article[data-table='${t}'] .seat-cell .link`)]"
+                ".map(p => p.textContent)", t))) for t in ("1", "3")}
+            assert "Tuesday pairs" in text(printed, "article[data-table='1'] .event")
+            printed.close()
             phones: dict[str, Any] = {}
             for s in "NESW":
                 page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
                 page.on("pageerror", lambda e, s=s: errors.append(f"{s}: {e}"))
-                page.goto(cards[s]["link"])
+                page.goto(cards["1"][s])        # the phone's camera opens the link of the QR code
                 wait_until(page, "s => ME === s && TABLE === '1' && state !== null", s)
+                page.evaluate(TOASTS)
                 phones[s] = page
             north = phones["N"]
             grid = d.get("/api/event/boards").json()
@@ -138,8 +158,8 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             north.click("#start-send")
             wait_until(north, "() => document.getElementById('start-refusal') !== null")
             assert "Law 15" in text(north, "#start-refusal")
-            assert f"Board {wrong} is not one of this table's boards now: it does not start. The director is " \
-                "called (Law 15)." in north.evaluate(TOAST)
+            wait_until(north, SAID, f"Board {wrong} is not one of this table's boards now: it does not start. "
+                                    "The director is called (Law 15).")
             wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"1\"] .reason') !== null")
             call = text(console, "#calls .alert[data-table='1']")
             assert f"wrong board: board {wrong} is not one of the table's boards now" in call and "Law 15" in call
@@ -156,9 +176,7 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             north.locator(f"#start-section button.start-board[data-board='{board}']").click()
             north.fill("#start-confirm", str(board + 1))
             north.click("#start-send")
-            wait_until(north, f"() => ({TOAST})().includes('The number typed is not the board')")
-            assert north.evaluate(TOAST) == \
-                "The number typed is not the board's: check the number printed on the board."
+            wait_until(north, SAID, "The number typed is not the board's: check the number printed on the board.")
             north.fill("#start-confirm", str(board))
             assert "Type the number printed on the board" in text(north, "#start-section")
             assert text(north, "#start-send") == f"Start board {board}"
@@ -175,9 +193,8 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
 
             # my cards differ
             phones["E"].click("#cards-differ")
-            wait_until(phones["E"], f"() => ({TOAST})().includes('Laws 13 and 87')")
-            assert phones["E"].evaluate(TOAST) == \
-                "The director has been called: your cards differ from the hand record (Laws 13 and 87)."
+            wait_until(phones["E"], SAID,
+                       "The director has been called: your cards differ from the hand record (Laws 13 and 87).")
             wait_until(console, "() => document.querySelector('#calls .alert .reason[data-code=\"CARDS_DIFFER\"]')"
                                 " !== null")
             call = text(console, "#calls .alert[data-table='1']")
@@ -188,7 +205,7 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             # a scoring-only table: North's terminal keys the board and the result; the lead check warns
             key = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
             key.on("pageerror", lambda e: errors.append(f"table 3: {e}"))
-            key.goto(d.get("/api/tables/3/cards").json()["seats"]["N"]["link"])
+            key.goto(cards["3"]["N"])
             wait_until(key, "() => ME === 'N' && TABLE === '3' && state !== null")
             key.locator("#key-form").wait_for(timeout=15000)
             mine = [b["board"] for b in grid if b["table"] == "3" and b["round"] == 1][0]
@@ -199,10 +216,10 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             key.select_option("#key-lead", sorted(deals[mine].hands[Seat("N")])[0])   # not West's card
             key.select_option("#key-tricks", "9")
             picture(key.locator("#key-form"), "seat-keying.png")
+            key.evaluate(TOASTS)                                  # every message, however briefly shown
             key.click("#key-send")
-            wait_until(key, f"() => ({TOAST})().includes('the director is told')")
             said = "The lead is not in the leader's hand per the hand record: the director is told."
-            assert said in key.evaluate(TOAST)
+            wait_until(key, SAID, said, timeout=30)
             wait_until(console, "() => document.querySelector('#calls .reason[data-code=\"LEAD_CHECK\"]') !== null")
             assert f"the opening lead keyed on board {mine} is not in the leader's hand" in \
                 text(console, "#calls .alert:has(.reason[data-code='LEAD_CHECK'])")
