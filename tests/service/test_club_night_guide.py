@@ -17,12 +17,13 @@ docs/images/club-night/ (cropped to their section, a 64-colour palette)."""
 from __future__ import annotations
 
 import io
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from headless import launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
 from service_harness import ServerProcess
 from test_console_hand_records_browser import set_up_event
 from test_dealing_machine import MISREAD_BOARD, WRONG_POCKET_BOARD, planted, the_file
@@ -31,7 +32,10 @@ from test_reader_pickup import club, evening
 from table.cards import Seat
 from table.handrecords import HandRecordBoard, to_bytes
 
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images" / "club-night"
+# The guide's own pictures are rewritten only on request (BRIDGETABLE_DOC_IMAGES=1): an ordinary run leaves the
+# working tree as it was and puts them with the other artifacts.
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images" / "club-night" if os.environ.get(
+    "BRIDGETABLE_DOC_IMAGES") == "1" else ARTIFACTS / "club-night"
 CONFIG = {"tables": [{"id": str(t)} for t in range(1, 5)], "regulation": {"spectators": {"delay_s": 0}}}
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
@@ -46,6 +50,7 @@ def picture(locator: Any, name: str) -> None:
     from PIL import Image
     im = Image.open(io.BytesIO(locator.screenshot())).convert("RGB")
     im = im.quantize(colors=64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    IMAGES.mkdir(parents=True, exist_ok=True)
     im.save(IMAGES / name, optimize=True)
 
 
