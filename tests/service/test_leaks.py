@@ -196,13 +196,13 @@ class Watch:
             await asyncio.sleep(0.5)       # views made before the mark are checked as any other table's
         async with httpx.AsyncClient(base_url=self.srv.base, timeout=10,
                                      headers={"Authorization": f"Bearer {self.srv.token}"}) as d:
-            jobs = [self.truth(d),
+            await self.director_plan.score(d)
+            jobs = [self.director_plan.intervene(d), self.truth(d),
                     self.stream(f"{self.srv.ws_base}/ws/club", ANONYMOUS, None),
                     self.stream(f"{self.srv.ws_base}/ws/club?token={self.srv.token}", DIRECTOR, None),
                     self.rest(ANONYMOUS, None, None)]
             jobs += [self.seat_stream(t, s) for t in self.tables for s in SEATS]
             jobs += [self.rest(f"seat:{t}:{s}", t, s) for t in self.tables for s in SEATS]
-            jobs.append(self.director_plan.intervene(d))
             # a failing job ends the watch (every loop stops on ``done``) and is raised once all have stopped
             results = await asyncio.gather(*(self.guarded(j) for j in jobs), return_exceptions=True)
             failed = [r for r in results if isinstance(r, BaseException)]
@@ -220,6 +220,7 @@ class Director:
         self.w = w
         self.mv = w.checker.movement
         self.done: list[str] = []
+        self.late_board = self.boards_of(w.tables[-1])[-1][0]    # scored "not played", then late play granted
 
     def boards_of(self, table: str) -> list[list[int]]:
         """The table's boards round by round (its sit-out rounds empty)."""
@@ -257,11 +258,14 @@ class Director:
         order = [b for bs in self.boards_of(table) for b in bs]
         return next(iter(order[order.index(left) + 1:]), None)
 
-    async def intervene(self, d: httpx.AsyncClient) -> None:
+    async def score(self, d: httpx.AsyncClient) -> None:
+        """The scores, made before the viewers start: the robots play from the server's start, and the viewers'
+        start on a loaded machine can take longer than the event's first rounds, which the director's later
+        steps need."""
         tables = self.w.tables
         last, first = tables[-1], tables[0]
         # "not played" at the last table on a board of its last round, then late play granted: owed again
-        late_board = self.boards_of(last)[-1][0]
+        late_board = self.late_board
         r = await d.post(f"/api/tables/{last}/boards/{late_board}/adjustment",
                          json={"kind": "artificial", "ns": "A", "ew": "A"})
         assert r.status_code == 200, r.text
@@ -272,6 +276,11 @@ class Director:
                          json={"kind": "artificial", "ns": "A-", "ew": "A+"})
         assert r.status_code == 200, r.text
         self.done.append("scores")
+
+    async def intervene(self, d: httpx.AsyncClient) -> None:
+        """The director's steps once the viewers watch (after ``score``)."""
+        tables = self.w.tables
+        first, late_board = tables[0], self.late_board
         # a wrong board at the second table (Law 15): one the movement does not give it, else one of a round at
         # least two ahead (the next round's would move the table on) of the round the table may have reached
         # meanwhile (it may finish the board read live and start the next round's), started in the middle of a
@@ -308,22 +317,28 @@ class Director:
             r = await d.post("/api/event/advance", json={"tables": [third]})
             assert r.status_code == 200, r.text
             self.done.append("advanced early")
-        # a release refused, then forced, of a board one table played and another still has to play
+        # a release refused, then forced, of a board one table played and another still has to play; one that
+        # every table finished meanwhile (the truth read is a moment old) is released at once: the next one
+        tried: set[int] = set()
+
         def candidate() -> int | None:
             truth = self.w.checker.truths[-1] if self.w.checker.truths else None
             if truth is None:
                 return None
-            pending = self.w.checker.in_play(truth.completed) - {late_board}
+            pending = self.w.checker.in_play(truth.completed) - {late_board} - tried
             return next((b for t in tables for b in sorted(truth.completed.get(t, ())) if b in pending), None)
-        if await self.wait(d, first, lambda rnd, live: candidate() is not None):
+        while await self.wait(d, first, lambda rnd, live: candidate() is not None):
             board = candidate()
             assert board is not None
+            tried.add(board)
             refused = await d.post(f"/api/boards/{board}/release")
             if refused.status_code == 409:
                 assert refused.json()["tables"], refused.text
                 self.w.checker.released[board] = time.time()
                 assert (await d.post(f"/api/boards/{board}/release?force=true")).status_code == 200
                 self.done.append("forced release")
+                break
+            assert refused.status_code == 200, refused.text
 
 
 def watch(tmp_path: Path, movement: dict[str, Any], mv: Any, vugraph: tuple[str, ...]) -> tuple[Checker, Watch]:
