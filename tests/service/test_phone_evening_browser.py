@@ -2,7 +2,7 @@
 goes through a page; the test's own client only reads, to check.
 
 The director, in the console, sets up a 4-table relay Mitchell (2 boards a round, tables of phones), imports the
-Duplimate (.dup) file written here with exactly the event's boards, and opens the table cards from the console;
+Duplimate (.dup) file written here with exactly the event's boards, and follows the console's link to the table cards;
 sixteen phone pages (390x844) open the cards' links. Every board of rounds 1 and 2 is played at all four tables
 from the phones: the board is started on North's phone (the offered board, its number typed again), a short
 auction (one bid, three passes; the declarer and the contract vary), all 13 tricks by clicking the cards (declarer
@@ -193,20 +193,20 @@ def import_hand_records(console: Any, path: Path) -> None:
 
 
 def card_links(console: Any) -> dict[str, dict[str, str]]:
-    """The cards page opened from the console's link (a new tab of the director's), each seat's link read off it."""
-    with console.context.expect_page() as opened:
-        console.locator("#exports a[href='/cards']").click(modifiers=["Control"])
-    cards = opened.value
-    wait_until(cards, "() => !!document.body.dataset.loaded || !document.getElementById('login').hidden",
+    """The director follows the console's link to the table cards (the same tab: his token with it), reads each
+    seat's link off the cards and goes back to the console."""
+    with console.expect_navigation():
+        console.locator("#exports a[href='/cards']").click()
+    console.wait_for_load_state()
+    wait_until(console, "() => location.pathname === '/cards' && document.body.dataset.loaded === '4'",
                timeout=TIMEOUT)
-    if cards.locator("#login").is_visible():                      # the new tab did not inherit the token
-        cards.fill("#token-input", console.evaluate("() => sessionStorage.getItem('bt-token')"))
-        cards.click("#login-form button[type=submit]")
-    wait_until(cards, "() => document.body.dataset.loaded === '4'", timeout=TIMEOUT)
-    cards.screenshot(path=str(ARTIFACTS / "phone-evening-cards.png"), full_page=True)
-    found = cards.evaluate("""() => Object.fromEntries([...document.querySelectorAll('article.table-card')].map(a =>
+    console.screenshot(path=str(ARTIFACTS / "phone-evening-cards.png"), full_page=True)
+    found = console.evaluate("""() => Object.fromEntries([...document.querySelectorAll('article.table-card')].map(a =>
       [a.dataset.table, [...a.querySelectorAll('.seat-cell .link')].map(p => p.textContent)]))""")
-    cards.close()
+    console.go_back()
+    console.wait_for_load_state()
+    wait_until(console, "() => location.pathname === '/console' && "
+                        "document.querySelectorAll('#ev-tables .ev-card').length === 4", timeout=TIMEOUT)
     return {t: dict(zip(SEATS, links)) for t, links in found.items()}
 
 
