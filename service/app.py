@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 
+from service.api.board_start import router as board_start_router
 from service.api.boards import router as board_control_router
 from service.api.cards import router as cards_router
 from service.api.credentials import router as credentials_router
@@ -25,6 +26,7 @@ from service.api.exports import router as exports_router
 from service.api.hand_records import router as hand_records_router
 from service.api.language import journalled_language
 from service.api.language import router as language_router
+from service.api.lead_check import router as lead_check_router
 from service.api.tables import router as api_router
 from service.api.terminal import router as terminal_router
 from service.api.ws import router as ws_router
@@ -37,6 +39,7 @@ from service.event.analyses import Analyses
 from service.event.board_rule import ClubBoardRule
 from service.event.dealing_machine import DealingDesk
 from service.event.hand_records import HandRecords
+from service.event.lead_check import LeadCheck
 from service.event.public_screen import PublicScreen
 from service.event.reader_pickup import ReaderPickups
 from service.live.auth import Tokens
@@ -90,6 +93,16 @@ def simulated_ids(settings: Settings) -> list[str]:
     return out
 
 
+def _scoring_program_lead(svc: Service, table_id: str) -> str | None:
+    """The scoring program's lead-card setting for the table's section (Data Connector), until the director sets
+    the lead check himself; "enter" keys the lead without a check."""
+    dc, ev = svc.dataconnector, svc.tournament
+    if dc is None or ev is None or table_id not in ev.where:
+        return None
+    mode = str(dc.lead_card_entry(ev.where[table_id][0].id))
+    return None if mode == "enter" else mode
+
+
 def journal_stopped(hub: Hub, reason: str) -> None:
     """Tell the director at once that nothing is stored any more (``/api/health`` says so too)."""
     hub.publish(CLUB, {"type": "journal_failed", "detail": f"the journal has stopped: {reason}. Nothing is "
@@ -124,6 +137,8 @@ def create_app(settings: Settings | None = None,
         svc.dealing = DealingDesk(club, hub, svc.hand_records, settings).load(journal.rows(CLUB))
         if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve
             svc.dataconnector = DataConnector(svc).load(journal.rows(CLUB))
+        svc.lead_check = LeadCheck(club, lambda: svc.hand_records, lambda t: _scoring_program_lead(svc, t)) \
+            .load(journal.rows(CLUB))
         redact_server_logs()                        # uvicorn has configured its loggers by now
         loop = asyncio.get_running_loop()
         journal.start(on_failure=lambda reason: loop.call_soon_threadsafe(journal_stopped, hub, reason))
@@ -205,6 +220,8 @@ def create_app(settings: Settings | None = None,
     app.include_router(terminal_router)
     app.include_router(hand_records_router)
     app.include_router(dealing_router)
+    app.include_router(board_start_router)
+    app.include_router(lead_check_router)
     app.include_router(ws_router)
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

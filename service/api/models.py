@@ -72,3 +72,9 @@ class TableKindIn(BaseModel):
     """``scoring``: real cards and no readers, the result keyed at the table; ``played``: readers and boxes."""
     model_config = ConfigDict(extra="forbid", strict=True)
     kind: Literal["scoring", "played"]
+
+
+class DirectorCallIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    reason: Literal["call", "cards_differ"] = Field("call", description="cards_differ: the player's cards differ "
+                                                    "from the hand record (Laws 13, 87)")

@@ -109,10 +109,16 @@ async def _submit(svc: Service, table_id: str, data: dict[str, Any], v: Viewer) 
     actor = "director" if v.role == "director" else f"seat:{v.table}:{v.seat}"
     device = None if v.role == "director" else ("box" if data.get("type") == "call" else
                                                  "reader" if data.get("type") == "card" else None)
+    warning = None
+    if v.role == "seat" and v.table == table_id and data.get("type") == "result" and svc.lead_check is not None:
+        warning = await svc.lead_check.vet(svc.club.table(table_id), data, v.seat)   # 409 under must comply
     row, flagged = await svc.club.submit(table_id, data, actor, viewer=v, device=device)
     rt = svc.club.table(table_id)
-    return {"table": table_id, "seq": row.seq, "at": row.at, "phase": rt.table.state, "turn": turn_of(rt.table),
-            "flagged": svc.club.flagged_for(rt, v, flagged)}
+    out = {"table": table_id, "seq": row.seq, "at": row.at, "phase": rt.table.state, "turn": turn_of(rt.table),
+           "flagged": svc.club.flagged_for(rt, v, flagged)}
+    if warning:
+        out["warning"] = {"code": "LEAD_NOT_IN_HAND", "text": warning}
+    return out
 
 
 @router.get("/tables/{table_id}/irregularities",

@@ -2,7 +2,9 @@
 opponents' confirmation of a board's result, and the director's choice of a scoring-only table.
 
 * ``POST /api/tables/{id}/director`` (a seat of the table, or the director) journals a call and pushes
-  ``{"type": "director_call", "id", "table", "seat", "board", "at"}`` to the director's stream at once; a seat's
+  ``{"type": "director_call", "id", "table", "seat", "board", "at"}`` to the director's stream at once; with
+  ``{"reason": "cards_differ"}`` the player reports that his cards differ from the hand record shown on his phone
+  (Laws 13 and 87: a wrong number of cards, a fouled board), with the board; a seat's
   calls (disputes included) are limited per seat and per table (429 beyond them, ``service/live/limits.py``);
   ``GET /api/director-calls`` lists them, ``POST /api/director-calls/{n}/answer`` marks one answered.
 * ``POST /api/tables/{id}/boards/{n}/confirm`` ``{"accept": true|false}``: a seat of the side that did not key
@@ -20,7 +22,7 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from results.errors import ResultsError
 from service.api.deps import director, service, viewer
-from service.api.models import ConfirmIn, TableKindIn
+from service.api.models import ConfirmIn, DirectorCallIn, TableKindIn
 from service.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from service.live.permissions import may_call_director
 from service.live.runtime import confirming_side
@@ -32,7 +34,7 @@ TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
 BoardNo = Path(..., ge=1, le=9999)
 
 
-def _own_table(v: Viewer, table_id: str) -> None:
+def own_table(v: Viewer, table_id: str) -> None:
     if v.role == "spectator":
         raise Unauthenticated("a seat's or the director's token is required")
     if v.role == "seat" and v.table != table_id:
@@ -55,10 +57,13 @@ def board_round(svc: Service, table_id: str, number: int) -> int | None:
 
 
 @router.post("/tables/{table_id}/director", summary="call the director to the table (a seat of it, or the director)")
-async def call_director(table_id: str = TableId, svc: Service = Depends(service),
+async def call_director(body: DirectorCallIn | None = None, table_id: str = TableId, svc: Service = Depends(service),
                         v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    _own_table(v, table_id)
+    own_table(v, table_id)
     rt = svc.club.table(table_id)
+    differ = body is not None and body.reason == "cards_differ"
+    if differ and rt.current is None:
+        raise Conflict(f"no board is in play at table {table_id}: the cards of which board differ?")
     if v.role == "seat" and v.seat:
         board = rt.current.number if rt.current is not None else None
         others = any(c["table"] == table_id and c["board"] == board and c["seat"] != v.seat
@@ -67,8 +72,14 @@ async def call_director(table_id: str = TableId, svc: Service = Depends(service)
     if v.role != "director":
         svc.limits.calls.take(table_id, v.seat)                # 429 for a seat that floods the console
     actor = "director" if v.role == "director" else f"seat:{table_id}:{v.seat}"
-    call = await svc.club.call_director(table_id, v.seat, "call", actor)
-    return {"id": call["id"], "table": table_id, "seat": v.seat, "board": call["board"], "at": call["at"]}
+    if differ:
+        n = rt.board_number
+        call = await svc.club.call_director(table_id, v.seat, f"the cards of board {n} differ from the hand record",
+                                            actor, code="CARDS_DIFFER", law="13, 87")
+    else:
+        call = await svc.club.call_director(table_id, v.seat, "call", actor)
+    return {"id": call["id"], "table": table_id, "seat": v.seat, "board": call["board"], "at": call["at"],
+            "code": call["code"], "law": call["law"]}
 
 
 @router.get("/director-calls", summary="calls for the director, newest first (director)")
@@ -96,7 +107,7 @@ async def table_kind(body: TableKindIn, table_id: str = TableId, svc: Service = 
                         409: {"description": "the board is not complete, or its result was accepted already"}})
 async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardNo, svc: Service = Depends(service),
                   v: Viewer = Depends(viewer)) -> dict[str, Any]:
-    _own_table(v, table_id)
+    own_table(v, table_id)
     rt = svc.club.table(table_id)
     rec = rt.boards.get(number)
     if rec is None:

@@ -310,24 +310,32 @@ class Club:
         return row
 
     async def call_director(self, table_id: str, seat: str | None, reason: str = "call",
-                            actor: str = "director") -> dict[str, Any]:
-        """Journal a call for the director and push it to the director's stream at once."""
+                            actor: str = "director", board: int | None = None, code: str | None = None,
+                            law: str | None = None) -> dict[str, Any]:
+        """Journal a call for the director and push it to the director's stream at once. ``board``: the board
+        the call is about (default: the table's current one); ``code`` and ``law``: what the call is about."""
         rt = self.table(table_id)
-        body = {"table": table_id, "seat": seat, "board": rt.board_number,
-                "reason": reason}
+        body: dict[str, Any] = {"table": table_id, "seat": seat, "board": board or rt.board_number,
+                                "reason": reason}
+        if code:
+            body["code"] = code
+        if law:
+            body["law"] = law
         row = await self.append_club("director_call", body, actor)
         call = self.calls.apply_row(row)
         assert call is not None
         self.hub.publish(table_id, {"type": "director_call", **call}, roles=("director",))
         return call
 
-    async def answer_call(self, number: int, actor: str = "director") -> dict[str, Any]:
+    async def answer_call(self, number: int, actor: str = "director", ruling: str | None = None) -> dict[str, Any]:
+        """Mark a call answered; ``ruling``: the director's ruling in words, kept with the answer."""
         call = self.calls.get(number)
         if call is None:
             raise NotFound(f"no director call {number}")
         if call["answered"]:
             raise Conflict(f"director call {number} was answered at {call['answered']}")
-        row = await self.append_club("director_call_answer", {"id": number}, actor)
+        row = await self.append_club("director_call_answer", {"id": number, **({"ruling": ruling} if ruling else {})},
+                                     actor)
         self.calls.apply_row(row)
         self.hub.publish(call["table"], {"type": "director_call_answered", **call}, roles=("director",))
         return call

@@ -1,10 +1,13 @@
-"""Calls for the director from the tables (a seat's "call the director", a disputed result): journalled club
-rows ``director_call`` (its number is the call's id) and ``director_call_answer``, replayed at start-up, so the
-console's list survives a restart."""
+"""Calls for the director from the tables (a seat's "call the director", a disputed result, "my cards differ", a
+wrong board, a keyed lead the hand record contradicts): journalled club rows ``director_call`` (its number is the
+call's id) and ``director_call_answer`` (with the director's ruling in words, if he gave one), replayed at
+start-up, so the console's list survives a restart. A call may name its reason's ``code`` and ``law``; the list
+carries the law's statement for the console."""
 from __future__ import annotations
 
 from typing import Any
 
+from service.live.lawtext import statement
 from service.store.journal import Row
 
 MAX_KEPT = 500          # the calls the console lists (the others stay in the journal)
@@ -23,7 +26,9 @@ class DirectorCalls:
             n = row.seq                  # the club row's number: unique, given by the journal as it writes
             call: dict[str, Any] = {"id": n, "table": str(row.body["table"]), "seat": row.body.get("seat"),
                     "board": row.body.get("board"), "reason": row.body.get("reason") or "call", "at": row.at,
-                    "answered": None}
+                    "answered": None, "code": row.body.get("code"), "law": row.body.get("law"),
+                    "law_text": statement(str(row.body["law"]).split(",")[0]) if row.body.get("law") else "",
+                    "ruling": None}
             self._calls[n] = call
             if len(self._calls) > MAX_KEPT:
                 del self._calls[self._evicted()]
@@ -32,6 +37,7 @@ class DirectorCalls:
             answered = self._calls.get(int(row.body["id"]))
             if answered is not None:
                 answered["answered"] = row.at
+                answered["ruling"] = row.body.get("ruling")
             return answered
         return None
 

@@ -131,6 +131,9 @@ STATEMENTS: dict[str, str] = {
            "contract."),
     "78": "Methods of scoring: matchpoints, IMPs, total points.",
     "80E": "The sponsoring organization may regulate bidding boxes, screens and written bidding.",
+    "15": ("A board not designated for the round: if no player has played it before, the score normally stands and "
+           "the director may have the pairs play the correct board later; a board a player has played already is "
+           "not scored again (adjusted score)."),
     "87": "A fouled board: one played differently at different tables; the director scores it as the regulation says.",
 }
 

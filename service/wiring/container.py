@@ -10,6 +10,7 @@ from service.event.analyses import Analyses
 from service.event.board_rule import ClubBoardRule
 from service.event.dealing_machine import DealingDesk
 from service.event.hand_records import HandRecords
+from service.event.lead_check import LeadCheck
 from service.event.public_screen import PublicScreen
 from service.event.reader_pickup import ReaderPickups
 from service.event.tournament import LiveTournament
@@ -42,6 +43,7 @@ class Service:
     language: str | None = None                   # the club's default page language (service/api/language.py)
     analyses: Analyses | None = None              # double-dummy, ahead of time (service/event/analyses.py)
     hand_records: HandRecords | None = None       # the event's hand records (service/event/hand_records.py)
+    lead_check: LeadCheck | None = None           # the lead keyed at scoring-only tables (service/event/lead_check.py)
     pickups: ReaderPickups | None = None          # boards started from hands read (service/event/reader_pickup.py)
     dataconnector: Any = None                     # the scoring program's endpoint (service/dataconnector/)
     dealing: DealingDesk | None = None            # the console's dealing machine (event/dealing_machine.py)

@@ -191,6 +191,11 @@ def evening(server: DcServer, table4: SeatPages, browser: Any) -> None:
             assert (labels, got["boards"]["numbers"]) == ([("NS", f"NS {ns}"), ("EW", f"EW {ew}")],
                                                           [low, low + 1]), got
 
+    # the scoring program's lead-card setting (BM3LeadCardEntry 2) is the tables' lead check until the director sets
+    # one himself
+    lead = httpx.get(server.base + "/api/event/lead-check", headers=director).json()
+    assert lead["set_by"] is None and lead["tables"]["1"] == "must comply", lead
+
     # results arrive while the robots play; polling again without accepting returns the same items
     first = wait_for("four results", lambda: (lambda r: r if len(r) >= 4 else None)(
         client.poll_for_results(SESSION)))

@@ -22,7 +22,7 @@ imports the service's rule.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +92,7 @@ class Checker:
         return {b for s in self.movement.sittings if not s.sit_out and pair in (s.ns, s.ew)
                 for b in s.boards if b not in completed.get(str(s.table), frozenset())}
 
-    def in_play(self, completed: dict[str, frozenset[int]], live: dict[str, int | None] | None = None) -> set[int]:
+    def in_play(self, completed: dict[str, frozenset[int]], live: Mapping[str, int | None] | None = None) -> set[int]:
         scheduled = {b for s in self.movement.sittings if not s.sit_out
                      for b in s.boards if b not in completed.get(str(s.table), frozenset())}
         return scheduled | {b for b in (live or {}).values() if b is not None}

@@ -3,7 +3,8 @@ phone (390x844) size, through the page only: the section appears once an event i
 director chooses a Duplimate (.dup) file written here, the page reads it and sends it, and the console shows its
 source and its boards; a file short of boards and a file of no known format are refused in the service's words
 and change nothing; a secure set replaces the file and the file replaces it again; once the first board starts
-the section says the set is frozen and offers nothing; a new event has no set and the section says so.
+the section says the set is frozen and offers nothing; a new event has no set and the section says so. The
+demonstration's set (``--simulate``) shows there too.
 Screenshots: tests/artifacts/console-handrecords-<desktop|phone>.png."""
 from __future__ import annotations
 
@@ -133,5 +134,24 @@ def test_the_director_imports_the_hand_records_from_the_console(tmp_path: Path, 
             assert "session.dup" in text(page, "#hr-summary") and "can be replaced" in text(page, "#hr-summary")
             assert d.get("/api/event/hand-records").json()["source"] == "session.dup"
             page.close()
+        finally:
+            browser.close()
+
+
+@pytest.mark.slow
+def test_the_console_shows_the_demonstrations_hand_records(tmp_path: Path) -> None:
+    """``make run``'s robots play a set the console lists like an imported one, frozen once they started."""
+    sync_api = playwright_or_skip()
+    srv = ServerProcess(tmp_path, {}, simulate=2, extra_args=("--pace", "0.05", "--seed", "3"))
+    with srv, sync_api.sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            page = browser.new_page(viewport=dict(zip(("width", "height"), SIZES["phone"])))
+            page.goto(f"{srv.base}/console#token={srv.token}")
+            wait_until(page, "() => (document.getElementById('hr-summary') || {}).textContent?.includes('frozen')",
+                       timeout=60)
+            summary = text(page, "#hr-summary")
+            assert "generated for the demonstration (seed 3" in summary, summary
+            assert page.locator("#hr-generate").is_disabled()
         finally:
             browser.close()

@@ -191,7 +191,11 @@ async function api(path, opts = {}, token = "") {
   const r = await fetch(path, {...opts, headers});
   let body = null;
   try { body = await r.json(); } catch (e) { body = null; }
-  if (!r.ok) throw new Error((body && body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : r.statusText) + ` (${r.status})`);
+  if (!r.ok) {
+    const err = new Error((body && body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : r.statusText) + ` (${r.status})`);
+    err.body = body;                         // the refusal's fields (its code), for a page that words it itself
+    throw err;
+  }
   return body;
 }
 // A live stream; the token goes as a subprotocol (never in the URL). stillValid() is asked before reconnecting:

@@ -1,5 +1,7 @@
-// The console's calls for the director (service/api/terminal.py): a seat's "call the director" or a disputed
-// result shows at once with its table, seat and board; "answered" marks it dealt with. Its own stream of the
+// The console's calls for the director (service/api/terminal.py, service/api/board_start.py): a seat's "call the
+// director", a disputed result, "my cards differ", a wrong board, a keyed lead the hand record contradicts show at
+// once with their table, seat, board, reason and law in words; a wrong board has the director's two rulings (Law
+// 15); "answered" marks a call dealt with. Its own stream of the
 // club (the console's token from this tab's sessionStorage), so console.js is not touched.
 (function () {
   const calls = new Map();        // id -> call
@@ -11,15 +13,36 @@
     el().innerHTML = open.length ? open.map(c => `<div class="alert call" data-call="${c.id}" data-table="${esc(c.table)}">
       <b>${esc(t("console_calls.table", "Table {table}", {table: c.table}))}</b>, ${esc(c.seat ? t("console_calls.seat", "seat {seat}", {seat: c.seat}) : t("console_calls.director", "the director"))},
       ${esc(c.board ? t("console_calls.board", "board {n}", {n: c.board}) : t("console_calls.no_board", "no board"))}
-      ${c.reason && c.reason !== "call" ? `&mdash; ${esc(c.reason)}` : ""} <span class="muted">${esc(new Date(c.at).toLocaleTimeString())}</span>
+      ${reasonHtml(c)} <span class="muted">${esc(new Date(c.at).toLocaleTimeString())}</span>
+      ${c.law ? `<div><span class="law">${esc(t("console_calls.law", "Law {law}", {law: c.law}))}</span>${lawTextSlot(c.table, c.board, String(c.law).split(",")[0], c.law_text)}</div>` : ""}
+      ${c.code === "WRONG_BOARD" ? `<div class="rulings">
+        <button type="button" class="rule" data-call="${c.id}" data-ruling="play_here">${esc(t("console_calls.play_here", "Let board {n} be played here (Law 15)", {n: c.board}))}</button>
+        <button type="button" class="rule" data-call="${c.id}" data-ruling="correct_board">${esc(t("console_calls.correct_board", "Have the correct board played (Law 15A)"))}</button></div>` : ""}
       <button type="button" class="answer" data-call="${c.id}">${esc(t("console_calls.answered", "Answered"))}</button></div>`).join("")
       : `<p class="muted">${esc(t("console_calls.none", "None."))}</p>`;
+    el().querySelectorAll("button.rule").forEach(b => b.onclick = async () => {
+      try {
+        const r = await api(`/api/director-calls/${b.dataset.call}/rule`, {method: "POST", body: JSON.stringify({ruling: b.dataset.ruling})}, token);
+        calls.set(r.id, r); render();
+        if (typeof toast === "function") toast(r.ruling);
+      } catch (e) { if (typeof toast === "function") toast(e.message); }
+    });
+    if (typeof lawTexts === "function") lawTexts(el());
     el().querySelectorAll("button.answer").forEach(b => b.onclick = async () => {
       try {
         const r = await api(`/api/director-calls/${b.dataset.call}/answer`, {method: "POST"}, token);
         calls.set(r.id, r); render();
       } catch (e) { if (typeof toast === "function") toast(e.message); }
     });
+  }
+  // What the call is about, in words: the codes the service names (a wrong board, cards that differ from the hand
+  // record, a keyed lead the hand record contradicts), else the service's own words.
+  function reasonHtml(c) {
+    const words = c.code === "WRONG_BOARD" ? t("console_calls.wrong_board", "wrong board: board {n} is not one of the table's boards now; it did not start", {n: c.board})
+      : c.code === "CARDS_DIFFER" ? t("console_calls.cards_differ", "my cards differ: the cards of board {n} differ from the hand record", {n: c.board})
+      : c.code === "LEAD_CHECK" ? t("console_calls.lead_check", "the opening lead keyed on board {n} is not in the leader's hand per the hand record", {n: c.board})
+      : c.reason && c.reason !== "call" ? c.reason : "";
+    return words ? `&mdash; <span class="reason" data-code="${esc(c.code || "")}">${esc(words)}</span>${c.code && c.reason ? ` <span class="muted">(${esc(c.reason)})</span>` : ""}` : "";
   }
   async function load() {
     try { (await api("/api/director-calls?open=true", {}, token)).forEach(c => calls.set(c.id, c)); } catch (e) { /* not the director */ }
@@ -33,6 +56,22 @@
       catch (e) { /* English stays */ }
     }
     applyLanguage(document.getElementById("calls-section"));
+    applyLanguage(document.getElementById("lead-check-section"));
+  }
+  // The lead check at scoring-only tables (service/event/lead_check.py): off, warn, must comply; journalled.
+  async function leadCheck() {
+    const sel = document.getElementById("lead-check"), status = document.getElementById("lead-check-status");
+    if (!sel) return;
+    const show = r => {
+      sel.value = r.mode;
+      status.textContent = r.set_by ? "" : t("console_calls.lead_default", "(not set: the scoring program's setting, else off)");
+    };
+    try { show(await api("/api/event/lead-check", {}, token)); } catch (e) { return; }
+    sel.onchange = async () => {
+      try { show(await api("/api/event/lead-check", {method: "POST", body: JSON.stringify({mode: sel.value})}, token));
+            if (typeof toast === "function") toast(t("console_calls.lead_saved", "Lead check: {mode}", {mode: sel.options[sel.selectedIndex].text})); }
+      catch (e) { if (typeof toast === "function") toast(e.message); }
+    };
   }
   async function start() {
     token = sessionStorage.getItem("bt-token") || "";
@@ -41,6 +80,7 @@
     catch (e) { setTimeout(start, 2000); return; }
     await strings();
     await load();
+    await leadCheck();
     stream("/ws/club", m => {
       if (m.type === "director_call" || m.type === "director_call_answered") {
         const c = {...m}; delete c.type;

@@ -64,8 +64,13 @@
 
   // The newest snapshot wins: a push and a fetch may cross (a run's number, then its version, only go up).
   function newer(r) { return !run.run || (r.run || 0) > run.run || ((r.run || 0) === run.run && (r.version || 0) >= (run.version || 0)); }
+  // /api/event answers {"event": null} before an event exists: no request that can only fail (404)
+  async function currentRun() {
+    const ev = await api("/api/event", {}, token);
+    return ev.event ? await api("/api/event/dealing", {}, token) : null;
+  }
   async function refresh() {
-    try { const r = await api("/api/event/dealing", {}, token); if (newer(r)) render(r); } catch (e) { /* the next push or poll */ }
+    try { const r = await currentRun(); if (r && newer(r)) render(r); } catch (e) { /* the next push or poll */ }
   }
 
   function render(r) {
@@ -120,8 +125,14 @@
     stream("/ws/club", m => { if (m.type === "dealing") { const r = {...m}; delete r.type; if (newer(r)) render(r); } },
            st => { if (st === "live") refresh(); }, token);
     setInterval(() => { if (["connecting", "dealing", "waiting"].includes(run.state)) refresh(); }, 5000);
+    document.addEventListener("bt-event-changed", () => { say(""); refresh(); });   // set up in the evening section
     try {
-      const r = await api("/api/event/dealing", {}, token);
+      const r = await currentRun();
+      if (!r) {
+        render({state: "idle"});
+        say(t("console_dealing.no_event", "No event yet: set up the event and its hand records first."));
+        return;
+      }
       if (r.machine && !$("deal-machine").value) {            // the machine of the last run, ready to deal again
         $("deal-machine").value = r.machine === "simulated machine" ? "sim" : r.machine;
         $("deal-machine").dispatchEvent(new Event("input"));

@@ -45,9 +45,11 @@ function renderHandRecords() {
 
 async function loadHandRecords() {
   try {
-    HR.listing = await api("/api/event/hand-records", {}, hrToken());
+    // /api/event answers {"event": null} before an event exists: no request that can only fail (404) every 10 s
+    const ev = await api("/api/event", {}, hrToken());
+    HR.listing = ev.event ? await api("/api/event/hand-records", {}, hrToken()) : null;
   } catch (e) {
-    HR.listing = null;                            // no event (404), or not signed in yet
+    HR.listing = null;                            // not signed in, or the service is away: nothing to offer
   }
   renderHandRecords();
 }

@@ -23,7 +23,22 @@ async function send(path, body) {
   try { return await api(path, {method: "POST", body: JSON.stringify(body || {})}, TOKEN); }
   catch (e) {
     if (/\(401\)$/.test(e.message)) { await credentialEnded(e.message); return null; }
-    toast(e.message); return null;
+    toast(refusalText(e)); return null;
+  }
+}
+// A refusal the page words itself (in the page's language) when the service names its code; else the service's words.
+function refusalText(e) {
+  const b = e.body || {};
+  switch (b.code) {
+    case "WRONG_BOARD": return t("seat.wrong_board", "Board {n} is not one of this table's boards now: it does not start. The director is called (Law 15).", {n: b.board});
+    case "NUMBER_MISMATCH": return t("seat.number_mismatch", "The number typed is not the board's: check the number printed on the board.");
+    case "NO_HAND_RECORDS": return t("seat.no_hand_records", "The director has not loaded the hand records: the board cannot start yet.");
+    case "PLAYED": return t("seat.board_keyed", "This table has keyed board {n}'s result already: the opponents answer for it.", {n: b.board});
+    case "IN_PLAY": return t("seat.board_in_play", "Another board is in play at this table: finish it first.");
+    case "LEAD_NOT_IN_HAND": return /director is called/.test(e.message)
+      ? t("seat.lead_refused_called", "The lead is not in the leader's hand per the hand record: the director is called.")
+      : t("seat.lead_refused", "The lead is not in the leader's hand per the hand record: check the opening lead.");
+    default: return e.message;
   }
 }
 const post = body => send(tableUrl("/events"), body);
@@ -266,9 +281,14 @@ function renderKeying(s) {
       {type: "result", contract: level + $("key-strain").value + $("key-risk").value, declarer: $("key-declarer").value,
        tricks: +$("key-tricks").value, ...($("key-lead").value ? {lead: $("key-lead").value} : {})};
     if (!(state.board && state.board.number === board && state.phase === "board_ready")) {
-      if (!(await post({type: "board", board}))) return;
+      // the same rule as a table of phones (service/event/board_start.py): a board not the table's now is Law 15's
+      if (!(await send(tableUrl(`/boards/${board}/start`), {confirm: board}))) return;
     }
-    if (await post(result)) { el.dataset.board = ""; }
+    const r = await post(result);
+    if (r) {
+      el.dataset.board = "";
+      if (r.warning) toast(t("seat.lead_warning", "The lead is not in the leader's hand per the hand record: the director is told."));
+    }
   };
 }
 
@@ -282,6 +302,60 @@ function nextBoard(s) {
   if (i >= 0) return i + 1 < rb.length ? rb[i + 1] : "";
   if (rb.length) return rb[0];
   return s.board ? s.board.number + 1 : 1;
+}
+
+// ------------------------------------------------------------------------------------------- starting a board
+// A table of phones (or readers) starts its board itself: the round's boards not yet played are offered
+// (GET offered-boards); the player picks one and types the number printed on the board again (Bridgemate's board
+// verification). The service deals it from the evening's hand record; a board not the table's now is refused and
+// the director called (Law 15).
+function mayStart(s) { return s.kind !== "scoring" && !s.withheld && (!s.board || s.phase === "board_complete"); }
+async function renderStart(s) {
+  const el = $("start-section");
+  if (!mayStart(s)) { el.hidden = true; el.innerHTML = ""; UI.startKey = null; return; }
+  if (!el.hidden && UI.startKey && el.innerHTML) return;           // the same offer: keep what is typed
+  const key = UI.startKey = {};
+  let offer;
+  try { offer = await api(tableUrl("/offered-boards"), {}, TOKEN); } catch (e) { el.hidden = true; return; }
+  if (UI.startKey !== key || !mayStart(shown(state))) return;
+  el.hidden = false;
+  const other = UI.startPick === "other";           // a board the terminal does not offer: the player names it
+  const picked = other || (UI.startPick && offer.boards.includes(UI.startPick)) ? UI.startPick : null;
+  const typed = $("start-confirm") ? $("start-confirm").value : "", named = $("start-number") ? $("start-number").value : "";
+  el.innerHTML = `<h2>${esc(t("seat.start_title", "Start a board"))}</h2>` +
+    (UI.startRefusal ? `<p class="warn-line" id="start-refusal">${esc(UI.startRefusal)}</p>` : "") +
+    (offer.hand_records ? "" : `<p class="muted">${esc(t("seat.no_hand_records", "The director has not loaded the hand records: the board cannot start yet."))}</p>`) +
+    (offer.boards.length ? `<div class="actions start-boards" role="group" aria-label="${esc(t("seat.start_pick", "The round's boards"))}">` +
+      offer.boards.map(n => `<button type="button" class="start-board${n === picked ? " primary" : ""}" data-board="${n}">${esc(t("seat.board_n", "Board {n}", {n}))}</button>`).join("") + "</div>"
+      : `<p class="muted">${esc(t("seat.start_none", "No board of this round is left to start: the director moves the table on."))}</p>`) +
+    `<div class="actions"><button type="button" class="start-board start-other${other ? " primary" : ""}" data-board="other">${esc(t("seat.start_other", "Another board"))}</button></div>` +
+    `<form id="start-form" class="key-form"${picked ? "" : " hidden"}>` +
+    (other ? `<div class="field"><label for="start-number">${esc(t("seat.start_number", "Board number"))}</label><input id="start-number" type="number" min="1" max="9999" inputmode="numeric" autocomplete="off" value="${esc(named)}"></div>` : "") +
+    `<div class="field"><label for="start-confirm">${esc(t("seat.start_confirm", "Type the number printed on the board"))}</label>` +
+    `<input id="start-confirm" type="number" min="1" max="9999" inputmode="numeric" autocomplete="off" value="${esc(typed)}"></div>` +
+    `<div class="actions"><button type="submit" class="primary" id="start-send">${esc(other ? t("seat.start_send_other", "Start the board") : t("seat.start_send", "Start board {n}", {n: picked || ""}))}</button></div></form>`;
+  el.querySelectorAll("button.start-board").forEach(b => b.onclick = () => {
+    UI.startPick = b.dataset.board === "other" ? "other" : +b.dataset.board; UI.startKey = null; UI.startRefusal = ""; if ($("start-confirm")) $("start-confirm").value = ""; renderStart(shown(state)).then(() => $("start-confirm") && $("start-confirm").focus());
+  });
+  if ($("start-form")) $("start-form").onsubmit = async ev => {
+    ev.preventDefault();
+    const n = UI.startPick === "other" ? +$("start-number").value : UI.startPick, typed = +$("start-confirm").value;
+    if (!(n >= 1)) { toast(t("seat.key_board_missing", "Enter the board's number.")); return; }
+    if (typed !== n) { toast(t("seat.number_mismatch", "The number typed is not the board's: check the number printed on the board.")); return; }
+    try {
+      await api(tableUrl(`/boards/${n}/start`), {method: "POST", body: JSON.stringify({confirm: typed})}, TOKEN);
+      UI.startPick = null; UI.startRefusal = "";
+    } catch (e) {
+      if (/\(401\)$/.test(e.message)) { await credentialEnded(e.message); return; }
+      UI.startRefusal = refusalText(e);                   // kept on the page: why the board did not start
+      toast(UI.startRefusal);
+      UI.startKey = null; renderStart(shown(state));      // the offer may have changed (a ruling)
+    }
+  };
+}
+// "My cards differ": the cards in the player's hand are not those the phone shows from the hand record.
+function renderCardsDiffer(s) {
+  $("cards-differ").hidden = !(s.kind !== "scoring" && s.board && !s.withheld && s.phase !== "board_complete" && s.hands && s.hands[ME]);
 }
 
 // ------------------------------------------------------------------------------------------- after the board
@@ -462,6 +536,8 @@ function render() {
   renderBidding(s);
   renderClaim(s);
   renderKeying(s);
+  renderStart(s);
+  renderCardsDiffer(s);
   renderResult(s);
   if (s.phase !== "board_complete") { $("guidance-section").hidden = true; UI.extrasFor = null; }
   if ($("players-form")) $("players-section").hidden = boardInPlay(s);
@@ -475,7 +551,7 @@ function signedOut(msg) {
   $("status").textContent = t("seat.status_signed_out", "signed out");
   $("board").textContent = msg || t("seat.signed_out", "Signed out");           // why, where the board line was
   ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section",
-   "players-section", "guidance-section", "irregularities-section", "call-director"].forEach(id => $(id).hidden = true);
+   "players-section", "guidance-section", "irregularities-section", "call-director", "start-section", "cards-differ"].forEach(id => $(id).hidden = true);
 }
 // The seat's token ended (a new round, a revocation): the page follows its pair, never its table. It trades its
 // token for the pair's seat in the new round (POST /api/signin/renew: the server finds the pair's next table and
@@ -487,7 +563,8 @@ function newSeat(r) {
   sessionStorage.setItem("bt-token", r.token);
   state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.extras = null; UI.labels = {};
   $("hands").innerHTML = ""; $("trick").innerHTML = ""; $("auction").innerHTML = "";
-  ["keying-section", "result-section", "guidance-section", "players-section", "claim-section"].forEach(id => $(id).hidden = true);
+  ["keying-section", "result-section", "guidance-section", "players-section", "claim-section", "start-section"].forEach(id => $(id).hidden = true);
+  UI.startKey = null; UI.startPick = null; UI.startRefusal = "";
   $("signed-out").hidden = true; $("table-section").hidden = false;
   $("irregularities-section").hidden = false; $("call-director").hidden = false;
   $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
@@ -538,13 +615,18 @@ function connect() {
   streamToken = mine;
   stream(`/ws/tables/${encodeURIComponent(TABLE)}`, m => {
     if (streamToken !== mine) return;
-    if (m.type === "state") { state = m.state; render(); }
+    if (m.type === "state") { state = m.state; UI.startKey = null; render(); }   // a ruling may change the offer
   }, st => { if (streamToken === mine) $("status").textContent = t("seat.status_" + st.replace(/ /g, "_"), st); }, mine,
   async () => streamToken === mine && await stillValid());
 }
 
 async function main() {
   await loadLanguage("seat");
+  $("cards-differ").onclick = async () => {
+    if (!TABLE) return;
+    const r = await send(tableUrl("/director"), {reason: "cards_differ"});
+    if (r) toast(t("seat.cards_differ_called", "The director has been called: your cards differ from the hand record (Laws 13 and 87)."));
+  };
   $("call-director").onclick = async () => {
     if (!TABLE) return;
     const r = await send(tableUrl("/director"), {});

@@ -1,0 +1,95 @@
+"""The opening lead keyed at a scoring-only table, checked against the evening's hand record (Bridgemate's lead-card
+validation): **off**, **warn** (the result is accepted; the seat is told and the director is called) or **must
+comply** (the result is refused, 409, until the lead is one the leader held).
+
+The director sets it for the club (``POST /api/event/lead-check``; journalled as a club row ``lead_check``); until he
+does, the scoring program's Bridgemate setting for the table's section applies when the Data Connector runs
+(``DataConnector.lead_card_entry``: ``enter`` is keyed without a check, so off here).
+
+Law 16B, as ``service/live/permissions.py`` reasons for a deal the table knows: every answer about a lead tells
+the seat whether the leader holds that card. The answer names no holder, and after ``MAX_WRONG`` wrong leads on a
+board the director is called and the board is no longer checked, so a seat cannot read the deal off the check
+(a probe before the board is played) one card at a time.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from service.errors import Conflict, Invalid
+from service.event.hand_records import HandRecords
+from service.live.club import Club
+from service.live.runtime import TableRuntime
+from service.store.journal import CLUB, Row
+from table.cards import Deal, Seat, parse_card
+
+MODES = ("off", "warn", "must comply")
+MAX_WRONG = 2                                     # wrong leads on a board before the check stops for it
+NOT_IN_HAND = "the lead is not in the leader's hand per the hand record"
+
+
+class LeadCheck:
+    def __init__(self, club: Club, hand_records: Callable[[], HandRecords | None],
+                 fallback: Callable[[str], str | None] = lambda _table: None) -> None:
+        self.club = club
+        self._hand_records = hand_records
+        self._fallback = fallback                   # the scoring program's setting for a table, if any
+        self.setting: str | None = None             # the director's; None: not set
+        self._wrong: dict[tuple[str, int, str], int] = {}   # (table, board, its deal) -> wrong leads
+
+    def load(self, rows: Iterable[Row]) -> LeadCheck:
+        for row in rows:
+            if row.table_id == CLUB and row.kind == "lead_check":
+                self.setting = str(row.body["mode"])
+        return self
+
+    def mode(self, table_id: str) -> str:
+        if self.setting is not None:
+            return self.setting
+        dc = self._fallback(table_id)
+        return dc if dc in MODES else "off"
+
+    async def set_mode(self, mode: str, actor: str = "director") -> Row:
+        if mode not in MODES:
+            raise Invalid(f"the lead check is one of: {', '.join(MODES)}")
+        row = await self.club.append_club("lead_check", {"mode": mode}, actor)
+        self.setting = mode
+        return row
+
+    def _stopped(self, table_id: str, board: int) -> bool:
+        """The director was called about this board's leads (journalled: a restart does not check it again)."""
+        return any(c["table"] == table_id and c["board"] == board and c.get("code") == "LEAD_CHECK"
+                   for c in self.club.calls.listing())
+
+    async def vet(self, rt: TableRuntime, event: dict[str, Any], seat: str | None) -> str | None:
+        """Check a seat's keyed result at a scoring-only table: None (nothing to say), a warning for the seat
+        (``warn``), or ``Conflict`` (``must comply``)."""
+        mode = self.mode(rt.id)
+        board = rt.board_number
+        lead, declarer = event.get("lead"), event.get("declarer")
+        store = self._hand_records()
+        if mode == "off" or rt.kind != "scoring" or board is None or not lead or not declarer or store is None:
+            return None
+        hand = store.hand_record(board)
+        if hand is None or self._stopped(rt.id, board):
+            return None
+        try:
+            held = Deal.from_pbn(hand.deal).hands[Seat(str(declarer)).lho]
+            card = parse_card(str(lead))
+        except (ValueError, KeyError):
+            return None                             # malformed: the engine refuses the event in words
+        if card in held:
+            return None
+        key = (rt.id, board, hand.deal)        # this evening's board, however often the table starts it again
+        self._wrong[key] = self._wrong.get(key, 0) + 1
+        last = self._wrong[key] >= MAX_WRONG or mode == "warn"
+        if last:
+            what = "warned" if mode == "warn" else f"refused {self._wrong[key]} times"
+            await self.club.call_director(rt.id, seat, f"board {board}: the opening lead keyed ({lead}) is not in the "
+                                          f"leader's hand per the hand record ({what}); the lead is no longer "
+                                          "checked on this board", f"seat:{rt.id}:{seat}", board=board,
+                                          code="LEAD_CHECK")
+        if mode == "warn":
+            return NOT_IN_HAND + ": the director is told"
+        raise Conflict(NOT_IN_HAND + (": the director is called" if last else ": check the opening lead"),
+                       code="LEAD_NOT_IN_HAND")
