@@ -58,7 +58,6 @@ from service.web.validation_errors import validation_error_handler
 from service.wiring.container import Service
 from service.wiring.demonstration import deal_the_demonstration, hand_record_deal
 from service.wiring.event_install import config_of, install, journalled_event, members_of
-from table.events import BoardStarted
 
 log = logging.getLogger(__name__)
 
@@ -144,19 +143,14 @@ def create_app(settings: Settings | None = None,
         journal.start(on_failure=lambda reason: loop.call_soon_threadsafe(journal_stopped, hub, reason))
         club.start()
         app.state.service = svc
-        # every deal of the hand records analysed ahead of time, now and whenever a set is put: the sheets and
-        # the public screen never wait for the solver
+        # every deal of the hand records analysed ahead of time, now and whenever a set is put (a deal a table
+        # read without a set: when the public screen or the sheets first ask): nobody waits for the solver
         hand_records = svc.hand_records
 
         def analyse_hand_records() -> None:
             analyses.warm((r.board, r.deal, r.dealer, r.vulnerable) for r in hand_records.all())
 
-        def analyse_dealt(rt: Any, row: Any, event: Any) -> None:    # a deal a table read, without a set
-            if isinstance(event, BoardStarted) and event.deal and event.board \
-                    and (r := hand_records.deal(event.board)) is not None:
-                analyses.warm([(r.board, r.deal, r.dealer, r.vulnerable)])
         hand_records.on_change.append(analyse_hand_records)
-        club.listeners.append(analyse_dealt)
         analyse_hand_records()
         if settings.uploads:                        # before devices and robots: it must see every new row
             svc.uploads = Outbox(club, settings.database, settings.uploads)

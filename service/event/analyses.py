@@ -1,6 +1,7 @@
 """The double-dummy analysis of each deal (tricks per declarer and strain, par), computed once, ahead of time, in
-one worker thread: the solver (endplay's DDS, through ``table/handrecords/sheets.py``) takes a tenth of a second
-or more per deal, and the event loop serves every table meanwhile. The public screen and the hand-record sheets
+one worker thread at the lowest priority: the solver (endplay's DDS, through ``table/handrecords/sheets.py``,
+which releases the GIL) takes about a quarter of a second of CPU per deal, and the event loop serves every table
+meanwhile. The public screen and the hand-record sheets
 read the same results; a hand-record set is analysed as soon as it is loaded (``warm``), so the sheets are ready
 before anyone asks, and a request that comes earlier is told how far the analysis has got instead of waiting.
 """
@@ -9,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -34,6 +37,15 @@ def figures(a: Analysis) -> dict[str, Any]:
     """The analysis as the public screen sends it: tricks per seat and strain, par score and contracts."""
     return {"tricks": {str(s): {st: a.tricks[(str(s), st)] for st in STRAINS} for s in SEATS},
             "par_score": a.par_score, "par": list(a.par_contracts)}
+
+
+def _lowest_priority() -> None:
+    """The solver's thread yields every core to the event loop and the tables (Linux: a thread's own nice value);
+    it works with the time nobody else wants."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):          # not Linux, or not allowed: the normal priority
+        pass
 
 
 class Analyses:
@@ -71,7 +83,8 @@ class Analyses:
                 continue
             self._pending.add(key)
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="double-dummy")
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="double-dummy",
+                                                initializer=_lowest_priority)
             fut = loop.run_in_executor(self._pool, self._compute, key)
             fut.add_done_callback(functools.partial(self._finish, key))
 
