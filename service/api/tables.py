@@ -50,8 +50,10 @@ async def health(svc: Service = Depends(service), tok: str | None = Depends(toke
         role = "spectator"
     if role != "director":
         return {"status": status}
+    a = svc.analyses
     return {"status": status, "tables": len(svc.club.tables), "events": svc.club.events_acknowledged,
-            "subscribers": svc.hub.count(), "journal": svc.settings.database, "journal_failure": failure}
+            "subscribers": svc.hub.count(), "journal": svc.settings.database, "journal_failure": failure,
+            "analyses": {"done": a.count if a else 0, "pending": a.pending if a else 0}}
 
 
 @router.get("/whoami", summary="the role a token stands for")

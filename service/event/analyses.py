@@ -8,6 +8,7 @@ before anyone asks, and a request that comes earlier is told how far the analysi
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import functools
 import logging
 import os
@@ -41,10 +42,13 @@ def figures(a: Analysis) -> dict[str, Any]:
 
 def _lowest_priority() -> None:
     """The solver's thread yields every core to the event loop and the tables (Linux: a thread's own nice value);
-    it works with the time nobody else wants."""
+    it works with the time nobody else wants. It is named ``double-dummy`` for ``top -H`` and the benchmarks; the
+    solver's own worker threads inherit both the name and the priority."""
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-    except (AttributeError, OSError):          # not Linux, or not allowed: the normal priority
+        libc = ctypes.CDLL(None)
+        libc.prctl(15, b"double-dummy", 0, 0, 0)          # PR_SET_NAME
+    except (AttributeError, OSError):          # not Linux, or not allowed: the normal priority and name
         pass
 
 
@@ -61,6 +65,11 @@ class Analyses:
     @property
     def count(self) -> int:
         return len(self._done)
+
+    @property
+    def pending(self) -> int:
+        """Deals queued or under way."""
+        return len(self._pending)
 
     def ready(self, key: DealKey) -> bool:
         return key in self._done
