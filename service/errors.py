@@ -56,14 +56,5 @@ class Unavailable(ServiceError):
     """The service cannot do it now (the journal could not store a row)."""
 
 
-class NotReady(Unavailable):
-    """Work the request needs is still under way (ahead of time, off the event loop): ask again in
-    ``retry_after`` seconds."""
-
-    def __init__(self, message: str, retry_after: float, **extra: Any) -> None:
-        super().__init__(message, **extra)
-        self.retry_after = retry_after
-
-
 class ConfigError(ServiceError, ValueError):
     """A configuration that cannot be read or does not describe a club."""

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from datetime import date
 
 from fastapi import APIRouter, Depends, Path, Query
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
 from results import ResultsError, lin_results, ranking_csv, results_pbn_text, travellers_csv, usebio_xml
 from results.session import Session
 from service.api.deps import director, service
-from service.errors import Conflict, NotFound, NotReady, Unavailable
+from service.errors import Conflict, NotFound, Unavailable
 from service.event.hand_records import HandRecord
 from service.live.visibility import Viewer
 from service.wiring.container import Service
@@ -97,10 +97,11 @@ async def handrecords(svc: Service = Depends(service), v: Viewer = Depends(direc
         raise Unavailable("the double-dummy analysis is not running")
     waiting = [k for k in keys if not analyses.ready(k)]
     if waiting:                                        # the solver runs off the event loop: never wait for it here
-        analyses.warm(waiting)
-        raise NotReady(f"the double-dummy analysis is still being computed: {len(keys) - len(waiting)} of "
-                       f"{len(keys)} boards ready; try again in a few seconds", retry_after=2,
-                       ready=len(keys) - len(waiting), boards=len(keys))
+        analyses.warm(waiting)                         # 202: accepted, under way; ask again (not a failure)
+        return JSONResponse({"detail": f"the double-dummy analysis is still being computed: "
+                                       f"{len(keys) - len(waiting)} of {len(keys)} boards ready; try again in a "
+                                       "few seconds", "ready": len(keys) - len(waiting), "boards": len(keys)},
+                            status_code=202, headers={"Retry-After": "2", "Cache-Control": "no-store"})
     title = svc.tournament.session.name if svc.tournament is not None else "Hand records"
     page = render(boards, title, [analyses.get(k) for k in keys])
     return _attachment(page.encode(), f"{_stem(svc)}-handrecords.html", "text/html; charset=utf-8")

@@ -10,7 +10,6 @@ from service.errors import (
     Forbidden,
     Invalid,
     NotFound,
-    NotReady,
     ServiceError,
     TooMany,
     Unauthenticated,
@@ -36,7 +35,7 @@ def status_of(err: ServiceError) -> int:
 def error_response(err: ServiceError) -> JSONResponse:
     status = status_of(err)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    if isinstance(err, (TooMany, NotReady)):
+    if isinstance(err, TooMany):
         headers = {"Retry-After": str(max(1, round(err.retry_after)))}
     return JSONResponse({"detail": str(err), **err.extra}, status_code=status, headers=headers)
 

@@ -56,11 +56,11 @@ def rs_entry(r: dict[str, Any]) -> str:
 
 
 def download(d: httpx.Client, path: str, filename: str) -> bytes:
-    """A download as the console makes it: asked again while the service answers 503 with Retry-After (the
+    """A download as the console makes it: asked again while the service answers 202 with Retry-After (the
     sheets' analysis under way)."""
     r = d.get(path)
     for _ in range(120):
-        if r.status_code != 503 or "retry-after" not in r.headers:
+        if r.status_code != 202 or "retry-after" not in r.headers:
             break
         time.sleep(0.5)
         r = d.get(path)

@@ -62,12 +62,12 @@ def public_board(c: httpx.Client, board: int) -> dict[str, Any]:
 
 
 def sheets_when_ready(d: httpx.Client) -> httpx.Response:
-    """The sheets, asked again while the service says the analysis is under way (503 with Retry-After and how
+    """The sheets, asked again while the service says the analysis is under way (202 with Retry-After and how
     many boards are ready): it never holds a request for the solver."""
     deadline = time.monotonic() + 120
     while True:
         r = d.get("/api/exports/handrecords")
-        if r.status_code != 503 or time.monotonic() > deadline:
+        if r.status_code != 202 or time.monotonic() > deadline:
             return r
         body = r.json()
         assert int(r.headers["retry-after"]) >= 1 and 0 <= body["ready"] < body["boards"], r.text

@@ -170,6 +170,7 @@ let followsLinks = false;
 function reloadOnNewLink() {
   if (followsLinks) return;
   followsLinks = true;
+  if (typeof window.addEventListener !== "function") return;     // not a browser (the seat script under Node)
   window.addEventListener("hashchange", () => { if (/[#&](card|signin|token)=/.test(location.hash)) location.reload(); });
 }
 async function credential() {

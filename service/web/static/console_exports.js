@@ -18,8 +18,8 @@ async function download(kind, button) {
   status.textContent = t("console_exports.working", "Preparing {what} ...", {what: button.textContent});
   try {
     let r = await fetch(`/api/exports/${kind}`, {headers: {Authorization: "Bearer " + exportsToken()}});
-    // 503 with Retry-After: work done ahead of time (the sheets' double-dummy analysis) is not finished yet
-    for (let tries = 0; r.status === 503 && r.headers.get("Retry-After") && tries < 60; tries++) {
+    // 202 with Retry-After: work done ahead of time (the sheets' double-dummy analysis) is not finished yet
+    for (let tries = 0; r.status === 202 && r.headers.get("Retry-After") && tries < 60; tries++) {
       let ready = null;
       try { ready = await r.json(); } catch (e) { /* not JSON */ }
       status.textContent = ready && ready.boards
