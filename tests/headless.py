@@ -14,6 +14,17 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
+# On a seat page: the legal card the page's own seat (or, on declarer's page, dummy) plays, following the suit
+# led when it can; the card, or null when it is not this page's turn.
+PLAY_ONE = """() => {
+  const s = state; if (!s || !s.turn) return null;
+  const buttons = [...document.querySelectorAll(`.hand.${s.turn} button.card.play`)];
+  if (!buttons.length) return null;
+  const led = s.trick && s.trick.cards.length && s.trick.cards.length < 4 ? s.trick.cards[0].card[0] : null;
+  const b = buttons.find(x => led && x.dataset.card[0] === led) || buttons[0];
+  b.click(); return b.dataset.card;
+}"""
+
 
 def playwright_or_skip() -> Any:
     """``playwright.sync_api``, with the artifacts folder ready; the test skips (with the reason) when

@@ -3,7 +3,7 @@
 in ``results/``, and ``GET /api/exports/handrecords``: the hand-record sheets (``table/handrecords/sheets.py``,
 each board's diagram, double-dummy table and par). Each board's deal is the evening's hand record when the event
 has a set (every board of the set has its sheet, played or not: the sheets are the director's), else the deal a
-table read (``HandRecords.deal``). Each answer is an attachment with a file name from the event's name and date."""
+table read (``HandRecords.deals``). Each answer is an attachment with a file name from the event's name and date."""
 from __future__ import annotations
 
 import io

@@ -9,6 +9,7 @@ extra, none twice) and may be replaced only until the event's first board starts
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -81,32 +82,25 @@ class HandRecords:
     def all(self) -> list[HandRecord]:
         return [r for _n, r in sorted(self._current().items())]
 
-    def deal(self, board: int) -> HandRecord | None:
-        """The board's deal as the sheets, the public screen and the exports print it: the evening's hand record
-        when the event has one, else the deal the first table (in table order) that dealt the board read."""
-        own = self.hand_record(board)
-        if own is not None:
-            return own
-        dealt = [(len(tid), tid) for tid, rt in self.club.tables.items()
-                 if (rec := rt.boards.get(board)) is not None and rec.deal]
-        if not dealt:
-            return None
-        rec = self.club.tables[min(dealt)[1]].boards[board]
-        return HandRecord(board, str(rec.deal), rec.dealer, rec.vulnerable)
-
     def deals(self) -> dict[int, HandRecord]:
-        """``deal`` of every board the event's set names or a table dealt, by board number."""
-        numbers = set(self._current()) | {n for rt in self.club.tables.values() for n in rt.boards}
-        found = {n: self.deal(n) for n in sorted(numbers)}
-        return {n: r for n, r in found.items() if r is not None}
+        """Each board's deal as the sheets, the public screen and the exports print it, by board number: the
+        evening's hand record when the event has one, else the deal the first table (in table order) that dealt
+        the board read. One pass over what the tables started (linear in it)."""
+        found: dict[int, HandRecord] = {}
+        for tid in sorted(self.club.tables, key=lambda t: (len(t), t)):         # table order: "2" before "10"
+            for n, rec in self.club.tables[tid].boards.items():
+                if rec.deal and n not in found:
+                    found[n] = HandRecord(n, str(rec.deal), rec.dealer, rec.vulnerable)
+        found.update(self._current())                                          # the hand record wins
+        return dict(sorted(found.items()))
 
     def check(self, records: list[HandRecord]) -> None:
         """``Invalid`` unless ``records`` are the event's boards, each once; ``Conflict`` once play began."""
         ev = self.event
         if ev is None:
             raise Conflict("no event is set up: hand records belong to an event's boards")
-        numbers = [r.board for r in records]
-        twice = sorted({n for n in numbers if numbers.count(n) > 1})
+        numbers = Counter(r.board for r in records)
+        twice = sorted(n for n, k in numbers.items() if k > 1)
         boards = set(ev.schedule)
         missing, extra = sorted(boards - set(numbers)), sorted(set(numbers) - boards)
         problems = ([f"board(s) given twice: {', '.join(map(str, twice))}"] if twice else []) + \

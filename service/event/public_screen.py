@@ -7,7 +7,7 @@ Who sees what is decided elsewhere and only read here: the event's view (``LiveT
 movement's rule (``service/event/board_rule.py``). Hands and the double-dummy figures are added only to a board the
 anonymous public may see (released, and not in play at any table unless the director released it), and only
 when the regulation shows hands at all (``spectators.hands`` is not ``"never"``): a board not yet public
-shows no hand and no par anywhere, whoever asks. A board's hands are its deal as ``HandRecords.deal`` gives it
+shows no hand and no par anywhere, whoever asks. A board's hands are its deal as ``HandRecords.deals`` gives it
 (``service/event/hand_records.py``): the evening's hand record when the event has a set, else the deal a table read.
 
 The analysis (endplay's solver, through ``table/handrecords/sheets.py``) is computed once per deal, in a
@@ -95,10 +95,6 @@ class PublicScreen:
         hidden = rule.hidden(SPECTATOR) if rule is not None else NOTHING
         return {b for b in public if b not in hidden}
 
-    def _deal(self, board: int) -> DealKey | None:
-        r = self.hand_records.deal(board)
-        return (board, r.deal, r.dealer, r.vulnerable) if r is not None else None
-
     def _base(self, v: Viewer) -> dict[str, Any]:
         ev, rule = self.tournament, self.rule
         if ev is None:
@@ -135,10 +131,12 @@ class PublicScreen:
         figures of the boards the public may see."""
         base = self._base(v)
         shown = self.public_hands()
+        deals = self.hand_records.deals() if shown else {}      # once per view, not a scan of the tables per board
         boards = []
         for entry in base["boards"]:
             n = entry["board"]
-            key = self._deal(n) if entry.get("visible") and n in shown else None
+            r = deals.get(n) if entry.get("visible") and n in shown else None
+            key: DealKey | None = (n, r.deal, r.dealer, r.vulnerable) if r is not None else None
             if key is None:
                 boards.append(entry)
                 continue

@@ -8,22 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from headless import wait_until
+from headless import PLAY_ONE, wait_until
 
 SEATS = "NESW"
 LHO = {"N": "E", "E": "S", "S": "W", "W": "N"}
 PARTNER = {"N": "S", "E": "W", "S": "N", "W": "E"}
 PAGE_TIMEOUT = 60.0
 
-# the legal card the page's own seat (or, on declarer's page, dummy) plays: follow the suit led when it can
-PLAY_ONE = """() => {
-  const s = state; if (!s || !s.turn) return null;
-  const buttons = [...document.querySelectorAll(`.hand.${s.turn} button.card.play`)];
-  if (!buttons.length) return null;
-  const led = s.trick && s.trick.cards.length && s.trick.cards.length < 4 ? s.trick.cards[0].card[0] : null;
-  const b = buttons.find(x => led && x.dataset.card[0] === led) || buttons[0];
-  b.click(); return b.dataset.card;
-}"""
 CARDS_PLAYED = "() => state ? (state.tricks_won ? state.tricks_won.NS + state.tricks_won.EW : 0) * 4 + " \
     "(state.trick ? state.trick.cards.length : 0) : -1"
 

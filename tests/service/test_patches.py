@@ -10,18 +10,22 @@ from typing import Any
 from service.live import patches
 
 
-def apply(view: dict[str, Any], ops: list[str]) -> dict[str, Any]:
-    """What ``viewStream`` does with a patch's ``set``."""
-    out = copy.deepcopy(view)
-    for op in ops:
-        where, *value = json.loads(op)
-        parent: Any = out
+def apply_patch(view: dict[str, Any], ops: list[Any]) -> None:
+    """What ``viewStream`` does with a patch's ``set`` (decoded ops: ``[path, value]`` or ``[path]``)."""
+    for where, *value in ops:
+        parent: Any = view
         for k in where[:-1]:
             parent = parent[k]
         if value:
             parent[where[-1]] = value[0]
         else:
             del parent[where[-1]]
+
+
+def apply(view: dict[str, Any], ops: list[str]) -> dict[str, Any]:
+    """The next version from ``view`` and a patch's encoded ops, ``view`` untouched."""
+    out = copy.deepcopy(view)
+    apply_patch(out, [json.loads(op) for op in ops])
     return out
 
 

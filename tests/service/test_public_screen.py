@@ -21,6 +21,7 @@ import pytest
 import websockets
 from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_or_skip, wait_until
 from service_harness import ServerProcess
+from test_patches import apply_patch
 
 from table.board import dealer_for, vulnerability_for
 from table.cards import ALL_CARDS
@@ -186,18 +187,6 @@ def test_before_release_an_anonymous_viewer_receives_no_card_of_the_board(tmp_pa
 
 
 # ---------------------------------------------------------------------------------------------- the push
-def apply_patch(view: dict[str, Any], ops: list[Any]) -> None:
-    """What the pages do with a patch (service/web/static/common.js, viewStream)."""
-    for where, *value in ops:
-        parent: Any = view
-        for k in where[:-1]:
-            parent = parent[k]
-        if value:
-            parent[where[-1]] = value[0]
-        else:
-            del parent[where[-1]]
-
-
 def test_the_push_sends_the_view_whole_once_then_what_changed(tmp_path: Path) -> None:
     """A subscriber is greeted with the whole view (version n); each change comes as a patch of the version
     before, and the patches rebuild exactly what ``GET /api/public/results`` answers. A later subscriber is

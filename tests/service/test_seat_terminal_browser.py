@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, PLAY_ONE, launch, playwright_or_skip, wait_until
 from service_harness import ServerProcess
 
 from service.sim.dealing import deal_for
@@ -20,16 +20,6 @@ from service.sim.dealing import deal_for
 SIZES = {"phone": (390, 844), "tablet": (820, 1180)}
 CONFIG = {"tables": [{"id": "1"}], "regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}}
 NO_SIDEWAYS = "() => document.documentElement.scrollWidth <= window.innerWidth"
-
-# the legal card the page's own seat (or its dummy) plays: follow the suit led when it can
-PLAY_ONE = """() => {
-  const s = state; if (!s || !s.turn) return null;
-  const buttons = [...document.querySelectorAll(`.hand.${s.turn} button.card.play`)];
-  if (!buttons.length) return null;
-  const led = s.trick && s.trick.cards.length && s.trick.cards.length < 4 ? s.trick.cards[0].card[0] : null;
-  const b = buttons.find(x => led && x.dataset.card[0] === led) || buttons[0];
-  b.click(); return b.dataset.card;
-}"""
 
 
 def shot(page: Any, what: str, size: str) -> None:
