@@ -3,6 +3,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -64,3 +65,65 @@ def nothing_left_in_the_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> It
         shutil.rmtree(own, ignore_errors=True)
     if left:
         pytest.fail(f"the tests left {len(left)} folder(s) in the temp dir: {'; '.join(listing)}", pytrace=False)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Captured output that is not valid Unicode (a test that feeds the journal a lone surrogate logs it) written
+    with escapes: pytest-xdist sends each report to the controller as UTF-8 and a worker that cannot crashes."""
+    outcome = yield
+    report = outcome.get_result()
+    report.sections = [(title, text.encode("utf-8", "backslashreplace").decode("utf-8"))
+                       for title, text in report.sections]
+
+
+
+# The tests that run for minutes (they carry a per-test timeout above the suite's, pyproject.toml): each runs on a
+# pytest-xdist worker of its own, beside the rest of its module. Listed by name because the scheduler sees names
+# only; collection fails when a test with such a timeout is missing here.
+RUN_ALONE = (
+    "tests/bridgetable/test_sim_replay.py::test_seeded_faults_two_hundred_whole_boards",
+    "tests/bridgetable/test_sim_replay.py::test_two_hundred_corpus_records_over_pty_and_pyusb[",
+    "tests/firmware/test_avr_replay.py::test_two_hundred_corpus_boards_give_the_replay_verdicts",
+    "tests/firmware/test_avr_replay.py::test_fifty_seeded_fault_runs_give_the_fault_free_verdicts",
+)
+
+
+def _runs_alone(nodeid: str) -> bool:
+    return nodeid.startswith(RUN_ALONE)
+
+
+def _runs_for_minutes(item: pytest.Item) -> bool:
+    marker = item.get_closest_marker("timeout")
+    limit = (marker.args[0] if marker.args else marker.kwargs.get("timeout")) if marker else None
+    return limit is not None and float(limit) > float(item.config.getini("timeout") or 0)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """How pytest-xdist shares the tests out: a module's tests form one unit, run by one worker, so its
+    module-scoped server or browser starts once; a test of RUN_ALONE is a unit of its own. Units go out in the
+    order of the collection (longest first: ``pytest_collection_modifyitems``)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if _runs_alone(nodeid) else nodeid.split("::", 1)[0]
+
+    return ByModule(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The modules that hold the longest tests first, then those with slow ones, then the rest (each module's own
+    order kept): a worker that picks up a long one last would finish long after the others."""
+    unlisted = [item.nodeid for item in items if _runs_for_minutes(item) and not _runs_alone(item.nodeid)]
+    if unlisted:
+        raise pytest.UsageError(f"tests/conftest.py: add to RUN_ALONE the tests that run for minutes: {unlisted}")
+
+    def unit(item: pytest.Item) -> str:
+        return item.nodeid if _runs_alone(item.nodeid) else item.nodeid.split("::", 1)[0]
+
+    rank: dict[str, int] = {}
+    for item in items:
+        cost = 0 if _runs_alone(item.nodeid) else 1 if item.get_closest_marker("slow") else 2
+        rank[unit(item)] = min(cost, rank.get(unit(item), cost))
+    items.sort(key=lambda item: rank[unit(item)])

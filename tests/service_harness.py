@@ -97,7 +97,9 @@ class ServerProcess:
     def database(self) -> str:
         return str(self.config["database"])
 
-    def start(self, timeout: float = 30.0) -> ServerProcess:
+    # Generous waits: the suite runs on several workers at once (pytest-xdist) beside other work on a 2-core
+    # machine, where a start-up or an answer can take many times what it takes on a quiet one.
+    def start(self, timeout: float = 120.0) -> ServerProcess:
         cmd = [sys.executable, "-c", "from bridgetable.cli import main; main()", "serve",
                "--config", str(self.config_path), "--port", str(self.port), "--log-level", "warning"]
         if self.simulate:
@@ -142,11 +144,11 @@ class ServerProcess:
 
     def client(self, token: str | None = None, **kw: Any) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 10.0), **kw)
+        return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 30.0), **kw)
 
     def seat_client(self, table: str, seat: str, **kw: Any) -> httpx.Client:
         """A client of a player at ``table``/``seat``, signed in for whatever round the table is in."""
-        return httpx.Client(base_url=self.base, auth=SeatSignIn(self, table, seat), timeout=kw.pop("timeout", 10.0),
+        return httpx.Client(base_url=self.base, auth=SeatSignIn(self, table, seat), timeout=kw.pop("timeout", 30.0),
                             **kw)
 
     def __enter__(self) -> ServerProcess:

@@ -34,7 +34,7 @@ class DcServer(ServerProcess):
         super().__init__(workdir, {**cfg, "dataconnector": dc}, **kw)
         self.dc_base = f"http://127.0.0.1:{self.dc_port}"
 
-    def start(self, timeout: float = 30.0) -> DcServer:
+    def start(self, timeout: float = 120.0) -> DcServer:
         super().start(timeout)
         wait_port(self.dc_port, timeout)
         return self

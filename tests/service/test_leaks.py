@@ -117,7 +117,7 @@ class Watch:
     async def stream(self, url: str, viewer: str, table: str | None = None, rnd: int | None = None) -> None:
         """Collect a stream's states until the event is over (a seat's: until its table's round changes)."""
         try:
-            async with websockets.connect(url, open_timeout=10, max_size=None) as ws:
+            async with websockets.connect(url, open_timeout=30, max_size=None) as ws:
                 while not self.done.is_set():
                     try:
                         raw = await asyncio.wait_for(ws.recv(), 0.5)
@@ -160,7 +160,7 @@ class Watch:
         return body
 
     async def rest(self, viewer: str, table: str | None, seat: str | None) -> None:
-        async with httpx.AsyncClient(base_url=self.srv.base, timeout=10) as c:
+        async with httpx.AsyncClient(base_url=self.srv.base, timeout=30) as c:
             while not self.done.is_set():
                 if seat is not None and table is not None:
                     tok = await asyncio.to_thread(credential, self.director, table, seat,
@@ -194,7 +194,7 @@ class Watch:
             self.checker.vugraph[t] = mark
         if self.vugraph:
             await asyncio.sleep(0.5)       # views made before the mark are checked as any other table's
-        async with httpx.AsyncClient(base_url=self.srv.base, timeout=10,
+        async with httpx.AsyncClient(base_url=self.srv.base, timeout=30,
                                      headers={"Authorization": f"Bearer {self.srv.token}"}) as d:
             await self.director_plan.score(d)
             jobs = [self.director_plan.intervene(d), self.truth(d),
