@@ -112,9 +112,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return ByModule(config, log)
 
 
+# The modules that take longest (the --durations of a run on four workers, docs/PERFORMANCE.md), longest first:
+# they are handed out before the rest, so that no worker picks one up when the others are nearly done.
+LONGEST_MODULES = (
+    "tests/service/test_phone_evening_browser.py", "tests/service/test_service_fuzz.py",
+    "tests/service/test_public_screen.py", "tests/service/test_service_crash.py",
+    "tests/service/test_round_guidance_browser.py", "tests/service/test_page_gallery.py",
+    "tests/dataconnector/test_dc_evening.py", "tests/firmware/test_avr_replay.py",
+    "tests/bridgetable/test_sim_replay.py", "tests/service/test_upload_faults.py", "tests/drivers/test_dealer.py",
+    "tests/service/test_leaks.py", "tests/firmware/test_reader_emulation.py", "tests/service/test_exports.py",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The modules that hold the longest tests first, then those with slow ones, then the rest (each module's own
-    order kept): a worker that picks up a long one last would finish long after the others."""
+    """The tests that run for minutes first, then the longest modules, then those with slow tests, then the rest
+    (each module's own order kept)."""
     unlisted = [item.nodeid for item in items if _runs_for_minutes(item) and not _runs_alone(item.nodeid)]
     if unlisted:
         raise pytest.UsageError(f"tests/conftest.py: add to RUN_ALONE the tests that run for minutes: {unlisted}")
@@ -122,8 +134,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     def unit(item: pytest.Item) -> str:
         return item.nodeid if _runs_alone(item.nodeid) else item.nodeid.split("::", 1)[0]
 
-    rank: dict[str, int] = {}
+    def cost(item: pytest.Item) -> tuple[int, int]:
+        module = item.nodeid.split("::", 1)[0]
+        if _runs_alone(item.nodeid):
+            return 0, 0
+        if module in LONGEST_MODULES:
+            return 1, LONGEST_MODULES.index(module)
+        return (2, 0) if item.get_closest_marker("slow") else (3, 0)
+
+    rank: dict[str, tuple[int, int]] = {}
     for item in items:
-        cost = 0 if _runs_alone(item.nodeid) else 1 if item.get_closest_marker("slow") else 2
-        rank[unit(item)] = min(cost, rank.get(unit(item), cost))
+        rank[unit(item)] = min(cost(item), rank.get(unit(item), cost(item)))
     items.sort(key=lambda item: rank[unit(item)])

@@ -47,7 +47,10 @@ def config(movement: dict[str, Any], boards: int, tables: int) -> dict[str, Any]
             "event": {"name": "Leak test", "scoring": "MP", "movement": movement},
             "simulation": {"tables": tables, "pace_s": 0.012, "irregularity_rate": 0.3, "ruling_wait_s": 0.05,
                            "seed": 11, "boards": boards},
-            "synchronous": "NORMAL"}
+            "synchronous": "NORMAL",
+            # some forty clients on one address, each pool keeping idle connections: under load (other pytest-xdist
+            # workers, other work) the address cap and the idle-connection timeout would close ones still pooled
+            "limits": {"connections_per_address": 512, "header_timeout_s": 120}}
 
 
 def credential(director: httpx.Client, table: str, seat: str, rnd: int, cache: dict[tuple[str, str, int], str]) -> str:
