@@ -75,7 +75,7 @@ types: $(TEST_STAMP)
 	$(BIN)/mypy
 check: lint types
 
-# pytest's options come from pyproject.toml (per-test timeout included); more go in PYTEST_ADDOPTS, as .ci/run
+# pytest's options come from pyproject.toml (four pytest-xdist workers, the per-test timeout); more go in PYTEST_ADDOPTS, as .ci/run
 # does for --durations=40: make test PYTEST_ADDOPTS="-x -k avr"
 test: check browsers firmware-deps
 	@echo "==> pytest (the whole suite; BRIDGETABLE_CORPUS adds the real-data tests)$${PYTEST_ADDOPTS:+ with PYTEST_ADDOPTS=$$PYTEST_ADDOPTS}"
