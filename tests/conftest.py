@@ -99,6 +99,7 @@ def _runs_for_minutes(item: pytest.Item) -> bool:
     return limit is not None and float(limit) > float(item.config.getini("timeout") or 0)
 
 
+@pytest.hookimpl(optionalhook=True)                 # without pytest-xdist (-p no:xdist) the hook is not there
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """How pytest-xdist shares the tests out: a module's tests form one unit, run by one worker, so its
     module-scoped server or browser starts once; a test of RUN_ALONE is a unit of its own. Units go out in the
