@@ -31,6 +31,7 @@ from .codes import IrregularityCode
 from .editions import NEXT_TURN, P1, REST_OF_AUCTION, Edition, edition
 from .errors import BridgeError
 from .irregularity import Irregularity, LeadPenalty, Option
+from .texts import Text
 
 LAW23_TEXT = ("Law 23A: a call is comparable to a withdrawn call if it has the same or similar meaning, defines a "
               "subset of the meanings of the withdrawn call, or has the same purpose (e.g. an asking bid or a "
@@ -242,10 +243,11 @@ class Auction:
         review, lead_law = ed.damage_review_law, ed.lead_restriction_law
         if is_bid(call) and bid_level(call) > 7:
             self._flag_pending(entry, IrregularityCode.BID_ABOVE_SEVEN, "38", exp, flagged,
-                               [Option("cancel", "bid cancelled; both members of the offending side pass for "
-                                       f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
-                                       "director")],
-                               detail="no contract above seven may be played")
+                               [Option("cancel", Text("auction.cancel_side_passes", "bid cancelled; both members "
+                                                      "of the offending side pass for the rest of the auction (Law "
+                                                      "{review}); Law {lead_law} lead penalty", review=review,
+                                                      lead_law=lead_law), "director")],
+                               detail=Text("auction.above_seven", "no contract above seven may be played"))
             return
         if seat != exp:
             self._out_of_rotation(entry, exp, flagged)
@@ -253,38 +255,46 @@ class Auction:
         obligation = self.obligations.get(seat)
         if obligation and call != PASS:
             self._flag_pending(entry, IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION, "37", exp, flagged,
-                               [Option("cancel", "call cancelled; both members of the offending side pass for "
-                                       f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
-                                       "director")],
-                               detail=f"{seat} was required to pass ({obligation.replace('_', ' ')})")
+                               [Option("cancel", Text("auction.call_cancel_side_passes", "call cancelled; both "
+                                                      "members of the offending side pass for the rest of the "
+                                                      "auction (Law {review}); Law {lead_law} lead penalty",
+                                                      review=review, lead_law=lead_law), "director")],
+                               detail=Text(f"auction.required_to_pass.{obligation}", "{seat} was required to pass "
+                                           "({why})", seat=seat, why=obligation.replace("_", " ")))
             return
         if call in (DOUBLE, REDOUBLE) and seat in self.no_double_now:
             irr = self._irr(IrregularityCode.FORBIDDEN_DOUBLE_AFTER_30B2, "30B2b", entry,
-                            [Option("rule", "the seed gives no specific rectification: director rules", "director")],
-                            detail="partner's pass out of rotation barred a double or redouble at this turn")
+                            [Option("rule", Text("auction.no_specific_rectification", "the seed gives no specific "
+                                                 "rectification: director rules"), "director")],
+                            detail=Text("auction.double_barred_30b2", "partner's pass out of rotation barred a double "
+                                        "or redouble at this turn"))
             flagged.append(irr)
         if call == DOUBLE and not self.can_double(seat) or call == REDOUBLE and not self.can_redouble(seat):
             code = IrregularityCode.INADMISSIBLE_DOUBLE if call == DOUBLE else IrregularityCode.INADMISSIBLE_REDOUBLE
             self._flag_pending(entry, code, "36", exp, flagged,
-                               [Option("cancel", "cancelled; offender substitutes a legal call; partner passes for "
-                                       f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
-                                       "director")],
-                               detail="Law 19: " + (
-                                   "a double needs an opponent's last bid with only passes since" if call == DOUBLE
-                                   else "a redouble needs an opponent's last double with only passes since"))
+                               [Option("cancel", Text("auction.inadmissible_cancel", "cancelled; offender "
+                                                      "substitutes a legal call; partner passes for the rest of the "
+                                                      "auction (Law {review}); Law {lead_law} lead penalty",
+                                                      review=review, lead_law=lead_law), "director")],
+                               detail=Text("auction.double_needs_bid", "Law 19: a double needs an opponent's last bid "
+                                           "with only passes since") if call == DOUBLE else
+                               Text("auction.redouble_needs_double", "Law 19: a redouble needs an opponent's last "
+                                    "double with only passes since"))
             return
         if is_bid(call) and self._last_bid is not None and bid_key(call) <= bid_key(self._last_bid.effective):
-            refuse = ("offender substitutes a sufficient bid or pass (27B1: lowest sufficient bid in the same "
-                      "denomination, no penalty; 27B2: otherwise partner passes for the rest of the auction; 27B3: "
-                      "X/XX cancelled)") if not ed.comparable_call else (
-                      "offender substitutes a legal call (27B1(a): lowest sufficient bid in the same denomination, "
-                      "no rectification; 27B1(b): a comparable call (Law 23, director), no rectification; 27B2/B3: "
-                      "otherwise partner passes for the rest of the auction, Law 26B)")
+            refuse = Text("auction.insufficient_refuse_1997", "offender substitutes a sufficient bid or pass (27B1: "
+                          "lowest sufficient bid in the same denomination, no penalty; 27B2: otherwise partner passes "
+                          "for the rest of the auction; 27B3: X/XX cancelled)") if not ed.comparable_call else Text(
+                          "auction.insufficient_refuse_2017", "offender substitutes a legal call (27B1(a): lowest "
+                          "sufficient bid in the same denomination, no rectification; 27B1(b): a comparable call (Law "
+                          "23, director), no rectification; 27B2/B3: otherwise partner passes for the rest of the "
+                          "auction, Law 26B)")
             self._flag_pending(entry, IrregularityCode.INSUFFICIENT_BID, "27", exp, flagged,
-                               [Option("accept", "accept the insufficient bid (Law 27A); calling accepts it",
-                                       str(seat.lho)),
+                               [Option("accept", Text("auction.insufficient_accept", "accept the insufficient "
+                                                      "bid (Law 27A); calling accepts it"), str(seat.lho)),
                                 Option("refuse", refuse, str(seat.lho))],
-                               detail=f"{call} does not exceed {self._last_bid.effective}")
+                               detail=Text("auction.insufficient", "{call} does not exceed {call2}", call=call,
+                                           call2=self._last_bid.effective))
             return
         self._stand(entry)
 
@@ -427,21 +437,28 @@ class Auction:
             self._change_of_call(entry, exp, flagged)
             return
         any_bid = self._last_bid is not None
-        accept = Option("accept", "accept the call out of rotation (Law 29A); calling accepts it", str(seat.lho))
+        accept = Option("accept", Text("auction.oor_accept", "accept the call out of rotation (Law 29A); calling "
+                                       "accepts it"), str(seat.lho))
         kind = "pass" if call == PASS else "bid" if is_bid(call) else "double"
         admissible = kind != "double" or (self.can_double(seat) if call == DOUBLE else self.can_redouble(seat))
         law, rect = self.edition.out_of_rotation(kind, where, any_bid, admissible)
-        options = ([accept] if admissible else []) + [Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))]
+        cancel = Text("auction.oor_cancel", "call cancelled (29B); ") + rect
+        options = ([accept] if admissible else []) + [Option("cancel", cancel, str(seat.lho))]
         if kind == "pass":
-            code, detail = IrregularityCode.PASS_OUT_OF_ROTATION, f"{seat} passed at {exp}'s turn"
+            code, detail = IrregularityCode.PASS_OUT_OF_ROTATION, Text("auction.passed_oor", "{seat} passed at "
+                                                                       "{seat2}'s turn", seat=seat, seat2=exp)
         elif kind == "bid":
-            code, detail = IrregularityCode.BID_OUT_OF_ROTATION, f"{seat} bid {call} at {exp}'s turn"
+            code, detail = IrregularityCode.BID_OUT_OF_ROTATION, Text("auction.bid_oor", "{seat} bid {call} at "
+                                                                      "{seat2}'s turn", seat=seat, call=call, seat2=exp)
         else:
             code = (IrregularityCode.DOUBLE_OUT_OF_ROTATION if call == DOUBLE
                     else IrregularityCode.REDOUBLE_OUT_OF_ROTATION)
-            detail = f"{seat} {'doubled' if call == DOUBLE else 'redoubled'} at {exp}'s turn" + (
-                "" if admissible else
-                f"; inadmissible (Law 19), cannot be accepted ({self.edition.inadmissible_oor_law})")
+            detail = (Text("auction.doubled_oor", "{seat} doubled at {seat2}'s turn", seat=seat, seat2=exp)
+                      if call == DOUBLE else
+                      Text("auction.redoubled_oor", "{seat} redoubled at {seat2}'s turn", seat=seat, seat2=exp))
+            if not admissible:
+                detail += Text("auction.inadmissible_oor", "; inadmissible (Law 19), cannot be accepted ({law})",
+                               law=self.edition.inadmissible_oor_law)
         self._flag_pending(entry, code, law, exp, flagged, options, where, detail=detail)
         if not admissible:
             entry.effective = ""
@@ -450,22 +467,29 @@ class Auction:
         """The same player calls again before his LHO (Law 25): the substitute tentatively replaces the first."""
         # his own call: the last one standing, except after a Law 34 reversion (another player's pass is last)
         first = next(e for e in reversed(self.stood) if e.seat == entry.seat)
-        opts = [Option("unintended", "the first call was unintended (a mechanical error or slip of the tongue): the "
-                       "substitute stands, no rectification (25A)", "director"),
-                Option("accept", "LHO accepts the substituted call (25B1); calling accepts it", str(entry.seat.lho)),
-                Option("original_stands", "the original call stands, partner is free; the substitute is "
-                       "unauthorized information to partner (25B2)", "director"),
-                Option("original_stands_26B", "the original call stands (25B2) and the director applies Law 26B",
-                       "director")] if self.edition.comparable_call else [
-                Option("inadvertent", "the first call was inadvertent and corrected without pause for thought: "
-                       "the substitute stands (25A)", "director"),
-                Option("accept", "LHO accepts the substituted call (25B1); calling accepts it", str(entry.seat.lho)),
-                Option("first_stands", "first call stands; partner passes at his next turn (25B2b1); Law 26",
-                       str(entry.seat)),
-                Option("other_call", "substitute stands; offending side scores at most average minus (25B2b2); "
-                       "Law 26", str(entry.seat))]
+        accept = Option("accept", Text("auction.change_accept", "LHO accepts the substituted call (25B1); calling "
+                                       "accepts it"), str(entry.seat.lho))
+        opts = [Option("unintended", Text("auction.change_unintended", "the first call was unintended (a mechanical "
+                                          "error or slip of the tongue): the substitute stands, no rectification "
+                                          "(25A)"), "director"),
+                accept,
+                Option("original_stands", Text("auction.change_original_stands", "the original call stands, partner "
+                                               "is free; the substitute is unauthorized information to partner "
+                                               "(25B2)"), "director"),
+                Option("original_stands_26B", Text("auction.change_original_26b", "the original call stands (25B2) "
+                                                   "and the director applies Law 26B"), "director"),
+                ] if self.edition.comparable_call else [
+                Option("inadvertent", Text("auction.change_inadvertent", "the first call was inadvertent and "
+                                           "corrected without pause for thought: the substitute stands (25A)"),
+                       "director"),
+                accept,
+                Option("first_stands", Text("auction.change_first_stands", "first call stands; partner passes at "
+                                            "his next turn (25B2b1); Law 26"), str(entry.seat)),
+                Option("other_call", Text("auction.change_other_call", "substitute stands; offending side scores at "
+                                          "most average minus (25B2b2); Law 26"), str(entry.seat))]
         irr = self._irr(IrregularityCode.CHANGE_OF_CALL, "25", entry, opts,
-                        detail=f"{first.call} changed to {entry.call}")
+                        detail=Text("auction.changed", "{call} changed to {call2}", call=first.call,
+                                    call2=entry.call))
         flagged.append(irr)
         self.stood.remove(first)
         first.stands = False
@@ -511,16 +535,21 @@ class Auction:
             if self.closed:
                 lp = replace(lp, specified=self.specified_suits(entry.seat))
             self.lead_penalties.append(lp)
-            irr.options.append(Option("lead_penalty", f"if {entry.seat} defends: at {entry.seat.partner}'s first "
-                                      "turn to lead declarer may prohibit one suit not specified legally by "
-                                      f"{entry.seat} (26B)", "declarer"))
+            irr.options.append(Option("lead_penalty", Text("auction.lead_penalty_2017", "if {seat} defends: at "
+                                                           "{partner}'s first turn to lead declarer may prohibit one "
+                                                           "suit not specified legally by {seat} (26B)",
+                                                           seat=entry.seat, partner=entry.seat.partner), "declarer"))
             return
         suits = _related_suits(call or entry.call)
         self.lead_penalties.append(LeadPenalty(str(entry.seat), str(entry.seat.partner), "26A" if suits else "26B",
                                                suits, irr.code, entry.index))
-        irr.options.append(Option("lead_penalty", f"if {entry.seat} defends: at {entry.seat.partner}'s first lead "
-                                  + ("declarer may require or forbid " + "/".join(sorted(suits)) + " (26A2)"
-                                     if suits else "declarer may forbid one suit he names (26B)"), "declarer"))
+        irr.options.append(Option("lead_penalty", Text("auction.lead_penalty_26a", "if {seat} defends: at "
+                                                       "{partner}'s first lead declarer may require or forbid {suits} "
+                                                       "(26A2)", seat=entry.seat, partner=entry.seat.partner,
+                                                       suits="/".join(sorted(suits))) if suits else
+                                  Text("auction.lead_penalty_26b", "if {seat} defends: at {partner}'s first lead "
+                                       "declarer may forbid one suit he names (26B)", seat=entry.seat,
+                                       partner=entry.seat.partner), "declarer"))
 
     # ------------------------------------------------------------------ acceptance by action, 28B, replacements
     def _resolve_pending_by_call(self, entry: CallEntry, flagged: list[Irregularity]) -> bool:
@@ -717,8 +746,8 @@ class Auction:
             self._turn = offender
             # the LHO has chosen: what is left is the offender's replacement (a call event, not a ruling)
             p.irr.options = [o for o in p.irr.options if o.code not in ("accept", "refuse")] + [
-                Option("replace", "refused by LHO: the offender substitutes a sufficient bid or pass (27B)",
-                       str(offender))]
+                Option("replace", Text("auction.insufficient_replace", "refused by LHO: the offender substitutes a "
+                                       "sufficient bid or pass (27B)"), str(offender))]
             return []
         p.irr.dispose("cancelled", p.irr.law)
         self._turn = p.turn_of
@@ -882,11 +911,12 @@ def card_exposed(auction: Auction | None, seat: Seat, cards: tuple[str, ...]) ->
     honors = [c for c in cards if c[1] in "AKQJT"]
     law = "24A" if len(cards) == 1 and not honors else ("24B" if len(cards) == 1 else "24C")
     irr = Irregularity(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, law, str(seat), "auction", {},
-                       [Option("penalty_card", "cards stay face up; penalty cards if the offender defends",
-                               "director")]
-                       + ([] if law == "24A" else [Option("partner_passes", "partner passes at his next turn",
+                       [Option("penalty_card", Text("auction.exposed_penalty_cards", "cards stay face up; penalty "
+                                                    "cards if the offender defends"), "director")]
+                       + ([] if law == "24A" else [Option("partner_passes", Text("auction.partner_passes_next",
+                                                                                 "partner passes at his next turn"),
                                                           "director")]),
-                       f"{', '.join(cards)} exposed during the auction")
+                       Text("auction.exposed_in_auction", "{cards} exposed during the auction", cards=" ".join(cards)))
     if law != "24A" and auction is not None and not auction.closed:
         auction.obligations.setdefault(seat.partner, NEXT_TURN)
     return irr
@@ -896,9 +926,11 @@ def card_led_early(auction: Auction, seat: Seat, card: str) -> Irregularity:
     """24B: a card faced as an opening lead before the auction closed (a premature lead) stays face up; the
     offender's partner passes at his next turn."""
     irr = Irregularity(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, "24B", str(seat), "auction", {},
-                       [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
-                               "partner passes at his next turn (24B)", "director")],
-                       f"{card} led before the auction closed (premature lead)")
+                       [Option("leave_face_up", Text("auction.premature_lead_face_up", "card stays face up; penalty "
+                                                     "card if the offender defends; partner passes at his next turn "
+                                                     "(24B)"), "director")],
+                       Text("auction.premature_lead", "{card} led before the auction closed (premature lead)",
+                            card=card))
     irr.dispose("rectified")
     auction.obligations.setdefault(seat.partner, NEXT_TURN)
     return irr

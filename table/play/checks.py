@@ -6,11 +6,14 @@ from __future__ import annotations
 from ..cards import CARD_RANK, HONORS, Seat
 from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
+from ..texts import Text
 from .position import PARTNER
 from .records import Obligation, Pending
 from .revokes import establish_by_extra, flag_revoke
 from .state import PlayState
 from .wording import SUIT_NAME, cards_text
+
+ACCEPT_LEAD = Text("play.accept_lead", "53A: accept the lead")
 
 
 def _rank(card: str) -> int:
@@ -107,19 +110,18 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
         minor_bar = [c for c, k in pcs.items() if k == "minor" and c[0] == card[0] and card[1] not in HONORS]
         due = majors or minor_bar
         if due:
-            why = (f"major penalty card(s) {cards_text(majors)} due at the first legal opportunity (50D1)"
-                   if majors else f"minor penalty card {minor_bar[0]} must be played before another small "
-                   f"{SUIT_NAME[card[0]]} (50C)")
-            opts = [Option("accept", "accept the card played; the penalty card stays a penalty card (52B1)",
-                           "declarer")]
-            if len(due) == 1:
-                opts.append(Option("substitute",
-                                   f"require {due[0]} instead; {card} becomes a major penalty card (52B2)", "declarer"))
-            else:
-                opts += [Option(f"substitute:{c}", f"require {c} instead; {card} becomes a major penalty card (52B2)",
-                                "declarer") for c in due]
+            why = (Text("play.major_due", "major penalty card(s) {cards} due at the first legal opportunity (50D1)",
+                        cards=" ".join(majors))
+                   if majors else Text("play.minor_due", "minor penalty card {card} must be played before another "
+                                       "small {suit} (50C)", card=minor_bar[0], suit=card[0]))
+            opts = [Option("accept", Text("play.penalty_accept", "accept the card played; the penalty card stays a "
+                                          "penalty card (52B1)"), "declarer")]
+            opts += [Option("substitute" if len(due) == 1 else f"substitute:{c}",
+                            Text("play.penalty_substitute", "require {card} instead; {card2} becomes a major penalty "
+                                 "card (52B2)", card=c, card2=card), "declarer") for c in due]
             f = st.flag(out, IrregularityCode.FAILURE_TO_PLAY_PENALTY_CARD, "52", seat, n, idx, opts,
-                         f"{seat} played {card}: {why}; declarer must accept once he has played on (52B1)")
+                         Text("play.played_instead", "{seat} played {card}: ", seat=seat, card=card) + why
+                         + Text("play.must_accept_52b1", "; declarer must accept once he has played on (52B1)"))
             st.await_choice(Pending(f, seat, n, card, due=due))
             flag_revoke(st, out, seat, card, n, idx, due[0][0], frozenset(due), True, was_pc, "penalty_card",
                         f"failure to play penalty card {cards_text(due)} when able (61A; no trick transfer, 64B3)",
@@ -151,31 +153,40 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
         return True
     note = ""
     if st.winners and st.tricks[n - 2][-1][0] == seat:
-        note = f"; {seat} played the last card of trick {n - 1}: the director may deem this a fifth card to it (45E)"
+        note = Text("play.maybe_fifth_card", "; {seat} played the last card of trick {trick}: the director may deem "
+                    "this a fifth card to it (45E)", seat=seat, trick=n - 1)
     if st.is_defender(seat):
         if n == 1:
             code, law = IrregularityCode.OPENING_LEAD_OUT_OF_TURN, "54"
-            opts = [Option("spread", f"54A: declarer spreads his hand and becomes dummy; {PARTNER[st.declarer]} "
-                           f"becomes declarer and {card} is the opening lead", "declarer"),
-                    Option("accept", "54B: accept the lead (53A); dummy is spread and the second card comes from "
-                           "declarer's own hand (54C: must accept if he may have seen dummy's cards)", "declarer"),
-                    Option("refuse", f"54D/56: {card} becomes a major penalty card; {correct} leads and declarer "
-                           "has the 50D2 options", "declarer")]
+            opts = [Option("spread", Text("play.lead_oot_spread", "54A: declarer spreads his hand and becomes dummy; "
+                                          "{partner} becomes declarer and {card} is the opening lead",
+                                          partner=PARTNER[st.declarer], card=card), "declarer"),
+                    Option("accept", Text("play.opening_lead_oot_accept", "54B: accept the lead (53A); dummy is "
+                                          "spread and the second card comes from declarer's own hand (54C: must "
+                                          "accept if he may have seen dummy's cards)"), "declarer"),
+                    Option("refuse", Text("play.opening_lead_oot_refuse", "54D/56: {card} becomes a major penalty "
+                                          "card; {leader} leads and declarer has the 50D2 options", card=card,
+                                          leader=correct), "declarer")]
         else:
             code, law = IrregularityCode.LEAD_OUT_OF_TURN_DEFENDER, "56"
-            opts = [Option("accept", "53A: accept the lead", "declarer"),
-                    Option("refuse", f"56: {card} becomes a major penalty card; {correct} leads (50D2 options when "
-                           f"{PARTNER[seat]} leads)", "declarer")]
+            opts = [Option("accept", ACCEPT_LEAD, "declarer"),
+                    Option("refuse", Text("play.lead_oot_refuse", "56: {card} becomes a major penalty card; {leader} "
+                                          "leads (50D2 options when {partner} leads)", card=card, leader=correct,
+                                          partner=PARTNER[seat]), "declarer")]
     elif st.is_defender(correct):
         code, law = IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, "55B1"
-        opts = [Option("accept", "53A: accept the lead", "defenders"),
-                Option("retract", "55B1: declarer restores the card without penalty", "defenders")]
+        opts = [Option("accept", ACCEPT_LEAD, "defenders"),
+                Option("retract", Text("play.declarer_lead_retract", "55B1: declarer restores the card without "
+                                       "penalty"), "defenders")]
     else:
         code, law = IrregularityCode.LEAD_FROM_WRONG_HAND, "55B2"
-        opts = [Option("accept", "53A: accept the lead", "defenders"),
-                Option("lead_from_correct_hand", f"55B2: the card is withdrawn and declarer leads from {correct}; "
-                       "a defender's card played before that lead becomes a penalty card (60B)", "defenders")]
-    irr = st.flag(out, code, law, seat, n, 0, opts, f"{seat} led {card}; {correct} was on lead{note}")
+        opts = [Option("accept", ACCEPT_LEAD, "defenders"),
+                Option("lead_from_correct_hand", Text("play.lead_from_correct_hand", "55B2: the card is withdrawn and "
+                                                      "declarer leads from {seat}; a defender's card played before "
+                                                      "that lead becomes a penalty card (60B)", seat=correct),
+                       "defenders")]
+    irr = st.flag(out, code, law, seat, n, 0, opts, Text("play.led_oot", "{seat} led {card}; {leader} was on lead",
+                                                         seat=seat, card=card, leader=correct) + note)
     st.await_choice(Pending(irr, seat, n, card, correct))
     return True
 

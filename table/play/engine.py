@@ -47,6 +47,7 @@ from ..cards import CARD_SET, HONORS, Deal, Seat, parse_card, sort_cards
 from ..codes import IrregularityCode
 from ..editions import Edition
 from ..irregularity import Irregularity, LeadPenalty, Option
+from ..texts import Text
 from .acceptance import resolve_pending
 from .checks import extra_card, irregular_lead, out_of_turn_play
 from .claims import play_after_claim
@@ -59,7 +60,6 @@ from .revokes import REVOKE_CODES, establish_on_claim, transfers
 from .revokes import rule as rule_on_revoke
 from .rulings import RULINGS, check_chooser
 from .state import PlayState
-from .wording import cards_text
 
 log = logging.getLogger(__name__)
 
@@ -251,8 +251,10 @@ class Play(PlayState):
         if new:
             kinds = ", ".join(f"{c} {self._pcs[seat][c]}" for c in sort_cards(new))
             self.flag(out, IrregularityCode.EXPOSED_CARD, "49", seat, n, len(self._trick), [],
-                       f"{seat} exposed {cards_text(new)}: penalty card(s) ({kinds}; 50B"
-                       + ("; two or more penalty cards are all major" if len(self._pcs[seat]) >= 2 else "") + ")",
+                       Text("play.exposed", "{seat} exposed {cards}: penalty card(s) ({kinds}; 50B", seat=seat,
+                            cards=" ".join(sort_cards(new)), kinds=kinds)
+                       + (Text("play.all_major", "; two or more penalty cards are all major")
+                          if len(self._pcs[seat]) >= 2 else "") + ")",
                        "penalty_card", "50B")
             check_50d2(self, out)
         self._update_slow()

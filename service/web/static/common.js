@@ -26,7 +26,7 @@ async function loadLanguage(page) {
   I18N.lang = chooseLanguage(clubDefault);
   document.documentElement.lang = I18N.lang === "zh-Hant" ? "zh-Hant" : "en";
   if (I18N.lang !== "en") {                 // merged: a part's strings that arrived first stay
-    for (const name of ["common", page, ...I18N.parts]) {
+    for (const name of ["common", "engine", page, ...I18N.parts]) {
       try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${I18N.lang}/${name}.json`)).json()); }
       catch (e) { /* a missing file leaves English */ }
     }
@@ -96,6 +96,30 @@ function dispositionText(irr) {
   if (i > 0) return t("common.disp_with", "{how}: {option}", {how: t("common.disp." + d.slice(0, i), codeWords(d.slice(0, i))), option: optionText(d.slice(i + 1))});
   return t("common.disp." + d, codeWords(d));
 }
+// A sentence of the law engine (an irregularity's detail, an option's text) in the page's language: the service
+// sends the English and its pieces (<field>_parts: each piece's English, key and parameters, table/texts.py); a
+// piece whose key the locale knows (locales/<lang>/engine.json, "engine.<key>") is translated, its parameters
+// worded by their names (a seat, a suit, cards, a call); any other piece stays as the service wrote it.
+function engineParam(name, value) {
+  if (/^(seat|offender|partner|leader|declarer|dummy|claimer)\d*$/.test(name) && SEATS.includes(value)) return t("common.seat." + value, value);
+  if (/^suit\d*$/.test(name)) return suitWord(value);
+  if (/^suits\d*$/.test(name)) return String(value).split("/").map(s => SYM[s] || s).join("/");
+  if (/^cards?\d*$/.test(name)) return String(value).split(" ").filter(Boolean).map(cardWords).join(" ");
+  if (/^call\d*$/.test(name)) return callWords(value);
+  return value;
+}
+function engineText(english, parts) {
+  if (I18N.lang === "en" || !Array.isArray(parts) || !parts.length) return english || "";
+  return parts.map(p => {
+    const tpl = p.key ? I18N.dict["engine." + p.key] : null;
+    if (!tpl) return p.text;
+    return tpl.replace(/\{(\w+)\}/g, (m, k) => (p.params && k in p.params) ? engineParam(k, p.params[k]) : m);
+  }).join("");
+}
+function detailText(irr) { return engineText(irr.detail, irr.detail_parts); }
+function optionExplained(o) { return engineText(o.text, o.text_parts); }
+// A call in words for the page: a bid as it is written ("1NT"), Pass, X and XX in the page's language.
+function callWords(call) { return call === "Pass" ? t("common.call.Pass", "Pass") : call; }
 // An irregularity's label in the page's language (the code rides along as data, never as text).
 function codeLabel(code) { return `<span class="irr-name" data-code="${esc(code)}">${esc(irrText(code))}</span>`; }
 function applyLanguage(root) {
@@ -120,7 +144,7 @@ function handHtml(cards, playable) {
 }
 function callHtml(call) {
   const m = /^([1-7])(C|D|H|S|NT)$/.exec(call);
-  return m ? `${m[1]}<span class="suit-${m[2]}">${SYM[m[2]]}</span>` : esc(call);
+  return m ? `${m[1]}<span class="suit-${m[2]}">${SYM[m[2]]}</span>` : esc(callWords(call));
 }
 function contractHtml(c) {
   if (!c) return "-";

@@ -76,10 +76,10 @@ function renderAlerts() {
     <div><b>${esc(tableName(id))}</b>${esc(t("console.comma", ", "))}${esc(t("console.board_short", "board {n}", {n: s.board ? s.board.number : "-"}))}${esc(t("console.colon", ": "))}<span class="code">${codeLabel(irr.code)}</span>
     ${esc(t("console.by", "by {seat}", {seat: seatName(irr.seat)}))} &mdash; <span class="law">${esc(t("common.law_n", "Law {law}", {law: irr.law}))}</span></div>
     ${lawTextSlot(id, s.board ? s.board.number : null, irr.law, irr.law_text)}
-    <div>${esc(irr.detail || "")}</div>
+    <div>${esc(detailText(irr))}</div>
     ${CLAIM_CODES.includes(irr.code) ? claimForm(id, s, irr) : `<div>${(irr.options || []).map(o => `<button class="option" data-table="${esc(id)}" data-code="${esc(irr.code)}" data-option="${esc(o.code)}"
-       title="${esc(o.text)}">${esc(optionText(o.code))} <span class="muted">(${esc(chooserText(o.chooser))})</span></button>`).join("")}</div>`}
-    <div class="muted">${(irr.options || []).map(o => `<div><b>${esc(optionText(o.code))}</b>: ${esc(o.text)}</div>`).join("")}</div></div>`).join("");
+       title="${esc(optionExplained(o))}">${esc(optionText(o.code))} <span class="muted">(${esc(chooserText(o.chooser))})</span></button>`).join("")}</div>`}
+    <div class="muted">${(irr.options || []).map(o => `<div><b>${esc(optionText(o.code))}</b>: ${esc(optionExplained(o))}</div>`).join("")}</div></div>`).join("");
   el.querySelectorAll("button.option").forEach(b => b.onclick = () => rule(b.dataset.table, b.dataset.code, b.dataset.option, b));
   el.querySelectorAll("form.claim-ruling").forEach(claimFormWire);
   if (focus) {                                        // a redraw while the director types keeps his place
@@ -105,7 +105,7 @@ function claimForm(id, s, irr) {
       <input name="tricks" type="number" inputmode="numeric" min="${won}" max="13" required value="${esc(d.tricks ?? claimed)}"></label>
     <label>${esc(t("console.claim_note", "Note for the record"))}
       <textarea name="note" rows="2" maxlength="500">${esc(d.note ?? "")}</textarea></label>
-    <div>${opts.map(o => `<button type="submit" class="claim-rule" value="${esc(o.code)}" title="${esc(o.text)}">${esc(t("console.claim_rule", "Rule: {option}", {option: optionText(o.code)}))}</button>`).join("")}</div></form>`;
+    <div>${opts.map(o => `<button type="submit" class="claim-rule" value="${esc(o.code)}" title="${esc(optionExplained(o))}">${esc(t("console.claim_rule", "Rule: {option}", {option: optionText(o.code)}))}</button>`).join("")}</div></form>`;
 }
 function claimFormWire(f) {
   const key = f.dataset.key;
@@ -156,7 +156,7 @@ async function renderDetail() {
   const hands = SEATS.map(seat => `<div class="hand ${seat}"><b>${seatLabel(seat, s)}</b>
      ${handHtml(s.hands[seat] ? s.hands[seat].cards : null)}</div>`).join("");
   const tricks = (s.tricks || []).map(trickHtml).join("");
-  const irrs = s.irregularities.map(i => `<div>${codeLabel(i.code)} (${esc(t("common.law_n", "Law {law}", {law: i.law}))}) ${esc(i.seat ? seatName(i.seat) : "")}: ${esc(i.detail || "")}
+  const irrs = s.irregularities.map(i => `<div>${codeLabel(i.code)} (${esc(t("common.law_n", "Law {law}", {law: i.law}))}) ${esc(i.seat ? seatName(i.seat) : "")}: ${esc(detailText(i))}
      &mdash; <b class="irr-state">${esc(dispositionText(i))}</b></div>`).join("") || `<span class="muted">${esc(t("console.none_lower", "none"))}</span>`;
   const boardText = s.board ? t("console.board_detail", "board {n} (dealer {dealer}, {vul} vulnerable)",
     {n: s.board.number, dealer: seatName(s.board.dealer), vul: s.board.vulnerable}) : t("console.board_short", "board {n}", {n: "-"});
@@ -316,7 +316,7 @@ function onMessage(m) {
     const label = irrText(i.code);
     toast(t("console.flagged_toast", "Table {table}: {code} (Law {law})", {table: m.table, code: label, law: i.law}));
     feed(t("console.flagged_feed", "Table {table} board {board}: {code} (Law {law}) by {seat}: {detail}",
-      {table: m.table, board: m.board, code: label, law: i.law, seat: seatName(i.seat), detail: i.detail || ""}));
+      {table: m.table, board: m.board, code: label, law: i.law, seat: seatName(i.seat), detail: detailText(i)}));
   } else if (m.type === "journal_failed") {
     journalFailed(m.detail);
   } else if (m.type === "device") {

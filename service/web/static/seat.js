@@ -495,11 +495,11 @@ function renderRulings(s) {
   const ch = s.choices || [];
   $("choices-section").hidden = !ch.length;
   $("choices").innerHTML = ch.map(i => `<div><b>${codeLabel(i.code)}</b> (${esc(t("seat.law", "Law {law}", {law: i.law}))}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
-    i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(o.text)}">${esc(optionText(o.code))}</button> ${esc(o.text)}<br>`).join("") + "</div>").join("");
+    i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(optionExplained(o))}">${esc(optionText(o.code))}</button> ${esc(optionExplained(o))}<br>`).join("") + "</div>").join("");
   $("choices").querySelectorAll("button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
   lawTexts($("choices"));
   $("irregularities").innerHTML = (s.irregularities || []).map(i =>
-    `<div class="irr" data-code="${esc(i.code)}">${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(SEAT_NAME[i.seat] ? SEAT_NAME[i.seat]() : "")} ${esc(i.detail || "")} &mdash; <span class="irr-state">${esc(dispositionText(i))}</span></div>`).join("") || esc(t("seat.none", "none"));
+    `<div class="irr" data-code="${esc(i.code)}">${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(SEAT_NAME[i.seat] ? SEAT_NAME[i.seat]() : "")} ${esc(detailText(i))} &mdash; <span class="irr-state">${esc(dispositionText(i))}</span></div>`).join("") || esc(t("seat.none", "none"));
 }
 
 // The boards of the table's current round (its guidance names them; null without an event). After the director

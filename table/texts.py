@@ -1,0 +1,62 @@
+"""The engine's sentences for people (an irregularity's detail, a rectification option's text) as data a page can
+translate: a :class:`Text` *is* its English sentence (a ``str``: logs, the journal, the API's ``text`` and
+``detail`` are unchanged) and also carries a stable ``key`` and the ``params`` it was filled with. The pages look
+the key up in their locale (``service/web/static/locales/<lang>/engine.json``, ``engine.<key>``) and fill the
+same ``{name}`` placeholders, rendering a seat, suit, card or call parameter in the page's language (docs/i18n.md).
+
+A parameter's name says what it holds, so a page can word it: ``seat``/``seat2``/``offender``/``partner``/
+``leader``/``declarer``/``dummy``/``claimer`` a seat letter; ``suit`` a suit letter (S H D C; the English names
+the suit); ``suits`` suit letters joined by "/"; ``card``/``cards`` card codes ("SA", several separated by
+spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); anything else is shown as it is (a law number, a count)."""
+from __future__ import annotations
+
+from typing import Any
+
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}   # a suit parameter in English
+
+
+class Text(str):
+    """An English sentence with the key and parameters that translate it (see the module docstring). Texts
+    joined with ``+`` (a detail the engine extends: ``irr.detail += Text(...)``) stay a Text whose ``parts`` are
+    the pieces, each translated on its own; a plain ``str`` piece stays English."""
+
+    key: str
+    params: dict[str, str]
+    parts: tuple[str, ...]
+
+    def __new__(cls, key: str, english: str, **params: Any) -> Text:
+        fields = {k: str(v) for k, v in params.items()}
+        english_fields = {k: SUIT_WORDS.get(v, v) if k.startswith("suit") else v for k, v in fields.items()}
+        return _rebuild(english.format(**english_fields), key, fields, ())
+
+    def __reduce__(self) -> tuple[Any, ...]:          # copies and pickles keep the key and parameters
+        return (_rebuild, (str(self), self.key, self.params, self.parts))
+
+    def pieces(self) -> tuple[str, ...]:
+        return self.parts or (self,)
+
+    def __add__(self, other: str) -> Text:
+        return _joined(self, other)
+
+    def __radd__(self, other: str) -> Text:
+        return _joined(other, self)
+
+
+def _rebuild(english: str, key: str, params: dict[str, str], parts: tuple[str, ...]) -> Text:
+    self = str.__new__(Text, english)
+    self.key, self.params, self.parts = key, params, parts
+    return self
+
+
+def _joined(a: str, b: str) -> Text:
+    parts = tuple(p for x in (a, b) for p in (x.pieces() if isinstance(x, Text) else (x,)) if p)
+    return _rebuild(str.__add__(str(a), str(b)), "", {}, parts)
+
+
+def translatable(value: str, field: str) -> dict[str, Any]:
+    """``<field>_parts`` for a dict entry holding ``value`` when it is a :class:`Text`: each piece's English
+    ``text`` and, where it has one, its ``key`` and ``params`` (a page joins the pieces it translated)."""
+    if not isinstance(value, Text):
+        return {}
+    return {f"{field}_parts": [{"text": str(p), "key": p.key, "params": dict(p.params)} if isinstance(p, Text)
+                               and p.key else {"text": str(p)} for p in value.pieces()]}
