@@ -259,8 +259,10 @@ class Auction:
                                                       "members of the offending side pass for the rest of the "
                                                       "auction (Law {review}); Law {lead_law} lead penalty",
                                                       review=review, lead_law=lead_law), "director")],
-                               detail=Text(f"auction.required_to_pass.{obligation}", "{seat} was required to pass "
-                                           "({why})", seat=seat, why=obligation.replace("_", " ")))
+                               detail=Text("auction.required_to_pass_next_turn", "{seat} was required to pass "
+                                           "(next turn)", seat=seat) if obligation == NEXT_TURN else
+                               Text("auction.required_to_pass_rest", "{seat} was required to pass (rest of "
+                                    "auction)", seat=seat))
             return
         if call in (DOUBLE, REDOUBLE) and seat in self.no_double_now:
             irr = self._irr(IrregularityCode.FORBIDDEN_DOUBLE_AFTER_30B2, "30B2b", entry,

@@ -249,12 +249,15 @@ class Play(PlayState):
             self.add_penalty_card(seat, c, major)
             new.append(c)
         if new:
-            kinds = ", ".join(f"{c} {self._pcs[seat][c]}" for c in sort_cards(new))
-            self.flag(out, IrregularityCode.EXPOSED_CARD, "49", seat, n, len(self._trick), [],
-                       Text("play.exposed", "{seat} exposed {cards}: penalty card(s) ({kinds}; 50B", seat=seat,
-                            cards=" ".join(sort_cards(new)), kinds=kinds)
-                       + (Text("play.all_major", "; two or more penalty cards are all major")
-                          if len(self._pcs[seat]) >= 2 else "") + ")",
+            detail = Text("play.exposed", "{seat} exposed {cards}: penalty card(s) (", seat=seat,
+                          cards=" ".join(sort_cards(new)))
+            for i, c in enumerate(sort_cards(new)):
+                detail += (", " if i else "") + (Text("play.penalty_major", "{card} major", card=c)
+                                                 if self._pcs[seat][c] == "major" else
+                                                 Text("play.penalty_minor", "{card} minor", card=c))
+            detail += "; 50B" + (Text("play.all_major", "; two or more penalty cards are all major")
+                                 if len(self._pcs[seat]) >= 2 else "") + ")"
+            self.flag(out, IrregularityCode.EXPOSED_CARD, "49", seat, n, len(self._trick), [], detail,
                        "penalty_card", "50B")
             check_50d2(self, out)
         self._update_slow()

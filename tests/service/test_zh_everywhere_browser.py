@@ -36,33 +36,54 @@ NAMES = {"1": {"N": "王小明", "S": "李大華", "E": "陳美玲", "W": "張�
          "2": {"N": "Alice Grey", "S": "Bob Stone", "E": "Carol Hart", "W": "Dan Moss"}}
 
 # A word in Latin letters the Chinese pages may show:
-# * card and call symbols: a call ("1NT", "3NT", "4S": digits first, so also a law number like "27B" or "50D2b"),
-#   X, XX, NT, a holding of ranks ("AKQ", "J"), a seat letter in a diagram (N E S W);
-# * ALLOWED: the product's name; the names of file formats a club's scoring program asks for by that name (PBN,
-#   LIN, CSV, USEBIO); "EN", the language switch's label for English (it names English in English on purpose).
-SYMBOL = re.compile(r"^(?:[0-9][0-9A-Za-z]*|X{1,2}|NT|[AKQJT2-9]+|[NESW])$")
-ALLOWED = {"bridgetable", "PBN", "LIN", "CSV", "USEBIO", "EN"}
+# * card and call symbols: a call ("1NT", "3NT", "4SX": digits first, so also a law number like "27B" or "50D2b"),
+#   X, XX, NT, a holding of ranks ("AKQ"), a single letter (a seat or suit letter in a diagram or the bidding box,
+#   a paragraph of a law quoted: "27B (a)");
+# * NS and EW: the pairs' numbers as the table cards, travellers, the ranking and every export print them ("EW 1")
+#   - one pair numbering everywhere, as the seat letters are one seat naming;
+# * ALLOWED: the product's name; names of file formats and of the programs a club's files come from, as the
+#   files and programs call themselves (a director looks for them by that name); "QR" (QR 碼 is the Chinese word);
+#   "API" (the documentation of the service's API); "EN" and "English", the language switch's name for English
+#   (it names each language in that language, as 中文 on an English page).
+SYMBOL = re.compile(r"^(?:[0-9][0-9A-Za-z]*|X{1,2}|NT|[AKQJT2-9]+|[A-Za-z]|NS|EW)$")
+ALLOWED = {"bridgetable", "PBN", "LIN", "CSV", "USEBIO", "XML", "ZIP", "HTML", "Duplimate", "Dealer4", "QR", "API",
+           "EN", "English"}
 LATIN = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*")
+# not words for the check: an address or a path ("http://...", "/openapi.json", "/dev/ttyUSB0"), a file's
+# extension (".dup")
+NOT_WORDS = re.compile(r"https?://\S+|(?<![\w.])/[\w./#=-]+|(?<![\w])\.[a-z0-9]{2,4}\b")
 RAW = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\[[^\]\n]*\]")
-# the page's visible text and the visible elements' title / aria-label / placeholder / alt, one entry each
+# The page's visible text and the visible elements' title / aria-label / placeholder / alt, one entry each. The
+# journal (an element marked data-verbatim: the events exactly as recorded, for the director) and code (a command
+# to type, an input's example) are shown as they are: they are left out, hidden for the moment of reading.
 SHOWN = """() => {
+  const verbatim = [...document.querySelectorAll('[data-verbatim], code, kbd')];
+  const kept = verbatim.map(el => el.style.display);
+  verbatim.forEach(el => { el.style.display = 'none'; });
   const out = [document.title, document.body.innerText];
   for (const el of document.querySelectorAll('[title], [aria-label], [placeholder], [alt]')) {
     if (el.checkVisibility && !el.checkVisibility()) continue;
+    if (el.closest('[data-verbatim]')) continue;
     for (const a of ['title', 'aria-label', 'placeholder', 'alt']) {
       const v = el.getAttribute(a);
-      if (v) out.push(`${a}=${v}`);
+      if (v) out.push(v);
     }
   }
+  verbatim.forEach((el, i) => { el.style.display = kept[i]; });
   return out;
 }"""
+# the players' pages (the raw-code check); the console and the cards page are the director's
+PLAYERS = ("seat", "results", "big screen", "spectate", "index")
+ALL_NAMES = [n for names in NAMES.values() for n in names.values()]
 
 
 def latin_words(texts: list[str]) -> list[str]:
     """The words in Latin letters of ``texts`` that are not symbols, names or allowed, each with its line."""
     found = []
     for text in texts:
-        for line in text.splitlines():
+        for name in ALL_NAMES:
+            text = text.replace(name, "")
+        for line in NOT_WORDS.sub(" ", text).splitlines():
             bad = [w for w in LATIN.findall(line) if w not in ALLOWED and not SYMBOL.match(w)]
             if bad:
                 found.append(f"{bad} in {line.strip()[:140]!r}")
@@ -94,7 +115,8 @@ class Walk:
                 where = f"{lang} {name} at {state}"
                 if lang == "zh":
                     self.latin += [f"{where}: {f}" for f in latin_words(texts)]
-                self.raw += [f"{where}: {f}" for f in raw_codes(texts)]
+                if name.startswith(PLAYERS):
+                    self.raw += [f"{where}: {f}" for f in raw_codes(texts)]
                 slug = re.sub(r"\W+", "-", f"{lang}-{name}-{state}")
                 page.screenshot(path=str(ARTIFACTS / f"everywhere-{slug}.png"), full_page=True)
 

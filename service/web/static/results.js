@@ -167,7 +167,7 @@ async function start() {
   const status = document.getElementById("status");
   viewStream("/ws/results", "results", view => {
     render(view);
-    status.textContent = statusText("live") + ", " + new Date().toLocaleTimeString();
+    status.textContent = statusText("live") + ", " + clockTime();
   }, st => status.textContent = statusText(st), TOKEN);
 }
 start();
