@@ -21,16 +21,17 @@ class Text(str):
     the pieces, each translated on its own; a plain ``str`` piece stays English."""
 
     key: str
+    template: str
     params: dict[str, str]
     parts: tuple[str, ...]
 
     def __new__(cls, key: str, english: str, **params: Any) -> Text:
         fields = {k: str(v) for k, v in params.items()}
         english_fields = {k: SUIT_WORDS.get(v, v) if k.startswith("suit") else v for k, v in fields.items()}
-        return _rebuild(english.format(**english_fields), key, fields, ())
+        return _rebuild(english.format(**english_fields), key, fields, (), english)
 
     def __reduce__(self) -> tuple[Any, ...]:          # copies and pickles keep the key and parameters
-        return (_rebuild, (str(self), self.key, self.params, self.parts))
+        return (_rebuild, (str(self), self.key, self.params, self.parts, self.template))
 
     def pieces(self) -> tuple[str, ...]:
         return self.parts or (self,)
@@ -42,9 +43,9 @@ class Text(str):
         return _joined(other, self)
 
 
-def _rebuild(english: str, key: str, params: dict[str, str], parts: tuple[str, ...]) -> Text:
+def _rebuild(english: str, key: str, params: dict[str, str], parts: tuple[str, ...], template: str = "") -> Text:
     self = str.__new__(Text, english)
-    self.key, self.params, self.parts = key, params, parts
+    self.key, self.params, self.parts, self.template = key, params, parts, template
     return self
 
 
@@ -55,8 +56,9 @@ def _joined(a: str, b: str) -> Text:
 
 def translatable(value: str, field: str) -> dict[str, Any]:
     """``<field>_parts`` for a dict entry holding ``value`` when it is a :class:`Text`: each piece's English
-    ``text`` and, where it has one, its ``key`` and ``params`` (a page joins the pieces it translated)."""
+    ``text`` and, where it has one, its ``key``, English ``template`` and ``params`` (a page joins the pieces it
+    worded: in English from the template, so a card reads "♠10" and a seat "West", never "ST" or "W")."""
     if not isinstance(value, Text):
         return {}
-    return {f"{field}_parts": [{"text": str(p), "key": p.key, "params": dict(p.params)} if isinstance(p, Text)
-                               and p.key else {"text": str(p)} for p in value.pieces()]}
+    return {f"{field}_parts": [{"text": str(p), "key": p.key, "template": p.template, "params": dict(p.params)}
+                               if isinstance(p, Text) and p.key else {"text": str(p)} for p in value.pieces()]}

@@ -52,7 +52,9 @@ LATIN = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*")
 # not words for the check: an address or a path ("http://...", "/openapi.json", "/dev/ttyUSB0"), a file's
 # extension (".dup")
 NOT_WORDS = re.compile(r"https?://\S+|(?<![\w.])/[\w./#=-]+|(?<![\w])\.[a-z0-9]{2,4}\b")
-RAW = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\[[^\]\n]*\]")
+# a raw code: UPPER_SNAKE, snake_case, a [bracketed] token, or a card's code ("ST", "SA": the pages write ♠10, ♠A)
+RAW = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\[[^\]\n]*\]"
+                 r"|\b[SHDC][AKQJT2-9]\b")
 # The page's visible text and the visible elements' title / aria-label / placeholder / alt, one entry each. The
 # journal (an element marked data-verbatim: the events exactly as recorded, for the director) and code (a command
 # to type, an input's example) are shown as they are: they are left out, hidden for the moment of reading.

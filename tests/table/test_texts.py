@@ -55,8 +55,10 @@ def test_a_text_is_its_english_and_keeps_its_key_through_copies_and_joins() -> N
     assert joined == "Law 19: 1D does not exceed 1H; two or more penalty cards are all major)"
     assert translatable(joined, "detail") == {"detail_parts": [
         {"text": "Law 19: "},
-        {"text": "1D does not exceed 1H", "key": "auction.insufficient", "params": {"call": "1D", "call2": "1H"}},
-        {"text": "; two or more penalty cards are all major", "key": "play.all_major", "params": {}},
+        {"text": "1D does not exceed 1H", "key": "auction.insufficient", "template": "{call} does not exceed {call2}",
+         "params": {"call": "1D", "call2": "1H"}},
+        {"text": "; two or more penalty cards are all major", "key": "play.all_major",
+         "template": "; two or more penalty cards are all major", "params": {}},
         {"text": ")"}]}
     assert translatable("plain", "detail") == {}
     assert Text("play.minor_due", "minor penalty card {card} must be played before another small {suit} (50C)",

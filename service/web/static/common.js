@@ -101,7 +101,7 @@ function dispositionText(irr) {
 // piece whose key the locale knows (locales/<lang>/engine.json, "engine.<key>") is translated, its parameters
 // worded by their names (a seat, a suit, cards, a call); any other piece stays as the service wrote it.
 function engineParam(name, value) {
-  if (/^(seat|offender|partner|leader|declarer|dummy|claimer)\d*$/.test(name) && SEATS.includes(value)) return t("common.seat." + value, value);
+  if (/^(seat|offender|partner|leader|declarer|dummy|claimer)\d*$/.test(name) && SEATS.includes(value)) return t("common.seat." + value, {N: "North", E: "East", S: "South", W: "West"}[value]);
   if (/^suit\d*$/.test(name)) return suitWord(value);
   if (/^suits\d*$/.test(name)) return String(value).split("/").map(s => SYM[s] || s).join("/");
   if (/^cards?\d*$/.test(name)) return String(value).split(" ").filter(Boolean).map(cardWords).join(" ");
@@ -109,9 +109,9 @@ function engineParam(name, value) {
   return value;
 }
 function engineText(english, parts) {
-  if (I18N.lang === "en" || !Array.isArray(parts) || !parts.length) return english || "";
+  if (!Array.isArray(parts) || !parts.length) return english || "";
   return parts.map(p => {
-    const tpl = p.key ? I18N.dict["engine." + p.key] : null;
+    const tpl = p.key ? (I18N.lang === "en" ? p.template : I18N.dict["engine." + p.key]) : null;
     if (!tpl) return p.text;
     return tpl.replace(/\{(\w+)\}/g, (m, k) => (p.params && k in p.params) ? engineParam(k, p.params[k]) : m);
   }).join("");
@@ -120,6 +120,8 @@ function detailText(irr) { return engineText(irr.detail, irr.detail_parts); }
 function optionExplained(o) { return engineText(o.text, o.text_parts); }
 // A time of day in the page's language ("下午3:26:51" on a Chinese page, "3:26:51 PM" on an English one).
 function clockTime(d) { return (d || new Date()).toLocaleTimeString(I18N.lang === "zh-Hant" ? "zh-Hant" : "en"); }
+// A seat where English writes its letter ("seat W", "dealer E"): the letter in English, the seat's name (西) else.
+function seatShort(seat) { return I18N.lang === "en" ? seat : t("common.seat." + seat, seat); }
 // A call in words for the page: a bid as it is written ("1NT"), Pass, X and XX in the page's language.
 function callWords(call) { return call === "Pass" ? t("common.call.Pass", "Pass") : call; }
 // An irregularity's label in the page's language (the code rides along as data, never as text).

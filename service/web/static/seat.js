@@ -55,7 +55,7 @@ function bidRank(call) {
 
 // ------------------------------------------------------------------------------------------- the board line
 function renderBoard(s) {
-  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: seatShort(ME)});
   const el = $("board");
   if (s.withheld) {
     el.innerHTML = esc(t("seat.withheld", "Board {n} in play: your pair still has to play it, nothing of it is shown (Law 16B)", {n: s.board.number}));
@@ -63,7 +63,7 @@ function renderBoard(s) {
   }
   if (!s.board) { el.textContent = s.kind === "scoring" ? t("seat.scoring_waiting", "Scoring-only table: key each board's result below.") : t("seat.waiting", "Waiting for a board."); return; }
   const parts = [`<b>${esc(t("seat.board_n", "Board {n}", {n: s.board.number}))}</b>`,
-    esc(t("seat.dealer", "dealer {seat}", {seat: s.board.dealer})),
+    esc(t("seat.dealer", "dealer {seat}", {seat: seatShort(s.board.dealer)})),
     esc(t("seat.vulnerable", "vulnerable: {who}", {who: vulText(s.board.vulnerable)})),
     `<span class="phase ${esc(s.phase)}">${esc(phaseLine(s))}</span>`];
   const turn = turnLine(s);
@@ -567,7 +567,7 @@ function newSeat(r) {
   UI.startKey = null; UI.startPick = null; UI.startRefusal = "";
   $("signed-out").hidden = true; $("table-section").hidden = false;
   $("irregularities-section").hidden = false; $("call-director").hidden = false;
-  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: seatShort(ME)});
   $("board").textContent = t("seat.waiting", "Waiting for a board.");
   connect(); loadRound().then(loadPlayers);
 }
@@ -637,7 +637,7 @@ async function main() {
   if (parts[0] !== "seat") { signedOut(t("seat.needs_link", "This page needs a seat's sign-in link.")); return; }
   [, TABLE, ME] = parts;
   if (!(await stillValid())) return;
-  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: seatShort(ME)});
   connect();
   loadRound().then(loadPlayers);
 }
