@@ -33,10 +33,11 @@ from .errors import BridgeError
 from .irregularity import Irregularity, LeadPenalty, Option
 from .texts import Text
 
-LAW23_TEXT = ("Law 23A: a call is comparable to a withdrawn call if it has the same or similar meaning, defines a "
-              "subset of the meanings of the withdrawn call, or has the same purpose (e.g. an asking bid or a "
-              "relay). 23B: replaced by a comparable call, the auction and play continue without further "
-              "rectification and the withdrawn call is not unauthorized information (16C2 does not apply).")
+LAW23_TEXT = Text("auction.law23", "Law 23A: a call is comparable to a withdrawn call if it has the same or similar "
+                  "meaning, defines a subset of the meanings of the withdrawn call, or has the same purpose (e.g. an "
+                  "asking bid or a relay). 23B: replaced by a comparable call, the auction and play continue without "
+                  "further rectification and the withdrawn call is not unauthorized information (16C2 does not "
+                  "apply).")
 
 # The fast path's view of a call, one dict hit per call: Pass -> 0, X -> -1, XX -> -2, a bid 1C..7NT -> its
 # rank 1..35 (a higher rank is a sufficient bid, Law 18B/C). Bids above seven are absent on purpose: Law 38
@@ -374,25 +375,27 @@ class Auction:
                 self._recompute_bids()
                 irr.dispose("scored_as_if_not_made", "36C")
                 new = self._irr(IrregularityCode.INADMISSIBLE_CALL_36C, "36C", entry, [],
-                                detail=f"{entry.seat}'s {entry.call} was inadmissible and first noticed after the "
-                                       "opening lead: the contract is scored as if it had not been made")
+                                detail=Text("auction.inadmissible_36c", "{seat}'s {call} was inadmissible and first "
+                                            "noticed after the opening lead: the contract is scored as if it had not "
+                                            "been made", seat=entry.seat, call=entry.call))
                 new.dispose("scored_as_if_not_made", "36C")
             else:
                 self.no_automatic_score = True
                 irr.dispose("noticed_after_lead", "35A")
                 new = self._irr(IrregularityCode.DIRECTOR_REQUIRED, "35A", entry,
-                                [Option("rule", "this edition has no rule once the opening lead is faced (35A "
-                                        "would revert the auction): the director rules; no automatic score",
-                                        "director")],
-                                detail=f"{entry.seat}'s inadmissible {entry.call} first noticed after the lead")
+                                [Option("rule", Text("auction.no_rule_after_lead", "this edition has no rule once the "
+                                                     "opening lead is faced (35A would revert the auction): the "
+                                                     "director rules; no automatic score"), "director")],
+                                detail=Text("auction.inadmissible_after_lead", "{seat}'s inadmissible {call} first "
+                                            "noticed after the lead", seat=entry.seat, call=entry.call))
             out.append(new)
         return out
 
     def _law34_revert(self, k: int) -> None:
         oor = self.stood[k]
         irr = self._irr(IrregularityCode.PASS_OOR_DEPRIVED_TURN, "34", oor, [],
-                        detail=f"{oor.skipped[0]} lost his turn; the auction reverts to him and the passes after "
-                               "the pass out of rotation are cancelled")
+                        detail=Text("auction.law34", "{seat} lost his turn; the auction reverts to him and the "
+                                    "passes after the pass out of rotation are cancelled", seat=oor.skipped[0]))
         irr.dispose("auction_reverted", "34")
         for later in self.stood[k + 1:]:
             later.stands = False
@@ -515,7 +518,7 @@ class Auction:
         penalised = self.edition.rect("after_final_pass").law          # 1997 39B, 2017 39C
         law = penalised if defender and entry.call != PASS else "39A"
         irr = self._irr(IrregularityCode.CALL_AFTER_FINAL_PASS, law, entry, [],
-                        detail=f"{entry.call} after the auction closed")
+                        detail=Text("auction.after_final_pass", "{call} after the auction closed", call=entry.call))
         irr.dispose("cancelled", law)
         prev = self.calls[entry.index - 1] if entry.index else None
         if prev is not None and not prev.stands and entry.seat == prev.seat.lho:
@@ -692,7 +695,8 @@ class Auction:
                 law = self.edition.rect("bid_oor_rho_passes" if w.kind == "31A1" else "double_oor_rho_passes").law
                 if entry.call != w.call:
                     irr = self._irr(IrregularityCode.CALL_NOT_REPEATED, law, entry,
-                                    [Option("rule", f"{w.offender} had to repeat {w.call}", "director")])
+                                    [Option("rule", Text("auction.had_to_repeat", "{seat} had to repeat {call}",
+                                                         seat=w.offender, call=w.call), "director")])
                     flagged.append(irr)
                 w.irr.dispose("rectified", law)
             elif w.kind == "23" and entry.seat == w.offender:
@@ -790,7 +794,8 @@ class Auction:
     def watch_comparable(self, p: PendingCall, entry: CallEntry, situation: str) -> None:
         """2017: the offender's next call (at his turn) opens the Law 23 question."""
         self.watch("23", entry.seat, p.irr, entry.call, situation)
-        p.irr.detail += f"; {entry.seat.partner} may call freely (16C2); Law 23 decides on {entry.seat}'s next call"
+        p.irr.detail += Text("auction.law23_watch", "; {partner} may call freely (16C2); Law 23 decides on {seat}'s "
+                             "next call", partner=entry.seat.partner, seat=entry.seat)
 
     def _open_comparable(self, w: _Watch, entry: CallEntry) -> None:
         """The offender's replacement is in: ask the director whether it is comparable (Law 23)."""
@@ -799,15 +804,22 @@ class Auction:
         same = entry.call == first.call and not (entry.alert or first.alert)
         rect = self.edition.rect(w.situation)
         irr = self._irr(IrregularityCode.COMPARABLE_CALL_RULING, "23", entry,
-                        [Option("comparable", "comparable: no further rectification; the withdrawn call is not "
-                                "unauthorized information (23B); the director may adjust at the end (23C)",
-                                "director"),
-                         Option("not_comparable", f"not comparable ({rect.law}): partner passes "
-                                + ("at his next turn" if rect.partner_pass.startswith(P1) else "for the rest of the "
-                                   "auction") + f"; Law 26B; Law {self.edition.damage_review_law}", "director")],
-                        detail=f"{entry.seat}'s {first.call} was withdrawn ({w.irr.code}, {rect.law}) and replaced by "
-                               f"{entry.call}" + ("; suggested: comparable (the same call, neither alerted)"
-                                                  if same else "") + f". {LAW23_TEXT}")
+                        [Option("comparable", Text("auction.comparable", "comparable: no further rectification; "
+                                                   "the withdrawn call is not unauthorized information (23B); the "
+                                                   "director may adjust at the end (23C)"), "director"),
+                         Option("not_comparable", Text("auction.not_comparable_next", "not comparable ({law}): partner "
+                                                       "passes at his next turn; Law 26B; Law {review}", law=rect.law,
+                                                       review=self.edition.damage_review_law)
+                                if rect.partner_pass.startswith(P1) else
+                                Text("auction.not_comparable_rest", "not comparable ({law}): partner passes for the "
+                                     "rest of the auction; Law 26B; Law {review}", law=rect.law,
+                                     review=self.edition.damage_review_law), "director")],
+                        detail=Text("auction.withdrawn_replaced", "{seat}'s {call} was withdrawn ({code}, {law}) and "
+                                    "replaced by {call2}", page="{seat}'s {call} was withdrawn (Law {law}) and "
+                                    "replaced by {call2}", seat=entry.seat, call=first.call, code=w.irr.code,
+                                    law=rect.law, call2=entry.call)
+                        + (Text("auction.suggest_comparable", "; suggested: comparable (the same call, neither "
+                                "alerted)") if same else "") + ". " + LAW23_TEXT)
         self.comparable.append(_Comparable(irr, w.irr, entry.seat, withdrawn, entry.index, w.situation))
         w.irr.dispose("replaced_awaiting_law23", rect.law)
 
@@ -833,8 +845,9 @@ class Auction:
         since = [e for e in self.calls[c.replacement + 1:] if e.seat == partner and e.stands and not e.deemed]
         scope = NEXT_TURN if rect.partner_pass.startswith(P1) else REST_OF_AUCTION
         if since and since[0].call != PASS:
-            c.irr.detail += (f"; {partner} had already called {since[0].call} before the ruling: the director "
-                             f"decides (Law {self.edition.damage_review_law})")
+            c.irr.detail += Text("auction.called_before_ruling", "; {seat} had already called {call} before the "
+                                 "ruling: the director decides (Law {review})", seat=partner, call=since[0].call,
+                                 review=self.edition.damage_review_law)
         if not self.closed and not (scope == NEXT_TURN and since):
             self.obligations[partner] = scope
         withdrawn = self.calls[c.withdrawn]
@@ -851,7 +864,8 @@ class Auction:
             self._cancel(entry)
             self._turn = entry.seat
         else:
-            c.irr.detail += "; calls were made over the X/XX before the ruling: the director decides (27B3)"
+            c.irr.detail += Text("auction.called_over_double", "; calls were made over the X/XX before the ruling: "
+                                 "the director decides (27B3)")
 
     def _rule_27b1_conventional(self) -> list[Irregularity]:
         """The director finds that the insufficient bid or its lowest-same-denomination replacement could be

@@ -2,12 +2,14 @@
 translate: a :class:`Text` *is* its English sentence (a ``str``: logs, the journal, the API's ``text`` and
 ``detail`` are unchanged) and also carries a stable ``key`` and the ``params`` it was filled with. The pages look
 the key up in their locale (``service/web/static/locales/<lang>/engine.json``, ``engine.<key>``) and fill the
-same ``{name}`` placeholders, rendering a seat, suit, card or call parameter in the page's language (docs/i18n.md).
+same ``{name}`` placeholders, wording a seat, suit, card or call parameter in the page's language (docs/service.md,
+"Language").
 
 A parameter's name says what it holds, so a page can word it: ``seat``/``seat2``/``offender``/``partner``/
 ``leader``/``declarer``/``dummy``/``claimer`` a seat letter; ``suit`` a suit letter (S H D C; the English names
 the suit); ``suits`` suit letters joined by "/"; ``card``/``cards`` card codes ("SA", several separated by
-spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); anything else is shown as it is (a law number, a count)."""
+spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); ``side``/``side2`` a side (NS, EW); ``option`` a
+rectification option's code; anything else is shown as it is (a law number, a count)."""
 from __future__ import annotations
 
 from typing import Any
@@ -25,10 +27,12 @@ class Text(str):
     params: dict[str, str]
     parts: tuple[str, ...]
 
-    def __new__(cls, key: str, english: str, **params: Any) -> Text:
+    def __new__(cls, key: str, english: str, page: str | None = None, **params: Any) -> Text:
+        """``page``: the English a page shows when the recorded English is written for a program (a reader of
+        the journal parses ``tricks_transferred=1``; a player reads "1 trick transferred")."""
         fields = {k: str(v) for k, v in params.items()}
         english_fields = {k: SUIT_WORDS.get(v, v) if k.startswith("suit") else v for k, v in fields.items()}
-        return _rebuild(english.format(**english_fields), key, fields, (), english)
+        return _rebuild(english.format(**english_fields), key, fields, (), page or english)
 
     def __reduce__(self) -> tuple[Any, ...]:          # copies and pickles keep the key and parameters
         return (_rebuild, (str(self), self.key, self.params, self.parts, self.template))

@@ -81,7 +81,8 @@ def claim_voided(claimer: Seat | None, flags: Iterable[Irregularity]) -> Irregul
         if irr.code == IrregularityCode.CLAIM_DISPUTED and irr.open:
             irr.dispose("claim_void_play_continued", "68D2b")
     irr = _claim_flag(IrregularityCode.CLAIM_VOID_PLAY_CONTINUED, "68D2b", claimer,
-                      "all four players agreed to play on: the claim is void and the play continues",
+                      Text("claim.void_play_on", "all four players agreed to play on: the claim is void and the play "
+                           "continues"),
                       disposition="play_continued")
     irr.disposition_law = "68D2b"
     return irr

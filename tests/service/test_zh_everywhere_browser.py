@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -278,7 +277,7 @@ def evening(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[
             w.check("the console's results and exports", only=("console",))
 
             # ---------------------------------------------------------------- the public pages and the cards
-            for lang, pages, q in (("zh", w.zh, ""), ("en", w.en, "?lang=en")):
+            for pages, q in ((w.zh, ""), (w.en, "?lang=en")):
                 pages["results"] = open_page(browser, f"{srv.base}/results{q}", errors)
                 pages["big screen"] = open_page(browser, f"{srv.base}/results?screen=1{q.replace('?', '&')}", errors)
                 pages["spectate"] = open_page(browser, f"{srv.base}/spectate{q}", errors)

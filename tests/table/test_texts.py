@@ -21,7 +21,9 @@ def engine_texts() -> dict[str, str]:
     for path in (ROOT / "table").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Text":
-                key, english = node.args[0], node.args[1]
+                key = node.args[0]
+                page = next((k.value for k in node.keywords if k.arg == "page"), None)
+                english = page if page is not None else node.args[1]   # the English a page shows
                 assert isinstance(key, ast.Constant) and isinstance(english, ast.Constant), \
                     f"{path}:{node.lineno}: a Text's key and English must be constants"
                 assert found.get(key.value, english.value) == english.value, f"{key.value}: two Englishes"

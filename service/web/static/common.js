@@ -106,6 +106,8 @@ function engineParam(name, value) {
   if (/^suits\d*$/.test(name)) return String(value).split("/").map(s => SYM[s] || s).join("/");
   if (/^cards?\d*$/.test(name)) return String(value).split(" ").filter(Boolean).map(cardWords).join(" ");
   if (/^call\d*$/.test(name)) return callWords(value);
+  if (/^option\d*$/.test(name)) return optionText(value);
+  if (/^side\d*$/.test(name) && (value === "NS" || value === "EW")) return value === "NS" ? t("common.ns", "NS") : t("common.ew", "EW");
   return value;
 }
 function engineText(english, parts) {
@@ -170,7 +172,7 @@ function auctionHtml(a) {
   for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
   let rows = [];
   for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
-  return `<table class="auction"><tr>${order.map(s => `<th>${s}</th>`).join("")}</tr>${rows.join("")}</table>`;
+  return `<table class="auction"><tr>${order.map(s => `<th>${esc(seatShort(s))}</th>`).join("")}</tr>${rows.join("")}</table>`;
 }
 function trickHtml(trick) {
   if (!trick) return "";

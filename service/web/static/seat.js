@@ -181,7 +181,7 @@ function auctionTable(a) {
   for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
   const rows = [];
   for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
-  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${seat}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${esc(seatShort(seat))}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 function myCallTurn(s) {
   return s.turn === ME && (s.phase === "auction" || s.phase === "board_ready" || (s.phase === "awaiting_ruling" && !s.contract));
