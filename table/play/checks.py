@@ -261,10 +261,10 @@ def options_57(st: PlayState, lead_suit: str, pard: Seat) -> list[Option]:
                                 partner=pard, suit=lead_suit),
                 "lowest": Text("play.57_lowest", "{law}: {partner} must play his lowest {suit}", law=law,
                                partner=pard, suit=lead_suit),
-                "require": Text("play.57_require", "{law}: {partner} must play {suit} (if he has none of the suit "
-                                "led)", law=law, partner=pard, suit=suit),
-                "forbid": Text("play.57_forbid", "{law}: {partner} may not play {suit}", law=law, partner=pard,
-                               suit=suit)}[kind]
+                "require": Text("play.57_require", "{law}: {partner} must play a {one_suit} (if he has none of the "
+                                "suit led)", law=law, partner=pard, one_suit=suit),
+                "forbid": Text("play.57_forbid", "{law}: {partner} may not play a {one_suit}", law=law,
+                               partner=pard, one_suit=suit)}[kind]
         out.append(Option(code, text, "declarer"))
     return out
 

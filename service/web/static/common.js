@@ -103,6 +103,7 @@ function dispositionText(irr) {
 function engineParam(name, value) {
   if (/^(seat|offender|partner|leader|declarer|dummy|claimer)\d*$/.test(name) && SEATS.includes(value)) return t("common.seat." + value, {N: "North", E: "East", S: "South", W: "West"}[value]);
   if (/^suit\d*$/.test(name)) return suitWord(value);
+  if (name === "one_suit") return I18N.lang === "en" ? ({S: "spade", H: "heart", D: "diamond", C: "club"}[value] || value) : suitWord(value);
   if (/^suits\d*$/.test(name)) return String(value).split("/").map(s => SYM[s] || s).join("/");
   if (/^cards?\d*$/.test(name)) return String(value).split(" ").filter(Boolean).map(cardWords).join(" ");
   if (/^call\d*$/.test(name)) return callWords(value);
