@@ -13,7 +13,7 @@ traveller), the console, /results, the big screen, spectate, the printed cards a
 Both tests walk the same evening (``evening``, one per module: one service, one browser); each check collects what
 it finds and the test reports every finding at once. About 40 s on a quiet machine, so not marked slow.
 
-Before the engine's texts were keyed (table/texts.py) both failed: 565 Latin texts on the Chinese pages ("1D does
+Before the engine's texts were keyed (table/texts.py) both failed: 461 Latin texts on the Chinese pages ("1D does
 not exceed 1H", "accept the insufficient bid (Law 27A); calling accepts it", "Penalty card", "Seat - bridgetable",
 "MP · A: Mitchell 4 tables (relay & bye stand)", "3:26:51 AM" ...) and card codes on the seat pages in both
 languages ("W exposed ST: penalty card(s) (ST major; 50B)")."""
