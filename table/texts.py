@@ -6,16 +6,17 @@ same ``{name}`` placeholders, wording a seat, suit, card or call parameter in th
 "Language").
 
 A parameter's name says what it holds, so a page can word it: ``seat``/``seat2``/``offender``/``partner``/
-``leader``/``declarer``/``dummy``/``claimer`` a seat letter; ``suit`` a suit letter (S H D C; the English names
-the suit; ``one_suit`` the same in the singular: "a spade"); ``suits`` suit letters joined by "/"; ``card``/
-``cards`` card codes ("SA", several separated by spaces); ``call``/``call2`` a call ("1NT", "Pass", "X");
-``side``/``side2`` a side (NS, EW); ``option`` a rectification option's code; anything else is shown as it is (a
-law number, a count)."""
+``leader``/``declarer``/``dummy``/``claimer`` a seat letter (``seat_name``/``seat2_name``: the same, which the
+English names in full, "North"); ``suit`` a suit letter (S H D C; the English names the suit; ``one_suit`` the
+same in the singular: "a spade"); ``suits`` suit letters joined by "/"; ``card``/``cards`` card codes ("SA",
+several separated by spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); ``side``/``side2`` a side (NS,
+EW); ``option`` a rectification option's code; anything else is shown as it is (a law number, a count)."""
 from __future__ import annotations
 
 from typing import Any
 
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}   # a suit parameter in English
+SEAT_WORDS = {"N": "North", "E": "East", "S": "South", "W": "West"}          # a ``seat_name`` in English
 
 
 class Text(str):
@@ -33,7 +34,8 @@ class Text(str):
         the journal parses ``tricks_transferred=1``; a player reads "1 trick transferred")."""
         fields = {k: str(v) for k, v in params.items()}
         english_fields = {k: SUIT_WORDS.get(v, v) if k.startswith("suit") else
-                          SUIT_WORDS.get(v, "s")[:-1] if k == "one_suit" else v for k, v in fields.items()}
+                          SUIT_WORDS.get(v, "s")[:-1] if k == "one_suit" else
+                          SEAT_WORDS.get(v, v) if k.endswith("_name") else v for k, v in fields.items()}
         return _rebuild(english.format(**english_fields), key, fields, (), page or english)
 
     def __reduce__(self) -> tuple[Any, ...]:          # copies and pickles keep the key and parameters

@@ -101,7 +101,7 @@ function dispositionText(irr) {
 // piece whose key the locale knows (locales/<lang>/engine.json, "engine.<key>") is translated, its parameters
 // worded by their names (a seat, a suit, cards, a call); any other piece stays as the service wrote it.
 function engineParam(name, value) {
-  if (/^(seat|offender|partner|leader|declarer|dummy|claimer)\d*$/.test(name) && SEATS.includes(value)) return t("common.seat." + value, {N: "North", E: "East", S: "South", W: "West"}[value]);
+  if (/^(seat|offender|partner|leader|declarer|dummy|claimer)\d*(_name)?$/.test(name) && SEATS.includes(value)) return t("common.seat." + value, {N: "North", E: "East", S: "South", W: "West"}[value]);
   if (/^suit\d*$/.test(name)) return suitWord(value);
   if (name === "one_suit") return I18N.lang === "en" ? ({S: "spade", H: "heart", D: "diamond", C: "club"}[value] || value) : suitWord(value);
   if (/^suits\d*$/.test(name)) return String(value).split("/").map(s => SYM[s] || s).join("/");
