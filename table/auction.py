@@ -31,11 +31,13 @@ from .codes import IrregularityCode
 from .editions import NEXT_TURN, P1, REST_OF_AUCTION, Edition, edition
 from .errors import BridgeError
 from .irregularity import Irregularity, LeadPenalty, Option
+from .texts import Text
 
-LAW23_TEXT = ("Law 23A: a call is comparable to a withdrawn call if it has the same or similar meaning, defines a "
-              "subset of the meanings of the withdrawn call, or has the same purpose (e.g. an asking bid or a "
-              "relay). 23B: replaced by a comparable call, the auction and play continue without further "
-              "rectification and the withdrawn call is not unauthorized information (16C2 does not apply).")
+LAW23_TEXT = Text("auction.law23", "Law 23A: a call is comparable to a withdrawn call if it has the same or similar "
+                  "meaning, defines a subset of the meanings of the withdrawn call, or has the same purpose (e.g. an "
+                  "asking bid or a relay). 23B: replaced by a comparable call, the auction and play continue without "
+                  "further rectification and the withdrawn call is not unauthorized information (16C2 does not "
+                  "apply).")
 
 # The fast path's view of a call, one dict hit per call: Pass -> 0, X -> -1, XX -> -2, a bid 1C..7NT -> its
 # rank 1..35 (a higher rank is a sufficient bid, Law 18B/C). Bids above seven are absent on purpose: Law 38
@@ -242,10 +244,11 @@ class Auction:
         review, lead_law = ed.damage_review_law, ed.lead_restriction_law
         if is_bid(call) and bid_level(call) > 7:
             self._flag_pending(entry, IrregularityCode.BID_ABOVE_SEVEN, "38", exp, flagged,
-                               [Option("cancel", "bid cancelled; both members of the offending side pass for "
-                                       f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
-                                       "director")],
-                               detail="no contract above seven may be played")
+                               [Option("cancel", Text("auction.cancel_side_passes", "bid cancelled; both members "
+                                                      "of the offending side pass for the rest of the auction (Law "
+                                                      "{review}); Law {lead_law} lead penalty", review=review,
+                                                      lead_law=lead_law), "director")],
+                               detail=Text("auction.above_seven", "no contract above seven may be played"))
             return
         if seat != exp:
             self._out_of_rotation(entry, exp, flagged)
@@ -253,38 +256,48 @@ class Auction:
         obligation = self.obligations.get(seat)
         if obligation and call != PASS:
             self._flag_pending(entry, IrregularityCode.CALL_IN_VIOLATION_OF_PASS_OBLIGATION, "37", exp, flagged,
-                               [Option("cancel", "call cancelled; both members of the offending side pass for "
-                                       f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
-                                       "director")],
-                               detail=f"{seat} was required to pass ({obligation.replace('_', ' ')})")
+                               [Option("cancel", Text("auction.call_cancel_side_passes", "call cancelled; both "
+                                                      "members of the offending side pass for the rest of the "
+                                                      "auction (Law {review}); Law {lead_law} lead penalty",
+                                                      review=review, lead_law=lead_law), "director")],
+                               detail=Text("auction.required_to_pass_next_turn", "{seat} was required to pass "
+                                           "(next turn)", seat=seat) if obligation == NEXT_TURN else
+                               Text("auction.required_to_pass_rest", "{seat} was required to pass (rest of "
+                                    "auction)", seat=seat))
             return
         if call in (DOUBLE, REDOUBLE) and seat in self.no_double_now:
             irr = self._irr(IrregularityCode.FORBIDDEN_DOUBLE_AFTER_30B2, "30B2b", entry,
-                            [Option("rule", "the seed gives no specific rectification: director rules", "director")],
-                            detail="partner's pass out of rotation barred a double or redouble at this turn")
+                            [Option("rule", Text("auction.no_specific_rectification", "the seed gives no specific "
+                                                 "rectification: director rules"), "director")],
+                            detail=Text("auction.double_barred_30b2", "partner's pass out of rotation barred a double "
+                                        "or redouble at this turn"))
             flagged.append(irr)
         if call == DOUBLE and not self.can_double(seat) or call == REDOUBLE and not self.can_redouble(seat):
             code = IrregularityCode.INADMISSIBLE_DOUBLE if call == DOUBLE else IrregularityCode.INADMISSIBLE_REDOUBLE
             self._flag_pending(entry, code, "36", exp, flagged,
-                               [Option("cancel", "cancelled; offender substitutes a legal call; partner passes for "
-                                       f"the rest of the auction (Law {review}); Law {lead_law} lead penalty",
-                                       "director")],
-                               detail="Law 19: " + (
-                                   "a double needs an opponent's last bid with only passes since" if call == DOUBLE
-                                   else "a redouble needs an opponent's last double with only passes since"))
+                               [Option("cancel", Text("auction.inadmissible_cancel", "cancelled; offender "
+                                                      "substitutes a legal call; partner passes for the rest of the "
+                                                      "auction (Law {review}); Law {lead_law} lead penalty",
+                                                      review=review, lead_law=lead_law), "director")],
+                               detail=Text("auction.double_needs_bid", "Law 19: a double needs an opponent's last bid "
+                                           "with only passes since") if call == DOUBLE else
+                               Text("auction.redouble_needs_double", "Law 19: a redouble needs an opponent's last "
+                                    "double with only passes since"))
             return
         if is_bid(call) and self._last_bid is not None and bid_key(call) <= bid_key(self._last_bid.effective):
-            refuse = ("offender substitutes a sufficient bid or pass (27B1: lowest sufficient bid in the same "
-                      "denomination, no penalty; 27B2: otherwise partner passes for the rest of the auction; 27B3: "
-                      "X/XX cancelled)") if not ed.comparable_call else (
-                      "offender substitutes a legal call (27B1(a): lowest sufficient bid in the same denomination, "
-                      "no rectification; 27B1(b): a comparable call (Law 23, director), no rectification; 27B2/B3: "
-                      "otherwise partner passes for the rest of the auction, Law 26B)")
+            refuse = Text("auction.insufficient_refuse_1997", "offender substitutes a sufficient bid or pass (27B1: "
+                          "lowest sufficient bid in the same denomination, no penalty; 27B2: otherwise partner passes "
+                          "for the rest of the auction; 27B3: X/XX cancelled)") if not ed.comparable_call else Text(
+                          "auction.insufficient_refuse_2017", "offender substitutes a legal call (27B1(a): lowest "
+                          "sufficient bid in the same denomination, no rectification; 27B1(b): a comparable call (Law "
+                          "23, director), no rectification; 27B2/B3: otherwise partner passes for the rest of the "
+                          "auction, Law 26B)")
             self._flag_pending(entry, IrregularityCode.INSUFFICIENT_BID, "27", exp, flagged,
-                               [Option("accept", "accept the insufficient bid (Law 27A); calling accepts it",
-                                       str(seat.lho)),
+                               [Option("accept", Text("auction.insufficient_accept", "accept the insufficient "
+                                                      "bid (Law 27A); calling accepts it"), str(seat.lho)),
                                 Option("refuse", refuse, str(seat.lho))],
-                               detail=f"{call} does not exceed {self._last_bid.effective}")
+                               detail=Text("auction.insufficient", "{call} does not exceed {call2}", call=call,
+                                           call2=self._last_bid.effective))
             return
         self._stand(entry)
 
@@ -362,25 +375,27 @@ class Auction:
                 self._recompute_bids()
                 irr.dispose("scored_as_if_not_made", "36C")
                 new = self._irr(IrregularityCode.INADMISSIBLE_CALL_36C, "36C", entry, [],
-                                detail=f"{entry.seat}'s {entry.call} was inadmissible and first noticed after the "
-                                       "opening lead: the contract is scored as if it had not been made")
+                                detail=Text("auction.inadmissible_36c", "{seat}'s {call} was inadmissible and first "
+                                            "noticed after the opening lead: the contract is scored as if it had not "
+                                            "been made", seat=entry.seat, call=entry.call))
                 new.dispose("scored_as_if_not_made", "36C")
             else:
                 self.no_automatic_score = True
                 irr.dispose("noticed_after_lead", "35A")
                 new = self._irr(IrregularityCode.DIRECTOR_REQUIRED, "35A", entry,
-                                [Option("rule", "this edition has no rule once the opening lead is faced (35A "
-                                        "would revert the auction): the director rules; no automatic score",
-                                        "director")],
-                                detail=f"{entry.seat}'s inadmissible {entry.call} first noticed after the lead")
+                                [Option("rule", Text("auction.no_rule_after_lead", "this edition has no rule once the "
+                                                     "opening lead is faced (35A would revert the auction): the "
+                                                     "director rules; no automatic score"), "director")],
+                                detail=Text("auction.inadmissible_after_lead", "{seat}'s inadmissible {call} first "
+                                            "noticed after the lead", seat=entry.seat, call=entry.call))
             out.append(new)
         return out
 
     def _law34_revert(self, k: int) -> None:
         oor = self.stood[k]
         irr = self._irr(IrregularityCode.PASS_OOR_DEPRIVED_TURN, "34", oor, [],
-                        detail=f"{oor.skipped[0]} lost his turn; the auction reverts to him and the passes after "
-                               "the pass out of rotation are cancelled")
+                        detail=Text("auction.law34", "{seat} lost his turn; the auction reverts to him and the "
+                                    "passes after the pass out of rotation are cancelled", seat=oor.skipped[0]))
         irr.dispose("auction_reverted", "34")
         for later in self.stood[k + 1:]:
             later.stands = False
@@ -427,21 +442,28 @@ class Auction:
             self._change_of_call(entry, exp, flagged)
             return
         any_bid = self._last_bid is not None
-        accept = Option("accept", "accept the call out of rotation (Law 29A); calling accepts it", str(seat.lho))
+        accept = Option("accept", Text("auction.oor_accept", "accept the call out of rotation (Law 29A); calling "
+                                       "accepts it"), str(seat.lho))
         kind = "pass" if call == PASS else "bid" if is_bid(call) else "double"
         admissible = kind != "double" or (self.can_double(seat) if call == DOUBLE else self.can_redouble(seat))
         law, rect = self.edition.out_of_rotation(kind, where, any_bid, admissible)
-        options = ([accept] if admissible else []) + [Option("cancel", f"call cancelled (29B); {rect}", str(seat.lho))]
+        cancel = Text("auction.oor_cancel", "call cancelled (29B); ") + rect
+        options = ([accept] if admissible else []) + [Option("cancel", cancel, str(seat.lho))]
         if kind == "pass":
-            code, detail = IrregularityCode.PASS_OUT_OF_ROTATION, f"{seat} passed at {exp}'s turn"
+            code, detail = IrregularityCode.PASS_OUT_OF_ROTATION, Text("auction.passed_oor", "{seat} passed at "
+                                                                       "{seat2}'s turn", seat=seat, seat2=exp)
         elif kind == "bid":
-            code, detail = IrregularityCode.BID_OUT_OF_ROTATION, f"{seat} bid {call} at {exp}'s turn"
+            code, detail = IrregularityCode.BID_OUT_OF_ROTATION, Text("auction.bid_oor", "{seat} bid {call} at "
+                                                                      "{seat2}'s turn", seat=seat, call=call, seat2=exp)
         else:
             code = (IrregularityCode.DOUBLE_OUT_OF_ROTATION if call == DOUBLE
                     else IrregularityCode.REDOUBLE_OUT_OF_ROTATION)
-            detail = f"{seat} {'doubled' if call == DOUBLE else 'redoubled'} at {exp}'s turn" + (
-                "" if admissible else
-                f"; inadmissible (Law 19), cannot be accepted ({self.edition.inadmissible_oor_law})")
+            detail = (Text("auction.doubled_oor", "{seat} doubled at {seat2}'s turn", seat=seat, seat2=exp)
+                      if call == DOUBLE else
+                      Text("auction.redoubled_oor", "{seat} redoubled at {seat2}'s turn", seat=seat, seat2=exp))
+            if not admissible:
+                detail += Text("auction.inadmissible_oor", "; inadmissible (Law 19), cannot be accepted ({law})",
+                               law=self.edition.inadmissible_oor_law)
         self._flag_pending(entry, code, law, exp, flagged, options, where, detail=detail)
         if not admissible:
             entry.effective = ""
@@ -450,22 +472,29 @@ class Auction:
         """The same player calls again before his LHO (Law 25): the substitute tentatively replaces the first."""
         # his own call: the last one standing, except after a Law 34 reversion (another player's pass is last)
         first = next(e for e in reversed(self.stood) if e.seat == entry.seat)
-        opts = [Option("unintended", "the first call was unintended (a mechanical error or slip of the tongue): the "
-                       "substitute stands, no rectification (25A)", "director"),
-                Option("accept", "LHO accepts the substituted call (25B1); calling accepts it", str(entry.seat.lho)),
-                Option("original_stands", "the original call stands, partner is free; the substitute is "
-                       "unauthorized information to partner (25B2)", "director"),
-                Option("original_stands_26B", "the original call stands (25B2) and the director applies Law 26B",
-                       "director")] if self.edition.comparable_call else [
-                Option("inadvertent", "the first call was inadvertent and corrected without pause for thought: "
-                       "the substitute stands (25A)", "director"),
-                Option("accept", "LHO accepts the substituted call (25B1); calling accepts it", str(entry.seat.lho)),
-                Option("first_stands", "first call stands; partner passes at his next turn (25B2b1); Law 26",
-                       str(entry.seat)),
-                Option("other_call", "substitute stands; offending side scores at most average minus (25B2b2); "
-                       "Law 26", str(entry.seat))]
+        accept = Option("accept", Text("auction.change_accept", "LHO accepts the substituted call (25B1); calling "
+                                       "accepts it"), str(entry.seat.lho))
+        opts = [Option("unintended", Text("auction.change_unintended", "the first call was unintended (a mechanical "
+                                          "error or slip of the tongue): the substitute stands, no rectification "
+                                          "(25A)"), "director"),
+                accept,
+                Option("original_stands", Text("auction.change_original_stands", "the original call stands, partner "
+                                               "is free; the substitute is unauthorized information to partner "
+                                               "(25B2)"), "director"),
+                Option("original_stands_26B", Text("auction.change_original_26b", "the original call stands (25B2) "
+                                                   "and the director applies Law 26B"), "director"),
+                ] if self.edition.comparable_call else [
+                Option("inadvertent", Text("auction.change_inadvertent", "the first call was inadvertent and "
+                                           "corrected without pause for thought: the substitute stands (25A)"),
+                       "director"),
+                accept,
+                Option("first_stands", Text("auction.change_first_stands", "first call stands; partner passes at "
+                                            "his next turn (25B2b1); Law 26"), str(entry.seat)),
+                Option("other_call", Text("auction.change_other_call", "substitute stands; offending side scores at "
+                                          "most average minus (25B2b2); Law 26"), str(entry.seat))]
         irr = self._irr(IrregularityCode.CHANGE_OF_CALL, "25", entry, opts,
-                        detail=f"{first.call} changed to {entry.call}")
+                        detail=Text("auction.changed", "{call} changed to {call2}", call=first.call,
+                                    call2=entry.call))
         flagged.append(irr)
         self.stood.remove(first)
         first.stands = False
@@ -489,7 +518,7 @@ class Auction:
         penalised = self.edition.rect("after_final_pass").law          # 1997 39B, 2017 39C
         law = penalised if defender and entry.call != PASS else "39A"
         irr = self._irr(IrregularityCode.CALL_AFTER_FINAL_PASS, law, entry, [],
-                        detail=f"{entry.call} after the auction closed")
+                        detail=Text("auction.after_final_pass", "{call} after the auction closed", call=entry.call))
         irr.dispose("cancelled", law)
         prev = self.calls[entry.index - 1] if entry.index else None
         if prev is not None and not prev.stands and entry.seat == prev.seat.lho:
@@ -511,16 +540,21 @@ class Auction:
             if self.closed:
                 lp = replace(lp, specified=self.specified_suits(entry.seat))
             self.lead_penalties.append(lp)
-            irr.options.append(Option("lead_penalty", f"if {entry.seat} defends: at {entry.seat.partner}'s first "
-                                      "turn to lead declarer may prohibit one suit not specified legally by "
-                                      f"{entry.seat} (26B)", "declarer"))
+            irr.options.append(Option("lead_penalty", Text("auction.lead_penalty_2017", "if {seat} defends: at "
+                                                           "{partner}'s first turn to lead declarer may prohibit one "
+                                                           "suit not specified legally by {seat} (26B)",
+                                                           seat=entry.seat, partner=entry.seat.partner), "declarer"))
             return
         suits = _related_suits(call or entry.call)
         self.lead_penalties.append(LeadPenalty(str(entry.seat), str(entry.seat.partner), "26A" if suits else "26B",
                                                suits, irr.code, entry.index))
-        irr.options.append(Option("lead_penalty", f"if {entry.seat} defends: at {entry.seat.partner}'s first lead "
-                                  + ("declarer may require or forbid " + "/".join(sorted(suits)) + " (26A2)"
-                                     if suits else "declarer may forbid one suit he names (26B)"), "declarer"))
+        irr.options.append(Option("lead_penalty", Text("auction.lead_penalty_26a", "if {seat} defends: at "
+                                                       "{partner}'s first lead declarer may require or forbid {suits} "
+                                                       "(26A2)", seat=entry.seat, partner=entry.seat.partner,
+                                                       suits="/".join(sorted(suits))) if suits else
+                                  Text("auction.lead_penalty_26b", "if {seat} defends: at {partner}'s first lead "
+                                       "declarer may forbid one suit he names (26B)", seat=entry.seat,
+                                       partner=entry.seat.partner), "declarer"))
 
     # ------------------------------------------------------------------ acceptance by action, 28B, replacements
     def _resolve_pending_by_call(self, entry: CallEntry, flagged: list[Irregularity]) -> bool:
@@ -661,7 +695,8 @@ class Auction:
                 law = self.edition.rect("bid_oor_rho_passes" if w.kind == "31A1" else "double_oor_rho_passes").law
                 if entry.call != w.call:
                     irr = self._irr(IrregularityCode.CALL_NOT_REPEATED, law, entry,
-                                    [Option("rule", f"{w.offender} had to repeat {w.call}", "director")])
+                                    [Option("rule", Text("auction.had_to_repeat", "{seat} had to repeat {call}",
+                                                         seat=w.offender, call=w.call), "director")])
                     flagged.append(irr)
                 w.irr.dispose("rectified", law)
             elif w.kind == "23" and entry.seat == w.offender:
@@ -717,8 +752,8 @@ class Auction:
             self._turn = offender
             # the LHO has chosen: what is left is the offender's replacement (a call event, not a ruling)
             p.irr.options = [o for o in p.irr.options if o.code not in ("accept", "refuse")] + [
-                Option("replace", "refused by LHO: the offender substitutes a sufficient bid or pass (27B)",
-                       str(offender))]
+                Option("replace", Text("auction.insufficient_replace", "refused by LHO: the offender substitutes a "
+                                       "sufficient bid or pass (27B)"), str(offender))]
             return []
         p.irr.dispose("cancelled", p.irr.law)
         self._turn = p.turn_of
@@ -759,7 +794,8 @@ class Auction:
     def watch_comparable(self, p: PendingCall, entry: CallEntry, situation: str) -> None:
         """2017: the offender's next call (at his turn) opens the Law 23 question."""
         self.watch("23", entry.seat, p.irr, entry.call, situation)
-        p.irr.detail += f"; {entry.seat.partner} may call freely (16C2); Law 23 decides on {entry.seat}'s next call"
+        p.irr.detail += Text("auction.law23_watch", "; {partner} may call freely (16C2); Law 23 decides on {seat}'s "
+                             "next call", partner=entry.seat.partner, seat=entry.seat)
 
     def _open_comparable(self, w: _Watch, entry: CallEntry) -> None:
         """The offender's replacement is in: ask the director whether it is comparable (Law 23)."""
@@ -768,15 +804,22 @@ class Auction:
         same = entry.call == first.call and not (entry.alert or first.alert)
         rect = self.edition.rect(w.situation)
         irr = self._irr(IrregularityCode.COMPARABLE_CALL_RULING, "23", entry,
-                        [Option("comparable", "comparable: no further rectification; the withdrawn call is not "
-                                "unauthorized information (23B); the director may adjust at the end (23C)",
-                                "director"),
-                         Option("not_comparable", f"not comparable ({rect.law}): partner passes "
-                                + ("at his next turn" if rect.partner_pass.startswith(P1) else "for the rest of the "
-                                   "auction") + f"; Law 26B; Law {self.edition.damage_review_law}", "director")],
-                        detail=f"{entry.seat}'s {first.call} was withdrawn ({w.irr.code}, {rect.law}) and replaced by "
-                               f"{entry.call}" + ("; suggested: comparable (the same call, neither alerted)"
-                                                  if same else "") + f". {LAW23_TEXT}")
+                        [Option("comparable", Text("auction.comparable", "comparable: no further rectification; "
+                                                   "the withdrawn call is not unauthorized information (23B); the "
+                                                   "director may adjust at the end (23C)"), "director"),
+                         Option("not_comparable", Text("auction.not_comparable_next", "not comparable ({law}): partner "
+                                                       "passes at his next turn; Law 26B; Law {review}", law=rect.law,
+                                                       review=self.edition.damage_review_law)
+                                if rect.partner_pass.startswith(P1) else
+                                Text("auction.not_comparable_rest", "not comparable ({law}): partner passes for the "
+                                     "rest of the auction; Law 26B; Law {review}", law=rect.law,
+                                     review=self.edition.damage_review_law), "director")],
+                        detail=Text("auction.withdrawn_replaced", "{seat}'s {call} was withdrawn ({code}, {law}) and "
+                                    "replaced by {call2}", page="{seat}'s {call} was withdrawn (Law {law}) and "
+                                    "replaced by {call2}", seat=entry.seat, call=first.call, code=w.irr.code,
+                                    law=rect.law, call2=entry.call)
+                        + (Text("auction.suggest_comparable", "; suggested: comparable (the same call, neither "
+                                "alerted)") if same else "") + ". " + LAW23_TEXT)
         self.comparable.append(_Comparable(irr, w.irr, entry.seat, withdrawn, entry.index, w.situation))
         w.irr.dispose("replaced_awaiting_law23", rect.law)
 
@@ -802,8 +845,9 @@ class Auction:
         since = [e for e in self.calls[c.replacement + 1:] if e.seat == partner and e.stands and not e.deemed]
         scope = NEXT_TURN if rect.partner_pass.startswith(P1) else REST_OF_AUCTION
         if since and since[0].call != PASS:
-            c.irr.detail += (f"; {partner} had already called {since[0].call} before the ruling: the director "
-                             f"decides (Law {self.edition.damage_review_law})")
+            c.irr.detail += Text("auction.called_before_ruling", "; {seat} had already called {call} before the "
+                                 "ruling: the director decides (Law {review})", seat=partner, call=since[0].call,
+                                 review=self.edition.damage_review_law)
         if not self.closed and not (scope == NEXT_TURN and since):
             self.obligations[partner] = scope
         withdrawn = self.calls[c.withdrawn]
@@ -820,7 +864,8 @@ class Auction:
             self._cancel(entry)
             self._turn = entry.seat
         else:
-            c.irr.detail += "; calls were made over the X/XX before the ruling: the director decides (27B3)"
+            c.irr.detail += Text("auction.called_over_double", "; calls were made over the X/XX before the ruling: "
+                                 "the director decides (27B3)")
 
     def _rule_27b1_conventional(self) -> list[Irregularity]:
         """The director finds that the insufficient bid or its lowest-same-denomination replacement could be
@@ -882,11 +927,12 @@ def card_exposed(auction: Auction | None, seat: Seat, cards: tuple[str, ...]) ->
     honors = [c for c in cards if c[1] in "AKQJT"]
     law = "24A" if len(cards) == 1 and not honors else ("24B" if len(cards) == 1 else "24C")
     irr = Irregularity(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, law, str(seat), "auction", {},
-                       [Option("penalty_card", "cards stay face up; penalty cards if the offender defends",
-                               "director")]
-                       + ([] if law == "24A" else [Option("partner_passes", "partner passes at his next turn",
+                       [Option("penalty_card", Text("auction.exposed_penalty_cards", "cards stay face up; penalty "
+                                                    "cards if the offender defends"), "director")]
+                       + ([] if law == "24A" else [Option("partner_passes", Text("auction.partner_passes_next",
+                                                                                 "partner passes at his next turn"),
                                                           "director")]),
-                       f"{', '.join(cards)} exposed during the auction")
+                       Text("auction.exposed_in_auction", "{cards} exposed during the auction", cards=" ".join(cards)))
     if law != "24A" and auction is not None and not auction.closed:
         auction.obligations.setdefault(seat.partner, NEXT_TURN)
     return irr
@@ -896,9 +942,11 @@ def card_led_early(auction: Auction, seat: Seat, card: str) -> Irregularity:
     """24B: a card faced as an opening lead before the auction closed (a premature lead) stays face up; the
     offender's partner passes at his next turn."""
     irr = Irregularity(IrregularityCode.CARD_EXPOSED_DURING_AUCTION, "24B", str(seat), "auction", {},
-                       [Option("leave_face_up", "card stays face up; penalty card if the offender defends; "
-                               "partner passes at his next turn (24B)", "director")],
-                       f"{card} led before the auction closed (premature lead)")
+                       [Option("leave_face_up", Text("auction.premature_lead_face_up", "card stays face up; penalty "
+                                                     "card if the offender defends; partner passes at his next turn "
+                                                     "(24B)"), "director")],
+                       Text("auction.premature_lead", "{card} led before the auction closed (premature lead)",
+                            card=card))
     irr.dispose("rectified")
     auction.obligations.setdefault(seat.partner, NEXT_TURN)
     return irr

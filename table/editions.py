@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, ClassVar
 from .calls import DOUBLE, REDOUBLE
 from .codes import IrregularityCode
 from .irregularity import Irregularity, Option
+from .texts import Text
 
 if TYPE_CHECKING:
     from .auction import Auction, CallEntry, PendingCall
@@ -32,6 +33,10 @@ if TYPE_CHECKING:
 SUITS = ("S", "H", "D", "C")
 P1, P_ALL, S_ALL = "P1", "P∞", "S∞"
 NEXT_TURN, REST_OF_AUCTION = "next_turn", "rest_of_auction"     # the scopes of a forced pass, as installed
+
+
+OFFENDER_PASSES_NEXT = Text("oor.offender_passes_next", "offender must pass at his next turn")
+PARTNER_FREE = Text("oor.partner_free", "partner may make any legal call (16C2); ")
 
 
 class EditionError(ValueError):
@@ -243,22 +248,23 @@ class Edition1997(Edition):
     def out_of_rotation(self, kind: str, where: str, any_bid: bool, admissible: bool) -> tuple[str, str]:
         if kind == "pass":
             law = "30A" if not any_bid else {"RHO": "30B1", "PARTNER": "30B2", "LHO": "30B3"}[where]
-            return law, {"30A": "offender must pass at his next turn",
-                         "30B1": "offender must pass at his next turn",
-                         "30B2": "offender passes for the rest of the auction; partner may not double or redouble "
-                                 "at this turn",
-                         "30B3": "treated as a change of call (Law 25)"}[law]
+            return law, {"30A": OFFENDER_PASSES_NEXT, "30B1": OFFENDER_PASSES_NEXT,
+                         "30B2": Text("oor.30b2", "offender passes for the rest of the auction; partner may not "
+                                      "double or redouble at this turn"),
+                         "30B3": Text("oor.30b3", "treated as a change of call (Law 25)")}[law]
         if kind == "bid":
             if where == "RHO":
-                return "31A", ("if RHO passes the offender must repeat the bid (31A1); if RHO calls, the offender "
-                               "may make any legal call: same denomination -> partner passes at his next turn "
-                               "(31A2a), otherwise partner passes for the rest of the auction and Law 26 applies "
-                               "(31A2b)")
-            return "31B", "partner passes for the rest of the auction (Law 23); Law 26 lead penalty"
+                return "31A", Text("oor.31a_1997", "if RHO passes the offender must repeat the bid (31A1); if RHO "
+                                   "calls, the offender may make any legal call: same denomination -> partner passes "
+                                   "at his next turn (31A2a), otherwise partner passes for the rest of the auction and "
+                                   "Law 26 applies (31A2b)")
+            return "31B", Text("oor.31b_1997", "partner passes for the rest of the auction (Law 23); Law 26 lead "
+                               "penalty")
         law = "32A" if where == "PARTNER" else "32B" if where == "RHO" else "32"
-        return law, ("partner passes for the rest of the auction; Law 26B" if where != "RHO" else
-                     "if RHO passes the offender must repeat it (32B1); if RHO calls, partner passes for the rest "
-                     "of the auction (32B2); Law 26B")
+        return law, (Text("oor.32_partner_passes", "partner passes for the rest of the auction; Law 26B")
+                     if where != "RHO" else
+                     Text("oor.32b_1997", "if RHO passes the offender must repeat it (32B1); if RHO calls, partner "
+                          "passes for the rest of the auction (32B2); Law 26B"))
 
     def replace_insufficient(self, auction: Auction, p: PendingCall, entry: CallEntry,
                              flagged: list[Irregularity]) -> None:
@@ -276,8 +282,9 @@ class Edition1997(Edition):
             return
         if call == auction.lowest_sufficient_same(p.entry.call):
             p.irr.dispose("replaced_lowest_same_denomination", "27B1")
-            p.irr.options.append(Option("conventional", "either bid was conventional: partner passes for the rest "
-                                        "of the auction (27B2)", "director"))
+            p.irr.options.append(Option("conventional", Text("auction.conventional_27b2", "either bid was "
+                                                             "conventional: partner passes for the rest of the "
+                                                             "auction (27B2)"), "director"))
         else:
             p.irr.dispose("replaced", "27B2")
             auction.obligations[offender.partner] = REST_OF_AUCTION
@@ -358,26 +365,28 @@ class Edition2017(Edition):
     }
 
     inadmissible_oor_law = "36"
-    _comparable_after = ("then the director rules whether the offender's next call is comparable (Law 23): if not, "
-                         "partner passes at his next turn and Law 26B may apply")
+    _comparable_after = Text("oor.comparable_after", "then the director rules whether the offender's next call is "
+                             "comparable (Law 23): if not, partner passes at his next turn and Law 26B may apply")
 
     def out_of_rotation(self, kind: str, where: str, any_bid: bool, admissible: bool) -> tuple[str, str]:
         """A forced pass for one turn at most, and the offender's replacement judged comparable or not."""
         after = self._comparable_after
         if kind == "pass":
             if where == "RHO":
-                return "30A", "offender must pass at his next turn"
-            return "30B1", f"partner may make any legal call (16C2); {after}"
+                return "30A", OFFENDER_PASSES_NEXT
+            return "30B1", PARTNER_FREE + after
         if kind == "bid":
             if where == "RHO":
-                return "31A", f"if RHO passes the offender must repeat the bid (31A1); if RHO calls, {after} (31A2)"
-            return "31B", f"partner may make any legal call (16C2); {after}"
+                return "31A", Text("oor.31a_2017", "if RHO passes the offender must repeat the bid (31A1); if RHO "
+                                   "calls, ") + after + " (31A2)"
+            return "31B", PARTNER_FREE + after
         if not admissible:
-            return "36B4", ("the auction reverts to the player whose turn it was; the offender makes any legal call "
-                            "at his turn; partner passes for the rest of the auction; Law 26B")
+            return "36B4", Text("oor.36b4", "the auction reverts to the player whose turn it was; the offender makes "
+                                "any legal call at his turn; partner passes for the rest of the auction; Law 26B")
         if where == "RHO":
-            return "32A", f"if RHO passes the offender must repeat it (32A1); if RHO calls, {after} (32A2)"
-        return "32B", f"partner may make any legal call (16C2); {after}"
+            return "32A", Text("oor.32a_2017", "if RHO passes the offender must repeat it (32A1); if RHO calls, ") \
+                + after + " (32A2)"
+        return "32B", PARTNER_FREE + after
 
     def replace_insufficient(self, auction: Auction, p: PendingCall, entry: CallEntry,
                              flagged: list[Irregularity]) -> None:

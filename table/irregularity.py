@@ -4,14 +4,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .texts import translatable
+
 
 @dataclass(frozen=True, slots=True)
 class Option:
     """One rectification the law offers: ``chooser`` is a seat, ``"declarer"``, ``"defenders"``, ``"LHO"``
     resolved to a seat where known, or ``"director"``."""
     code: str
-    text: str
+    text: str                        # English; a texts.Text carries its key for the pages' translations
     chooser: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "text": self.text, "chooser": self.chooser, **translatable(self.text, "text")}
 
 
 @dataclass(slots=True)
@@ -39,8 +44,9 @@ class Irregularity:
                              **self.position}
         if self.detail:
             d["detail"] = self.detail
+            d.update(translatable(self.detail, "detail"))
         if self.options:
-            d["options"] = [{"code": o.code, "text": o.text, "chooser": o.chooser} for o in self.options]
+            d["options"] = [o.to_dict() for o in self.options]
         d["disposition"] = self.disposition
         if self.disposition_law:
             d["disposition_law"] = self.disposition_law

@@ -56,6 +56,7 @@ from .play.claims import (
     rule_claim,
 )
 from .scoring import Contract, parse_contract, score_ns
+from .texts import Text
 from .verify import check_count, check_hands
 
 log = logging.getLogger(__name__)
@@ -511,8 +512,10 @@ class Table:
                 if any(i.code == IrregularityCode.PLAY_WITHOUT_AUCTION for i in self.table_irregularities):
                     return []
                 return [self._flag(IrregularityCode.PLAY_WITHOUT_AUCTION, "17", str(event.seat), "auction",
-                                   f"{event.card} played but no call has been made (the auction precedes the play)",
-                                   [Option("rule", "director establishes the auction", "director")],
+                                   Text("board.play_without_auction", "{card} played but no call has been made (the "
+                                        "auction precedes the play)", card=event.card),
+                                   [Option("rule", Text("board.establish_auction", "director establishes the auction"),
+                                           "director")],
                                    disposition="recorded")]
             if not self.auction.closed:
                 irr = self._record(card_led_early(self.auction, event.seat, event.card))

@@ -35,13 +35,16 @@ from .codes import IrregularityCode
 from .events import BoardStarted, CallMade, CardPlayed, ContractRecorded, HandRead, TableEvent
 from .handrecords.base import HandRecordBoard
 from .irregularity import Irregularity, Option
+from .texts import Text
 
 SEAT_NAME = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
 _RANK_NAME = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
 _SUIT_NAME = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-_TURN = {1: "a quarter turn clockwise (each player holds his right-hand opponent's hand)",
-         2: "half a turn (each player holds his partner's hand)",
-         3: "a quarter turn anticlockwise (each player holds his left-hand opponent's hand)"}
+_TURN = {1: Text("board.turned_1", "the board is turned a quarter turn clockwise (each player holds his right-hand "
+                 "opponent's hand)"),
+         2: Text("board.turned_2", "the board is turned half a turn (each player holds his partner's hand)"),
+         3: Text("board.turned_3", "the board is turned a quarter turn anticlockwise (each player holds his "
+                 "left-hand opponent's hand)")}
 
 
 def card_name(card: str) -> str:
@@ -78,19 +81,24 @@ def check_board(board: int | None, expected: Collection[int] | None, *, table: o
     if expected is None or board in expected:
         return None
     want = ", ".join(str(b) for b in sorted(expected)) or "none"
-    options = [_director("play_and_score", "play it; the score stands (15A); the director may have the correct "
-                         "board played later"),
-               _director("correct_board", "put this board aside and play the correct board"
-                         + (": the auction is cancelled and repeated on it; any call that differs cancels the "
-                            "board (15C)" if auction_begun else ""))]
+    options = [_director("play_and_score", Text("board.15a_play", "play it; the score stands (15A); the director "
+                                                "may have the correct board played later")),
+               _director("correct_board", Text("board.15c_correct", "put this board aside and play the correct "
+                                               "board: the auction is cancelled and repeated on it; any call that "
+                                               "differs cancels the board (15C)") if auction_begun else
+                         Text("board.correct_board", "put this board aside and play the correct board"))]
     if played_here:
-        options = [_director("cancel", "a player here has played this board: cancel the second score; "
-                             "artificial adjusted score for the side deprived of a result (15B)"),
+        options = [_director("cancel", Text("board.15b_cancel", "a player here has played this board: cancel the "
+                                            "second score; artificial adjusted score for the side deprived of a "
+                                            "result (15B)")),
                    options[1]]
-    where = f" at table {table}" if table is not None else ""
-    when = f" in round {round}" if round is not None else ""
-    return _irr(IrregularityCode.WRONG_BOARD, "15", None, board,
-                f"board {board} is on the table{where}, but the movement gives board(s) {want}{when}",
+    detail = (Text("board.wrong_board_at", "board {board} is on the table at table {table}, but the movement gives "
+                   "board(s) {boards}", board=board, table=table, boards=want) if table is not None else
+              Text("board.wrong_board", "board {board} is on the table, but the movement gives board(s) {boards}",
+                   board=board, boards=want))
+    if round is not None:
+        detail += Text("board.in_round", " in round {round}", round=round)
+    return _irr(IrregularityCode.WRONG_BOARD, "15", None, board, detail,
                 options, table=table, round=round, expected=sorted(expected))
 
 
@@ -147,12 +155,13 @@ def check_hands(hands: Mapping[Seat, Iterable[str]], record: Deal, board: int | 
     if len(good) == 4:
         for k in (1, 2, 3):
             if all(good[s] == record.hands[_rotated(s, k)] for s in SEATS):
-                return [_irr(IrregularityCode.HAND_FROM_WRONG_POCKET, "7B1", None, board,
-                             f"the board is turned {_TURN[k]}", [
-                                 _director("turn_board", "turn the board the right way; each player puts the hand "
-                                           "back and takes the one from his own pocket (7B1)"),
-                                 _director("information", "a player who saw another hand's cards: before the "
-                                           "auction 6D1, else 16B")], rotation=k)]
+                return [_irr(IrregularityCode.HAND_FROM_WRONG_POCKET, "7B1", None, board, _TURN[k], [
+                                 _director("turn_board", Text("board.turn_board", "turn the board the right way; "
+                                                              "each player puts the hand back and takes the one "
+                                                              "from his own pocket (7B1)")),
+                                 _director("information", Text("board.saw_cards", "a player who saw another hand's "
+                                                               "cards: before the auction 6D1, else 16B"))],
+                             rotation=k)]
     out = []
     swapped = set()
     for s, h in good.items():
@@ -162,11 +171,14 @@ def check_hands(hands: Mapping[Seat, Iterable[str]], record: Deal, board: int | 
         if other is not None:
             swapped.add(s)
             out.append(_irr(IrregularityCode.HAND_FROM_WRONG_POCKET, "7B1", str(s), board,
-                            f"{SEAT_NAME[s]} holds {SEAT_NAME[other]}'s hand", [
-                                _director("return_hand", f"{SEAT_NAME[s]} puts the hand back in {SEAT_NAME[other]}'s "
-                                          "pocket and takes his own (7B1)"),
-                                _director("information", "if he saw the cards of another hand: before the auction "
-                                          "6D1, else 16B")], took=str(other)))
+                            Text("board.holds_other", "{seat_name} holds {seat2_name}'s hand", seat_name=s,
+                                 seat2_name=other), [
+                                _director("return_hand", Text("board.return_hand", "{seat_name} puts the hand back "
+                                                              "in {seat2_name}'s pocket and takes his own (7B1)",
+                                                              seat_name=s, seat2_name=other)),
+                                _director("information", Text("board.he_saw_cards", "if he saw the cards of another "
+                                                              "hand: before the auction 6D1, else 16B"))],
+                            took=str(other)))
     rest = {s: h for s, h in good.items() if s not in swapped}
     if len(good) == 4 and not swapped:
         dealt = _as_deal(good)

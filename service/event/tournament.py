@@ -55,6 +55,7 @@ from service.store.journal import CLUB, Row
 from table.calls import parse_call
 from table.cards import parse_card
 from table.events import TableEvent
+from table.texts import Text, translatable
 
 log = logging.getLogger(__name__)
 
@@ -227,12 +228,17 @@ class LiveTournament:
     def _alert(self, table_id: str, number: int, seq: int, publish: bool) -> None:
         rnd, exp = self.rounds[table_id], self.expected_boards(table_id)
         nxt = self._next_round(table_id)
-        detail = (f"board {number} is not one of table {table_id}'s boards in round {rnd} "
-                  f"({', '.join(map(str, exp)) or 'none: a sit-out'})")
+        detail = (Text("event.wrong_board", "board {board} is not one of table {table}'s boards in round {round} "
+                       "({boards})", board=number, table=table_id, round=rnd, boards=", ".join(map(str, exp)))
+                  if exp else
+                  Text("event.wrong_board_sit_out", "board {board} is not one of table {table}'s boards in round "
+                       "{round} (none: a sit-out)", board=number, table=table_id, round=rnd))
         if nxt is not None:
             plan, mt = self.where[table_id]
-            detail += f" nor of round {nxt} ({', '.join(map(str, _expected(plan.movement, mt, nxt)))})"
+            detail += Text("event.wrong_board_next", " nor of round {round} ({boards})", round=nxt,
+                           boards=", ".join(map(str, _expected(plan.movement, mt, nxt))))
         irr = {"code": "WRONG_BOARD", "law": "15", "seat": None, "phase": "board", "detail": detail,
+               **translatable(detail, "detail"),
                "disposition": None, "open": True, "law_text": LAW15}
         msg = {"type": "flagged", "table": table_id, "board": number, "seq": seq, "source": "event",
                "round": rnd, "expected": list(exp), "irregularity": irr}

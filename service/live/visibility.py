@@ -208,9 +208,10 @@ def _irregularity(t: Table, irr: Irregularity, viewer: Viewer, complete: bool, r
     # a complete board shows a seat all four hands, not a spectator: its details wait for the hands
     if not (complete and viewer.role == "seat" or sees_hands or offender or irr.phase == "auction"):
         d.pop("detail", None)
+        d.pop("detail_parts", None)             # the same words, translatable: hidden alike
     d.pop("options", None)
     if options:
-        d["options"] = [{"code": o.code, "text": o.text, "chooser": o.chooser} for o in options]
+        d["options"] = [o.to_dict() for o in options]
     return d
 
 

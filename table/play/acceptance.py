@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..cards import Seat
 from ..codes import IrregularityCode
 from ..irregularity import Irregularity
+from ..texts import Text
 from .position import LHO, PARTNER, SIDE
 from .rulings import WAITING_55A, apply_waiting_choice
 from .state import PlayState
@@ -61,7 +62,8 @@ def resolve_pending(st: PlayState, seat: Seat, card: str, out: list[Irregularity
                     st.pick_up(p.offender, p.card)      # forfeited: no longer a penalty card
             elif code != IrregularityCode.PLAY_OUT_OF_TURN and seat == PARTNER[p.offender]:
                 irr.dispose("referred_to_director", "60C")
-                irr.detail += "; the offender's partner played before declarer chose (60C: director)"
+                irr.detail += Text("play.60c", "; the offender's partner played before declarer chose (60C: "
+                                   "director)")
         elif code == IrregularityCode.FAILURE_TO_PLAY_PENALTY_CARD:
             if not nos:
                 continue
@@ -70,7 +72,7 @@ def resolve_pending(st: PlayState, seat: Seat, card: str, out: list[Irregularity
         elif code in (IrregularityCode.LEAD_PENALTY_PENDING, IrregularityCode.PENALTY_CARD):
             if seat == p.offender and not st.current_trick and seat == st.next_seat:
                 irr.dispose("lapsed_no_choice", irr.law)
-                irr.detail += (f"; {seat} led {card} before declarer chose: the card stands as the lead "
-                               "(director may rule)")
+                irr.detail += Text("play.led_before_choice", "; {seat} led {card} before declarer chose: the card "
+                                   "stands as the lead (director may rule)", seat=seat, card=card)
     st.drop_settled_choices()
     return suppress

@@ -6,11 +6,13 @@ from __future__ import annotations
 from ..cards import CARD_RANK, HONORS, Seat
 from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
+from ..texts import Text
 from .position import PARTNER
 from .records import Obligation, Pending
 from .revokes import establish_by_extra, flag_revoke
 from .state import PlayState
-from .wording import SUIT_NAME, cards_text
+
+ACCEPT_LEAD = Text("play.accept_lead", "53A: accept the lead")
 
 
 def _rank(card: str) -> int:
@@ -71,8 +73,8 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
             legal = frozenset(st.held(seat, ls))
             faced = seat == st.dummy or (bool(legal) and all(c in st.face_up(seat) for c in legal))
             flag_revoke(st, out, seat, card, n, idx, ls, legal, faced, was_pc, "follow",
-                        f"{seat} played {card} on a {SUIT_NAME[ls]} lead holding {cards_text(legal)}: "
-                        "failure to follow suit (44C)")
+                        Text("play.revoke_follow", "{seat} played {card} on a {suit} lead holding {cards}: failure "
+                             "to follow suit (44C)", seat=seat, card=card, suit=ls, cards=" ".join(sorted(legal))))
             return
         # 2. 57A play penalty on this seat
         for ob in list(st.play_obligations):
@@ -82,9 +84,11 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
                                     else set(st.holding(seat)), ls)
             if card not in allowed:
                 flag_revoke(st, out, seat, card, n, idx, ob.suit or ls, frozenset(allowed), False, was_pc,
-                            "obligation", f"{seat} played {card} against declarer's 57A choice "
-                            f"'{ob.kind}{f':{ob.suit}' if ob.kind == 'forbid' else ''}' while able to comply (61A)",
-                            ob=ob)
+                            "obligation", Text("play.revoke_57a", "{seat} played {card} against declarer's 57A "
+                                               "choice '{choice}' while able to comply (61A)", seat=seat, card=card,
+                                               choice=f"{ob.kind}{f':{ob.suit}' if ob.kind == 'forbid' else ''}",
+                                               page="{seat} played {card} against declarer's 57A choice while able "
+                                               "to comply (61A)"), ob=ob)
                 return
     else:
         # 3. lead penalties (26, 50D2)
@@ -96,8 +100,11 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
                 st.lead_complied(ob)       # a requirement binds this lead only
             if st.hand_known(seat) and card not in allowed:
                 flag_revoke(st, out, seat, card, n, idx, ob.suit or card[0], frozenset(allowed), False, was_pc,
-                            "obligation", f"{seat} led {card} although declarer chose '{ob.kind}:{ob.suit}' "
-                            f"({ob.law}) and he could comply: revoke (61A)", ob=ob)
+                            "obligation", Text("play.revoke_lead_choice", "{seat} led {card} although declarer "
+                                               "chose '{choice}' ({law}) and he could comply: revoke (61A)",
+                                               seat=seat, card=card, choice=f"{ob.kind}:{ob.suit}", law=ob.law,
+                                               page="{seat} led {card} although declarer chose a lead restriction "
+                                               "({law}) and he could comply: revoke (61A)"), ob=ob)
                 return
     # 4. penalty cards (50C, 50D1, 51A; failure -> 52, also a revoke 61A with no transfer 64B3)
     pcs = st.face_up(seat)
@@ -107,22 +114,22 @@ def check_card(st: PlayState, seat: Seat, card: str, idx: int, lead: bool, was_p
         minor_bar = [c for c, k in pcs.items() if k == "minor" and c[0] == card[0] and card[1] not in HONORS]
         due = majors or minor_bar
         if due:
-            why = (f"major penalty card(s) {cards_text(majors)} due at the first legal opportunity (50D1)"
-                   if majors else f"minor penalty card {minor_bar[0]} must be played before another small "
-                   f"{SUIT_NAME[card[0]]} (50C)")
-            opts = [Option("accept", "accept the card played; the penalty card stays a penalty card (52B1)",
-                           "declarer")]
-            if len(due) == 1:
-                opts.append(Option("substitute",
-                                   f"require {due[0]} instead; {card} becomes a major penalty card (52B2)", "declarer"))
-            else:
-                opts += [Option(f"substitute:{c}", f"require {c} instead; {card} becomes a major penalty card (52B2)",
-                                "declarer") for c in due]
+            why = (Text("play.major_due", "major penalty card(s) {cards} due at the first legal opportunity (50D1)",
+                        cards=" ".join(majors))
+                   if majors else Text("play.minor_due", "minor penalty card {card} must be played before another "
+                                       "small {suit} (50C)", card=minor_bar[0], suit=card[0]))
+            opts = [Option("accept", Text("play.penalty_accept", "accept the card played; the penalty card stays a "
+                                          "penalty card (52B1)"), "declarer")]
+            opts += [Option("substitute" if len(due) == 1 else f"substitute:{c}",
+                            Text("play.penalty_substitute", "require {card} instead; {card2} becomes a major penalty "
+                                 "card (52B2)", card=c, card2=card), "declarer") for c in due]
             f = st.flag(out, IrregularityCode.FAILURE_TO_PLAY_PENALTY_CARD, "52", seat, n, idx, opts,
-                         f"{seat} played {card}: {why}; declarer must accept once he has played on (52B1)")
+                         Text("play.played_instead", "{seat} played {card}: ", seat=seat, card=card) + why
+                         + Text("play.must_accept_52b1", "; declarer must accept once he has played on (52B1)"))
             st.await_choice(Pending(f, seat, n, card, due=due))
             flag_revoke(st, out, seat, card, n, idx, due[0][0], frozenset(due), True, was_pc, "penalty_card",
-                        f"failure to play penalty card {cards_text(due)} when able (61A; no trick transfer, 64B3)",
+                        Text("play.revoke_penalty_card", "failure to play penalty card {cards} when able (61A; no "
+                             "trick transfer, 64B3)", cards=" ".join(due)),
                         linked=f)
 
 
@@ -136,8 +143,9 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
         st.add_penalty_card(seat, card, major=True)
         establish_by_extra(st, seat, n - 1)
         st.flag(out, IrregularityCode.PLAY_AFTER_IRREGULAR_LEAD, "60B", seat, n, 0, [],
-                 f"{seat} played {card} before declarer led from the correct hand ({correct}): "
-                 "it becomes a penalty card (60B, 50)", "penalty_card", "60B")
+                 Text("play.before_correct_hand", "{seat} played {card} before declarer led from the correct "
+                      "hand ({leader}): it becomes a penalty card (60B, 50)", seat=seat, card=card, leader=correct),
+                 "penalty_card", "60B")
         return False
     if n == 13 and not st.edition.lead_oot_acceptable_at_trick13:
         # 2017 53A ("prior to the thirteenth trick"): the lead cannot be accepted; each hand holds one card, so
@@ -145,37 +153,47 @@ def irregular_lead(st: PlayState, seat: Seat, card: str, out: list[Irregularity]
         st.set_trick13_leader(correct)
         st.flag(out, IrregularityCode.LEAD_OUT_OF_TURN_DEFENDER if st.is_defender(seat)
                  else IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, "53A",
-                 seat, n, 0, [], f"{seat} led {card} to trick 13; {correct} was on lead: at trick 13 a lead out of "
-                 f"turn cannot be accepted (53A); the trick is led from {correct}", "not_acceptable_at_trick13",
-                 "53A")
+                 seat, n, 0, [], Text("play.lead_oot_trick13", "{seat} led {card} to trick 13; {leader} was on lead: "
+                                      "at trick 13 a lead out of turn cannot be accepted (53A); the trick is led "
+                                      "from {leader}", seat=seat, card=card, leader=correct),
+                 "not_acceptable_at_trick13", "53A")
         return True
     note = ""
     if st.winners and st.tricks[n - 2][-1][0] == seat:
-        note = f"; {seat} played the last card of trick {n - 1}: the director may deem this a fifth card to it (45E)"
+        note = Text("play.maybe_fifth_card", "; {seat} played the last card of trick {trick}: the director may deem "
+                    "this a fifth card to it (45E)", seat=seat, trick=n - 1)
     if st.is_defender(seat):
         if n == 1:
             code, law = IrregularityCode.OPENING_LEAD_OUT_OF_TURN, "54"
-            opts = [Option("spread", f"54A: declarer spreads his hand and becomes dummy; {PARTNER[st.declarer]} "
-                           f"becomes declarer and {card} is the opening lead", "declarer"),
-                    Option("accept", "54B: accept the lead (53A); dummy is spread and the second card comes from "
-                           "declarer's own hand (54C: must accept if he may have seen dummy's cards)", "declarer"),
-                    Option("refuse", f"54D/56: {card} becomes a major penalty card; {correct} leads and declarer "
-                           "has the 50D2 options", "declarer")]
+            opts = [Option("spread", Text("play.lead_oot_spread", "54A: declarer spreads his hand and becomes dummy; "
+                                          "{partner} becomes declarer and {card} is the opening lead",
+                                          partner=PARTNER[st.declarer], card=card), "declarer"),
+                    Option("accept", Text("play.opening_lead_oot_accept", "54B: accept the lead (53A); dummy is "
+                                          "spread and the second card comes from declarer's own hand (54C: must "
+                                          "accept if he may have seen dummy's cards)"), "declarer"),
+                    Option("refuse", Text("play.opening_lead_oot_refuse", "54D/56: {card} becomes a major penalty "
+                                          "card; {leader} leads and declarer has the 50D2 options", card=card,
+                                          leader=correct), "declarer")]
         else:
             code, law = IrregularityCode.LEAD_OUT_OF_TURN_DEFENDER, "56"
-            opts = [Option("accept", "53A: accept the lead", "declarer"),
-                    Option("refuse", f"56: {card} becomes a major penalty card; {correct} leads (50D2 options when "
-                           f"{PARTNER[seat]} leads)", "declarer")]
+            opts = [Option("accept", ACCEPT_LEAD, "declarer"),
+                    Option("refuse", Text("play.lead_oot_refuse", "56: {card} becomes a major penalty card; {leader} "
+                                          "leads (50D2 options when {partner} leads)", card=card, leader=correct,
+                                          partner=PARTNER[seat]), "declarer")]
     elif st.is_defender(correct):
         code, law = IrregularityCode.LEAD_OUT_OF_TURN_DECLARER, "55B1"
-        opts = [Option("accept", "53A: accept the lead", "defenders"),
-                Option("retract", "55B1: declarer restores the card without penalty", "defenders")]
+        opts = [Option("accept", ACCEPT_LEAD, "defenders"),
+                Option("retract", Text("play.declarer_lead_retract", "55B1: declarer restores the card without "
+                                       "penalty"), "defenders")]
     else:
         code, law = IrregularityCode.LEAD_FROM_WRONG_HAND, "55B2"
-        opts = [Option("accept", "53A: accept the lead", "defenders"),
-                Option("lead_from_correct_hand", f"55B2: the card is withdrawn and declarer leads from {correct}; "
-                       "a defender's card played before that lead becomes a penalty card (60B)", "defenders")]
-    irr = st.flag(out, code, law, seat, n, 0, opts, f"{seat} led {card}; {correct} was on lead{note}")
+        opts = [Option("accept", ACCEPT_LEAD, "defenders"),
+                Option("lead_from_correct_hand", Text("play.lead_from_correct_hand", "55B2: the card is withdrawn and "
+                                                      "declarer leads from {seat}; a defender's card played before "
+                                                      "that lead becomes a penalty card (60B)", seat=correct),
+                       "defenders")]
+    irr = st.flag(out, code, law, seat, n, 0, opts, Text("play.led_oot", "{seat} led {card}; {leader} was on lead",
+                                                         seat=seat, card=card, leader=correct) + note)
     st.await_choice(Pending(irr, seat, n, card, correct))
     return True
 
@@ -193,36 +211,44 @@ def out_of_turn_play(st: PlayState, seat: Seat, card: str, out: list[Irregularit
         legal = card[0] == ls or st.holds_suit(seat, ls) is False
         if legal:
             st.flag(out, IrregularityCode.PREMATURE_PLAY_AT_RHO_TURN, "57D", seat, n, idx, [],
-                     f"{seat} played {card} at his RHO {st.next_seat}'s turn: a legal card, held and played at his "
-                     "proper turn (57D; Law 16 may apply)", "held_for_proper_turn", "57D")
+                     Text("play.at_rho_turn_held", "{seat} played {card} at his RHO {seat2}'s turn: a legal card, "
+                          "held and played at his proper turn (57D; Law 16 may apply)", seat=seat, card=card,
+                          seat2=st.next_seat), "held_for_proper_turn", "57D")
             return True
         st.add_penalty_card(seat, card, major=True)
         st.flag(out, IrregularityCode.PREMATURE_PLAY_AT_RHO_TURN, "57D", seat, n, idx, [],
-                 f"{seat} played {card} at his RHO {st.next_seat}'s turn; it could not legally be played to the trick: "
-                 "a major penalty card (57D)", "penalty_card", "57D")
+                 Text("play.at_rho_turn_illegal", "{seat} played {card} at his RHO {seat2}'s turn; it could not "
+                      "legally be played to the trick: a major penalty card (57D)", seat=seat, card=card,
+                      seat2=st.next_seat), "penalty_card", "57D")
         return False
     if st.is_defender(seat) and PARTNER[seat] not in played:
         pard = PARTNER[seat]
         if st.declarer in played and st.dummy in played:
             st.flag(out, IrregularityCode.PREMATURE_PLAY, "57A", seat, n, idx, [],
-                     f"{seat} played {card} before his partner {pard}; declarer had played from both hands",
+                     Text("play.premature_no_penalty", "{seat} played {card} before his partner {partner}; declarer "
+                          "had played from both hands", seat=seat, card=card, partner=pard),
                      "no_penalty", "57C")
         else:
             ls = trick[0][1][0]
             irr = st.flag(out, IrregularityCode.PREMATURE_PLAY, "57A", seat, n, idx, options_57(st, ls, pard),
-                           f"{seat} played {card} before his partner {pard} ({st.next_seat} was due); if declarer "
-                           f"chooses, {card} becomes a major penalty card and the choice binds {pard}")
+                           Text("play.premature", "{seat} played {card} before his partner {partner} ({seat2} was "
+                                "due); if declarer chooses, {card} becomes a major penalty card and the choice binds "
+                                "{partner}", seat=seat, card=card, partner=pard, seat2=st.next_seat))
             st.await_choice(Pending(irr, seat, n, card, st.next_seat, lead_suit=ls))
     elif st.is_defender(seat):
         irr = st.flag(out, IrregularityCode.PLAY_OUT_OF_TURN, "49", seat, n, idx,
-                       [Option("stands", "the card stands as played in rotation (60A2)", "director"),
-                        Option("penalty_card", f"{card} is withdrawn as a major penalty card (49, 50B)", "director")],
-                       f"{seat} played {card} out of rotation ({st.next_seat} was due); partner had played")
+                       [Option("stands", Text("play.oor_stands", "the card stands as played in rotation (60A2)"),
+                               "director"),
+                        Option("penalty_card", Text("play.oor_withdrawn", "{card} is withdrawn as a major penalty card "
+                                                    "(49, 50B)", card=card), "director")],
+                       Text("play.oor_defender", "{seat} played {card} out of rotation ({seat2} was due); partner had "
+                            "played", seat=seat, card=card, seat2=st.next_seat))
         st.await_choice(Pending(irr, seat, n, card, st.next_seat))
     else:
         st.flag(out, IrregularityCode.PLAY_OUT_OF_TURN, "45C", seat, n, idx, [],
-                 f"{seat} played {card} out of rotation ({st.next_seat} was due): the card stands (45C, 47F); "
-                 "declarer's and dummy's cards never become penalty cards (48A)", "stands", "47F")
+                 Text("play.oor_declarer", "{seat} played {card} out of rotation ({seat2} was due): the card stands "
+                      "(45C, 47F); declarer's and dummy's cards never become penalty cards (48A)", seat=seat,
+                      card=card, seat2=st.next_seat), "stands", "47F")
     return True
 
 
@@ -231,12 +257,15 @@ def options_57(st: PlayState, lead_suit: str, pard: Seat) -> list[Option]:
     out = []
     for code, law in st.edition.law57_options(lead_suit):
         kind, _, suit = code.partition(":")
-        text = {"highest": f"{pard} must play his highest {SUIT_NAME[lead_suit]}",
-                "lowest": f"{pard} must play his lowest {SUIT_NAME[lead_suit]}",
-                "require": f"{pard} must play a {SUIT_NAME[suit][:-1] if suit else ''} (if he has none of the "
-                           "suit led)",
-                "forbid": f"{pard} may not play a {SUIT_NAME[suit][:-1] if suit else ''}"}[kind]
-        out.append(Option(code, f"{law}: {text}", "declarer"))
+        text = {"highest": Text("play.57_highest", "{law}: {partner} must play his highest {suit}", law=law,
+                                partner=pard, suit=lead_suit),
+                "lowest": Text("play.57_lowest", "{law}: {partner} must play his lowest {suit}", law=law,
+                               partner=pard, suit=lead_suit),
+                "require": Text("play.57_require", "{law}: {partner} must play a {one_suit} (if he has none of the "
+                                "suit led)", law=law, partner=pard, one_suit=suit),
+                "forbid": Text("play.57_forbid", "{law}: {partner} may not play a {one_suit}", law=law,
+                               partner=pard, one_suit=suit)}[kind]
+        out.append(Option(code, text, "declarer"))
     return out
 
 
@@ -250,14 +279,16 @@ def extra_card(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) ->
     if defender and PARTNER[seat] not in played and trick[-1][0] != seat:
         if st.declarer in played and st.dummy in played:
             st.flag(out, IrregularityCode.PREMATURE_LEAD, "57A", seat, n, idx, [],
-                     f"{seat} led {card} to the next trick before his partner played; declarer had played from "
-                     "both hands: no penalty, the card goes back to his hand", "no_penalty", "57C")
+                     Text("play.premature_lead_no_penalty", "{seat} led {card} to the next trick before his partner "
+                          "played; declarer had played from both hands: no penalty, the card goes back to his hand",
+                          seat=seat, card=card), "no_penalty", "57C")
             return
         st.add_penalty_card(seat, card, major=True)
         ls = trick[0][1][0]
         irr = st.flag(out, IrregularityCode.PREMATURE_LEAD, "57A", seat, n, idx, options_57(st, ls, PARTNER[seat]),
-                       f"{seat} led {card} to the next trick before his partner {PARTNER[seat]} played to this "
-                       f"one: {card} is a major penalty card (57A, 50B)")
+                       Text("play.premature_lead", "{seat} led {card} to the next trick before his partner {partner} "
+                            "played to this one: {card} is a major penalty card (57A, 50B)", seat=seat, card=card,
+                            partner=PARTNER[seat]))
         st.await_choice(Pending(irr, seat, n, card, None, lead_suit=ls))
         establish_by_extra(st, seat, n)
         return
@@ -269,13 +300,18 @@ def extra_card(st: PlayState, seat: Seat, card: str, out: list[Irregularity]) ->
         st.add_penalty_card(seat, card, major=major)
         kind = st.face_up(seat)[card]
         st.flag(out, code, law, seat, n, idx, [],
-                 f"{seat} played {card} after {first} to the same trick: not counted; {card} becomes a {kind} "
-                 + ("penalty card (58B2: the player may designate which card was played; director)"
+                 (Text("play.extra_card_major", "{seat} played {card} after {card2} to the same trick: not "
+                       "counted; {card} becomes a major penalty card", seat=seat, card=card, card2=first)
+                  if kind == "major" else
+                  Text("play.extra_card_minor", "{seat} played {card} after {card2} to the same trick: not "
+                       "counted; {card} becomes a minor penalty card", seat=seat, card=card, card2=first))
+                 + (Text("play.extra_card_58b2", " (58B2: the player may designate which card was played; director)")
                     if code == IrregularityCode.MULTIPLE_CARDS_PLAYED
-                    else "penalty card (45E1; the director may deem it a lead, 53/56)"),
+                    else Text("play.extra_card_45e1", " (45E1; the director may deem it a lead, 53/56)")),
                  "penalty_card", "58B2" if code == IrregularityCode.MULTIPLE_CARDS_PLAYED else "45E1")
     else:
         st.flag(out, code, law, seat, n, idx, [],
-                 f"{seat} played {card} after {first} to the same trick: not counted; no penalty for declarer "
-                 "(45E2, 48A); the card goes back to the hand", "no_penalty",
+                 Text("play.extra_card_declarer", "{seat} played {card} after {card2} to the same trick: not "
+                      "counted; no penalty for declarer (45E2, 48A); the card goes back to the hand", seat=seat,
+                      card=card, card2=first), "no_penalty",
                  "45E2" if code == IrregularityCode.FIFTH_CARD_TO_TRICK else "48A")

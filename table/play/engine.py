@@ -47,6 +47,7 @@ from ..cards import CARD_SET, HONORS, Deal, Seat, parse_card, sort_cards
 from ..codes import IrregularityCode
 from ..editions import Edition
 from ..irregularity import Irregularity, LeadPenalty, Option
+from ..texts import Text
 from .acceptance import resolve_pending
 from .checks import extra_card, irregular_lead, out_of_turn_play
 from .claims import play_after_claim
@@ -59,9 +60,9 @@ from .revokes import REVOKE_CODES, establish_on_claim, transfers
 from .revokes import rule as rule_on_revoke
 from .rulings import RULINGS, check_chooser
 from .state import PlayState
-from .wording import cards_text
 
 log = logging.getLogger(__name__)
+CORRECT_FROM_RECORD = Text("play.13a1", "13A1: correct from the hand record")
 
 
 class _Card:
@@ -151,13 +152,14 @@ class Play(PlayState):
         if self.complete:
             if card in self._played:
                 self.flag(out, IrregularityCode.CARD_ALREADY_PLAYED, "1", seat, 13, 4, [],
-                           f"{card} reported by {seat} after trick 13; it was played before (repeated read or a "
-                           "recording error); ignored")
+                           Text("play.after_trick13_again", "{card} reported by {seat} after trick 13; it was played "
+                                "before (repeated read or a recording error); ignored", card=card, seat=seat))
             else:
                 self.flag(out, IrregularityCode.DEFECTIVE_TRICK, "67B", seat, 13, 4,
-                           [Option("director", "67B1: the player who kept a card omitted a play to an earlier trick",
-                                   "director")],
-                           f"{seat} still had {card} after 13 tricks: a play was omitted (or the record is wrong)")
+                           [Option("director", Text("play.67b1_omitted", "67B1: the player who kept a card omitted "
+                                                    "a play to an earlier trick"), "director")],
+                           Text("play.card_left", "{seat} still had {card} after 13 tricks: a play was omitted (or the "
+                                "record is wrong)", seat=seat, card=card))
             return out
 
         # ---- identity of the card
@@ -167,7 +169,8 @@ class Play(PlayState):
             if mine:
                 # a repeated report of a card this seat already played to this (or the just completed) trick
                 self.flag(out, IrregularityCode.CARD_ALREADY_PLAYED, "1", seat, n, here, [],
-                           f"{card} reported again by {seat}: repeated read; ignored")
+                           Text("play.repeated_read", "{card} reported again by {seat}: repeated read; ignored",
+                                card=card, seat=seat))
                 self._update_slow()
                 return out
             # Law 1: a pack holds 52 different cards, so a card cannot be played twice. Either the pack is
@@ -175,24 +178,28 @@ class Play(PlayState):
             # counted as this seat's play so the trick structure (and everything after it) stays usable, and
             # the seat's hand record is no longer trusted (no revoke is inferred from it).
             self.flag(out, IrregularityCode.CARD_ALREADY_PLAYED, "1", seat, n, here,
-                       [Option("director", "establish which card was really played (Laws 1, 13, 14, 67)", "director")],
-                       f"{card} was already played earlier; counted as {seat}'s card to keep the trick")
+                       [Option("director", Text("play.establish_card", "establish which card was really played "
+                                                "(Laws 1, 13, 14, 67)"), "director")],
+                       Text("play.already_played", "{card} was already played earlier; counted as {seat}'s card to "
+                            "keep the trick", card=card, seat=seat))
             self._known[seat] = False
         elif card not in self._hand[seat]:
             owner = self._owner.get(card)
             if owner is not None and owner != seat:
                 self.flag(out, IrregularityCode.HAND_RECORD_MISMATCH, "13A1", seat, n, here,
-                           [Option("director", "13A1: correct from the hand record, or score as a fouled board (87)",
-                                   "director")],
-                           f"{seat} played {card}, which the hand record gives to another player; accepted as played")
+                           [Option("director", Text("play.13a1_or_fouled", "13A1: correct from the hand record, or "
+                                                    "score as a fouled board (87)"), "director")],
+                           Text("play.other_players_card", "{seat} played {card}, which the hand record gives to "
+                                "another player; accepted as played", seat=seat, card=card))
                 self._take_from(owner, card)
                 self._pcs[owner].pop(card, None)
                 self._set_owner(card, seat)
                 self._known[seat] = self._known[owner] = False
             elif self._known[seat]:
                 self.flag(out, IrregularityCode.HAND_RECORD_MISMATCH, "13A1", seat, n, here,
-                           [Option("director", "13A1: correct from the hand record", "director")],
-                           f"{seat} played {card}, which is not in his recorded hand; accepted as played")
+                           [Option("director", CORRECT_FROM_RECORD, "director")],
+                           Text("play.not_in_recorded_hand", "{seat} played {card}, which is not in his recorded hand; "
+                                "accepted as played", seat=seat, card=card))
                 self._known[seat] = False
             if card not in self._hand[seat]:
                 self._give(seat, card)                # he physically held it: bookkeeping follows the event
@@ -240,8 +247,9 @@ class Play(PlayState):
             owner = self._owner.get(c)
             if owner is not None and owner != seat:
                 self.flag(out, IrregularityCode.HAND_RECORD_MISMATCH, "13A1", seat, n, len(self._trick),
-                           [Option("director", "13A1: correct from the hand record", "director")],
-                           f"{seat} exposed {c}, which the hand record gives to another player")
+                           [Option("director", CORRECT_FROM_RECORD, "director")],
+                           Text("play.exposed_other_players", "{seat} exposed {card}, which the hand record gives to "
+                                "another player", seat=seat, card=c))
                 self._take_from(owner, c)
                 self._set_owner(c, seat)
                 self._known[seat] = self._known[owner] = False
@@ -249,10 +257,15 @@ class Play(PlayState):
             self.add_penalty_card(seat, c, major)
             new.append(c)
         if new:
-            kinds = ", ".join(f"{c} {self._pcs[seat][c]}" for c in sort_cards(new))
-            self.flag(out, IrregularityCode.EXPOSED_CARD, "49", seat, n, len(self._trick), [],
-                       f"{seat} exposed {cards_text(new)}: penalty card(s) ({kinds}; 50B"
-                       + ("; two or more penalty cards are all major" if len(self._pcs[seat]) >= 2 else "") + ")",
+            detail = Text("play.exposed", "{seat} exposed {cards}: penalty card(s) (", seat=seat,
+                          cards=" ".join(sort_cards(new)))
+            for i, c in enumerate(sort_cards(new)):
+                detail += (", " if i else "") + (Text("play.penalty_major", "{card} major", card=c)
+                                                 if self._pcs[seat][c] == "major" else
+                                                 Text("play.penalty_minor", "{card} minor", card=c))
+            detail += "; 50B" + (Text("play.all_major", "; two or more penalty cards are all major")
+                                 if len(self._pcs[seat]) >= 2 else "") + ")"
+            self.flag(out, IrregularityCode.EXPOSED_CARD, "49", seat, n, len(self._trick), [], detail,
                        "penalty_card", "50B")
             check_50d2(self, out)
         self._update_slow()
@@ -325,10 +338,12 @@ class Play(PlayState):
         law = "67B1" if not self.edition.comparable_call else ("67B1(a)" if held_suit else "67B1(b)")
         idx = next((i for i, (s, _) in enumerate(self.tricks[trick - 1]) if s == seat), 0)
         irr = self.flag(out, IrregularityCode.DEFECTIVE_TRICK, law, seat, trick, idx, [],
-                         f"{seat} omitted to play to trick {trick}"
-                         + (" holding the suit led" if held_suit else " with none of the suit led")
-                         + ("; deemed to have revoked: one trick (64A2)" if deemed else
-                            "; the card placed there, no penalty"),
+                         (Text("play.omitted_holding", "{seat} omitted to play to trick {trick} holding the suit "
+                               "led", seat=seat, trick=trick) if held_suit else
+                          Text("play.omitted_void", "{seat} omitted to play to trick {trick} with none of the suit "
+                               "led", seat=seat, trick=trick))
+                         + (Text("play.omitted_deemed", "; deemed to have revoked: one trick (64A2)") if deemed else
+                            Text("play.omitted_placed", "; the card placed there, no penalty")),
                          "deemed_revoke" if deemed else "no_penalty", law)
         if deemed:
             card = self.tricks[trick - 1][idx][1] if self.tricks[trick - 1] else ""

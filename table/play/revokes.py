@@ -9,11 +9,11 @@ from __future__ import annotations
 from ..cards import Seat
 from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
+from ..texts import Text
 from .errors import PlayRulingError
 from .position import SIDE
 from .records import Obligation, Revoke
 from .state import PlayState
-from .wording import SUIT_NAME
 
 REVOKE_CODES = (IrregularityCode.REVOKE, IrregularityCode.REVOKE_TRICK12)
 
@@ -25,16 +25,17 @@ def flag_revoke(st: PlayState, out: list[Irregularity], seat: Seat, card: str, n
     corrector = str(st.declarer if seat == st.dummy else seat)
     if n == 12:
         code, law = IrregularityCode.REVOKE_TRICK12, "62D"
-        opts = [Option("correct", "62D1: must be corrected, even if established, before the hands are returned; "
-                       "no trick transfer (64B6)", corrector)]
+        opts = [Option("correct", Text("play.revoke12_correct", "62D1: must be corrected, even if established, "
+                                       "before the hands are returned; no trick transfer (64B6)"), corrector)]
     else:
         code, law = IrregularityCode.REVOKE, "61A"
-        opts = [Option("correct", "62A: the offender must correct it before it is established: withdraw the card "
-                       "(a defender's becomes a major penalty card, 62B1; declarer/dummy: no penalty, 62B2) and play "
-                       "a legal card", corrector)]
-    opts += [Option("64B4", "no transfer: attention first drawn after the non-offending side called on the next board",
-                    "director"),
-             Option("64B5", "no transfer: attention first drawn after the round ended", "director")]
+        opts = [Option("correct", Text("play.revoke_correct", "62A: the offender must correct it before it is "
+                                       "established: withdraw the card (a defender's becomes a major penalty card, "
+                                       "62B1; declarer/dummy: no penalty, 62B2) and play a legal card"), corrector)]
+    opts += [Option("64B4", Text("play.revoke_64b4", "no transfer: attention first drawn after the non-offending "
+                                 "side called on the next board"), "director"),
+             Option("64B5", Text("play.revoke_64b5", "no transfer: attention first drawn after the round ended"),
+                    "director")]
     irr = st.flag(out, code, law, seat, n, idx, opts, detail)
     rv = Revoke(irr, seat, n, card, suit, legal, faced, was_pc, kind, linked, ob)
     if kind == "follow":
@@ -82,8 +83,9 @@ def note_show_out(st: PlayState, seat: Seat, card: str, n: int, idx: int, out: l
         t, k, rcard = so[suit]
         code = IrregularityCode.REVOKE_TRICK12 if t == 12 else IrregularityCode.REVOKE
         irr = st.flag(out, code, "62D" if t == 12 else "61A", seat, t, k, [],
-                       f"{seat} played {rcard} on a {SUIT_NAME[suit]} lead at trick {t} and {card} at trick {n}: "
-                       "failure to follow suit (44C), detected afterwards", "established", "63A1")
+                       Text("play.revoke_retro", "{seat} played {card} on a {suit} lead at trick {trick} and {card2} "
+                            "at trick {trick2}: failure to follow suit (44C), detected afterwards", seat=seat,
+                            card=rcard, suit=suit, trick=t, card2=card, trick2=n), "established", "63A1")
         st.record_revoke(Revoke(irr, seat, t, rcard, suit, None, seat == st.dummy, False, "retro"), still_open=False)
     if idx > 0 and trick:
         ls = trick[0][1][0]
@@ -108,7 +110,7 @@ def exempt(st: PlayState, code: str, option: str, who: Seat | None) -> None:
     if rv is None:
         raise PlayRulingError(f"no established {code} to exempt")
     rv.exempt = option
-    rv.irr.detail += f"; director: {option} (no transfer)"
+    rv.irr.detail += Text("play.revoke_exempt", "; director: {option} (no transfer)", option=option)
 
 
 def _both_on_one_trick(st: PlayState, rv: Revoke) -> bool:
@@ -184,7 +186,9 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
         st.forget_revoke(rv)
     rv.irr.dispose("corrected", law)
     if withdrawn:
-        rv.irr.detail += "; withdrawn without penalty (62C1): " + " ".join(f"{s}:{c}" for s, c in withdrawn)
+        rv.irr.detail += Text("play.withdrawn_62c1", "; withdrawn without penalty (62C1): {held}",
+                              page="; withdrawn without penalty (62C1): {cards}",
+                              held=" ".join(f"{s}:{c}" for s, c in withdrawn), cards=" ".join(c for _, c in withdrawn))
     if T == 12 and last_complete:
         st.expect_forced_last_trick(True)           # the 13th trick is forced: replayed once trick 12 is complete
     st.recompute_next()
@@ -230,9 +234,11 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
         st.irregularities.append(Irregularity(
             code=IrregularityCode.BOTH_SIDES_REVOKED, law=ed.both_sides_revoked_law, seat=None, phase="play",
             position={"trick": last["trick"], "card": last["card"]},
-            options=[Option("rule", "the director assigns the result likely had neither revoke occurred "
-                            f"({'64C2(b)' if ed.comparable_call else '64C'})", "director")],
-            detail="both sides have established revokes on this board: no automatic trick transfer"))
+            options=[Option("rule", Text("play.both_revoked_rule", "the director assigns the result likely had "
+                                         "neither revoke occurred ({law})",
+                                         law="64C2(b)" if ed.comparable_call else "64C"), "director")],
+            detail=Text("play.both_revoked", "both sides have established revokes on this board: no automatic trick "
+                        "transfer")))
     # a revoke is only known from the hand record; once the play contradicts that record (13A1) no
     # transfer is made automatically: the director decides (64C)
     contradicted = any(i.code == IrregularityCode.HAND_RECORD_MISMATCH for i in st.irregularities)
@@ -252,12 +258,15 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
         elif T == 12:
             law, why = "64B6", "revoke on the 12th trick (62D: to be corrected)"
         elif rv.faced:
-            law, why = "64B3", ("revoke by dummy (a hand faced on the table)" if rv.seat == st.dummy
-                                else "failure to play a card faced on the table")
+            law, why = "64B3", (Text("play.why_dummy", "revoke by dummy (a hand faced on the table)")
+                                if rv.seat == st.dummy else
+                                Text("play.why_faced", "failure to play a card faced on the table"))
         elif any(o.seat == rv.seat and o.suit == rv.suit for o in seen):
-            law, why = "64B2", f"second revoke by {rv.seat} in {SUIT_NAME[rv.suit]}"
+            law, why = "64B2", Text("play.why_second", "second revoke by {seat} in {suit}", seat=rv.seat,
+                                    suit=rv.suit)
         elif not os_tricks:
-            law, why = "64B1", "the offending side won neither the revoke trick nor any later trick"
+            law, why = "64B1", Text("play.why_none_won", "the offending side won neither the revoke trick nor any "
+                                    "later trick")
         else:
             chosen: list[int] = []
             won_by = seats[T - 1] if T <= len(seats) else None
@@ -266,8 +275,10 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
             if won_by == rv.seat and T in os_tricks and rv.kind != "deemed":
                 law = "64A1"
                 chosen = [T] + [k for k in os_tricks if k > T][:1]
-                why = (f"{rv.seat} won the revoke trick: it and one later trick of the offending side"
-                       if len(chosen) == 2 else f"{rv.seat} won the revoke trick; no later trick of the offending side")
+                why = (Text("play.why_won_two", "{seat} won the revoke trick: it and one later trick of the "
+                            "offending side", seat=rv.seat) if len(chosen) == 2 else
+                       Text("play.why_won_one", "{seat} won the revoke trick; no later trick of the offending side",
+                            seat=rv.seat))
             else:
                 law = "64A2"
                 legal = rv.legal if rv.legal is not None else _known_legal(st, rv)
@@ -275,12 +286,14 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
                          and wcards[k - 1] is not None and wcards[k - 1] in legal] if ed.revoke_extra_trick else []
                 first = [k for k in os_tricks if k not in extra[:1]][:1]
                 chosen = first + extra[:1]
-                why = f"{rv.seat} did not win the revoke trick: one trick"
+                why = Text("play.why_not_won", "{seat} did not win the revoke trick: one trick", seat=rv.seat)
                 if extra:
-                    why += (f", and trick {extra[0]} won by {rv.seat} with {wcards[extra[0] - 1]}, a card he could "
-                            "legally have played to the revoke trick (1997 clause)")
+                    why += Text("play.why_extra", ", and trick {trick} won by {seat} with {card}, a card he could "
+                                "legally have played to the revoke trick (1997 clause)", trick=extra[0], seat=rv.seat,
+                                card=wcards[extra[0] - 1])
                     if not first:
-                        why += "; capped: the offending side won no other trick from the revoke on"
+                        why += Text("play.why_capped", "; capped: the offending side won no other trick from the "
+                                    "revoke on")
             n = min(len(chosen), len(os_tricks))
             chosen = chosen[:n]
             transferred.update(chosen)
@@ -291,7 +304,8 @@ def transfers(st: PlayState, claimed_total: int | None) -> int:
         st.irregularities.append(Irregularity(
             code=IrregularityCode.REVOKE_TRICK_TRANSFER, law=law, seat=str(rv.seat), phase="play",
             position={"trick": pos["trick"], "card": pos["card"]}, options=[],
-            detail=f"tricks_transferred={n}; from {rv.side} to {to}; {why}",
+            detail=Text("play.transfer", "tricks_transferred={n}; from {side} to {side2}; ",
+                        page="{n} trick(s) transferred from {side} to {side2}; ", n=n, side=rv.side, side2=to) + why,
             disposition="applied" if n else "exempt", disposition_law=law))
     return total + delta
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from ..cards import Seat
 from ..codes import IrregularityCode
 from ..irregularity import Irregularity, Option
+from ..texts import Text
 from .counting import place
 from .errors import PlayRulingError
 from .lead_choices import check_50d2
@@ -83,7 +84,8 @@ def _defenders_choice(st: PlayState, p: Pending, option: str) -> str | None:
     if who is None or who == prevails:
         return option
     p.extra["other_choice"] = option
-    p.irr.detail += f"; {who} chose {option}: {prevails}, next in turn, prevails if he chooses differently (55A)"
+    p.irr.detail += Text("play.55a_chose", "; {seat} chose {option}: {seat2}, next in turn, prevails if he chooses "
+                         "differently (55A)", seat=who, option=option, seat2=prevails)
     return None
 
 
@@ -98,7 +100,8 @@ def apply_waiting_choice(st: PlayState, p: Pending, seat: Seat, out: list[Irregu
         return
     del p.extra["other_choice"]
     p.extra["chooser_seat"] = None                     # applied as chosen: nothing waits any more
-    p.irr.detail += f"; {seat} played before {LHO[p.offender]} chose: {option} applied (55A)"
+    p.irr.detail += Text("play.55a_applied", "; {seat} played before {seat2} chose: {option} applied (55A)",
+                         seat=seat, seat2=LHO[p.offender], option=option)
     RULINGS[p.irr.code](st, p, option, out)
 
 

@@ -106,6 +106,10 @@ def check(rt: TableRuntime, viewer: Viewer) -> dict[str, Any]:
         assert f'"{card}"' not in text, f"{viewer.key} sees {card} at {t.state}"
         for irr in state["irregularities"]:
             assert not re.search(rf"\b{card}\b", irr.get("detail", "")), f"{viewer.key}: {card} in {irr}"
+            # the same words, translatable (table/texts.py): each piece's text and parameters
+            pieces = " ".join(f"{p.get('text', '')} {' '.join(p.get('params', {}).values())}"
+                              for p in irr.get("detail_parts", []))
+            assert not re.search(rf"\b{card}\b", pieces), f"{viewer.key}: {card} in {irr}"
     # Law 41C
     if viewer.role == "seat" and not complete:
         mine = {viewer.seat} | ({dummy} if viewer.seat == state["declarer"] and dummy else set())

@@ -43,8 +43,10 @@ document.getElementById("print").addEventListener("click", () => window.print())
   if (["localhost", "127.0.0.1", "[::1]"].includes(location.hostname)) {
     const w = document.getElementById("host-warning");
     w.hidden = false;
-    w.textContent = t("cards.localhost", "This page was opened with {host}: the tablets cannot reach that address. " +
-      "Open it with the address `make run` printed for the room.", {host: location.host});
+    // the command is code (shown as typed, in every language): {command} in the sentence
+    w.innerHTML = esc(t("cards.localhost",
+      "This page was opened with {host}: the tablets cannot reach that address. Open it with the address {command} printed for the room.",
+      {host: location.host, command: "\u0000"})).replace("\u0000", "<code>make run</code>");
   }
   TOKEN = await credential().catch(() => "");
   if (!TOKEN) { showLogin(); return; }

@@ -26,7 +26,7 @@ async function loadLanguage(page) {
   I18N.lang = chooseLanguage(clubDefault);
   document.documentElement.lang = I18N.lang === "zh-Hant" ? "zh-Hant" : "en";
   if (I18N.lang !== "en") {                 // merged: a part's strings that arrived first stay
-    for (const name of ["common", page, ...I18N.parts]) {
+    for (const name of ["common", "engine", page, ...I18N.parts]) {
       try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${I18N.lang}/${name}.json`)).json()); }
       catch (e) { /* a missing file leaves English */ }
     }
@@ -96,6 +96,37 @@ function dispositionText(irr) {
   if (i > 0) return t("common.disp_with", "{how}: {option}", {how: t("common.disp." + d.slice(0, i), codeWords(d.slice(0, i))), option: optionText(d.slice(i + 1))});
   return t("common.disp." + d, codeWords(d));
 }
+// A sentence of the law engine (an irregularity's detail, an option's text) in the page's language: the service
+// sends the English and its pieces (<field>_parts: each piece's English, key and parameters, table/texts.py); a
+// piece whose key the locale knows (locales/<lang>/engine.json, "engine.<key>") is translated, its parameters
+// worded by their names (a seat, a suit, cards, a call); any other piece stays as the service wrote it.
+function engineParam(name, value) {
+  if (/^(seat|offender|partner|leader|declarer|dummy|claimer)\d*(_name)?$/.test(name) && SEATS.includes(value)) return t("common.seat." + value, {N: "North", E: "East", S: "South", W: "West"}[value]);
+  if (/^suit\d*$/.test(name)) return suitWord(value);
+  if (name === "one_suit") return I18N.lang === "en" ? ({S: "spade", H: "heart", D: "diamond", C: "club"}[value] || value) : suitWord(value);
+  if (/^suits\d*$/.test(name)) return String(value).split("/").map(s => SYM[s] || s).join("/");
+  if (/^cards?\d*$/.test(name)) return String(value).split(" ").filter(Boolean).map(cardWords).join(" ");
+  if (/^call\d*$/.test(name)) return callWords(value);
+  if (/^option\d*$/.test(name)) return optionText(value);
+  if (/^side\d*$/.test(name) && (value === "NS" || value === "EW")) return value === "NS" ? t("common.ns", "NS") : t("common.ew", "EW");
+  return value;
+}
+function engineText(english, parts) {
+  if (!Array.isArray(parts) || !parts.length) return english || "";
+  return parts.map(p => {
+    const tpl = p.key ? (I18N.lang === "en" ? p.template : I18N.dict["engine." + p.key]) : null;
+    if (!tpl) return p.text;
+    return tpl.replace(/\{(\w+)\}/g, (m, k) => (p.params && k in p.params) ? engineParam(k, p.params[k]) : m);
+  }).join("");
+}
+function detailText(irr) { return engineText(irr.detail, irr.detail_parts); }
+function optionExplained(o) { return engineText(o.text, o.text_parts); }
+// A time of day in the page's language ("下午3:26:51" on a Chinese page, "3:26:51 PM" on an English one).
+function clockTime(d) { return (d || new Date()).toLocaleTimeString(I18N.lang === "zh-Hant" ? "zh-Hant" : "en"); }
+// A seat where English writes its letter ("seat W", "dealer E"): the letter in English, the seat's name (西) else.
+function seatShort(seat) { return I18N.lang === "en" ? seat : t("common.seat." + seat, seat); }
+// A call in words for the page: a bid as it is written ("1NT"), Pass, X and XX in the page's language.
+function callWords(call) { return call === "Pass" ? t("common.call.Pass", "Pass") : call; }
 // An irregularity's label in the page's language (the code rides along as data, never as text).
 function codeLabel(code) { return `<span class="irr-name" data-code="${esc(code)}">${esc(irrText(code))}</span>`; }
 function applyLanguage(root) {
@@ -120,7 +151,7 @@ function handHtml(cards, playable) {
 }
 function callHtml(call) {
   const m = /^([1-7])(C|D|H|S|NT)$/.exec(call);
-  return m ? `${m[1]}<span class="suit-${m[2]}">${SYM[m[2]]}</span>` : esc(call);
+  return m ? `${m[1]}<span class="suit-${m[2]}">${SYM[m[2]]}</span>` : esc(callWords(call));
 }
 function contractHtml(c) {
   if (!c) return "-";
@@ -128,7 +159,7 @@ function contractHtml(c) {
   return m ? `${m[1]}<span class="suit-${m[2]}">${SYM[m[2]]}</span>${m[3]}` : esc(c);
 }
 function auctionHtml(a) {
-  if (!a) return '<p class="muted">The auction is no longer shown (Law 41C): only the contract.</p>';
+  if (!a) return `<p class="muted">${esc(t("common.auction_hidden", "The auction is no longer shown (Law 41C): only the contract."))}</p>`;
   const order = ["W", "N", "E", "S"];
   let cells = [];
   for (let i = 0; i < order.indexOf(a.dealer); i++) cells.push("<td></td>");
@@ -136,18 +167,19 @@ function auctionHtml(a) {
   for (const c of a.calls) {
     if (!c.stands) { cancelled[c.seat] = (cancelled[c.seat] || "") + `<span class="cancelled">${callHtml(c.call)}</span> `; continue; }
     const cls = c.alert ? "alerted" : "";
-    cells.push(`<td class="${cls}" title="${esc(c.seat)}${c.alert ? " (alerted)" : ""}">${cancelled[c.seat] || ""}${callHtml(c.call)}</td>`);
+    cells.push(`<td class="${cls}" title="${esc(t("common.seat." + c.seat, c.seat))}${c.alert ? esc(t("common.alerted_mark", " (alerted)")) : ""}">${cancelled[c.seat] || ""}${callHtml(c.call)}</td>`);
     delete cancelled[c.seat];
   }
   for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
   let rows = [];
   for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
-  return `<table class="auction"><tr>${order.map(s => `<th>${s}</th>`).join("")}</tr>${rows.join("")}</table>`;
+  return `<table class="auction"><tr>${order.map(s => `<th>${esc(seatShort(s))}</th>`).join("")}</tr>${rows.join("")}</table>`;
 }
-function trickHtml(t) {
-  if (!t) return "";
-  return `<div>trick ${t.number}: ` + t.cards.map(c => `${c.seat} ${cardHtml(c.card)}`).join(", ") +
-    (t.winner ? ` &rarr; ${t.winner}` : "") + "</div>";
+function trickHtml(trick) {
+  if (!trick) return "";
+  const seat = x => esc(t("common.seat." + x, x));
+  return `<div>${esc(t("common.trick_n", "trick {n}", {n: trick.number}))}: ` + trick.cards.map(c => `${seat(c.seat)} ${cardHtml(c.card)}`).join(", ") +
+    (trick.winner ? ` &rarr; ${seat(trick.winner)}` : "") + "</div>";
 }
 // Credentials never stay in an address: a one-time sign-in link (#signin=<code>) or a table card (#card=<code>) is
 // redeemed for the seat's token, a director's #token= (or an old-style ?token=) is taken off the address bar at
@@ -242,11 +274,13 @@ function viewStream(path, type, onView, onStatus, token = "") {
 const LAW_TEXTS = new Map();      // "table|board|law" -> {value, promise}
 function lawKey(law) { return String(law || "").split("/")[0].replace(/[()\s]/g, ""); }
 function lawTextHtml(law, paraphrase) {
-  const src = law.url ? `<a href="${esc(law.url)}" target="_blank" rel="noopener">${esc(law.source)}</a>` : esc(law.source);
+  // the book's name in the page's language (common.law_source.<edition>); the service names it in English
+  const source = I18N.lang === "en" ? law.source : t("common.law_source." + law.edition, law.source);
+  const src = law.url ? `<a href="${esc(law.url)}" target="_blank" rel="noopener">${esc(source)}</a>` : esc(source);
   const quote = `<span class="law-quote" lang="${law.lang === "zh" ? "zh-Hant" : "en"}">${esc(law.text).replace(/\n/g, "<br>")}</span>` +
     `<br><small>${esc(t("common.law_n", "Law {law}", {law: law.cited}))} &mdash; ${src}</small>`;
   if (law.lang !== "zh" || I18N.lang === "zh-Hant" || !paraphrase) return quote;
-  return `${esc(paraphrase)}<details class="law-seed"><summary>${esc(t("common.law_seed_text", "The law's text (Chinese, the seed edition)"))}</summary>${quote}</details>`;
+  return `${esc(paraphrase)}<details class="law-seed"><summary>${esc(t("common.law_seed_text", "Show the law's Chinese text (the seed edition)"))}</summary>${quote}</details>`;
 }
 function lawTextSlot(table, board, law, paraphrase) {
   const key = `${table}|${board ?? ""}|${lawKey(law)}`;

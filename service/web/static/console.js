@@ -75,11 +75,11 @@ function renderAlerts() {
   el.innerHTML = items.map(([id, s, irr]) => `<div class="alert" data-table="${esc(id)}" data-code="${esc(irr.code)}">
     <div><b>${esc(tableName(id))}</b>${esc(t("console.comma", ", "))}${esc(t("console.board_short", "board {n}", {n: s.board ? s.board.number : "-"}))}${esc(t("console.colon", ": "))}<span class="code">${codeLabel(irr.code)}</span>
     ${esc(t("console.by", "by {seat}", {seat: seatName(irr.seat)}))} &mdash; <span class="law">${esc(t("common.law_n", "Law {law}", {law: irr.law}))}</span></div>
+    <div class="irr-detail">${esc(detailText(irr))}</div>
     ${lawTextSlot(id, s.board ? s.board.number : null, irr.law, irr.law_text)}
-    <div>${esc(irr.detail || "")}</div>
     ${CLAIM_CODES.includes(irr.code) ? claimForm(id, s, irr) : `<div>${(irr.options || []).map(o => `<button class="option" data-table="${esc(id)}" data-code="${esc(irr.code)}" data-option="${esc(o.code)}"
-       title="${esc(o.text)}">${esc(optionText(o.code))} <span class="muted">(${esc(chooserText(o.chooser))})</span></button>`).join("")}</div>`}
-    <div class="muted">${(irr.options || []).map(o => `<div><b>${esc(optionText(o.code))}</b>: ${esc(o.text)}</div>`).join("")}</div></div>`).join("");
+       title="${esc(optionExplained(o))}">${esc(optionText(o.code))} <span class="muted">(${esc(chooserText(o.chooser))})</span></button>`).join("")}</div>`}
+    <div class="muted">${(irr.options || []).map(o => `<div><b>${esc(optionText(o.code))}</b>: ${esc(optionExplained(o))}</div>`).join("")}</div></div>`).join("");
   el.querySelectorAll("button.option").forEach(b => b.onclick = () => rule(b.dataset.table, b.dataset.code, b.dataset.option, b));
   el.querySelectorAll("form.claim-ruling").forEach(claimFormWire);
   if (focus) {                                        // a redraw while the director types keeps his place
@@ -105,7 +105,7 @@ function claimForm(id, s, irr) {
       <input name="tricks" type="number" inputmode="numeric" min="${won}" max="13" required value="${esc(d.tricks ?? claimed)}"></label>
     <label>${esc(t("console.claim_note", "Note for the record"))}
       <textarea name="note" rows="2" maxlength="500">${esc(d.note ?? "")}</textarea></label>
-    <div>${opts.map(o => `<button type="submit" class="claim-rule" value="${esc(o.code)}" title="${esc(o.text)}">${esc(t("console.claim_rule", "Rule: {option}", {option: optionText(o.code)}))}</button>`).join("")}</div></form>`;
+    <div>${opts.map(o => `<button type="submit" class="claim-rule" value="${esc(o.code)}" title="${esc(optionExplained(o))}">${esc(t("console.claim_rule", "Rule: {option}", {option: optionText(o.code)}))}</button>`).join("")}</div></form>`;
 }
 function claimFormWire(f) {
   const key = f.dataset.key;
@@ -139,7 +139,7 @@ async function rule(table, code, option, button, extra) {
 function feed(text) {
   const el = document.getElementById("feed");
   const d = document.createElement("div");
-  d.textContent = new Date().toLocaleTimeString() + "  " + text;
+  d.textContent = clockTime() + "  " + text;
   el.prepend(d);
   while (el.children.length > 200) el.lastChild.remove();
 }
@@ -156,10 +156,10 @@ async function renderDetail() {
   const hands = SEATS.map(seat => `<div class="hand ${seat}"><b>${seatLabel(seat, s)}</b>
      ${handHtml(s.hands[seat] ? s.hands[seat].cards : null)}</div>`).join("");
   const tricks = (s.tricks || []).map(trickHtml).join("");
-  const irrs = s.irregularities.map(i => `<div>${codeLabel(i.code)} (${esc(t("common.law_n", "Law {law}", {law: i.law}))}) ${esc(i.seat ? seatName(i.seat) : "")}: ${esc(i.detail || "")}
+  const irrs = s.irregularities.map(i => `<div>${codeLabel(i.code)} (${esc(t("common.law_n", "Law {law}", {law: i.law}))}) ${esc(i.seat ? seatName(i.seat) : "")}: ${esc(detailText(i))}
      &mdash; <b class="irr-state">${esc(dispositionText(i))}</b></div>`).join("") || `<span class="muted">${esc(t("console.none_lower", "none"))}</span>`;
   const boardText = s.board ? t("console.board_detail", "board {n} (dealer {dealer}, {vul} vulnerable)",
-    {n: s.board.number, dealer: seatName(s.board.dealer), vul: s.board.vulnerable}) : t("console.board_short", "board {n}", {n: "-"});
+    {n: s.board.number, dealer: seatName(s.board.dealer), vul: I18N.lang === "en" ? s.board.vulnerable : t("common.vul." + s.board.vulnerable, s.board.vulnerable)}) : t("console.board_short", "board {n}", {n: "-"});
   const r = s.result;
   const resultText = r ? t("console.result_line", "{contract} {declarer}, {tricks} tricks, NS {score} ({status})",
     {contract: r.contract || "-", declarer: r.declarer ? seatName(r.declarer) : "", tricks: r.tricks ?? "-", score: r.score_ns ?? "-",
@@ -182,7 +182,7 @@ async function renderDetail() {
       <button name="assigned" type="button">${esc(t("console.set_assigned", "Set assigned (12C2)"))}</button>
       <button name="cancel" type="button">${esc(t("console.cancel_adjustment", "Cancel adjustment"))}</button></form>
     <h3>${esc(t("console.seat_links", "Seat links"))}</h3><div id="seat-links" class="muted">-</div>
-    <h3>${esc(t("console.journal", "Journal (this board)"))}</h3><div id="journal" class="log">${esc(t("console.loading", "loading"))}</div>`;
+    <h3>${esc(t("console.journal", "Journal (this board)"))}</h3><div id="journal" class="log" data-verbatim>${esc(t("console.loading", "loading"))}</div>`;
   const f = document.getElementById("adjust-form");
   const board = s.board ? s.board.number : null;
   const post = body => api(`/api/tables/${selected}/boards/${board}/adjustment`, {method: "POST", body: JSON.stringify(body)}, TOKEN)
@@ -224,7 +224,7 @@ async function loadResults() {
     const res = await api("/api/results", {}, TOKEN);
     document.getElementById("results").innerHTML = res.map(b => `<div><b>${esc(t("console.board_title", "Board {n}", {n: b.board}))}</b>${b.released ? "" :
       ` (${esc(t("console.not_released", "not released"))}) <button type="button" class="release" data-board="${b.board}">${esc(t("console.release", "Release"))}</button>`}: ` +
-      b.results.map(e => `T${esc(e.table)} ${contractHtml(e.contract)} ${esc(e.declarer ? seatName(e.declarer) : "")} ${e.tricks ?? ""} ${esc(t("common.ns", "NS"))} ${e.score_ns ?? "-"}` +
+      b.results.map(e => `${esc(t("console.table_short", "T{table}", {table: e.table}))} ${contractHtml(e.contract)} ${esc(e.declarer ? seatName(e.declarer) : "")} ${e.tricks ?? ""} ${esc(t("common.ns", "NS"))} ${e.score_ns ?? "-"}` +
         (e.ns_percent != null ? ` (${e.ns_percent}%)` : "") + (e.adjustment ? ` ${esc(t("console.adj", "adj"))}` : "")).join(" | ") + "</div>").join("") ||
       esc(t("console.no_boards", "no boards yet"));
     // Releasing makes a board's results and hands public. The service refuses (409) a board some table still
@@ -316,7 +316,7 @@ function onMessage(m) {
     const label = irrText(i.code);
     toast(t("console.flagged_toast", "Table {table}: {code} (Law {law})", {table: m.table, code: label, law: i.law}));
     feed(t("console.flagged_feed", "Table {table} board {board}: {code} (Law {law}) by {seat}: {detail}",
-      {table: m.table, board: m.board, code: label, law: i.law, seat: seatName(i.seat), detail: i.detail || ""}));
+      {table: m.table, board: m.board, code: label, law: i.law, seat: seatName(i.seat), detail: detailText(i)}));
   } else if (m.type === "journal_failed") {
     journalFailed(m.detail);
   } else if (m.type === "device") {
@@ -345,7 +345,7 @@ async function start() {
   loadUploads(); setInterval(loadUploads, 3000);
   checkJournal(); setInterval(checkJournal, 10000);
   loadEventTables(); setInterval(loadEventTables, 5000);
-  setInterval(() => document.getElementById("clock").textContent = new Date().toLocaleTimeString(), 1000);
+  setInterval(() => document.getElementById("clock").textContent = clockTime(), 1000);
 }
 // The address's credential is taken at once (the console's other parts read it from this tab's storage), the
 // page's strings before the first render.

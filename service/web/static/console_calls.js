@@ -13,7 +13,7 @@
     el().innerHTML = open.length ? open.map(c => `<div class="alert call" data-call="${c.id}" data-table="${esc(c.table)}">
       <b>${esc(t("console_calls.table", "Table {table}", {table: c.table}))}</b>, ${esc(c.seat ? t("console_calls.seat", "seat {seat}", {seat: c.seat}) : t("console_calls.director", "the director"))},
       ${esc(c.board ? t("console_calls.board", "board {n}", {n: c.board}) : t("console_calls.no_board", "no board"))}
-      ${reasonHtml(c)} <span class="muted">${esc(new Date(c.at).toLocaleTimeString())}</span>
+      ${reasonHtml(c)} <span class="muted">${esc(clockTime(new Date(c.at)))}</span>
       ${c.law ? `<div><span class="law">${esc(t("console_calls.law", "Law {law}", {law: c.law}))}</span>${lawTextSlot(c.table, c.board, String(c.law).split(",")[0], c.law_text)}</div>` : ""}
       ${c.code === "WRONG_BOARD" ? `<div class="rulings">
         <button type="button" class="rule" data-call="${c.id}" data-ruling="play_here">${esc(t("console_calls.play_here", "Let board {n} be played here (Law 15)", {n: c.board}))}</button>

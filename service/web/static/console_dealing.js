@@ -24,9 +24,9 @@
       <p class="muted" data-i18n="console_dealing.help">The machine deals the evening's hand records and checks every card. Import or generate the hand records first.</p>
       <form id="deal-form" class="ev-controls">
         <label class="ev-field"><span data-i18n="console_dealing.machine">Machine (serial port)</span>
-          <input id="deal-machine" name="machine" maxlength="300" placeholder="/dev/ttyUSB0" autocomplete="off" spellcheck="false"></label>
+          <input id="deal-machine" name="machine" maxlength="300" placeholder="/dev/ttyUSB0" data-verbatim autocomplete="off" spellcheck="false"></label>
         <label class="ev-field" id="deal-faults-field" hidden><span data-i18n="console_dealing.faults">Simulated faults (simulator only)</span>
-          <input id="deal-faults" name="faults" maxlength="300" placeholder="wrong_pocket=0.1,duplicate=0.1"></label>
+          <input id="deal-faults" name="faults" maxlength="300" placeholder="wrong_pocket=0.1,duplicate=0.1" data-verbatim></label>
         <button type="submit" id="deal-start" data-i18n="console_dealing.start">Deal the hand records</button>
       </form>
       <p id="deal-status" role="status" aria-live="polite"></p>

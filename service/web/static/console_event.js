@@ -193,6 +193,16 @@
     const first = now.length ? [te("boards_shared_now", "boards {b} shared with table {others} this round: they go on once both are done", {b: g.boards.numbers.join(", "), others: now.join(", ")})] : [];
     return pairs.concat(first, [boards]).join(" · ");
   }
+  // A movement's name in the page's language: the names the service gives its own movements ("Mitchell 4 tables
+  // (relay & bye stand)", "Howell 6 pairs", results/movement.py) are worded here; a name the club gave is its own.
+  function movementName(name) {
+    if (I18N.lang === "en") return name;
+    const m = /^Mitchell (\d+) tables( \(relay & bye stand\)| \(skip\))?$/.exec(name);
+    if (m) return te("movement.mitchell", "Mitchell {n} tables", {n: m[1]}) +
+      (m[2] === " (skip)" ? te("movement.skip", " (skip)") : m[2] ? te("movement.relay", " (relay & bye stand)") : "");
+    const h = /^Howell (\d+) pairs$/.exec(name);
+    return h ? te("movement.howell", "Howell {n} pairs", {n: h[1]}) : name;
+  }
   function renderEvent() {
     const e = EV.event;
     const sum = document.getElementById("ev-summary"), box = document.getElementById("ev-tables");
@@ -202,8 +212,9 @@
       highlightLate(new Set());
       return;
     }
-    sum.textContent = te("summary", "{name} · {scoring} · {sections}", {name: e.event.name, scoring: e.event.scoring,
-      sections: e.event.sections.map(s => `${s.id}: ${s.movement}, ${s.rounds} ${te("rounds_word", "rounds")}`).join("; ")}) +
+    sum.textContent = te("summary", "{name} · {scoring} · {sections}", {name: e.event.name,
+      scoring: I18N.lang === "en" ? e.event.scoring : te("scoring." + String(e.event.scoring).toLowerCase(), e.event.scoring),
+      sections: e.event.sections.map(s => `${s.id}: ${movementName(s.movement)}, ${s.rounds} ${te("rounds_word", "rounds")}`).join("; ")}) +
       (e.clock && e.clock.minutes ? " · " + te("minutes_round", "{m} min a round", {m: e.clock.minutes}) : "");
     const late = new Set();
     const choosing = box.contains(document.activeElement) && document.activeElement.tagName === "SELECT";

@@ -104,7 +104,7 @@ function renderAlerts(data) {          // the director's view only: boards flagg
   sec.hidden = !(data.alerts && data.alerts.length);
   if (!data.alerts) return;
   document.getElementById("alerts").innerHTML = data.alerts.slice().reverse().map(a =>
-    `<div class="alert" data-table="${esc(a.table)}"><b>${esc(t("common.table_n", "Table {n}", {n: a.table}))}</b>, ${esc(t("results.board_lower", "board {n}", {n: a.board}))}: ${esc(a.irregularity.detail)}
+    `<div class="alert" data-table="${esc(a.table)}"><b>${esc(t("common.table_n", "Table {n}", {n: a.table}))}</b>, ${esc(t("results.board_lower", "board {n}", {n: a.board}))}: ${esc(detailText(a.irregularity))}
      <div class="muted">${esc(a.irregularity.law_text)}</div></div>`).join("");
 }
 // A traveller or a ranking wider than its box becomes a stack of cards, one a row, each cell with its column's
@@ -167,7 +167,7 @@ async function start() {
   const status = document.getElementById("status");
   viewStream("/ws/results", "results", view => {
     render(view);
-    status.textContent = statusText("live") + ", " + new Date().toLocaleTimeString();
+    status.textContent = statusText("live") + ", " + clockTime();
   }, st => status.textContent = statusText(st), TOKEN);
 }
 start();

@@ -55,7 +55,7 @@ function bidRank(call) {
 
 // ------------------------------------------------------------------------------------------- the board line
 function renderBoard(s) {
-  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: seatShort(ME)});
   const el = $("board");
   if (s.withheld) {
     el.innerHTML = esc(t("seat.withheld", "Board {n} in play: your pair still has to play it, nothing of it is shown (Law 16B)", {n: s.board.number}));
@@ -63,7 +63,7 @@ function renderBoard(s) {
   }
   if (!s.board) { el.textContent = s.kind === "scoring" ? t("seat.scoring_waiting", "Scoring-only table: key each board's result below.") : t("seat.waiting", "Waiting for a board."); return; }
   const parts = [`<b>${esc(t("seat.board_n", "Board {n}", {n: s.board.number}))}</b>`,
-    esc(t("seat.dealer", "dealer {seat}", {seat: s.board.dealer})),
+    esc(t("seat.dealer", "dealer {seat}", {seat: seatShort(s.board.dealer)})),
     esc(t("seat.vulnerable", "vulnerable: {who}", {who: vulText(s.board.vulnerable)})),
     `<span class="phase ${esc(s.phase)}">${esc(phaseLine(s))}</span>`];
   const turn = turnLine(s);
@@ -181,7 +181,7 @@ function auctionTable(a) {
   for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
   const rows = [];
   for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
-  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${seat}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${esc(seatShort(seat))}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 function myCallTurn(s) {
   return s.turn === ME && (s.phase === "auction" || s.phase === "board_ready" || (s.phase === "awaiting_ruling" && !s.contract));
@@ -495,11 +495,11 @@ function renderRulings(s) {
   const ch = s.choices || [];
   $("choices-section").hidden = !ch.length;
   $("choices").innerHTML = ch.map(i => `<div><b>${codeLabel(i.code)}</b> (${esc(t("seat.law", "Law {law}", {law: i.law}))}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
-    i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(o.text)}">${esc(optionText(o.code))}</button> ${esc(o.text)}<br>`).join("") + "</div>").join("");
+    i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(optionExplained(o))}">${esc(optionText(o.code))}</button> ${esc(optionExplained(o))}<br>`).join("") + "</div>").join("");
   $("choices").querySelectorAll("button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
   lawTexts($("choices"));
   $("irregularities").innerHTML = (s.irregularities || []).map(i =>
-    `<div class="irr" data-code="${esc(i.code)}">${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(SEAT_NAME[i.seat] ? SEAT_NAME[i.seat]() : "")} ${esc(i.detail || "")} &mdash; <span class="irr-state">${esc(dispositionText(i))}</span></div>`).join("") || esc(t("seat.none", "none"));
+    `<div class="irr" data-code="${esc(i.code)}">${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(SEAT_NAME[i.seat] ? SEAT_NAME[i.seat]() : "")} ${esc(detailText(i))} &mdash; <span class="irr-state">${esc(dispositionText(i))}</span></div>`).join("") || esc(t("seat.none", "none"));
 }
 
 // The boards of the table's current round (its guidance names them; null without an event). After the director
@@ -567,7 +567,7 @@ function newSeat(r) {
   UI.startKey = null; UI.startPick = null; UI.startRefusal = "";
   $("signed-out").hidden = true; $("table-section").hidden = false;
   $("irregularities-section").hidden = false; $("call-director").hidden = false;
-  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: seatShort(ME)});
   $("board").textContent = t("seat.waiting", "Waiting for a board.");
   connect(); loadRound().then(loadPlayers);
 }
@@ -637,7 +637,7 @@ async function main() {
   if (parts[0] !== "seat") { signedOut(t("seat.needs_link", "This page needs a seat's sign-in link.")); return; }
   [, TABLE, ME] = parts;
   if (!(await stillValid())) return;
-  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: ME});
+  $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: seatShort(ME)});
   connect();
   loadRound().then(loadPlayers);
 }

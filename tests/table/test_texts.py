@@ -1,0 +1,68 @@
+"""The engine's translatable sentences (table/texts.py): every key the engine writes has a Chinese entry in
+service/web/static/locales/zh-Hant/engine.json with the same placeholders (a missing one would show English on a
+Chinese page); a Text is its English sentence, survives copying, and joined pieces keep their keys."""
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import re
+from pathlib import Path
+
+from table.texts import Text, translatable
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE_ZH = ROOT / "service" / "web" / "static" / "locales" / "zh-Hant" / "engine.json"
+
+
+def engine_texts() -> dict[str, str]:
+    """Every ``Text(key, english, ...)`` in table/ and service/: key -> the English template a page words (constants
+    only, so a key is greppable)."""
+    found: dict[str, str] = {}
+    for path in [*(ROOT / "table").rglob("*.py"), *(ROOT / "service").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Text":
+                key = node.args[0]
+                page = next((k.value for k in node.keywords if k.arg == "page"), None)
+                english = page if page is not None else node.args[1]   # the English a page shows
+                assert isinstance(key, ast.Constant) and isinstance(english, ast.Constant), \
+                    f"{path}:{node.lineno}: a Text's key and English must be constants"
+                assert found.get(key.value, english.value) == english.value, f"{key.value}: two Englishes"
+                found[key.value] = english.value
+    return found
+
+
+def placeholders(s: str) -> set[str]:
+    return set(re.findall(r"\{(\w+)\}", s))
+
+
+def test_every_engine_text_has_its_chinese_with_the_same_placeholders() -> None:
+    texts = engine_texts()
+    assert len(texts) >= 40, sorted(texts)
+    zh = json.loads(ENGINE_ZH.read_text(encoding="utf-8"))
+    missing = sorted(k for k in texts if f"engine.{k}" not in zh)
+    assert not missing, f"no Chinese for {missing}"
+    stale = sorted(k for k in zh if k.removeprefix("engine.") not in texts)
+    assert not stale, f"Chinese for keys the engine no longer writes: {stale}"
+    for key, english in texts.items():
+        chinese = zh[f"engine.{key}"]
+        assert placeholders(chinese) == placeholders(english), (key, english, chinese)
+        assert re.search(r"[\u4e00-\u9fff]", chinese), (key, chinese)
+
+
+def test_a_text_is_its_english_and_keeps_its_key_through_copies_and_joins() -> None:
+    t = Text("auction.insufficient", "{call} does not exceed {call2}", call="1D", call2="1H")
+    assert t == "1D does not exceed 1H" and json.dumps(t) == '"1D does not exceed 1H"'
+    assert copy.deepcopy(t).params == {"call": "1D", "call2": "1H"}
+    joined = "Law 19: " + t + Text("play.all_major", "; two or more penalty cards are all major") + ")"
+    assert joined == "Law 19: 1D does not exceed 1H; two or more penalty cards are all major)"
+    assert translatable(joined, "detail") == {"detail_parts": [
+        {"text": "Law 19: "},
+        {"text": "1D does not exceed 1H", "key": "auction.insufficient", "template": "{call} does not exceed {call2}",
+         "params": {"call": "1D", "call2": "1H"}},
+        {"text": "; two or more penalty cards are all major", "key": "play.all_major",
+         "template": "; two or more penalty cards are all major", "params": {}},
+        {"text": ")"}]}
+    assert translatable("plain", "detail") == {}
+    assert Text("play.minor_due", "minor penalty card {card} must be played before another small {suit} (50C)",
+                card="S5", suit="S") == "minor penalty card S5 must be played before another small spades (50C)"
