@@ -399,6 +399,8 @@ function renderResult(s) {
       html += `<p>${esc(t("seat.confirm_ask", "Do you agree with this result?"))}</p><div class="actions">` +
         `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
         `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
+    } else if (s.kind === "scoring" && c.keyed && c.keyed_by === ME && UI.correcting === s.board.number) {
+      // being corrected below: not handed over meanwhile
     } else if (s.kind === "scoring" && c.keyed && c.keyed_by === ME) {
       // one terminal for the table: handed over to the opponents (the server refuses it once they have their own)
       const opp = SEATS.filter(x => SIDE[x] === c.side);
