@@ -2,7 +2,8 @@
 North saves the pair's names and South's page shows them without a reload (the table's stream); after the round
 change the stationary pair's pages show the names and no form; a scoring-only table's one device enters the
 opponents' names too, keys a result, corrects it with **Correct the result**, and once the opponents accept it the
-button is gone. Screenshots: tests/artifacts/seat-names-<what>-phone.png."""
+button is gone. Screenshots: tests/artifacts/seat-names-<what>-phone.png; the guide's pictures
+seat-names-both-pairs.png and seat-correct-result.png (docs/images/club-night/ with BRIDGETABLE_DOC_IMAGES=1)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,6 +13,7 @@ import httpx
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
 from service_harness import SeatSignIn, ServerProcess
+from test_club_night_guide import picture
 
 EVENT = {"name": "Names", "movement": {"kind": "mitchell", "tables": 3, "rounds": 3, "boards_per_round": 2}}
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": t} for t in "123"], "event": EVENT}
@@ -61,6 +63,7 @@ def test_names_reach_partner_stay_for_the_round_and_a_keyed_result_is_corrected(
             wait_until(terminal, SECTION_HAS, "Ed Eng, Flo Fox")
             assert not terminal.locator("#players-section form").count()
             terminal.screenshot(path=str(ARTIFACTS / "seat-names-scoring-both-phone.png"), full_page=True)
+            picture(terminal.locator("#players-section"), "seat-names-both-pairs.png")
             shown = d.get("/api/tables/2/players").json()
             assert (shown["NS"]["names"], shown["EW"]["names"]) == (["Cy Cole", "Di Dunn"], ["Ed Eng", "Flo Fox"])
 
@@ -76,9 +79,11 @@ def test_names_reach_partner_stay_for_the_round_and_a_keyed_result_is_corrected(
             wait_until(terminal, "() => document.getElementById('key-board').readOnly && "
                                  "document.getElementById('key-tricks').value === '9'")
             terminal.screenshot(path=str(ARTIFACTS / "seat-names-correcting-phone.png"), full_page=True)
+            picture(terminal.locator("#keying-section"), "seat-correct-result.png")
             terminal.locator("#key-tricks").select_option("10")
             terminal.locator("#key-send").click()
-            wait_until(terminal, "() => state.result && state.result.tricks === 10 && !!document.getElementById('correct-result')")
+            wait_until(terminal, "() => state.result && state.result.tricks === 10 && "
+                                 "!!document.getElementById('correct-result')")
             with httpx.Client(base_url=srv.base, auth=SeatSignIn(srv, "2", "E"), timeout=10) as east:
                 r = east.post(f"/api/tables/2/boards/{board}/confirm", json={"accept": True})
                 assert r.status_code == 200, r.text
