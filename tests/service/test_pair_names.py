@@ -193,3 +193,23 @@ def test_a_lead_the_declaring_side_held_is_refused_in_every_mode(srv: ServerProc
         assert r["code"] == "LEAD_DECLARING_SIDE"
         good = ok(key(north, second, 9, lead=sorted(deal.hands[Seat("W")])[0]))         # the leader's own card
         assert "warning" not in good
+
+
+def test_a_teams_two_pairs_keep_their_own_names(tmp_path: Path) -> None:
+    """In a teams match a team's North-South pair (open room) and its East-West pair (closed room) are two pairs:
+    each table shows its own pair's names, the team's entry all four."""
+    event = {"name": "Match", "scoring": "IMP", "movement": {"kind": "teams", "boards": 4, "boards_per_round": 2}}
+    cfg = {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}, {"id": "2"}], "event": event}
+    with ServerProcess(tmp_path, cfg) as srv, srv.client(srv.token) as d:
+        open_room, closed_room = ok(d.get("/api/tables/1/players")), ok(d.get("/api/tables/2/players"))
+        team = open_room["NS"]["pair"]
+        assert closed_room["EW"]["pair"] == team
+        with signed_in(srv, "1", "N") as north, signed_in(srv, "2", "E") as east:
+            ok(north.post("/api/tables/1/players", json={"N": "Ann", "S": "Bob"}))
+            ok(east.post("/api/tables/2/players", json={"E": "Cy", "W": "Di"}))
+        assert ok(d.get("/api/tables/1/players"))["NS"]["names"] == ["Ann", "Bob"]
+        assert ok(d.get("/api/tables/2/players"))["EW"]["names"] == ["Cy", "Di"]
+        ok(d.post("/api/event/advance", json={}))
+        assert ok(d.get("/api/tables/1/players"))["NS"]["names"] == ["Ann", "Bob"]      # the next round too
+        ranked = {r["entrant"]: r for rk in ok(d.get("/api/public/results"))["rankings"] for r in rk["rows"]}
+        assert ranked[team]["names"] == "Ann - Bob - Cy - Di"
