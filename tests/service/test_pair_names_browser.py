@@ -1,5 +1,6 @@
 """Names and corrections on the seat page in headless Chromium at a phone's 390x844 (issue 24, items 6 and 10):
-North saves the pair's names and South's page shows them without a reload (the table's stream); after the round
+North saves his name and South's page shows it without a reload (the table's stream) while keeping what South
+is typing; South saves his, and both pages show the pair's names; after the round
 change the stationary pair's pages show the names and no form; a scoring-only table's one device enters the
 opponents' names too, keys a result, corrects it with **Correct the result**, and once the opponents accept it the
 button is gone. Screenshots: tests/artifacts/seat-names-<what>-phone.png; the guide's pictures
@@ -40,11 +41,16 @@ def test_names_reach_partner_stay_for_the_round_and_a_keyed_result_is_corrected(
             north, south = (open_seat(browser, srv, d, "1", s, errors) for s in "NS")
             for page in (north, south):
                 page.locator("#players-form #player-N").wait_for(timeout=10000)
+            south.locator("#player-S").fill("Bob Baker")           # South is typing his name meanwhile
             north.locator("#player-N").fill("Ann Able")
-            north.locator("#player-S").fill("Bob Baker")
             north.locator("#players-form button[type=submit]").click()
-            # South's page: the names arrive on the stream, the form goes (no reload)
-            wait_until(south, SECTION_HAS, "Ann Able, Bob Baker")
+            # South's page: North's name arrives on the stream (no reload) and what South typed stays
+            wait_until(south, SECTION_HAS, "Ann Able")
+            assert south.locator("#player-S").input_value() == "Bob Baker"
+            south.locator("#players-form button[type=submit]").click()
+            # both pages: the pair's two names, the form gone
+            for page in (north, south):
+                wait_until(page, SECTION_HAS, "Ann Able, Bob Baker")
             wait_until(south, "() => !document.getElementById('players-form') && "
                               "!!document.querySelector('#players-section .players-change')")
             assert south.evaluate("() => performance.getEntriesByType('navigation').length") == 1
