@@ -456,29 +456,44 @@ class Table:
             self.contract_recorded()
         return []
 
+    def _keyed_complete(self) -> bool:
+        """The board was completed by a keyed result (no call or card of it recorded): a new one corrects it."""
+        return self.state == "board_complete" and self.play is None \
+            and (self.recorded_contract is not None and self.tricks is not None or self.recorded_passed_out) \
+            and (self.auction is None or not self.auction.calls)
+
     def _result(self, event: ResultRecorded) -> list[Irregularity]:
         """A result keyed at a scoring-only table: the board is complete with that contract and those tricks,
-        scored like any other. Refused (``TableError``) once a call or card of the board is known, or when the
+        scored like any other; a result keyed again replaces it (a correction: who may correct, and until when, is
+        the service's rule). Refused (``TableError``) once a call or card of the board is known, or when the
         lead cannot be the opening lead (it is the declarer's left-hand opponent's, from his hand if dealt)."""
-        if self.state != "board_ready" or self.auction is not None and self.auction.calls \
-                or self.recorded_contract is not None or self.play is not None:
+        correcting = self._keyed_complete()
+        if not correcting and (self.state != "board_ready" or self.auction is not None and self.auction.calls
+                               or self.recorded_contract is not None or self.play is not None):
             raise TableError("a result is keyed only for a board with no call or card recorded")
         c = parse_contract(event.contract, declarer=str(event.declarer) if event.declarer else None)
-        if c is None:
-            self.recorded_passed_out = True
-            self.board_passed_out()
-            return []
-        if event.declarer is None or event.tricks is None:
-            raise TableError("a keyed result names its declarer and the declarer side's tricks")
-        if not 0 <= event.tricks <= 13:
-            raise TableError("tricks is the declarer side's total, 0..13")
-        if event.lead is not None:
-            leader = event.declarer.lho
-            if self.deal is not None:
+        if c is not None:
+            if event.declarer is None or event.tricks is None:
+                raise TableError("a keyed result names its declarer and the declarer side's tricks")
+            if not 0 <= event.tricks <= 13:
+                raise TableError("tricks is the declarer side's total, 0..13")
+            if event.lead is not None and self.deal is not None:
+                leader = event.declarer.lho
                 owner = next((s for s in SEATS if event.lead in self.deal.hands.get(s, ())), None)
                 if owner is not None and owner != leader:
                     raise TableError(f"{event.lead} is not {leader}'s card in the hand record: the opening lead is "
                                      f"{leader}'s (Law 54)")
+        if correcting:                           # back to the board before the result, then key the new one
+            self.recorded_contract, self.recorded_passed_out, self.tricks = None, False, None
+            if self.keyed_lead is not None:
+                del self.keyed_lead
+            self.board_dealt()
+        if c is None:
+            self.recorded_passed_out = True
+            self.board_passed_out()
+            return []
+        assert event.declarer is not None and event.tricks is not None
+        if event.lead is not None:
             self.keyed_lead = event.lead
         self.recorded_contract = c
         self.tricks = event.tricks

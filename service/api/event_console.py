@@ -239,20 +239,34 @@ def _table_in_event(svc: Service, table_id: str) -> LiveTournament:
     return ev
 
 
+def _may_enter(svc: Service, v: Viewer, table_id: str, rnd: int) -> list[str]:
+    """The pairs whose names ``v`` may enter at the table: the director both; a seat its own pair, and at a
+    scoring-only table (one device keys for the table) the opponents too while they have no device of their own."""
+    if v.role == "director":
+        return ["NS", "EW"]
+    if v.role != "seat" or not v.seat:
+        return []
+    own = "NS" if v.seat in "NS" else "EW"
+    other = "EW" if own == "NS" else "NS"
+    single = svc.club.kind(table_id) == "scoring" and not svc.tokens.has_own_device(table_id, other, v.round or rnd)
+    return [own, other] if single else [own]
+
+
 @router.get("/tables/{table_id}/players", summary="the pairs at the table in its current round and their names")
 async def table_players(table_id: str = Path(..., pattern=TABLE_PATH), svc: Service = Depends(service),
                         v: Viewer = Depends(viewer)) -> dict[str, Any]:
     _may_see_table(v, table_id)
     ev = _table_in_event(svc, table_id)
-    rnd = ev.rounds[table_id]
-    return {"round": rnd, **{d: {"pair": ev.pair_at(table_id, d), "names": ev.names_at(table_id, rnd, d)}
-                             for d in ("NS", "EW")}}
+    info = ev.players_at(table_id)
+    return {**info, "may_enter": _may_enter(svc, v, table_id, int(info["round"]))}
 
 
-@router.post("/tables/{table_id}/players", summary="the names of a pair at the table for its current round",
-             description="A seat token: only the seats of its own pair (`{\"N\": \"1234\", \"S\": \"Wang Li\"}`; "
-                         "a member number from the list shows as `Name (number)`, anything else as a name). "
-                         "The director may enter either pair. Journalled; the results show the pair's names.")
+@router.post("/tables/{table_id}/players", summary="the names of a pair at the table, kept for the session",
+             description="A seat token: the seats of its own pair (`{\"N\": \"1234\", \"S\": \"Wang Li\"}`; "
+                         "a member number from the list shows as `Name (number)`, anything else as a name); at a "
+                         "scoring-only table also the opponents' seats while they have no device of their own. "
+                         "The director may enter either pair. The names stay the pair's for the session (its "
+                         "later rounds and tables); journalled; the results and exports show them.")
 async def enter_players(table_id: str = Path(..., pattern=TABLE_PATH),
                         body: dict[str, Any] = Body(..., examples=[{"N": "1234", "S": "Wang Li"}]),
                         svc: Service = Depends(service), v: Viewer = Depends(viewer)) -> dict[str, Any]:
@@ -261,9 +275,12 @@ async def enter_players(table_id: str = Path(..., pattern=TABLE_PATH),
     if not body or any(seat not in SEATS for seat in body):
         raise Invalid("give names by seat: N, E, S, W")
     if v.role == "seat":
-        own = ("N", "S") if v.seat in ("N", "S") else ("E", "W")
-        if any(seat not in own for seat in body):
-            raise Forbidden(f"a seat enters only its own pair's names ({' and '.join(own)})")
+        may = _may_enter(svc, v, table_id, ev.rounds[table_id])
+        if any(("NS" if seat in "NS" else "EW") not in may for seat in body):
+            own = ("N", "S") if v.seat in ("N", "S") else ("E", "W")
+            raise Forbidden(f"a seat enters only its own pair's names ({' and '.join(own)})"
+                            + (": the opponents have a device of their own" if svc.club.kind(table_id) == "scoring"
+                               else ""))
     names: dict[str, str] = {}
     for seat, value in body.items():
         if not isinstance(value, str | int) or isinstance(value, bool):

@@ -1,6 +1,7 @@
 """The opening lead keyed at a scoring-only table, checked against the evening's hand record (Bridgemate's lead-card
 validation): **off**, **warn** (the result is accepted; the seat is told and the director is called) or **must
-comply** (the result is refused, 409, until the lead is one the leader held).
+comply** (the result is refused, 409, until the lead is one the leader held). Whatever the mode, a lead that declarer
+or dummy held is refused (409, ``LEAD_DECLARING_SIDE``): no opening lead can be their card.
 
 The director sets it for the club (``POST /api/event/lead-check``; journalled as a club row ``lead_check``); until he
 does, the scoring program's Bridgemate setting for the table's section applies when the Data Connector runs
@@ -26,6 +27,8 @@ from table.cards import Deal, Seat, parse_card
 MODES = ("off", "warn", "must comply")
 MAX_WRONG = 2                                     # wrong leads on a board before the check stops for it
 NOT_IN_HAND = "the lead is not in the leader's hand per the hand record"
+DECLARING_SIDE = ("the lead is a card of the declaring side per the hand record, and the opening lead is the "
+                  "defenders' (declarer's left-hand opponent leads, Law 41A)")
 
 
 class LeadCheck:
@@ -63,33 +66,42 @@ class LeadCheck:
 
     async def vet(self, rt: TableRuntime, event: dict[str, Any], seat: str | None) -> str | None:
         """Check a seat's keyed result at a scoring-only table: None (nothing to say), a warning for the seat
-        (``warn``), or ``Conflict`` (``must comply``)."""
+        (``warn``), or ``Conflict`` (``must comply``; and in every mode a lead the declaring side holds, which no
+        opening lead can be: Law 41A gives it to declarer's left-hand opponent, and a defender's lead out of turn,
+        Law 54, is still a defender's card)."""
         mode = self.mode(rt.id)
         board = rt.board_number
         lead, declarer = event.get("lead"), event.get("declarer")
         store = self._hand_records()
-        if mode == "off" or rt.kind != "scoring" or board is None or not lead or not declarer or store is None:
+        if rt.kind != "scoring" or board is None or not lead or not declarer or store is None:
             return None
         hand = store.hand_record(board)
         if hand is None or self._stopped(rt.id, board):
             return None
         try:
-            held = Deal.from_pbn(hand.deal).hands[Seat(str(declarer)).lho]
+            hands = Deal.from_pbn(hand.deal).hands
+            decl = Seat(str(declarer))
             card = parse_card(str(lead))
         except (ValueError, KeyError):
             return None                             # malformed: the engine refuses the event in words
-        if card in held:
+        if card in hands[decl.lho]:
+            return None
+        impossible = card in hands[decl] or card in hands[decl.partner]
+        if mode == "off" and not impossible:
             return None
         key = (rt.id, board, hand.deal)        # this evening's board, however often the table starts it again
         self._wrong[key] = self._wrong.get(key, 0) + 1
-        last = self._wrong[key] >= MAX_WRONG or mode == "warn"
+        last = self._wrong[key] >= MAX_WRONG or mode == "warn" and not impossible
         if last:
-            what = "warned" if mode == "warn" else f"refused {self._wrong[key]} times"
+            what = ("warned" if mode == "warn" and not impossible else f"refused {self._wrong[key]} times")
             await self.club.call_director(rt.id, seat, f"board {board}: the opening lead keyed ({lead}) is not in the "
                                           f"leader's hand per the hand record ({what}); the lead is no longer "
                                           "checked on this board", f"seat:{rt.id}:{seat}", board=board,
                                           code="LEAD_CHECK")
+        called = ": the director is called" if last else ""
+        if impossible:
+            raise Conflict(DECLARING_SIDE + (called or ": check the opening lead and the declarer"),
+                           code="LEAD_DECLARING_SIDE")
         if mode == "warn":
             return NOT_IN_HAND + ": the director is told"
-        raise Conflict(NOT_IN_HAND + (": the director is called" if last else ": check the opening lead"),
-                       code="LEAD_NOT_IN_HAND")
+        raise Conflict(NOT_IN_HAND + (called or ": check the opening lead"), code="LEAD_NOT_IN_HAND")

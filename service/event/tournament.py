@@ -41,6 +41,7 @@ from service.config.event_plan import SectionPlan, build_session
 from service.config.settings import EventConfig
 from service.errors import Conflict, Invalid, NotFound
 from service.event.clock import RoundClock
+from service.event.pair_names import PairKey, PairNames, direction_of
 from service.event.public_results import (
     UNITS,
     results_payload,
@@ -97,7 +98,7 @@ class LiveTournament:
         self.club = club
         self.since = since or ""                 # only boards started from then on are this event's
         self.clock = RoundClock()
-        self.names: dict[tuple[str, int, str], dict[str, str]] = {}    # (table, round, "NS"/"EW") -> seat: name
+        self.names = PairNames(teams=cfg.scoring == "IMP")     # one entry per pair for the session
         self.session, self.plans = build_session(cfg, club.regulation.law_edition)
         if not self.session.date:                # the exports' date: the day the event was set up (PBN's form)
             started = len(self.since) >= 10 and self.since[4] == "-"
@@ -297,53 +298,66 @@ class LiveTournament:
         finished = all(rt.completed(b) for b in self.expected_boards(table_id))
         return self.clock.status(table_id, finished, now)
 
-    # ------------------------------------------------------------------ players' names, round by round
+    # ------------------------------------------------------------------ players' names, pair by pair
     def pair_at(self, table_id: str, direction: str, rnd: int | None = None) -> int | None:
         """The pair (entrant) sitting ``direction`` at ``table_id`` in ``rnd`` (default: its current round)."""
         plan, mt = self.where[table_id]
         s = plan.movement.at(mt, self.rounds[table_id] if rnd is None else rnd)
         return s.ns if direction == "NS" else s.ew
 
+    def _pair_key(self, table_id: str, rnd: int, direction: str) -> PairKey | None:
+        pair = self.pair_at(table_id, direction, rnd)
+        return None if pair is None else self.names.key(self.where[table_id][0].id, pair, direction)
+
     def names_at(self, table_id: str, rnd: int, direction: str) -> list[str]:
-        entered = self.names.get((table_id, rnd, direction), {})
-        return [entered[seat] for seat in (direction[0], direction[1]) if seat in entered]
+        """The names of the pair sitting ``direction`` at the table in ``rnd``, wherever the pair entered them."""
+        return self.names.of(self._pair_key(table_id, rnd, direction))
+
+    def players_at(self, table_id: str) -> dict[str, Any]:
+        """The table's two pairs in its current round and their names (public: the results show them)."""
+        rnd = self.rounds[table_id]
+        return {"round": rnd, **{d: {"pair": self.pair_at(table_id, d, rnd), "names": self.names_at(table_id, rnd, d)}
+                                 for d in ("NS", "EW")}}
 
     async def set_names(self, table_id: str, names: dict[str, str], actor: str) -> Row:
-        """Names (already shown as ``service/event/members.py`` shows them) of one pair's seats at the table's round."""
-        directions = {"NS" if seat in "NS" else "EW" for seat in names}
+        """Names (already shown as ``service/event/members.py`` shows them) of one pair's seats at the table's
+        round: they stay the pair's for the session (``service/event/pair_names.py``). Every page of the table
+        is sent the table's names at once (a ``players`` message on its stream)."""
+        directions = {direction_of(seat) for seat in names}
         if len(directions) != 1:
             raise Invalid("give the seats of one pair: N and S, or E and W")
         direction = directions.pop()
         rnd = self.rounds[table_id]
-        if self.pair_at(table_id, direction, rnd) is None:
+        pair = self.pair_at(table_id, direction, rnd)
+        if pair is None:
             raise Conflict(f"no pair sits {direction} at table {table_id} in round {rnd}")
-        row = await self.club.append_club("players", {"table": table_id, "round": rnd, "names": names}, actor)
+        row = await self.club.append_club("players", {"table": table_id, "round": rnd, "pair": pair,
+                                                      "names": names}, actor)
         self._apply_names(row.body)
+        self.club.hub.publish(table_id, {"type": "players", "table": table_id, **self.players_at(table_id)},
+                              roles=("seat", "director"))
         return row
 
     def _apply_names(self, body: dict[str, Any]) -> None:
         tid, rnd = str(body["table"]), int(body["round"])
-        if tid not in self.where:
+        if tid not in self.where or not body["names"]:
             return
-        for seat, name in body["names"].items():
-            self.names.setdefault((tid, rnd, "NS" if seat in "NS" else "EW"), {})[seat] = str(name)
-        for direction in ("NS", "EW"):
-            pair = self.pair_at(tid, direction, rnd)
-            if pair is not None and self.names.get((tid, rnd, direction)):
-                self._entrant_names(self.where[tid][0].id, pair)
+        direction = direction_of(next(iter(body["names"])))
+        key = self._pair_key(tid, rnd, direction)
+        if key is None:
+            return
+        self.names.enter(key, {str(seat): str(name) for seat, name in body["names"].items()})
+        self._entrant_names(key[0], key[1])
 
     def _entrant_names(self, section: str, pair: int) -> None:
-        """The pair's names in the results: those entered in the latest round it has any (a team: both rooms)."""
+        """The results name the pair (a team: both its pairs) as the session's names store has it."""
         plan = next(p for p in self.plans if p.id == section)
-        by_round: dict[int, list[str]] = {}
-        for (tid, rnd, direction), _entered in sorted(self.names.items()):
-            if self.where[tid][0].id == section and self.pair_at(tid, direction, rnd) == pair:
-                by_round.setdefault(rnd, []).extend(self.names_at(tid, rnd, direction))
-        if not by_round or pair not in plan.movement.entrants:
+        names = self.names.of_entrant(section, pair)
+        if not names or pair not in plan.movement.entrants:
             return
         sec = self.session.sections[section]
         old = sec.entrants.get(pair) or Entrant(pair)
-        sec.entrants[pair] = Entrant(pair, tuple(by_round[max(by_round)]), team_name=old.team_name, ids=old.ids)
+        sec.entrants[pair] = Entrant(pair, tuple(names), team_name=old.team_name, ids=old.ids)
         self._subset = None
         self._bump()
 

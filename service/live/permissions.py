@@ -3,7 +3,7 @@ only as Laws 42 and 43 let him: declarer plays dummy's cards, dummy neither play
 calls the director only once another player has drawn attention to an irregularity (Law 43A1a)."""
 from __future__ import annotations
 
-from service.errors import Forbidden, Unauthenticated
+from service.errors import Conflict, Forbidden, Unauthenticated
 from service.live.runtime import TableRuntime
 from service.live.visibility import Viewer, declarer_of, dummy_of, entitled
 from table.cards import Seat
@@ -56,6 +56,8 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool
     if scoring and isinstance(event, (BoardStarted, ResultRecorded)):
         if isinstance(event, BoardStarted) and event.deal is not None:
             raise Forbidden("a terminal names the board, not its cards")
+        if isinstance(event, ResultRecorded) and rt.table.state == "board_complete":
+            may_correct(rt, me)
         deal = rt.table.deal
         if isinstance(event, ResultRecorded) and event.lead is not None and event.declarer is not None \
                 and deal is not None and event.lead not in deal.hands.get(event.declarer.lho, ()):
@@ -64,6 +66,23 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool
             event.lead = None
         return event
     raise Forbidden(f"a {event.type} event is entered by the director or a device")
+
+
+def may_correct(rt: TableRuntime, seat: str) -> None:
+    """A keyed result is corrected by the seat that keyed it until the opponents accept it; then it stands (the
+    director can still change it: a Law 12 adjustment). The opponents dispute it instead."""
+    rec = rt.current
+    n = rec.number if rec is not None else "?"
+    if rec is None or rec.keyed_by is None:
+        raise Conflict(f"board {n} is complete at table {rt.id} and no result was keyed for it: nothing to correct")
+    if (rec.confirmation or {}).get("accept"):
+        side = rec.confirmation.get("side") if rec.confirmation else None
+        raise Conflict(f"the result of board {n} was confirmed by {side or 'the opponents'}: it can no longer be "
+                       "corrected at the table; call the director, who can still change it", code="CONFIRMED")
+    if rec.keyed_by != f"seat:{rt.id}:{seat}":
+        keyer = rec.keyed_by.rsplit(":", 1)[-1]
+        raise Forbidden(f"the result of board {n} was keyed by {keyer}: only {keyer} corrects it before the "
+                        "opponents confirm it; the opponents accept or dispute it")
 
 
 def may_call_director(rt: TableRuntime, seat: str, attention_drawn: bool) -> None:

@@ -170,6 +170,8 @@ class TableRuntime:
                 self.current.rows.append(row)
                 if row.body.get("type") == "result":
                     self.current.keyed_by = row.actor
+                    if row.actor.startswith("seat:"):    # a seat's correction is answered again (the director's
+                        self.current.confirmation = None  # change after the opponents accepted stands)
             self._note_completion()
         elif row.kind == "adjustment":
             n = int(row.body["board"])

@@ -218,7 +218,7 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
             key.select_option("#key-level", "3")
             key.select_option("#key-strain", "NT")
             key.select_option("#key-declarer", "S")
-            key.select_option("#key-lead", sorted(deals[mine].hands[Seat("N")])[0])   # not West's card
+            key.select_option("#key-lead", sorted(deals[mine].hands[Seat("E")])[0])   # East's, not West's
             key.select_option("#key-tricks", "9")
             picture(key.locator("#key-form"), "seat-keying.png")
             key.evaluate(TOASTS)                                  # every message, however briefly shown

@@ -218,7 +218,7 @@ def test_guidance_equals_the_movement_for_every_table_and_round(server: ServerPr
 MEMBERS = "\ufeffMember No;Name;Grade\n1234;Wang Li;A\n2001;陳大文;B\n2002;  林 小明 ;B\n3003;Ann Able;C\n"
 
 
-def test_member_list_names_per_round_and_the_results(server: ServerProcess, director: httpx.Client) -> None:
+def test_member_list_names_per_pair_and_the_results(server: ServerProcess, director: httpx.Client) -> None:
     d = director
     bad = [("", "empty"), ("member,name\n", "no members"), ("member,name\n1,A\n1,B\n", "line 3"),
            ("member,name\n1,A\n2\n", "line 3"), ("member,name\n1,A\nbad number!,B\n", "line 3"),
@@ -236,7 +236,7 @@ def test_member_list_names_per_round_and_the_results(server: ServerProcess, dire
     assert ok(d.get("/api/tables/1/players"), 404)               # no event yet
     ok(d.post("/api/event", json=MITCHELL_3))
     assert ok(d.get("/api/tables/1/players")) == {"round": 1, "NS": {"pair": 1, "names": []},
-                                                   "EW": {"pair": 4, "names": []}}
+                                                   "EW": {"pair": 4, "names": []}, "may_enter": ["NS", "EW"]}
     with server.seat_client("1", "N") as north, server.seat_client("1", "E") as east, \
             server.seat_client("2", "N") as other:
         out = ok(north.post("/api/tables/1/players", json={"N": "1234", "S": "2001"}))
@@ -262,10 +262,13 @@ def test_member_list_names_per_round_and_the_results(server: ServerProcess, dire
     ranked = {r["entrant"]: r["names"] for sec in view["rankings"] for r in sec["rows"]}
     assert ranked[1] == "Wang Li (1234) - 陳大文 (2001)"
 
-    # round 2: names are entered again (empty until then); the results keep the latest round's
+    # round 2: the names stay the pair's for the session: the stationary NS pair's at its table, the EW pair's at
+    # the table it moved to; a substitute changes one name (the other stays)
     ok(d.post("/api/event/advance", json={}))
-    assert ok(d.get("/api/tables/1/players"))["NS"] == {"pair": 1, "names": []}
-    ok(d.post("/api/tables/1/players", json={"N": "1234", "S": "Sub Stitute"}))
+    assert ok(d.get("/api/tables/1/players"))["NS"] == {"pair": 1, "names": ["Wang Li (1234)", "陳大文 (2001)"]}
+    moved = next(t for t in "123" if ok(d.get(f"/api/tables/{t}/players"))["EW"]["pair"] == 4)
+    assert moved != "1" and ok(d.get(f"/api/tables/{moved}/players"))["EW"]["names"] == ["林 小明 (2002)", "Zoe Free"]
+    ok(d.post("/api/tables/1/players", json={"S": "Sub Stitute"}))
 
     server.stop()
     server.start()

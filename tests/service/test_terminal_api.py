@@ -81,9 +81,9 @@ def test_a_keyed_result_counts_once_the_opponents_accept_it(server: ServerProces
         view = north.get("/api/tables/S").json()
         assert view["result"]["contract"] == "4SX" and view["result"]["score_ns"] == 590      # board 3: EW vul
         assert view["confirm"] == {"side": "EW", "keyed": True, "keyed_by": "N", "lead": "HK", "answer": None}
-        # keyed twice: 409
-        assert north.post("/api/tables/S/events", json={"type": "result", "contract": "3NT", "declarer": "S",
-                                                        "tricks": 9}).status_code == 409
+        # keyed again: only the seat that keyed it corrects it (until the opponents accept it: test_pair_names.py)
+        assert south.post("/api/tables/S/events", json={"type": "result", "contract": "3NT", "declarer": "S",
+                                                        "tricks": 9}).status_code == 403
         # not counted before the opponents accept
         entry = next(e for b in director.get("/api/results").json() if b["board"] == 3 for e in b["results"])
         assert entry["complete"] is False
@@ -108,6 +108,9 @@ def test_a_keyed_result_counts_once_the_opponents_accept_it(server: ServerProces
             r = west.post("/api/tables/S/boards/3/confirm", json={"accept": True})
         assert r.status_code == 200 and r.json()["seat"] == "W" and "terminal" not in r.json()
         assert east.post("/api/tables/S/boards/3/confirm", json={"accept": True}).status_code == 409
+        # accepted: the result stands at the table (the director can still adjust it)
+        assert north.post("/api/tables/S/events", json={"type": "result", "contract": "3NT", "declarer": "S",
+                                                        "tricks": 9}).status_code == 409
         entry = next(e for b in director.get("/api/results").json() if b["board"] == 3 for e in b["results"])
         assert entry["complete"] is True and entry["score_ns"] == 590
         rows = director.get("/api/tables/S/events", params={"board": 3}).json()

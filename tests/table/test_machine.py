@@ -192,6 +192,28 @@ def test_a_card_after_a_keyed_result_is_the_same_play_after_claim_flag(table):
     assert [(o.code, o.chooser) for o in irr.options] == [("void", "director")]
 
 
+def test_a_keyed_result_keyed_again_replaces_it_and_a_played_board_takes_none(table):
+    """The engine lets a keyed result be corrected (who may, and until when, is the service's rule); a result
+    refused for a bad lead leaves the keyed one as it was; a board with calls takes no keyed result at all."""
+    table.apply(board_started(1, deal=DEAL))
+    table.apply(ResultRecorded("4S", Seat.N, tricks=10, lead=sorted(Deal.from_pbn(DEAL).hands[Seat.E])[0]))
+    table.apply(ResultRecorded("PASS"))
+    assert (table.state, table.passed_out, table.score_ns, table.keyed_lead) == ("board_complete", True, 0, None)
+    table.apply(ResultRecorded("3NTX", Seat.S, tricks=8))
+    c = table.contract
+    assert (table.state, str(c), c and c.declarer, table.tricks, table.passed_out) == \
+        ("board_complete", "3NTX", "S", 8, False)
+    with pytest.raises(TableError, match="Law 54"):
+        table.apply(ResultRecorded("3NT", Seat.S, tricks=9, lead=sorted(Deal.from_pbn(DEAL).hands[Seat.N])[0]))
+    with pytest.raises(TableError, match="0..13"):
+        table.apply(ResultRecorded("3NT", Seat.S, tricks=14))
+    assert (str(table.contract), table.tricks) == ("3NTX", 8)
+    table.apply(board_started(2, deal=DEAL))
+    calls(table, AUCTION)
+    with pytest.raises(TableError, match="no call or card"):
+        table.apply(ResultRecorded("4S", Seat.N, tricks=10))
+
+
 def test_call_after_final_pass_is_flagged_and_board_goes_on(table):
     table.apply(board_started(1, deal=DEAL))
     calls(table, AUCTION)

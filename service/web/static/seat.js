@@ -38,6 +38,9 @@ function refusalText(e) {
     case "LEAD_NOT_IN_HAND": return /director is called/.test(e.message)
       ? t("seat.lead_refused_called", "The lead is not in the leader's hand per the hand record: the director is called.")
       : t("seat.lead_refused", "The lead is not in the leader's hand per the hand record: check the opening lead.");
+    case "LEAD_DECLARING_SIDE": return /director is called/.test(e.message)
+      ? t("seat.lead_declaring_called", "The lead is a card of the declaring side per the hand record, and the opening lead is the defenders': the director is called.")
+      : t("seat.lead_declaring", "The lead is a card of the declaring side per the hand record, and the opening lead is the defenders' (declarer's left-hand opponent leads, Law 41A): check the opening lead and the declarer.");
     default: return e.message;
   }
 }
@@ -253,25 +256,41 @@ function renderClaim(s) {
 // ------------------------------------------------------------------------------------------- scoring-only keying
 function renderKeying(s) {
   const el = $("keying-section");
+  const accepted = !!(s.confirm && s.confirm.answer && s.confirm.answer.accept);
+  // correcting: the keyer's own result, shown again in the form until the opponents accept it
+  const correcting = !!(s.board && UI.correcting === s.board.number && s.phase === "board_complete" && !accepted);
+  if (!correcting) UI.correcting = null;
   const open = s.kind === "scoring" && !s.withheld && (!s.board || s.phase === "board_ready" ||
-    (s.phase === "board_complete" && s.confirm && s.confirm.answer && s.confirm.answer.accept));
+    (s.phase === "board_complete" && accepted) || correcting);
   if (!open) { el.hidden = true; el.innerHTML = ""; return; }
-  if (!el.hidden && el.dataset.board === String(s.board ? s.board.number : "")) return;    // keep what is being keyed
+  const mark = (correcting ? "c" : "") + (s.board ? s.board.number : "");
+  if (!el.hidden && el.dataset.board === mark) return;    // keep what is being keyed
   el.hidden = false;
-  el.dataset.board = s.board ? s.board.number : "";
-  const next = nextBoard(s);
+  el.dataset.board = mark;
+  const next = correcting ? s.board.number : nextBoard(s);
   const sel = (id, label, opts) => `<div class="field"><label for="${id}">${esc(label)}</label><select id="${id}">${opts}</select></div>`;
   const opt = (v, text) => `<option value="${esc(v)}">${esc(text)}</option>`;
-  el.innerHTML = `<h2>${esc(t("seat.key_title", "Key the result"))}</h2><form id="key-form" class="key-form">` +
-    `<div class="field"><label for="key-board">${esc(t("seat.key_board", "Board"))}</label><input id="key-board" type="number" min="1" max="9999" inputmode="numeric" value="${next}"></div>` +
+  el.innerHTML = `<h2>${esc(correcting ? t("seat.correct_title", "Correct the result of board {n}", {n: next}) : t("seat.key_title", "Key the result"))}</h2><form id="key-form" class="key-form">` +
+    `<div class="field"><label for="key-board">${esc(t("seat.key_board", "Board"))}</label><input id="key-board" type="number" min="1" max="9999" inputmode="numeric" value="${next}"${correcting ? " readonly" : ""}></div>` +
     sel("key-level", t("seat.key_level", "Level"), opt("", "-") + [1, 2, 3, 4, 5, 6, 7].map(l => opt(l, l)).join("") + opt("PASS", t("seat.passed_out", "Passed out"))) +
     sel("key-strain", t("seat.key_strain", "Strain"), STRAINS.map(st => opt(st, st === "NT" ? "NT" : SYM[st])).join("")) +
     sel("key-risk", t("seat.key_risk", "Doubled"), opt("", "-") + opt("X", "X") + opt("XX", "XX")) +
     sel("key-declarer", t("seat.key_declarer", "Declarer"), SEATS.map(x => opt(x, x)).join("")) +
     sel("key-lead", t("seat.key_lead", "Opening lead"), opt("", "-") + SUITS.map(su => ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"].map(r => opt(su + r, SYM[su] + rank(r))).join("")).join("")) +
     sel("key-tricks", t("seat.key_tricks", "Tricks taken by declarer"), Array.from({length: 14}, (_, i) => opt(i, i)).join("")) +
-    `<div class="actions"><button type="submit" class="primary" id="key-send">${esc(t("seat.key_send", "Enter the result"))}</button></div></form>`;
+    `<div class="actions"><button type="submit" class="primary" id="key-send">${esc(correcting ? t("seat.correct_send", "Enter the corrected result") : t("seat.key_send", "Enter the result"))}</button>` +
+    (correcting ? `<button type="button" id="key-cancel">${esc(t("seat.correct_cancel", "Keep the result"))}</button>` : "") + `</div></form>`;
   $("key-tricks").value = "7";
+  if (correcting) {                                   // the form starts from the result as keyed
+    const r = s.result || {}, m = /^([1-7])(C|D|H|S|NT)(XX|X)?$/.exec(r.contract || "");
+    if (r.contract === "PASS") $("key-level").value = "PASS";
+    else if (m) {
+      $("key-level").value = m[1]; $("key-strain").value = m[2]; $("key-risk").value = m[3] || "";
+      $("key-declarer").value = r.declarer || "N"; $("key-tricks").value = String(r.tricks ?? 7);
+      $("key-lead").value = (s.confirm && s.confirm.lead) || "";
+    }
+    $("key-cancel").onclick = () => { UI.correcting = null; render(); };
+  }
   $("key-form").onsubmit = async ev => {
     ev.preventDefault();
     const board = +$("key-board").value, level = $("key-level").value;
@@ -280,13 +299,15 @@ function renderKeying(s) {
     const result = level === "PASS" ? {type: "result", contract: "PASS"} :
       {type: "result", contract: level + $("key-strain").value + $("key-risk").value, declarer: $("key-declarer").value,
        tricks: +$("key-tricks").value, ...($("key-lead").value ? {lead: $("key-lead").value} : {})};
-    if (!(state.board && state.board.number === board && state.phase === "board_ready")) {
+    const fixing = UI.correcting === board && state.board && state.board.number === board && state.phase === "board_complete";
+    if (!fixing && !(state.board && state.board.number === board && state.phase === "board_ready")) {
       // the same rule as a table of phones (service/event/board_start.py): a board not the table's now is Law 15's
       if (!(await send(tableUrl(`/boards/${board}/start`), {confirm: board}))) return;
     }
     const r = await post(result);
     if (r) {
       el.dataset.board = "";
+      if (fixing) { UI.correcting = null; render(); }
       if (r.warning) toast(t("seat.lead_warning", "The lead is not in the leader's hand per the hand record: the director is told."));
     }
   };
@@ -378,6 +399,8 @@ function renderResult(s) {
       html += `<p>${esc(t("seat.confirm_ask", "Do you agree with this result?"))}</p><div class="actions">` +
         `<button type="button" id="confirm-accept" class="primary">${esc(t("seat.confirm_accept", "Accept the result"))}</button>` +
         `<button type="button" id="confirm-dispute">${esc(t("seat.confirm_dispute", "Dispute"))}</button></div>`;
+    } else if (s.kind === "scoring" && c.keyed && c.keyed_by === ME && UI.correcting === s.board.number) {
+      // being corrected below: not handed over meanwhile
     } else if (s.kind === "scoring" && c.keyed && c.keyed_by === ME) {
       // one terminal for the table: handed over to the opponents (the server refuses it once they have their own)
       const opp = SEATS.filter(x => SIDE[x] === c.side);
@@ -390,8 +413,12 @@ function renderResult(s) {
       html += `<p class="muted">${esc(t("seat.confirm_wait", "Waiting for {side} to confirm the result.", {side: sideName(c.side)}))}</p>`;
     }
   }
+  if (s.kind === "scoring" && c.keyed && c.keyed_by === ME && !(answer && answer.accept) && UI.correcting !== s.board.number) {
+    html += `<div class="actions"><button type="button" id="correct-result">${esc(t("seat.correct", "Correct the result"))}</button></div>`;
+  }
   html += `<div id="traveller"></div><div id="running"></div>`;
   el.innerHTML = html;
+  if ($("correct-result")) $("correct-result").onclick = () => { UI.correcting = s.board.number; render(); };
   const answerWith = accept => () => {
     const body = {accept};
     if ($("confirm-seat")) body.seat = $("confirm-seat").value;
@@ -461,33 +488,64 @@ async function loadGuidance(view) {
     (g.pairs || []).map(p => `<li${SIDE[ME] === p.direction ? ' class="mine"' : ""}>${esc(pairLine(p))}</li>`).join("") + now + `<li>${esc(boards)}</li></ul>`;
 }
 
-// ------------------------------------------------------------------------------------------- names for the round
-// The names form waits while a board is being bid or played (it would push the hand off a phone's screen).
+// ------------------------------------------------------------------------------------------- the pairs' names
+// Entered once per pair for the session: the service keeps them for the pair's later rounds and tables
+// (service/event/pair_names.py), and every page of the table is sent a "players" message when any of them saves
+// names, so partner's phone shows them at once. A scoring-only table's one device may enter both pairs
+// (may_enter). The form waits while a board is being bid or played (it would push the hand off a phone's screen).
 function boardInPlay(s) { return !!(s.board && !["board_ready", "board_complete"].includes(s.phase)); }
 async function loadPlayers() {
-  const el = $("players-section");
-  let info;
-  try { info = await api(tableUrl("/players"), {}, TOKEN); } catch (e) { el.hidden = true; return; }   // 404: not offered
-  const mySide = SIDE[ME], pair = info[mySide] || {};
-  if (pair.names && pair.names.length) {
-    el.hidden = false;
-    el.innerHTML = `<p class="muted">${esc(t("seat.players_are", "Pair {pair}: {names}", {pair: UI.labels[pair.pair] ?? pair.pair ?? "-", names: pair.names.join(", ")}))}</p>`;
-    return;
+  try { UI.players = await api(tableUrl("/players"), {}, TOKEN); }
+  catch (e) { UI.players = null; $("players-section").hidden = true; return; }   // 404: not offered
+  renderPlayers();
+}
+function playersArrived(m) {
+  if (!UI.players || UI.players.round !== m.round) { loadPlayers(); return; }
+  UI.players = {...UI.players, NS: m.NS, EW: m.EW};
+  renderPlayers();
+}
+function renderPlayers() {
+  const el = $("players-section"), info = UI.players;
+  if (!info) { el.hidden = true; return; }
+  const typed = {};                                   // what a player is typing outlives a redraw (partner saved)
+  el.querySelectorAll("input[data-typed]").forEach(i => { typed[i.id] = i.value; });
+  const mine = SIDE[ME], may = info.may_enter || [mine];
+  UI.playersEdit = UI.playersEdit || {};
+  let html = "";
+  for (const side of [mine, mine === "NS" ? "EW" : "NS"]) {
+    const pair = info[side] || {}, names = pair.names || [], label = UI.labels[pair.pair] ?? pair.pair;
+    const editable = may.includes(side), editing = editable && (names.length < 2 || UI.playersEdit[side]);
+    if (names.length) {
+      html += `<p class="muted players-line" data-side="${side}">${esc(t("seat.players_are", "Pair {pair}: {names}", {pair: label ?? "-", names: names.join(", ")}))}` +
+        (editable && !editing ? ` <button type="button" class="players-change" data-side="${side}">${esc(t("seat.players_change", "Change names"))}</button>` : "") + "</p>";
+    }
+    if (!editing) continue;
+    const seats = side === "NS" ? ["N", "S"] : ["E", "W"];
+    const title = side === mine ? t("seat.players_title", "Your pair this round") : t("seat.players_title_other", "The opponents' names");
+    html += `<h2>${esc(title)}${label != null ? ` <span class="pair-label">${esc(label)}</span>` : ""}</h2>` +
+      `<form id="${side === mine ? "players-form" : "players-form-other"}" class="key-form players-form" data-side="${side}">` +
+      seats.map((x, i) => `<div class="field"><label for="player-${x}">${esc(t("seat.player_label", "{seat}: member number or name", {seat: SEAT_NAME[x]()}))}</label>` +
+        `<input id="player-${x}" name="${x}" maxlength="60" autocomplete="off" placeholder="${esc(names[i] || "")}"></div>`).join("") +
+      `<div class="actions"><button type="submit" class="primary">${esc(t("seat.players_send", "Save names"))}</button></div></form>`;
   }
-  const seats = mySide === "NS" ? ["N", "S"] : ["E", "W"];
-  el.hidden = !!(state && boardInPlay(shown(state)));
-  const label = UI.labels[pair.pair] ?? pair.pair;
-  el.innerHTML = `<h2>${esc(t("seat.players_title", "Your pair this round"))}${label != null ? ` <span class="pair-label">${esc(label)}</span>` : ""}</h2><form id="players-form" class="key-form">` +
-    seats.map(x => `<div class="field"><label for="player-${x}">${esc(t("seat.player_label", "{seat}: member number or name", {seat: SEAT_NAME[x]()}))}</label>` +
-      `<input id="player-${x}" name="${x}" maxlength="60" autocomplete="off"></div>`).join("") +
-    `<div class="actions"><button type="submit" class="primary">${esc(t("seat.players_send", "Save names"))}</button></div></form>`;
-  $("players-form").onsubmit = async ev => {
+  el.innerHTML = html;
+  el.hidden = !html || !!(el.querySelector("form") && state && boardInPlay(shown(state)));
+  el.querySelectorAll("input").forEach(i => {
+    if (i.id in typed) { i.value = typed[i.id]; i.dataset.typed = "1"; }
+    i.oninput = () => { i.dataset.typed = "1"; };
+  });
+  el.querySelectorAll(".players-change").forEach(b => b.onclick = () => { UI.playersEdit[b.dataset.side] = true; renderPlayers(); });
+  el.querySelectorAll("form").forEach(f => f.onsubmit = async ev => {
     ev.preventDefault();
     const body = {};
-    seats.forEach(x => { const v = $("player-" + x).value.trim(); if (v) body[x] = v; });
+    f.querySelectorAll("input").forEach(i => { const v = i.value.trim(); if (v) body[i.name] = v; });
     if (!Object.keys(body).length) return;
-    if (await send(tableUrl("/players"), body)) loadPlayers();
-  };
+    if (await send(tableUrl("/players"), body)) {
+      f.querySelectorAll("input").forEach(i => { delete i.dataset.typed; i.value = ""; });
+      UI.playersEdit[f.dataset.side] = false;
+      loadPlayers();
+    }
+  });
 }
 
 // ------------------------------------------------------------------------------------------- rulings, irregularities
@@ -540,7 +598,7 @@ function render() {
   renderCardsDiffer(s);
   renderResult(s);
   if (s.phase !== "board_complete") { $("guidance-section").hidden = true; UI.extrasFor = null; }
-  if ($("players-form")) $("players-section").hidden = boardInPlay(s);
+  if ($("players-section").querySelector("form")) $("players-section").hidden = boardInPlay(s);
 }
 
 // ------------------------------------------------------------------------------------------- credentials
@@ -616,7 +674,12 @@ function connect() {
   stream(`/ws/tables/${encodeURIComponent(TABLE)}`, m => {
     if (streamToken !== mine) return;
     if (m.type === "state") { state = m.state; UI.startKey = null; render(); }   // a ruling may change the offer
-  }, st => { if (streamToken === mine) $("status").textContent = t("seat.status_" + st.replace(/ /g, "_"), st); }, mine,
+    else if (m.type === "players") playersArrived(m);
+  }, st => {
+    if (streamToken !== mine) return;
+    $("status").textContent = t("seat.status_" + st.replace(/ /g, "_"), st);
+    if (st === "live" && UI.players) loadPlayers();       // names saved while the stream was down
+  }, mine,
   async () => streamToken === mine && await stillValid());
 }
 
