@@ -19,6 +19,7 @@ cannot leave the engine ahead of the journal).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
@@ -36,7 +37,9 @@ from service.live.runtime import TableRuntime
 from service.live.spectators import SpectatorFeed
 from service.live.visibility import Viewer, visible_irregularities
 from service.store.journal import CLUB, NEXT, Journal, JournalError, Row, utcnow
+from table.editions import edition
 from table.events import (
+    BoardStarted,
     CallMade,
     CardPlayed,
     ClaimMade,
@@ -76,6 +79,9 @@ class TournamentRules(Protocol):
 
     def scheduled_boards(self, table_id: str) -> AbstractSet[int]:
         """The boards the movement schedules at ``table_id``, in any round."""
+
+    def board_laws(self, table_id: str) -> str | None:
+        """The law edition of a board started at ``table_id`` now (None: the regulation's)."""
 
 
 Listener = Callable[[TableRuntime, Row, TableEvent | None], None]
@@ -187,6 +193,7 @@ class Club:
                 raise Conflict(rt.held)
             if viewer is not None:
                 event = authorize(rt, viewer, event, scoring=self.kind(rt.id) == "scoring")
+            event = self._with_laws(rt, event)
             try:
                 flagged = rt.try_event(event)
             except TableError as err:
@@ -209,6 +216,16 @@ class Club:
             self.events_acknowledged += 1
             self._after_commit(rt, row, event, flagged)
             return row, flagged
+
+    def _with_laws(self, rt: TableRuntime, event: TableEvent) -> TableEvent:
+        """A board started at a table of the event carries the event's law edition when it is not the table's own
+        (the regulation's): the journal says under which laws the board was played, and a restart replays it so."""
+        if not isinstance(event, BoardStarted) or event.laws is not None or self.tournament is None:
+            return event
+        laws = self.tournament.board_laws(rt.id)
+        if laws is None or laws == edition(self.regulation.law_edition).name:
+            return event
+        return dataclasses.replace(event, laws=laws)
 
     def mode(self, table_id: str, device: str, seat: Any) -> str:
         cfg = self._configs.get(table_id)
