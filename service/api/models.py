@@ -76,5 +76,9 @@ class TableKindIn(BaseModel):
 
 class DirectorCallIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    reason: Literal["call", "cards_differ"] = Field("call", description="cards_differ: the player's cards differ "
-                                                    "from the hand record (Laws 13, 87)")
+    reason: Literal["call", "cards_differ", "insufficient_bid", "call_out_of_rotation", "lead_out_of_turn", "revoke",
+                    "claim_dispute", "unauthorized_information", "misinformation", "other"] = Field(
+        "call", description="what the call is about: cards_differ (the player's cards differ from the hand record, "
+        "Laws 13, 87), an irregularity with its laws (service/live/director_calls.py REASONS), or other with a note")
+    note: str | None = Field(None, max_length=2000, description="a short note (other: required; at most 120 "
+                             "printable characters once control characters are dropped)")

@@ -328,9 +328,10 @@ class Club:
 
     async def call_director(self, table_id: str, seat: str | None, reason: str = "call",
                             actor: str = "director", board: int | None = None, code: str | None = None,
-                            law: str | None = None) -> dict[str, Any]:
+                            law: str | None = None, note: str | None = None) -> dict[str, Any]:
         """Journal a call for the director and push it to the director's stream at once. ``board``: the board
-        the call is about (default: the table's current one); ``code`` and ``law``: what the call is about."""
+        the call is about (default: the table's current one); ``code`` and ``law``: what the call is about;
+        ``note``: the player's own words (cleaned: ``service/live/free_text.py``)."""
         rt = self.table(table_id)
         body: dict[str, Any] = {"table": table_id, "seat": seat, "board": board or rt.board_number,
                                 "reason": reason}
@@ -338,6 +339,8 @@ class Club:
             body["code"] = code
         if law:
             body["law"] = law
+        if note:
+            body["note"] = note
         row = await self.append_club("director_call", body, actor)
         call = self.calls.apply_row(row)
         assert call is not None

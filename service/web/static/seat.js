@@ -551,7 +551,7 @@ function signedOut(msg) {
   $("status").textContent = t("seat.status_signed_out", "signed out");
   $("board").textContent = msg || t("seat.signed_out", "Signed out");           // why, where the board line was
   ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section",
-   "players-section", "guidance-section", "irregularities-section", "call-director", "start-section", "cards-differ"].forEach(id => $(id).hidden = true);
+   "players-section", "guidance-section", "irregularities-section", "call-director", "start-section", "cards-differ", "director-section"].forEach(id => $(id).hidden = true);
 }
 // The seat's token ended (a new round, a revocation): the page follows its pair, never its table. It trades its
 // token for the pair's seat in the new round (POST /api/signin/renew: the server finds the pair's next table and
@@ -620,6 +620,39 @@ function connect() {
   async () => streamToken === mine && await stillValid());
 }
 
+// "Call the director" asks why first (service/live/director_calls.py REASONS): an irregularity with its laws, or
+// other with a short note (one line, at most 120 characters; the service drops control characters).
+const CALL_REASONS = [
+  ["insufficient_bid", () => t("seat.reason_insufficient_bid", "Insufficient bid (Law 27)")],
+  ["call_out_of_rotation", () => t("seat.reason_call_out_of_rotation", "Call out of rotation (Laws 29-32)")],
+  ["lead_out_of_turn", () => t("seat.reason_lead_out_of_turn", "Lead out of turn (Laws 53-56)")],
+  ["revoke", () => t("seat.reason_revoke", "Revoke (Laws 62-64)")],
+  ["claim_dispute", () => t("seat.reason_claim_dispute", "Claim disputed (Laws 68-71)")],
+  ["unauthorized_information", () => t("seat.reason_unauthorized_information", "Hesitation or remark: unauthorized information (Laws 16, 73)")],
+  ["misinformation", () => t("seat.reason_misinformation", "Wrong or missing explanation or alert (Laws 20, 21, 75)")],
+  ["other", () => t("seat.reason_other", "Something else")],
+];
+function openDirectorForm() {
+  const form = $("director-form");
+  form.innerHTML = `<div class="reasons">${CALL_REASONS.map(([code, words], i) =>
+      `<label class="reason"><input type="radio" name="reason" value="${code}"${i === 0 ? " checked" : ""}> ${esc(words())}</label>`).join("")}</div>
+    <label class="note"><span>${esc(t("seat.director_note", "In a few words (required for something else)"))}</span>
+      <input type="text" name="note" maxlength="120" autocomplete="off"></label>
+    <div class="actions"><button type="submit" id="director-send">${esc(t("seat.call_director", "Call the director"))}</button>
+      <button type="button" id="director-cancel">${esc(t("seat.cancel", "Cancel"))}</button></div>`;
+  $("director-section").hidden = false;
+  $("director-cancel").onclick = () => { $("director-section").hidden = true; };
+  form.onsubmit = async ev => {
+    ev.preventDefault();
+    const reason = form.elements.reason.value, note = form.elements.note.value.trim();
+    if (reason === "other" && !note) { toast(t("seat.director_note_needed", "Say in a few words why you call the director.")); form.elements.note.focus(); return; }
+    const r = await send(tableUrl("/director"), note ? {reason, note} : {reason});
+    if (r) { $("director-section").hidden = true; toast(t("seat.director_called", "The director has been called.")); }
+  };
+  $("director-section").scrollIntoView({block: "nearest"});
+  form.querySelector("input[name=reason]").focus();
+}
+
 async function main() {
   await loadLanguage("seat");
   $("cards-differ").onclick = async () => {
@@ -627,11 +660,7 @@ async function main() {
     const r = await send(tableUrl("/director"), {reason: "cards_differ"});
     if (r) toast(t("seat.cards_differ_called", "The director has been called: your cards differ from the hand record (Laws 13 and 87)."));
   };
-  $("call-director").onclick = async () => {
-    if (!TABLE) return;
-    const r = await send(tableUrl("/director"), {});
-    if (r) toast(t("seat.director_called", "The director has been called."));
-  };
+  $("call-director").onclick = () => { if (TABLE) openDirectorForm(); };
   try { TOKEN = await credential(); } catch (e) { signedOut(e.message); return; }
   const parts = (TOKEN || "").split(".");
   if (parts[0] !== "seat") { signedOut(t("seat.needs_link", "This page needs a seat's sign-in link.")); return; }
