@@ -29,6 +29,7 @@ from service.config.settings import Settings
 from service.errors import Conflict, Invalid, NotFound, Prevented
 from service.live.board_results import AdjustmentError, adjustment, board_results
 from service.live.director_calls import DirectorCalls
+from service.live.free_text import EXPLANATION_CHARS, one_line
 from service.live.hub import Hub
 from service.live.lawtext import statement
 from service.live.obligations import Obligations
@@ -172,9 +173,12 @@ class Club:
         if hasattr(data, "type") and not isinstance(data, dict):
             return data  # type: ignore[no-any-return]
         try:
-            return event_from_dict(data)
+            event = event_from_dict(data)
         except EventError as err:
             raise Invalid(str(err)) from err
+        if isinstance(event, CallMade) and event.explanation is not None:     # a player's words: one clean line
+            event.explanation = one_line(event.explanation, EXPLANATION_CHARS, "the explanation") or None
+        return event
 
     async def submit(self, table_id: str, data: Any, actor: str, viewer: Viewer | None = None,
                      device: str | None = None) -> tuple[Row, list[Irregularity]]:

@@ -5,7 +5,7 @@
 // The player opens his seat's link (/seat#signin=... or a table card's #card=...): common.js credential().
 let TOKEN = "", TABLE = "", ME = "";
 let state = null;
-const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, extras: null, pair: null,
+const UI = {level: null, alert: false, explanation: "", claimOpen: false, handedTo: "", extrasFor: null, extras: null, pair: null,
             roundBoards: null, labels: {}};
 const STRAINS = ["C", "D", "H", "S", "NT"];
 const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
@@ -181,7 +181,11 @@ function auctionTable(a) {
   for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
   const rows = [];
   for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
-  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${seat}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  // the alerts' written explanations this seat may read (the service sends them to the caller's opponents only)
+  const explained = a.calls.filter(c => c.stands && c.explanation);
+  const notes = explained.length ? `<ul class="explanations">${explained.map(c =>
+    `<li data-seat="${c.seat}" data-call="${esc(c.call)}">${esc(SEAT_NAME[c.seat]())} ${callHtml(c.call)} &mdash; <span class="explanation">${esc(c.explanation)}</span></li>`).join("")}</ul>` : "";
+  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${seat}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>` + notes;
 }
 function myCallTurn(s) {
   return s.turn === ME && (s.phase === "auction" || s.phase === "board_ready" || (s.phase === "awaiting_ruling" && !s.contract));
@@ -191,6 +195,7 @@ function renderBidding(s) {
   $("bidding-section").hidden = !inAuction;
   $("auction").innerHTML = s.board ? auctionTable(s.auction) : "";
   const box = $("box");
+  const typing = document.activeElement && document.activeElement.id === "alert-explanation";
   if (!myCallTurn(s)) { box.innerHTML = ""; UI.level = null; return; }
   const standing = (s.auction ? s.auction.calls : []).filter(c => c.stands && bidRank(c.call) >= 0);
   const top = standing.length ? bidRank(standing[standing.length - 1].call) : -1;
@@ -201,8 +206,19 @@ function renderBidding(s) {
     STRAINS.map(st => `<button type="button" class="strain" data-strain="${st}" ${lvl ? "" : "disabled"} aria-label="${lvl ? esc(lvl + (st === "NT" ? "NT" : " " + st)) : st}">${st === "NT" ? "NT" : `<span class="suit-${st}">${SYM[st]}</span>`}</button>`).join("") + "</div>" +
     `<div class="box-row others"><button type="button" class="call pass" data-call="Pass">${esc(t("seat.pass", "Pass"))}</button>` +
     `<button type="button" class="call dbl" data-call="X">X</button><button type="button" class="call rdbl" data-call="XX">XX</button>` +
-    `<button type="button" id="alert-toggle" class="alert-toggle${UI.alert ? " on" : ""}" aria-pressed="${UI.alert}">${esc(t("seat.alert", "Alert"))}</button></div>`;
-  const call = c => { post({type: "call", seat: ME, call: c, alert: UI.alert}); UI.level = null; UI.alert = false; };
+    `<button type="button" id="alert-toggle" class="alert-toggle${UI.alert ? " on" : ""}" aria-pressed="${UI.alert}">${esc(t("seat.alert", "Alert"))}</button></div>` +
+    (UI.alert ? `<label class="explain"><span>${esc(t("seat.explain_alert", "Explain your call to the opponents (your partner does not see it)"))}</span>
+      <input type="text" id="alert-explanation" maxlength="160" autocomplete="off" value="${esc(UI.explanation)}"></label>` : "");
+  const call = c => {
+    const explanation = UI.alert ? UI.explanation.trim() : "";
+    post({type: "call", seat: ME, call: c, alert: UI.alert, ...(explanation ? {explanation} : {})});
+    UI.level = null; UI.alert = false; UI.explanation = "";
+  };
+  const input = $("alert-explanation");
+  if (input) {
+    input.oninput = () => { UI.explanation = input.value; };
+    if (typing) { input.focus(); input.setSelectionRange(input.value.length, input.value.length); }   // a redraw
+  }
   box.querySelectorAll(".level").forEach(b => b.onclick = () => { UI.level = +b.dataset.level; renderBidding(state); });
   box.querySelectorAll(".strain").forEach(b => b.onclick = () => { if (UI.level) call(UI.level + b.dataset.strain); });
   box.querySelectorAll(".call").forEach(b => b.onclick = () => call(b.dataset.call));
