@@ -24,6 +24,9 @@ class EventIn(BaseModel):
     cards: list[str] | None = Field(None, max_length=52)
     call: str | None = Field(None, max_length=8)
     alert: bool | None = None
+    explanation: str | None = Field(None, max_length=2000, description="an alerted call's written explanation for "
+                                    "the opponents (one line, at most 160 characters once cleaned; never shown to "
+                                    "the caller's partner before the board is complete)")
     card: str | None = Field(None, max_length=4)
     lead: str | None = Field(None, max_length=4, description="a keyed result's opening lead")
     contract: str | None = Field(None, max_length=10)
