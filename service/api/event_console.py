@@ -18,8 +18,8 @@ from service.config.event_plan import build_session
 from service.config.settings import EDITIONS, TABLE_ID, EventConfig
 from service.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated, Unavailable
 from service.event.clock import MAX_MINUTES
-from service.event.lead_check import MODES as LEAD_MODES
 from service.event.guidance import guidance
+from service.event.lead_check import MODES as LEAD_MODES
 from service.event.members import MemberListError, parse_members, player_name
 from service.event.tournament import LiveTournament
 from service.live.visibility import Viewer

@@ -299,7 +299,8 @@ class LiveTournament:
             return None
         started = self.started_tables()
         if started:
-            raise Conflict(f"boards have started at table {', '.join(started)} under the {edition(self.law_edition).name} "
+            now = edition(self.law_edition).name
+            raise Conflict(f"boards have started at table {', '.join(started)} under the {now} "
                            "laws: the law edition cannot change within an event (every table plays a board under the "
                            "same laws). Set up a new event to play under another edition.", code="EDITION_LOCKED")
         row = await self.club.append_club("law_edition", {"law_edition": name}, actor)

@@ -67,7 +67,7 @@ def test_the_opponents_read_the_explanation_the_partner_does_not(tmp_path: Path)
                                                            "explanation": "x" * 161})
             assert bad.status_code == 422 and "at most 160 characters" in bad.json()["detail"], bad.text
             r = north.post("/api/tables/1/events", json={"type": "call", "seat": "N", "call": "1NT", "alert": True,
-                                                         "explanation": f" 15-17\u202e balanced,\n may hold\x00 a "
+                                                         "explanation": " 15-17\u202e balanced,\n may hold\x00 a "
                                                                         "5-card major "})
             assert r.status_code == 200, r.text
             bad = east.post("/api/tables/1/events", json={"type": "call", "seat": "N", "call": "2C", "alert": True,

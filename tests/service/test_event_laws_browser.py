@@ -55,7 +55,8 @@ def test_console_chooses_the_edition_and_the_lead_check(tmp_path: Path) -> None:
                 assert [e for e in d.get("/api/tables/1/events").json()
                         if e["body"].get("type") == "board"][-1]["body"]["laws"] == "2017"
             page.locator("#ev-laws-now").select_option("wbf1997-cba1999")
-            wait_until(page, "() => document.getElementById('ev-status').textContent.includes('cannot change within an event')")
+            wait_until(page, "() => document.getElementById('ev-status').textContent"
+                             ".includes('cannot change within an event')")
             assert "ev-bad" in (page.locator("#ev-status").get_attribute("class") or "")
             wait_until(page, "() => document.getElementById('ev-laws-now').value === 'wbf2017'")
             assert api(page, "/api/event")["event"]["law_edition"] == "wbf2017"

@@ -1,9 +1,9 @@
 """The table terminal in a real headless browser (Playwright + Debian's Chromium), at a phone's 390x844 and a
 tablet's 820x1180: four seat pages (one browser, a context each) play a whole board — calls with an alert that
 the opponents see, the cards, a claim the opponents accept — and the opponents confirm the result, then the
-traveller shows; on a second board a seat makes an insufficient bid and calls the director, saying why, the console shows
-the call with its reason and law at once and rules the bid from its existing ruling list, then marks the call answered; a revoked seat's
-page says it is signed out. No page scrolls sideways at 390 px. Screenshots:
+traveller shows; on a second board a seat makes an insufficient bid and calls the director, saying why, the
+console shows the call with its reason and law at once and rules the bid from its existing ruling list, then marks
+the call answered; a revoked seat's page says it is signed out. No page scrolls sideways at 390 px. Screenshots:
 tests/artifacts/seat-<what>-<phone|tablet>.png, console-call-<phone|tablet>.png."""
 from __future__ import annotations
 
