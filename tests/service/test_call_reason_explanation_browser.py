@@ -3,7 +3,7 @@ Chromium (phones at 390x844; East's page in Chinese): North alerts 1NT and write
 read it under the auction, South (his partner) finds it nowhere on his page; East asks for the director about a
 wrong explanation (Laws 20, 21, 75), West about something else in his own words (markup stays text); the console
 shows both calls with their reasons, laws and note. No page scrolls sideways. Screenshots:
-tests/artifacts/seat-alert-explained-<seat>.png, seat-call-reason-zh.png, console-call-reasons.png."""
+tests/artifacts/seat-alert-explained-<seat>.png, seat-call-reason-<zh|W>.png, console-call-reasons.png."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -92,6 +92,7 @@ def test_reasons_and_explanations_on_the_pages(tmp_path: Path) -> None:
             wait_until(west, "() => document.getElementById('toast').textContent.includes('Say in a few words')")
             assert not west.locator("#director-section").is_hidden()
             west.locator("#director-form [name=note]").fill("<img src=x onerror=alert(1)> the tray fell")
+            west.screenshot(path=str(ARTIFACTS / "seat-call-reason-W.png"), full_page=True)
             west.locator("#director-send").click()
             wait_until(west, "() => document.getElementById('director-section').hidden")
 
