@@ -84,7 +84,7 @@ async def call_director(body: DirectorCallIn | None = None, table_id: str = Tabl
     if differ:
         n = rt.board_number
         call = await svc.club.call_director(table_id, v.seat, f"the cards of board {n} differ from the hand record",
-                                            actor, code="CARDS_DIFFER", law="13, 87")
+                                            actor, code="CARDS_DIFFER", law="13, 87", note=note or None)
     elif body is not None and body.reason in REASONS:
         law, words = REASONS[body.reason]
         call = await svc.club.call_director(table_id, v.seat, words, actor, code=body.reason.upper(), law=law,
