@@ -302,7 +302,8 @@ class LiveTournament:
             now = edition(self.law_edition).name
             raise Conflict(f"boards have started at table {', '.join(started)} under the {now} "
                            "laws: the law edition cannot change within an event (every table plays a board under the "
-                           "same laws). Set up a new event to play under another edition.", code="EDITION_LOCKED")
+                           "same laws). Set up a new event to play under another edition.", code="EDITION_LOCKED",
+                           tables=started, law_edition=self.law_edition)
         row = await self.club.append_club("law_edition", {"law_edition": name}, actor)
         self._apply_edition(row.body)
         return row

@@ -57,6 +57,7 @@ def test_console_chooses_the_edition_and_the_lead_check(tmp_path: Path) -> None:
             page.locator("#ev-laws-now").select_option("wbf1997-cba1999")
             wait_until(page, "() => document.getElementById('ev-status').textContent"
                              ".includes('cannot change within an event')")
+            assert "boards have started at table 1 under the 2017 Laws" in page.locator("#ev-status").inner_text()
             assert "ev-bad" in (page.locator("#ev-status").get_attribute("class") or "")
             wait_until(page, "() => document.getElementById('ev-laws-now').value === 'wbf2017'")
             assert api(page, "/api/event")["event"]["law_edition"] == "wbf2017"
@@ -71,6 +72,10 @@ def test_console_chooses_the_edition_and_the_lead_check(tmp_path: Path) -> None:
             zh.locator("#ev-setup summary").click()
             assert zh.locator("#ev-form [name=law_edition] option[value=wbf2017]").inner_text() == "2017 年法規"
             assert zh.locator("#ev-form [name=lead_check] option[value='must comply']").inner_text() == "核對：必須相符"
+            zh.locator("#ev-laws-now").select_option("wbf1997-cba1999")         # refused in Chinese words
+            wait_until(zh, "() => document.getElementById('ev-status').textContent"
+                           ".includes('同一賽事中不能更改法規版本')")
+            assert "第 1 桌已依2017 年法規開始打牌" in zh.locator("#ev-status").inner_text()
             assert zh.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
         finally:
             browser.close()

@@ -126,7 +126,13 @@
     try {
       const out = await api("/api/event/laws", {method: "POST", body: JSON.stringify({law_edition: sel.value})}, token());
       say(te("laws_set", "Law edition: {edition}.", {edition: editionName(out.law_edition)}));
-    } catch (e) { say(te("refused", "Refused: {why}", {why: e.message}), true); }
+    } catch (e) {
+      const b = e.body || {};
+      say(b.code === "EDITION_LOCKED"
+        ? te("edition_locked", "Refused: boards have started at table {tables} under the {edition}: the law edition cannot change within an event (every table plays a board under the same laws). Set up a new event to play under another edition.",
+             {tables: (b.tables || []).join(", "), edition: editionName(b.law_edition)})
+        : te("refused", "Refused: {why}", {why: e.message}), true);
+    }
     refresh();
   }
 
