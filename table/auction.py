@@ -62,6 +62,7 @@ class CallEntry:
     stands: bool = True        # False once cancelled
     skipped: tuple[Seat, ...] = ()   # seats whose turn this (accepted) out-of-rotation call skipped (Law 34)
     deemed: bool = False       # a compulsory pass deemed made (28A)
+    explanation: str = ""      # the caller's written explanation of his alerted call, for the opponents (Law 20F)
 
 
 @dataclass(slots=True)

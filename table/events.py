@@ -18,6 +18,8 @@ from .editions import NAMES
 from .errors import BridgeError
 from .scoring import parse_contract
 
+MAX_EXPLANATION = 500                # characters of an alert's written explanation (the service keeps it shorter)
+
 
 class EventError(BridgeError, ValueError):
     """A table event that is malformed (not merely illegal: illegal events are flagged, not refused)."""
@@ -52,6 +54,7 @@ class CallMade:
     ts: str | None = None
     source: str | None = None
     type: str = field(default="call", init=False)
+    explanation: str | None = None   # the caller's written explanation of his alert, for the opponents (Law 20F)
 
 
 @dataclass(slots=True)
@@ -197,6 +200,13 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
                 raise EventError("cards must be a list")
             return HandRead(seat=seat(_req(d, "seat")), cards=tuple(parse_card(c) for c in cards), **extra)
         if kind == "call":
+            explanation = d.get("explanation")
+            if explanation is not None:
+                if not isinstance(explanation, str) or len(explanation) > MAX_EXPLANATION:
+                    raise EventError(f"explanation is text of at most {MAX_EXPLANATION} characters")
+                if not d.get("alert"):
+                    raise EventError("an explanation goes with an alert: alert the call to explain it")
+                extra["explanation"] = explanation
             return CallMade(seat=seat(_req(d, "seat")), call=parse_call(str(_req(d, "call"))),
                             alert=bool(d.get("alert", False)), **extra)
         if kind == "contract":

@@ -433,7 +433,10 @@ class Table:
                 return [irr]
         assert auction is not None
         was_closed = auction.closed
+        made = len(auction.calls)                    # the index of this call's entry
         flagged = auction.call(event.seat, event.call, event.alert)
+        if event.explanation:
+            auction.calls[made].explanation = event.explanation
         if not was_closed and auction.closed:
             if auction.passed_out:
                 self.board_passed_out()

@@ -54,6 +54,7 @@ async def event_info(svc: Service = Depends(service), v: Viewer = Depends(viewer
     if v.role == "director":
         out["alerts"] = list(ev.alerts)
         out["members"] = len(svc.members)
+        out["lead_check"] = svc.lead_check.setting if svc.lead_check is not None else None
     return out
 
 

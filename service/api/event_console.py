@@ -15,10 +15,11 @@ from pydantic import ValidationError
 from results import ResultsError
 from service.api.deps import director, service, viewer
 from service.config.event_plan import build_session
-from service.config.settings import TABLE_ID, EventConfig
-from service.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
+from service.config.settings import EDITIONS, TABLE_ID, EventConfig
+from service.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated, Unavailable
 from service.event.clock import MAX_MINUTES
 from service.event.guidance import guidance
+from service.event.lead_check import MODES as LEAD_MODES
 from service.event.members import MemberListError, parse_members, player_name
 from service.event.tournament import LiveTournament
 from service.live.visibility import Viewer
@@ -72,7 +73,7 @@ def planned_event(body: dict[str, Any], laws: str) -> EventConfig:
         raise Invalid(f"the event is not valid: {_validation_text(err)}") from None
     _console_limits(cfg)
     try:
-        build_session(cfg, laws)
+        build_session(cfg, cfg.law_edition or laws)
     except (ValueError, TypeError, ResultsError) as err:
         raise Invalid(f"the event cannot be planned: {err}") from None
     return cfg
@@ -102,6 +103,9 @@ def _table_kinds(cfg: EventConfig, kinds: Any) -> dict[str, str]:
                          "boards_per_round, even skip/relay, first_board), howell (pairs), teams (boards) or "
                          "round_robin (teams)). An event whose tables have started boards is replaced only with "
                          "`\"replace\": true`. `table_kinds` (`{\"2\": \"scoring\"}`) makes tables scoring-only. "
+                         "`law_edition` (wbf1997-cba1999 or wbf2017; default: the regulation's) is the law book of "
+                         "the boards the event's tables start; `lead_check` (off, warn, must comply) how the opening "
+                         "lead keyed with a result is checked. "
                          "The journalled event wins over the settings' at a restart.")
 async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs", "scoring": "MP",
                                                          "movement": {"kind": "mitchell", "tables": 4,
@@ -113,6 +117,7 @@ async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs",
     replace = body.pop("replace", False)
     if not isinstance(replace, bool):
         raise Invalid("replace is true or false")
+    lead = _lead_mode(svc, body.pop("lead_check", None))
     cfg = planned_event({k: v for k, v in body.items() if k != "table_kinds"}, svc.club.regulation.law_edition)
     kinds = _table_kinds(cfg, body.get("table_kinds", {}))
     old = svc.tournament
@@ -126,9 +131,43 @@ async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs",
         svc.simulation = None
     for tid, kind in kinds.items():
         await svc.club.set_table_kind(tid, kind)
+    if lead is not None and svc.lead_check is not None:
+        await svc.lead_check.set_mode(lead)
     publish_tables(svc, ev.where)
     tables = sorted(ev.where, key=lambda t: (ev.where[t][0].id, ev.where[t][1]))
     return {"seq": row.seq, "event": ev.summary(), "tables": tables, "simulation_stopped": robots is not None}
+
+
+def _lead_mode(svc: Service, mode: Any) -> str | None:
+    """``lead_check`` of an event's set-up: how the opening lead keyed with a result is checked (None: unchanged)."""
+    if mode is None:
+        return None
+    if mode not in LEAD_MODES:
+        raise Invalid(f"lead_check is one of: {', '.join(LEAD_MODES)}")
+    if svc.lead_check is None:
+        raise Unavailable("the lead check is not running")
+    return str(mode)
+
+
+@router.post("/event/laws", summary="the event's law edition and lead check (director; journalled)",
+             description="Body `{\"law_edition\": \"wbf2017\", \"lead_check\": \"warn\"}` (either or both). The "
+                         "edition changes only before any table of the event has started a board (409 after that: "
+                         "every table plays a board under the same laws; set up a new event instead); the lead check "
+                         "changes at any time, for the results keyed afterwards.")
+async def event_laws(body: dict[str, Any] = Body(..., examples=[{"law_edition": "wbf2017", "lead_check": "warn"}]),
+                     svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
+    ev = _event(svc)
+    unknown = sorted(set(body) - {"law_edition", "lead_check"})
+    if not body or unknown:
+        raise Invalid("give law_edition (" + ", ".join(EDITIONS) + ") and/or lead_check (" + ", ".join(LEAD_MODES)
+                      + ")" + (f"; not {', '.join(unknown)}" if unknown else ""))
+    lead = _lead_mode(svc, body.get("lead_check"))
+    if "law_edition" in body:
+        await ev.set_law_edition(str(body["law_edition"]))
+    if lead is not None and svc.lead_check is not None:
+        await svc.lead_check.set_mode(lead)
+    publish_tables(svc, ev.where)
+    return {"law_edition": ev.law_edition, "lead_check": svc.lead_check.setting if svc.lead_check else None}
 
 
 # ---------------------------------------------------------------------------------------------- rounds, clock

@@ -24,6 +24,9 @@ class EventIn(BaseModel):
     cards: list[str] | None = Field(None, max_length=52)
     call: str | None = Field(None, max_length=8)
     alert: bool | None = None
+    explanation: str | None = Field(None, max_length=2000, description="an alerted call's written explanation for "
+                                    "the opponents (one line, at most 160 characters once cleaned; never shown to "
+                                    "the caller's partner before the board is complete)")
     card: str | None = Field(None, max_length=4)
     lead: str | None = Field(None, max_length=4, description="a keyed result's opening lead")
     contract: str | None = Field(None, max_length=10)
@@ -76,5 +79,9 @@ class TableKindIn(BaseModel):
 
 class DirectorCallIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    reason: Literal["call", "cards_differ"] = Field("call", description="cards_differ: the player's cards differ "
-                                                    "from the hand record (Laws 13, 87)")
+    reason: Literal["call", "cards_differ", "insufficient_bid", "call_out_of_rotation", "lead_out_of_turn", "revoke",
+                    "claim_dispute", "unauthorized_information", "misinformation", "other"] = Field(
+        "call", description="what the call is about: cards_differ (the player's cards differ from the hand record, "
+        "Laws 13, 87), an irregularity with its laws (service/live/director_calls.py REASONS), or other with a note")
+    note: str | None = Field(None, max_length=2000, description="a short note (other: required; at most 120 "
+                             "printable characters once control characters are dropped)")

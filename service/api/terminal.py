@@ -4,7 +4,10 @@ opponents' confirmation of a board's result, and the director's choice of a scor
 * ``POST /api/tables/{id}/director`` (a seat of the table, or the director) journals a call and pushes
   ``{"type": "director_call", "id", "table", "seat", "board", "at"}`` to the director's stream at once; with
   ``{"reason": "cards_differ"}`` the player reports that his cards differ from the hand record shown on his phone
-  (Laws 13 and 87: a wrong number of cards, a fouled board), with the board; a seat's
+  (Laws 13 and 87: a wrong number of cards, a fouled board), with the board; ``{"reason": "revoke"}`` (or
+  insufficient_bid, call_out_of_rotation, lead_out_of_turn, claim_dispute, unauthorized_information,
+  misinformation) names what the call is about and its laws; ``{"reason": "other", "note": "..."}`` says it in
+  the player's words (one line, at most 120 characters, control characters dropped); a seat's
   calls (disputes included) are limited per seat and per table (429 beyond them, ``service/live/limits.py``);
   ``GET /api/director-calls`` lists them, ``POST /api/director-calls/{n}/answer`` marks one answered.
 * ``POST /api/tables/{id}/boards/{n}/confirm`` ``{"accept": true|false}``: a seat of the side that did not key
@@ -23,7 +26,9 @@ from fastapi import APIRouter, Depends, Path, Query
 from results.errors import ResultsError
 from service.api.deps import director, service, viewer
 from service.api.models import ConfirmIn, DirectorCallIn, TableKindIn
-from service.errors import Conflict, Forbidden, NotFound, Unauthenticated
+from service.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
+from service.live.director_calls import REASONS
+from service.live.free_text import NOTE_CHARS, one_line
 from service.live.permissions import may_call_director
 from service.live.runtime import confirming_side
 from service.live.visibility import Viewer
@@ -62,6 +67,10 @@ async def call_director(body: DirectorCallIn | None = None, table_id: str = Tabl
     own_table(v, table_id)
     rt = svc.club.table(table_id)
     differ = body is not None and body.reason == "cards_differ"
+    note = one_line(body.note, NOTE_CHARS, "the note") if body is not None and body.note is not None else ""
+    if body is not None and body.reason == "other" and not note:
+        raise Invalid("say in a few words why the director is called (the note, at most "
+                      f"{NOTE_CHARS} characters)")
     if differ and rt.current is None:
         raise Conflict(f"no board is in play at table {table_id}: the cards of which board differ?")
     if v.role == "seat" and v.seat:
@@ -75,11 +84,15 @@ async def call_director(body: DirectorCallIn | None = None, table_id: str = Tabl
     if differ:
         n = rt.board_number
         call = await svc.club.call_director(table_id, v.seat, f"the cards of board {n} differ from the hand record",
-                                            actor, code="CARDS_DIFFER", law="13, 87")
+                                            actor, code="CARDS_DIFFER", law="13, 87", note=note or None)
+    elif body is not None and body.reason in REASONS:
+        law, words = REASONS[body.reason]
+        call = await svc.club.call_director(table_id, v.seat, words, actor, code=body.reason.upper(), law=law,
+                                            note=note or None)
     else:
-        call = await svc.club.call_director(table_id, v.seat, "call", actor)
+        call = await svc.club.call_director(table_id, v.seat, "call", actor, note=note or None)
     return {"id": call["id"], "table": table_id, "seat": v.seat, "board": call["board"], "at": call["at"],
-            "code": call["code"], "law": call["law"]}
+            "code": call["code"], "law": call["law"], "note": call["note"]}
 
 
 @router.get("/director-calls", summary="calls for the director, newest first (director)")

@@ -144,6 +144,15 @@ class EventConfig(_Strict):
     date: str | None = None
     site: str | None = None
     vp: bool = Field(default=False, description="teams: rank by WBF victory points")
+    law_edition: str | None = Field(default=None, description="the event's law edition (wbf1997-cba1999 or wbf2017) "
+                                    "for the boards its tables start; default: the regulation's")
+
+    @field_validator("law_edition")
+    @classmethod
+    def _edition(cls, v: str | None) -> str | None:
+        if v is not None and v not in EDITIONS:
+            raise ValueError(f"law edition {v!r} is not available (available: {', '.join(EDITIONS)})")
+        return v
 
     @model_validator(mode="after")
     def _checked(self) -> EventConfig:

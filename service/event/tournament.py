@@ -38,7 +38,7 @@ from typing import Any
 from results import BoardResult, Entrant, Movement, ResultsError, Session
 from results.scoring import Award, award_from_percent
 from service.config.event_plan import SectionPlan, build_session
-from service.config.settings import EventConfig
+from service.config.settings import EDITIONS, EventConfig
 from service.errors import Conflict, Invalid, NotFound
 from service.event.clock import RoundClock
 from service.event.pair_names import PairKey, PairNames, direction_of
@@ -55,6 +55,7 @@ from service.live.visibility import Viewer
 from service.store.journal import CLUB, Row
 from table.calls import parse_call
 from table.cards import parse_card
+from table.editions import edition
 from table.events import TableEvent
 from table.texts import Text, translatable
 
@@ -99,7 +100,8 @@ class LiveTournament:
         self.since = since or ""                 # only boards started from then on are this event's
         self.clock = RoundClock()
         self.names = PairNames(teams=cfg.scoring == "IMP")     # one entry per pair for the session
-        self.session, self.plans = build_session(cfg, club.regulation.law_edition)
+        self.law_edition = cfg.law_edition or club.regulation.law_edition     # the boards its tables start
+        self.session, self.plans = build_session(cfg, self.law_edition)
         if not self.session.date:                # the exports' date: the day the event was set up (PBN's form)
             started = len(self.since) >= 10 and self.since[4] == "-"
             day = self.since[:10] if started else datetime.now().date().isoformat()
@@ -140,7 +142,9 @@ class LiveTournament:
                 if rec.started_at >= self.since:
                     steps.append((rec.started_at, 0, (tid, rec.number, rec.rows[0].seq if rec.rows else 0)))
         for row in club_rows:
-            if row.table_id == CLUB and row.kind in ("round", "clock", "players", "late_play"):
+            if row.table_id == CLUB and row.kind == "law_edition":
+                self._apply_edition(row.body)     # before any board of the event (set_law_edition)
+            elif row.table_id == CLUB and row.kind in ("round", "clock", "players", "late_play"):
                 steps.append((row.at, 1, row))
         for at, kind, data in sorted(steps, key=lambda s: (s[0], s[1])):
             if kind == 0:
@@ -291,6 +295,30 @@ class LiveTournament:
         self.clock.apply(row.body, row.at, list(self.where))
         self._bump()
         return row
+
+    async def set_law_edition(self, name: str, actor: str = "director") -> Row | None:
+        """The event's law edition, before any of its tables has started a board (journalled: a club row
+        ``law_edition``); ``Conflict`` in words after that: one board is ruled under one law book at every table
+        that plays it. None: the edition is already ``name``."""
+        if name not in EDITIONS:
+            raise Invalid(f"law edition {name!r} is not available (available: {', '.join(EDITIONS)})")
+        if name == self.law_edition:
+            return None
+        started = self.started_tables()
+        if started:
+            now = edition(self.law_edition).name
+            raise Conflict(f"boards have started at table {', '.join(started)} under the {now} "
+                           "laws: the law edition cannot change within an event (every table plays a board under the "
+                           "same laws). Set up a new event to play under another edition.", code="EDITION_LOCKED",
+                           tables=started, law_edition=self.law_edition)
+        row = await self.club.append_club("law_edition", {"law_edition": name}, actor)
+        self._apply_edition(row.body)
+        return row
+
+    def _apply_edition(self, body: dict[str, Any]) -> None:
+        self.law_edition = str(body["law_edition"])
+        self.session.laws = edition(self.law_edition).name
+        self._bump()
 
     def clock_of(self, table_id: str, now: datetime) -> dict[str, Any]:
         """The table's round clock, with ``late`` when its time ran out before it finished the round's boards."""
@@ -460,6 +488,17 @@ class LiveTournament:
         explicit word)."""
         return any(rec.started_at >= self.since for tid in self.where for rec in self.club.tables[tid].boards.values())
 
+    def board_laws(self, table_id: str) -> str | None:
+        """The law edition a board started at ``table_id`` is played under (stamped on its journalled ``board``
+        event, so a restart replays it under the same laws); None: a table outside the event keeps the
+        regulation's."""
+        return edition(self.law_edition).name if table_id in self.where else None
+
+    def started_tables(self) -> list[str]:
+        """The event's tables that have started a board of it."""
+        return sorted(tid for tid in self.where
+                      if any(rec.started_at >= self.since for rec in self.club.tables[tid].boards.values()))
+
     def detach(self) -> None:
         """Stop following the club (the event is being replaced)."""
         if self.on_row in self.club.listeners:
@@ -496,7 +535,7 @@ class LiveTournament:
         s = self.session
         unit = "VPs" if s.vp and s.scoring.value == "IMP" else UNITS.get(s.scoring.value, "")
         return {"name": s.name, "scoring": s.scoring.value, "kind": s.kind, "unit": unit, "date": s.date,
-                "policy": self.club.regulation.results_release,
+                "policy": self.club.regulation.results_release, "law_edition": self.law_edition,
                 "sections": [{"id": p.id, "movement": p.movement.name, "kind": p.movement.kind,
                               "rounds": len(p.movement.rounds), "boards": len(p.movement.boards),
                               "tables": dict(p.tables)} for p in self.plans]}

@@ -19,6 +19,7 @@ cannot leave the engine ahead of the journal).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
@@ -28,6 +29,7 @@ from service.config.settings import Settings
 from service.errors import Conflict, Invalid, NotFound, Prevented
 from service.live.board_results import AdjustmentError, adjustment, board_results
 from service.live.director_calls import DirectorCalls
+from service.live.free_text import EXPLANATION_CHARS, one_line
 from service.live.hub import Hub
 from service.live.lawtext import statement
 from service.live.obligations import Obligations
@@ -36,7 +38,9 @@ from service.live.runtime import TableRuntime
 from service.live.spectators import SpectatorFeed
 from service.live.visibility import Viewer, visible_irregularities
 from service.store.journal import CLUB, NEXT, Journal, JournalError, Row, utcnow
+from table.editions import edition
 from table.events import (
+    BoardStarted,
     CallMade,
     CardPlayed,
     ClaimMade,
@@ -76,6 +80,9 @@ class TournamentRules(Protocol):
 
     def scheduled_boards(self, table_id: str) -> AbstractSet[int]:
         """The boards the movement schedules at ``table_id``, in any round."""
+
+    def board_laws(self, table_id: str) -> str | None:
+        """The law edition of a board started at ``table_id`` now (None: the regulation's)."""
 
 
 Listener = Callable[[TableRuntime, Row, TableEvent | None], None]
@@ -166,9 +173,12 @@ class Club:
         if hasattr(data, "type") and not isinstance(data, dict):
             return data  # type: ignore[no-any-return]
         try:
-            return event_from_dict(data)
+            event = event_from_dict(data)
         except EventError as err:
             raise Invalid(str(err)) from err
+        if isinstance(event, CallMade) and event.explanation is not None:     # a player's words: one clean line
+            event.explanation = one_line(event.explanation, EXPLANATION_CHARS, "the explanation") or None
+        return event
 
     async def submit(self, table_id: str, data: Any, actor: str, viewer: Viewer | None = None,
                      device: str | None = None) -> tuple[Row, list[Irregularity]]:
@@ -187,6 +197,7 @@ class Club:
                 raise Conflict(rt.held)
             if viewer is not None:
                 event = authorize(rt, viewer, event, scoring=self.kind(rt.id) == "scoring")
+            event = self._with_laws(rt, event)
             try:
                 flagged = rt.try_event(event)
             except TableError as err:
@@ -209,6 +220,16 @@ class Club:
             self.events_acknowledged += 1
             self._after_commit(rt, row, event, flagged)
             return row, flagged
+
+    def _with_laws(self, rt: TableRuntime, event: TableEvent) -> TableEvent:
+        """A board started at a table of the event carries the event's law edition when it is not the table's own
+        (the regulation's): the journal says under which laws the board was played, and a restart replays it so."""
+        if not isinstance(event, BoardStarted) or event.laws is not None or self.tournament is None:
+            return event
+        laws = self.tournament.board_laws(rt.id)
+        if laws is None or laws == edition(self.regulation.law_edition).name:
+            return event
+        return dataclasses.replace(event, laws=laws)
 
     def mode(self, table_id: str, device: str, seat: Any) -> str:
         cfg = self._configs.get(table_id)
@@ -311,9 +332,10 @@ class Club:
 
     async def call_director(self, table_id: str, seat: str | None, reason: str = "call",
                             actor: str = "director", board: int | None = None, code: str | None = None,
-                            law: str | None = None) -> dict[str, Any]:
+                            law: str | None = None, note: str | None = None) -> dict[str, Any]:
         """Journal a call for the director and push it to the director's stream at once. ``board``: the board
-        the call is about (default: the table's current one); ``code`` and ``law``: what the call is about."""
+        the call is about (default: the table's current one); ``code`` and ``law``: what the call is about;
+        ``note``: the player's own words (cleaned: ``service/live/free_text.py``)."""
         rt = self.table(table_id)
         body: dict[str, Any] = {"table": table_id, "seat": seat, "board": board or rt.board_number,
                                 "reason": reason}
@@ -321,6 +343,8 @@ class Club:
             body["code"] = code
         if law:
             body["law"] = law
+        if note:
+            body["note"] = note
         row = await self.append_club("director_call", body, actor)
         call = self.calls.apply_row(row)
         assert call is not None

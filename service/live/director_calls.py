@@ -12,6 +12,19 @@ from service.store.journal import Row
 
 MAX_KEPT = 500          # the calls the console lists (the others stay in the journal)
 
+# The reasons a seat's "call the director" offers: code -> (the laws it is about, in both editions' numbering;
+# the words the journal keeps). "other" carries the player's short note instead of a law.
+REASONS: dict[str, tuple[str | None, str]] = {
+    "insufficient_bid": ("27", "insufficient bid"),
+    "call_out_of_rotation": ("29, 30, 31, 32", "call out of rotation"),
+    "lead_out_of_turn": ("53, 54, 55, 56", "lead out of turn"),
+    "revoke": ("62, 63, 64", "revoke"),
+    "claim_dispute": ("68, 69, 70, 71", "claim disputed"),
+    "unauthorized_information": ("16, 73", "unauthorized information (a hesitation, a remark)"),
+    "misinformation": ("20, 21, 75", "a wrong or missing explanation or alert"),
+    "other": (None, "other"),
+}
+
 
 class DirectorCalls:
     def __init__(self) -> None:
@@ -28,7 +41,7 @@ class DirectorCalls:
                     "board": row.body.get("board"), "reason": row.body.get("reason") or "call", "at": row.at,
                     "answered": None, "code": row.body.get("code"), "law": row.body.get("law"),
                     "law_text": statement(str(row.body["law"]).split(",")[0]) if row.body.get("law") else "",
-                    "ruling": None}
+                    "ruling": None, "note": row.body.get("note")}
             self._calls[n] = call
             if len(self._calls) > MAX_KEPT:
                 del self._calls[self._evicted()]

@@ -223,7 +223,10 @@ def _key(law: str | None) -> str:
 
 
 def _nearest(key: str, table: dict[str, Any]) -> str:
-    while key:
+    """``key`` or its nearest parent ("27B1a" → "27B1" → "27B" → "27"), never another law ("16" is not "1")."""
+    number = re.match(r"[0-9]+", key)
+    floor = len(number.group(0)) if number else 1
+    while len(key) >= floor:
         if key in table:
             return key
         key = key[:-1]

@@ -5,7 +5,9 @@ Hidden information is security. The rules, for a board in progress:
 * **director** — everything: the four hands, the auction with alerts, every trick, every irregularity
   with its detail and options, the journal position, device health.
 * **seat** (a token bound to one table and one seat) — its own hand; dummy's hand once the opening lead
-  is faced; the auction (alerts: with screens only its own side of the screen's) until its own first
+  is faced; the auction (alerts: with screens only its own side of the screen's; an alert's written
+  explanation only to the caller and his opponents, never to his partner before the board is complete,
+  Laws 16, 20F, 75) until its own first
   play, then only the contract and whether doubled (Law 41C); the current and the last quitted trick
   (Law 66A), its own played cards and the trick count; penalty cards and claims (they are faced), and the
   claiming declarer's remaining cards while his claim stands (he faces them, Laws 68C, 70B);
@@ -14,7 +16,8 @@ Hidden information is security. The rules, for a board in progress:
   options only to the player who must choose (Law 10C2) and only if the regulation lets players choose.
   Never another hand. Once the board is complete: all four hands and the result.
 * **spectator** — a view delayed by the regulation (the caller passes the delayed copy of the table):
-  calls and played cards; no hand, not even dummy's (a spectator may play the board at another table);
+  calls and played cards (an alert's written explanation only once the board is complete: a spectator may
+  be the caller's partner); no hand, not even dummy's (a spectator may play the board at another table);
   hands only when the regulation shows hands of a delayed view, or the board's
   result is released; no options, no details that reveal holdings, the result once released.
 
@@ -163,7 +166,18 @@ def entitled(table: TableRuntime, seat: str, code: str, option: str) -> bool:
 
 
 # ---------------------------------------------------------------------- the view
-def _calls(t: Table, viewer: Viewer, screens: bool) -> list[dict[str, Any]]:
+def _explanation_seen(e: Any, viewer: Viewer, seen_alert: bool, complete: bool) -> bool:
+    """An alert's written explanation is for the caller's opponents (Law 20F): never for his partner while the
+    board is played (it would be unauthorized information, Laws 16, 73B1, 75), nor for a spectator (who may be
+    that partner); the director always; everyone once the board is complete."""
+    if viewer.role == "director" or complete:
+        return True
+    if viewer.role != "seat" or not seen_alert or viewer.seat is None:
+        return False
+    return viewer.seat == str(e.seat) or Seat(viewer.seat).side != e.seat.side
+
+
+def _calls(t: Table, viewer: Viewer, screens: bool, complete: bool) -> list[dict[str, Any]]:
     assert t.auction is not None
     out = []
     for e in t.auction.calls:
@@ -171,6 +185,8 @@ def _calls(t: Table, viewer: Viewer, screens: bool) -> list[dict[str, Any]]:
         if screens and viewer.role == "seat" and str(e.seat) not in (viewer.seat, SCREENMATE[viewer.seat or "N"]):
             seen_alert = False
         d: dict[str, Any] = {"seat": str(e.seat), "call": e.call, "alert": bool(seen_alert), "stands": e.stands}
+        if e.explanation and _explanation_seen(e, viewer, seen_alert, complete):
+            d["explanation"] = e.explanation
         if e.effective != e.call:
             d["effective"] = e.effective or None
         if e.deemed:
@@ -324,7 +340,7 @@ def visible_state(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] 
     elif seat is not None and has_played(t, seat) and not complete:
         out["auction"] = None
     else:
-        out["auction"] = {"dealer": str(t.auction.dealer), "calls": _calls(t, viewer, reg.screens),
+        out["auction"] = {"dealer": str(t.auction.dealer), "calls": _calls(t, viewer, reg.screens, complete),
                           "closed": t.auction.closed}
 
     # the play

@@ -208,6 +208,9 @@ def evening(server: DcServer, table4: SeatPages, browser: Any) -> None:
     # table 4's first round on its seat pages (East's name entered on his page); then South calls the director
     play_round_one(table4)
     table4.pages["S"].locator("#call-director").click()
+    table4.pages["S"].locator('#director-form input[value="other"]').check()
+    table4.pages["S"].locator("#director-form [name=note]").fill("a question about the movement")
+    table4.pages["S"].locator("#director-send").click()
     before_restart = client.poll_for_results(SESSION, all=True)
     participations = wait_for("the names", lambda: client.poll_for_participations(SESSION), 30)
     assert [(p.table_number, p.round_number, p.direction, p.first_name, p.last_name) for p in participations] == \

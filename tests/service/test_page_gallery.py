@@ -194,6 +194,7 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             events(d, "2", {"type": "board", "board": 3, "deal": deal_for(7, 3).to_pbn()},
                    {"type": "call", "seat": "S", "call": "1H"}, {"type": "call", "seat": "W", "call": "1D"})
             e2.locator("#call-director").click()
+            e2.locator("#director-send").click()                     # the first reason: insufficient bid
             console = open_page(browser, f"{srv.base}/console#token={srv.token}", errors)
             pages.append(console)
             console.locator('#calls .call[data-table="2"]').wait_for(timeout=10000)

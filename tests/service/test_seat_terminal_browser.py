@@ -1,9 +1,9 @@
 """The table terminal in a real headless browser (Playwright + Debian's Chromium), at a phone's 390x844 and a
 tablet's 820x1180: four seat pages (one browser, a context each) play a whole board — calls with an alert that
 the opponents see, the cards, a claim the opponents accept — and the opponents confirm the result, then the
-traveller shows; on a second board a seat makes an insufficient bid and calls the director, the console shows
-the call at once and rules the bid from its existing ruling list, then marks the call answered; a revoked seat's
-page says it is signed out. No page scrolls sideways at 390 px. Screenshots:
+traveller shows; on a second board a seat makes an insufficient bid and calls the director, saying why, the
+console shows the call with its reason and law at once and rules the bid from its existing ruling list, then marks
+the call answered; a revoked seat's page says it is signed out. No page scrolls sideways at 390 px. Screenshots:
 tests/artifacts/seat-<what>-<phone|tablet>.png, console-call-<phone|tablet>.png."""
 from __future__ import annotations
 
@@ -144,11 +144,17 @@ def test_four_seats_play_a_board_and_a_director_call_reaches_the_console(tmp_pat
             calls_made(seats["S"], 1)
             call(seats["S"], "1D")
             wait_until(seats["S"], "() => state.phase === 'awaiting_ruling'")
-            seats["S"].locator("#call-director").click()
+            seats["S"].locator("#call-director").click()          # why: the reasons, with their laws
+            seats["S"].locator("#director-section").wait_for(timeout=10000)
+            seats["S"].locator('#director-form input[value="insufficient_bid"]').check()
+            shot(seats["S"], "seat-call-reason", size)
+            seats["S"].locator("#director-send").click()
+            wait_until(seats["S"], "() => document.getElementById('director-section').hidden")
             console = pages["console"]
             console.locator('#calls .call[data-table="1"]').wait_for(timeout=10000)
             text = console.locator("#calls .call").first.inner_text()
             assert "Table 1" in text and "seat S" in text and "board 2" in text, text
+            assert "insufficient bid" in text and "Law 27" in text, text
             alert = console.locator('#alerts .alert[data-code="INSUFFICIENT_BID"]')
             alert.wait_for(timeout=10000)
             # an English page keeps the law's English statement and folds out the seed's own Chinese text

@@ -173,7 +173,9 @@ function auctionHtml(a) {
   for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
   let rows = [];
   for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
-  return `<table class="auction"><tr>${order.map(s => `<th>${esc(seatShort(s))}</th>`).join("")}</tr>${rows.join("")}</table>`;
+  const notes = a.calls.filter(c => c.stands && c.explanation);    // alerts' explanations the viewer may read
+  return `<table class="auction"><tr>${order.map(s => `<th>${esc(seatShort(s))}</th>`).join("")}</tr>${rows.join("")}</table>` +
+    (notes.length ? `<ul class="explanations">${notes.map(c => `<li data-seat="${esc(c.seat)}">${esc(t("common.seat." + c.seat, c.seat))} ${callHtml(c.call)} &mdash; <span class="explanation">${esc(c.explanation)}</span></li>`).join("")}</ul>` : "");
 }
 function trickHtml(trick) {
   if (!trick) return "";

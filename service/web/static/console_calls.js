@@ -35,14 +35,28 @@
       } catch (e) { if (typeof toast === "function") toast(e.message); }
     });
   }
+  // The reasons a seat's "call the director" offers (service/live/director_calls.py REASONS); the law goes below.
+  const REASON_WORDS = {
+    INSUFFICIENT_BID: () => t("console_calls.reason_insufficient_bid", "insufficient bid"),
+    CALL_OUT_OF_ROTATION: () => t("console_calls.reason_call_out_of_rotation", "call out of rotation"),
+    LEAD_OUT_OF_TURN: () => t("console_calls.reason_lead_out_of_turn", "lead out of turn"),
+    REVOKE: () => t("console_calls.reason_revoke", "revoke"),
+    CLAIM_DISPUTE: () => t("console_calls.reason_claim_dispute", "claim disputed"),
+    UNAUTHORIZED_INFORMATION: () => t("console_calls.reason_unauthorized_information", "unauthorized information (a hesitation, a remark)"),
+    MISINFORMATION: () => t("console_calls.reason_misinformation", "a wrong or missing explanation or alert"),
+    OTHER: () => t("console_calls.reason_other", "other"),
+  };
   // What the call is about, in words: the codes the service names (a wrong board, cards that differ from the hand
   // record, a keyed lead the hand record contradicts), else the service's own words.
   function reasonHtml(c) {
     const words = c.code === "WRONG_BOARD" ? t("console_calls.wrong_board", "wrong board: board {n} is not one of the table's boards now; it did not start", {n: c.board})
       : c.code === "CARDS_DIFFER" ? t("console_calls.cards_differ", "my cards differ: the cards of board {n} differ from the hand record", {n: c.board})
       : c.code === "LEAD_CHECK" ? t("console_calls.lead_check", "the opening lead keyed on board {n} is not in the leader's hand per the hand record", {n: c.board})
+      : REASON_WORDS[c.code] ? REASON_WORDS[c.code]()
       : c.reason && c.reason !== "call" ? c.reason : "";
-    return words ? `&mdash; <span class="reason" data-code="${esc(c.code || "")}">${esc(words)}</span>${c.code && c.reason ? ` <span class="muted">(${esc(c.reason)})</span>` : ""}` : "";
+    const note = c.note ? ` <q class="note">${esc(c.note)}</q>` : "";
+    const theirs = c.code && c.reason && !REASON_WORDS[c.code] ? ` <span class="muted">(${esc(c.reason)})</span>` : "";
+    return words || note ? `&mdash; <span class="reason" data-code="${esc(c.code || "")}">${esc(words)}</span>${theirs}${note}` : "";
   }
   async function load() {
     try { (await api("/api/director-calls?open=true", {}, token)).forEach(c => calls.set(c.id, c)); } catch (e) { /* not the director */ }

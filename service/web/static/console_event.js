@@ -91,6 +91,8 @@
     const body = {name: form.elements.name.value.trim() || te("default_name", "Club session"),
                   scoring: form.elements.scoring.value};
     if (form.elements.table_kinds.value === "scoring") body.table_kinds = "scoring";
+    if (form.elements.law_edition.value) body.law_edition = form.elements.law_edition.value;
+    if (form.elements.lead_check.value) body.lead_check = form.elements.lead_check.value;
     if (secs.length === 1) body.movement = movementOf(secs[0]);
     else body.sections = secs.map(fs => ({id: fs.querySelector("[name=id]").value.trim(), movement: movementOf(fs)}));
     return body;
@@ -112,6 +114,26 @@
       refresh();
       document.dispatchEvent(new CustomEvent("bt-event-changed"));   // the boards section lists the new event now
     } catch (e) { say(te("refused", "Refused: {why}", {why: e.message}), true); }
+  }
+
+  // ---------------------------------------------------------------------------------------- the law edition
+  // The running event's edition: it changes only before any of its tables has started a board (the service
+  // refuses it in words after that, and the list goes back to the event's edition).
+  const editionName = e => e === "wbf2017" ? te("edition.2017", "2017 Laws") : te("edition.1997", "1997 Laws (1999 Chinese edition)");
+  const leadName = m => ({off: te("lead.off", "entered, not checked"), warn: te("lead.warn", "checked: warn"),
+                          "must comply": te("lead.must", "checked: must comply")})[m] || te("lead.unset", "the scoring program's setting, else not checked");
+  async function setLaws(sel) {
+    try {
+      const out = await api("/api/event/laws", {method: "POST", body: JSON.stringify({law_edition: sel.value})}, token());
+      say(te("laws_set", "Law edition: {edition}.", {edition: editionName(out.law_edition)}));
+    } catch (e) {
+      const b = e.body || {};
+      say(b.code === "EDITION_LOCKED"
+        ? te("edition_locked", "Refused: boards have started at table {tables} under the {edition}: the law edition cannot change within an event (every table plays a board under the same laws). Set up a new event to play under another edition.",
+             {tables: (b.tables || []).join(", "), edition: editionName(b.law_edition)})
+        : te("refused", "Refused: {why}", {why: e.message}), true);
+    }
+    refresh();
   }
 
   // ---------------------------------------------------------------------------------------- the member list
@@ -206,6 +228,7 @@
   function renderEvent() {
     const e = EV.event;
     const sum = document.getElementById("ev-summary"), box = document.getElementById("ev-tables");
+    document.getElementById("ev-laws-now").closest("label").hidden = !(e && e.event);
     if (!e || !e.event) {
       sum.textContent = te("no_event", "No event yet: set one up below.");
       box.innerHTML = "";
@@ -215,7 +238,11 @@
     sum.textContent = te("summary", "{name} · {scoring} · {sections}", {name: e.event.name,
       scoring: I18N.lang === "en" ? e.event.scoring : te("scoring." + String(e.event.scoring).toLowerCase(), e.event.scoring),
       sections: e.event.sections.map(s => `${s.id}: ${movementName(s.movement)}, ${s.rounds} ${te("rounds_word", "rounds")}`).join("; ")}) +
-      (e.clock && e.clock.minutes ? " · " + te("minutes_round", "{m} min a round", {m: e.clock.minutes}) : "");
+      (e.clock && e.clock.minutes ? " · " + te("minutes_round", "{m} min a round", {m: e.clock.minutes}) : "") +
+      " · " + te("laws_summary", "Laws: {edition}", {edition: editionName(e.event.law_edition)}) +
+      " · " + te("lead_summary", "opening lead: {mode}", {mode: leadName(e.lead_check)});
+    const lawsNow = document.getElementById("ev-laws-now");
+    if (document.activeElement !== lawsNow) lawsNow.value = e.event.law_edition;
     const late = new Set();
     const choosing = box.contains(document.activeElement) && document.activeElement.tagName === "SELECT";
     if (choosing) {                       // a director choosing a table's kind: keep his list open
@@ -293,6 +320,7 @@
     document.getElementById("ev-clock-start").onclick = () => startClock(true);
     document.getElementById("ev-clock-set").onclick = () => startClock(false);
     document.getElementById("ev-advance-all").onclick = () => advance(null);
+    document.getElementById("ev-laws-now").onchange = ev => setLaws(ev.target);
     new MutationObserver(() => EV.late && highlightLate(EV.late))
       .observe(document.getElementById("tables"), {childList: true});
     const wait = setInterval(() => { if (token()) { clearInterval(wait); refresh(); } }, 300);

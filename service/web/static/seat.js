@@ -5,7 +5,7 @@
 // The player opens his seat's link (/seat#signin=... or a table card's #card=...): common.js credential().
 let TOKEN = "", TABLE = "", ME = "";
 let state = null;
-const UI = {level: null, alert: false, claimOpen: false, handedTo: "", extrasFor: null, extras: null, pair: null,
+const UI = {level: null, alert: false, explanation: "", claimOpen: false, handedTo: "", extrasFor: null, extras: null, pair: null,
             roundBoards: null, labels: {}};
 const STRAINS = ["C", "D", "H", "S", "NT"];
 const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
@@ -184,7 +184,11 @@ function auctionTable(a) {
   for (const seat of Object.keys(cancelled)) cells.push(`<td>${cancelled[seat]}</td>`);
   const rows = [];
   for (let i = 0; i < cells.length; i += 4) rows.push("<tr>" + cells.slice(i, i + 4).join("") + "</tr>");
-  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${esc(seatShort(seat))}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  // the alerts' written explanations this seat may read (the service sends them to the caller's opponents only)
+  const explained = a.calls.filter(c => c.stands && c.explanation);
+  const notes = explained.length ? `<ul class="explanations">${explained.map(c =>
+    `<li data-seat="${c.seat}" data-call="${esc(c.call)}">${esc(SEAT_NAME[c.seat]())} ${callHtml(c.call)} &mdash; <span class="explanation">${esc(c.explanation)}</span></li>`).join("")}</ul>` : "";
+  return `<table class="auction"><thead><tr>${order.map(seat => `<th scope="col">${esc(seatShort(seat))}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>` + notes;
 }
 function myCallTurn(s) {
   return s.turn === ME && (s.phase === "auction" || s.phase === "board_ready" || (s.phase === "awaiting_ruling" && !s.contract));
@@ -194,6 +198,7 @@ function renderBidding(s) {
   $("bidding-section").hidden = !inAuction;
   $("auction").innerHTML = s.board ? auctionTable(s.auction) : "";
   const box = $("box");
+  const typing = document.activeElement && document.activeElement.id === "alert-explanation";
   if (!myCallTurn(s)) { box.innerHTML = ""; UI.level = null; return; }
   const standing = (s.auction ? s.auction.calls : []).filter(c => c.stands && bidRank(c.call) >= 0);
   const top = standing.length ? bidRank(standing[standing.length - 1].call) : -1;
@@ -204,8 +209,19 @@ function renderBidding(s) {
     STRAINS.map(st => `<button type="button" class="strain" data-strain="${st}" ${lvl ? "" : "disabled"} aria-label="${lvl ? esc(lvl + (st === "NT" ? "NT" : " " + st)) : st}">${st === "NT" ? "NT" : `<span class="suit-${st}">${SYM[st]}</span>`}</button>`).join("") + "</div>" +
     `<div class="box-row others"><button type="button" class="call pass" data-call="Pass">${esc(t("seat.pass", "Pass"))}</button>` +
     `<button type="button" class="call dbl" data-call="X">X</button><button type="button" class="call rdbl" data-call="XX">XX</button>` +
-    `<button type="button" id="alert-toggle" class="alert-toggle${UI.alert ? " on" : ""}" aria-pressed="${UI.alert}">${esc(t("seat.alert", "Alert"))}</button></div>`;
-  const call = c => { post({type: "call", seat: ME, call: c, alert: UI.alert}); UI.level = null; UI.alert = false; };
+    `<button type="button" id="alert-toggle" class="alert-toggle${UI.alert ? " on" : ""}" aria-pressed="${UI.alert}">${esc(t("seat.alert", "Alert"))}</button></div>` +
+    (UI.alert ? `<label class="explain"><span>${esc(t("seat.explain_alert", "Explain your call to the opponents (your partner does not see it)"))}</span>
+      <input type="text" id="alert-explanation" maxlength="160" autocomplete="off" value="${esc(UI.explanation)}"></label>` : "");
+  const call = c => {
+    const explanation = UI.alert ? UI.explanation.trim() : "";
+    post({type: "call", seat: ME, call: c, alert: UI.alert, ...(explanation ? {explanation} : {})});
+    UI.level = null; UI.alert = false; UI.explanation = "";
+  };
+  const input = $("alert-explanation");
+  if (input) {
+    input.oninput = () => { UI.explanation = input.value; };
+    if (typing) { input.focus(); input.setSelectionRange(input.value.length, input.value.length); }   // a redraw
+  }
   box.querySelectorAll(".level").forEach(b => b.onclick = () => { UI.level = +b.dataset.level; renderBidding(state); });
   box.querySelectorAll(".strain").forEach(b => b.onclick = () => { if (UI.level) call(UI.level + b.dataset.strain); });
   box.querySelectorAll(".call").forEach(b => b.onclick = () => call(b.dataset.call));
@@ -609,7 +625,7 @@ function signedOut(msg) {
   $("status").textContent = t("seat.status_signed_out", "signed out");
   $("board").textContent = msg || t("seat.signed_out", "Signed out");           // why, where the board line was
   ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section",
-   "players-section", "guidance-section", "irregularities-section", "call-director", "start-section", "cards-differ"].forEach(id => $(id).hidden = true);
+   "players-section", "guidance-section", "irregularities-section", "call-director", "start-section", "cards-differ", "director-section"].forEach(id => $(id).hidden = true);
 }
 // The seat's token ended (a new round, a revocation): the page follows its pair, never its table. It trades its
 // token for the pair's seat in the new round (POST /api/signin/renew: the server finds the pair's next table and
@@ -683,6 +699,39 @@ function connect() {
   async () => streamToken === mine && await stillValid());
 }
 
+// "Call the director" asks why first (service/live/director_calls.py REASONS): an irregularity with its laws, or
+// other with a short note (one line, at most 120 characters; the service drops control characters).
+const CALL_REASONS = [
+  ["insufficient_bid", () => t("seat.reason_insufficient_bid", "Insufficient bid (Law 27)")],
+  ["call_out_of_rotation", () => t("seat.reason_call_out_of_rotation", "Call out of rotation (Laws 29-32)")],
+  ["lead_out_of_turn", () => t("seat.reason_lead_out_of_turn", "Lead out of turn (Laws 53-56)")],
+  ["revoke", () => t("seat.reason_revoke", "Revoke (Laws 62-64)")],
+  ["claim_dispute", () => t("seat.reason_claim_dispute", "Claim disputed (Laws 68-71)")],
+  ["unauthorized_information", () => t("seat.reason_unauthorized_information", "Hesitation or remark: unauthorized information (Laws 16, 73)")],
+  ["misinformation", () => t("seat.reason_misinformation", "Wrong or missing explanation or alert (Laws 20, 21, 75)")],
+  ["other", () => t("seat.reason_other", "Something else")],
+];
+function openDirectorForm() {
+  const form = $("director-form");
+  form.innerHTML = `<div class="reasons">${CALL_REASONS.map(([code, words], i) =>
+      `<label class="reason"><input type="radio" name="reason" value="${code}"${i === 0 ? " checked" : ""}> ${esc(words())}</label>`).join("")}</div>
+    <label class="note"><span>${esc(t("seat.director_note", "In a few words (required for something else)"))}</span>
+      <input type="text" name="note" maxlength="120" autocomplete="off"></label>
+    <div class="actions"><button type="submit" id="director-send">${esc(t("seat.call_director", "Call the director"))}</button>
+      <button type="button" id="director-cancel">${esc(t("seat.cancel", "Cancel"))}</button></div>`;
+  $("director-section").hidden = false;
+  $("director-cancel").onclick = () => { $("director-section").hidden = true; };
+  form.onsubmit = async ev => {
+    ev.preventDefault();
+    const reason = form.elements.reason.value, note = form.elements.note.value.trim();
+    if (reason === "other" && !note) { toast(t("seat.director_note_needed", "Say in a few words why you call the director.")); form.elements.note.focus(); return; }
+    const r = await send(tableUrl("/director"), note ? {reason, note} : {reason});
+    if (r) { $("director-section").hidden = true; toast(t("seat.director_called", "The director has been called.")); }
+  };
+  $("director-section").scrollIntoView({block: "nearest"});
+  form.querySelector("input[name=reason]").focus();
+}
+
 async function main() {
   await loadLanguage("seat");
   $("cards-differ").onclick = async () => {
@@ -690,11 +739,7 @@ async function main() {
     const r = await send(tableUrl("/director"), {reason: "cards_differ"});
     if (r) toast(t("seat.cards_differ_called", "The director has been called: your cards differ from the hand record (Laws 13 and 87)."));
   };
-  $("call-director").onclick = async () => {
-    if (!TABLE) return;
-    const r = await send(tableUrl("/director"), {});
-    if (r) toast(t("seat.director_called", "The director has been called."));
-  };
+  $("call-director").onclick = () => { if (TABLE) openDirectorForm(); };
   try { TOKEN = await credential(); } catch (e) { signedOut(e.message); return; }
   const parts = (TOKEN || "").split(".");
   if (parts[0] !== "seat") { signedOut(t("seat.needs_link", "This page needs a seat's sign-in link.")); return; }
