@@ -230,11 +230,20 @@ class CardRead(Message):
 @_message(MessageType.HAND_READ, Direction.TO_HOST)
 @dataclass(frozen=True, slots=True)
 class HandScan(Message):
-    """HAND_READ: every tag seen at once (a hand taken out of the board), in no particular order."""
+    """HAND_READ: every tag seen at once (a hand taken out of the board), in no particular order; sent whole
+    (``parts`` 1) or in parts, part ``part`` (0-based) of ``parts`` of the hand read at ``ts`` each carrying
+    some of its tags (:class:`firmware_host.hands.HandAssembler` puts them together)."""
     uids: tuple[bytes, ...]
     ts: int
     zone: Zone = Zone.HAND
-    WIRE = (EnumField("zone", Zone), TS, UidList("uids"))
+    part: int = 0
+    parts: int = 1
+    WIRE = (EnumField("zone", Zone), TS, _u8("part", 0, 31), _u8("parts", 1, 32), UidList("uids"))
+
+    def __post_init__(self) -> None:
+        Message.__post_init__(self)
+        if self.part >= self.parts:
+            raise InvalidField(f"part {self.part} of a hand read in {self.parts} parts")
 
 
 @_message(MessageType.READER_STATUS, Direction.TO_HOST)

@@ -14,7 +14,10 @@
 #include <stdint.h>
 
 #define MFRC522_UID_MAX 10u
-#define RFID_TAGS_MAX 4u          /* tags read in one round (more: BT_RS_TOO_MANY_TAGS) */
+#define RFID_TAGS_MAX 16u         /* tags read in one round: a hand of 13 and a margin (more: TOO_MANY_TAGS) */
+/* Two readers on the SPI bus, each with its own NSS: the play zone (PB0) and the dummy zone (PL0) */
+#define RFID_READERS 2u
+enum { RFID_PLAY = 0, RFID_DUMMY = 1 };
 
 typedef struct {
     uint8_t len;
@@ -32,12 +35,13 @@ typedef struct {
     uint32_t rounds, exchanges, timeouts, collisions, reinits, stuck;
 } rfid_stats;
 
-/* Sets the SPI up and starts the chip's reset; the reader becomes usable within a few polls. */
+/* Sets the SPI up and starts both chips' reset; a reader becomes usable within a few polls. */
 void mfrc522_init(void);
-/* One step; 1 when a round ended (its result in *r), else 0. Starts a round when RFID_POLL_MS have passed. */
-uint8_t mfrc522_poll(uint32_t now, rfid_round *r);
+/* One step of reader `which`; the round's result when one ended (valid until that reader's next poll), else
+ * 0. Starts a round when RFID_POLL_MS have passed. */
+const rfid_round *mfrc522_poll(uint8_t which, uint32_t now);
 /* 1 while the chip answers with a known version and keeps its set-up (checked every second) */
-uint8_t mfrc522_healthy(void);
+uint8_t mfrc522_healthy(uint8_t which);
 extern rfid_stats mfrc522_stats;
 /* ISO/IEC 14443-3 CRC_A (also used by the emulation harness's tag model) */
 uint16_t iso14443a_crc(const uint8_t *p, uint8_t n);
