@@ -19,6 +19,7 @@ from typing import Any, ClassVar, TypeVar
 
 from .codes import CALL_CODES, CALL_TO_CODE, CARDS, SEATS, card_code, seat_code
 from .constants import (
+    MAX_HAND_TAGS,
     SUPPORTED_VERSIONS,
     Capability,
     DeviceKind,
@@ -42,6 +43,7 @@ from .fields import (
     ErrorCodeField,
     Field,
     Ident,
+    PartOf,
     Pockets,
     Reader,
     Rssi,
@@ -238,12 +240,7 @@ class HandScan(Message):
     zone: Zone = Zone.HAND
     part: int = 0
     parts: int = 1
-    WIRE = (EnumField("zone", Zone), TS, _u8("part", 0, 31), _u8("parts", 1, 32), UidList("uids"))
-
-    def __post_init__(self) -> None:
-        Message.__post_init__(self)
-        if self.part >= self.parts:
-            raise InvalidField(f"part {self.part} of a hand read in {self.parts} parts")
+    WIRE = (EnumField("zone", Zone), TS, PartOf("part", "parts", MAX_HAND_TAGS), UidList("uids"))
 
 
 @_message(MessageType.READER_STATUS, Direction.TO_HOST)

@@ -177,7 +177,8 @@ class SeatUnit:
     def place(self, uid: str, ident: str = "-", after_ms: int = 0, *, dummy: bool = False) -> None:
         """A tag laid on the antenna (it replaces any tag there): now, or ``after_ms`` emulated ms after the
         previous tag action (tag actions happen in the order asked, one hand at the antenna)."""
-        self.command(self._zone(dummy) + (f"placeafter {after_ms} {uid} {ident}" if after_ms else f"place {uid} {ident}"))
+        action = f"placeafter {after_ms} {uid} {ident}" if after_ms else f"place {uid} {ident}"
+        self.command(self._zone(dummy) + action)
 
     def add(self, uid: str, ident: str = "-", *, dummy: bool = False) -> None:
         """One more tag laid on the antenna beside those already there (the field holds several tags)."""

@@ -313,7 +313,7 @@ int main(void) {
                     on_message,
                     (void *)(uintptr_t)BOX);
     uint32_t now = clock_ms(), tick = now, last_status = now;
-    uint8_t too_many[RFID_READERS] = {0};
+    uint8_t too_many[RFID_READERS] = {0}, first_reader = 0;
     bt_session_start(&links[READER], now);
     bt_session_start(&links[BOX], now);
     set_sleep_mode(SLEEP_MODE_IDLE);
@@ -333,7 +333,12 @@ int main(void) {
             bt_session_poll(&links[BOX], now);
             handle_keys();
             display_poll();
-            for (uint8_t k = 0; k < RFID_READERS; k++) {   /* one short step a tick each: never blocks the loop */
+            /* one short step a tick per reader; after a step that went to the chip's FIFO (a frame sent or an
+             * answer read: a dozen register accesses) the other reader waits for the next tick and goes
+             * first then, so a tick never holds two such steps (docs/PERFORMANCE.md, the main-loop gap) */
+            for (uint8_t i = 0; i < RFID_READERS; i++) {
+                uint8_t k = (uint8_t)(first_reader ^ i);
+                uint16_t ops = mfrc522_spi_ops;
                 const rfid_round *round = mfrc522_poll(k, now);
                 if (round) {
                     reader_round(&zones[k], round, now);
@@ -341,6 +346,10 @@ int main(void) {
                     update_reader_status(now, too_many[0] | too_many[1]);
                 } else if (!mfrc522_healthy(k) && reader_status != BT_RS_ANTENNA_FAULT && (uint32_t)now > 2000u) {
                     update_reader_status(now, 0);
+                }
+                if ((uint16_t)(mfrc522_spi_ops - ops) > 2u) {
+                    first_reader = (uint8_t)(k ^ 1u);
+                    break;
                 }
             }
             if (reader_status != BT_RS_OK && links[READER].state == BT_READY &&

@@ -48,6 +48,7 @@
 #define BRANCHES_MAX RFID_TAGS_MAX
 
 rfid_stats mfrc522_stats;
+uint16_t mfrc522_spi_ops;
 
 enum { S_RESET = 0, S_BOOT, S_IDLE, S_SEND, S_WAIT };
 enum { X_WUPA = 0, X_ANTICOLL, X_SELECT, X_HLTA };
@@ -89,6 +90,7 @@ static void select_chip(uint8_t on) {
 }
 
 static void write_reg(uint8_t reg, uint8_t v) {
+    mfrc522_spi_ops++;
     select_chip(1);
     spi((uint8_t)((reg << 1) & 0x7E));
     spi(v);
@@ -96,6 +98,7 @@ static void write_reg(uint8_t reg, uint8_t v) {
 }
 
 static uint8_t read_reg(uint8_t reg) {
+    mfrc522_spi_ops++;
     select_chip(1);
     spi((uint8_t)(0x80 | ((reg << 1) & 0x7E)));
     uint8_t v = spi(0);

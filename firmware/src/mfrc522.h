@@ -43,6 +43,7 @@ const rfid_round *mfrc522_poll(uint8_t which, uint32_t now);
 /* 1 while the chip answers with a known version and keeps its set-up (checked every second) */
 uint8_t mfrc522_healthy(uint8_t which);
 extern rfid_stats mfrc522_stats;
+extern uint16_t mfrc522_spi_ops;  /* register accesses so far (wraps): what a step cost on the SPI bus */
 /* ISO/IEC 14443-3 CRC_A (also used by the emulation harness's tag model) */
 uint16_t iso14443a_crc(const uint8_t *p, uint8_t n);
 #endif
