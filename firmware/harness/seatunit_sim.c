@@ -304,6 +304,7 @@ static uint64_t tag_slot(const char *delay_ms) {
     return tag_free_at;
 }
 static avr_irq_t *key_irq[KEY_COUNT];
+static uint8_t key_level[KEY_COUNT];              /* each key's pin as the key holds it (1: released) */
 
 static action *push(uint64_t at, int kind, int arg, const char *id) {
     if (queued >= (int)(sizeof queue / sizeof queue[0])) return NULL;
@@ -329,7 +330,10 @@ static void run_due_actions(void) {
             if (mfrc522_model_add(&readers[a.arg], a.uid, a.uid_len)) printf("error the field holds too many tags\n");
             else printf("placed %s %llu\n", a.id, (unsigned long long)mono_ns());
         } else if (a.kind == 4) mfrc522_model_place(&readers[a.arg], NULL, 0);
-        else avr_raise_irq(key_irq[a.arg], a.kind == 0 ? 0 : 1);   /* a pressed key pulls its pin low */
+        else {
+            key_level[a.arg] = a.kind == 0 ? 0 : 1;          /* a pressed key pulls its pin low */
+            avr_raise_irq(key_irq[a.arg], key_level[a.arg]);
+        }
     }
     fflush(stdout);
 }
@@ -453,6 +457,12 @@ static int command(char *line) {
          * own supply and keep their set-up, as a real unit's would. */
         avr_reset(avr);
         avr->data[0x54] |= 0x08;                  /* MCUSR (0x34 + 0x20): WDRF */
+        /* the keys' levels stay what they were: simavr's port reset forgot them, and its pin IRQs pass a value
+         * on only when it changes (the other level is raised first, in no emulated time) */
+        for (int k = 0; k < KEY_COUNT; k++) {
+            avr_raise_irq(key_irq[k], !key_level[k]);
+            avr_raise_irq(key_irq[k], key_level[k]);
+        }
         wd_resets++;
     } else if (!strcmp(argv[0], "loopreset")) {
         loop_reset();
@@ -592,6 +602,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < KEY_COUNT; k++) {             /* keys 0-7 on port A, 8-15 on C, Undo and Stop on F */
         char port = k < 8 ? 'A' : k < 16 ? 'C' : 'F';
         key_irq[k] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), IOPORT_IRQ_PIN0 + (k & 7));
+        key_level[k] = 1;
         avr_raise_irq(key_irq[k], 1);             /* released */
     }
     const char *names[2] = {"reader", "box"};
