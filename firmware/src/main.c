@@ -63,7 +63,11 @@ void early_reset_cause(void) {
 
 static identity id;
 static bt_session links[2];
-static uint8_t rx_buf[2][BT_MAX_ENCODED];   /* full-size receive buffers: every v1 frame is accepted */
+/* Receive buffers: the box link takes every v1 frame (SHOW_AUCTION of a long auction); the reader link gets
+ * no more than an ERROR with a 200-byte text (a 214-byte frame), and a longer frame is rejected as oversize
+ * (docs/protocol.md §3.2) */
+#define READER_RX 256u
+static uint8_t reader_rx[READER_RX], box_rx[BT_MAX_ENCODED];
 /* Event queues, packed (session.h): 64 CARD_READs of a 7-byte UID (14-byte payload) and a few
  * READER_STATUS; 64 CALL_PRESSED (6 bytes, the box's largest event). §5.5 asks for 64 events. */
 static uint8_t reader_queue[BT_QUEUE * BT_QUEUE_ENTRY(14u) + 4u * BT_QUEUE_ENTRY(7u)];
@@ -86,12 +90,11 @@ typedef struct {
     uint32_t at;                  /* when it was first read (the CARD_READ's ts) */
 } seen_tag;
 
-#define DUMMY_TAGS_MAX 4u         /* the dummy zone holds a played card, at most a few */
-static seen_tag play_tags[RFID_TAGS_MAX], dummy_tags[DUMMY_TAGS_MAX];
+static seen_tag play_tags[RFID_TAGS_MAX], dummy_tags[RFID_DUMMY_TAGS_MAX];
 static struct zone {
     seen_tag *t;
     uint8_t cap, n, bt_zone, collided;    /* collided: rounds in a row ended in an unresolved collision */
-} zones[RFID_READERS] = {{play_tags, RFID_TAGS_MAX, 0, BT_ZONE_PLAY, 0}, {dummy_tags, DUMMY_TAGS_MAX, 0, BT_ZONE_DUMMY, 0}};
+} zones[RFID_READERS] = {{play_tags, RFID_TAGS_MAX, 0, BT_ZONE_PLAY, 0}, {dummy_tags, RFID_DUMMY_TAGS_MAX, 0, BT_ZONE_DUMMY, 0}};
 
 /* Hands read at the table (docs/hardware.md "Reading the hands"): the player lays the hand taken out of the
  * board, squared, on the play antenna. A round that reads HAND_MIN or more tags at once is a hand, not cards
@@ -305,11 +308,11 @@ int main(void) {
     mfrc522_init();
     display_init();
     bt_session_init(&links[READER], BT_KIND_SEAT_READER, BT_CAP_DUMMY_ZONE | BT_CAP_HAND_READ, session_id_for(id.reader_serial), id.reader_serial,
-                    FIRMWARE_VERSION, rx_buf[READER], sizeof rx_buf[READER], reader_queue, sizeof reader_queue,
+                    FIRMWARE_VERSION, reader_rx, sizeof reader_rx, reader_queue, sizeof reader_queue,
                     link_write, on_message,
                     (void *)(uintptr_t)READER);
     bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT | BT_CAP_DISPLAY | BT_CAP_PREVENT_MODE | BT_CAP_UNDO | BT_CAP_STOP_CARD, session_id_for(id.box_serial), id.box_serial,
-                    FIRMWARE_VERSION, rx_buf[BOX], sizeof rx_buf[BOX], box_queue, sizeof box_queue, link_write,
+                    FIRMWARE_VERSION, box_rx, sizeof box_rx, box_queue, sizeof box_queue, link_write,
                     on_message,
                     (void *)(uintptr_t)BOX);
     uint32_t now = clock_ms(), tick = now, last_status = now;

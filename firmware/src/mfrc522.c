@@ -43,9 +43,7 @@
 #define T_RELOAD 39u
 #define EXCHANGE_STUCK_MS 30u     /* neither RxIRq nor TimerIRq after this long: the chip is not working */
 #define HEALTH_MS 1000u
-#define ROUND_MAX_READS (RFID_TAGS_MAX + 4u)   /* tags selected in one round before it gives up */
-/* collided branches waiting in one round: the walk keeps at most one per tag not yet read */
-#define BRANCHES_MAX RFID_TAGS_MAX
+#define READS_MARGIN 4u           /* tags selected in one round beyond the capacity before it gives up */
 
 rfid_stats mfrc522_stats;
 uint16_t mfrc522_spi_ops;
@@ -71,10 +69,12 @@ typedef struct reader {
         uint8_t level, known;
         uint8_t lb[5];            /* the cascade level's bits known, the branch's bit included */
         uint8_t cl1[3];           /* level 2: the UID's first three bytes (the level-1 SELECT to repeat) */
-    } pend[BRANCHES_MAX], stage;
+    } *pend, stage;               /* the walk keeps at most one branch per tag not yet read: r.cap of them */
 } reader;
 
 static reader readers[RFID_READERS];
+static rfid_uid play_uids[RFID_TAGS_MAX], dummy_uids[RFID_DUMMY_TAGS_MAX];
+static struct branch play_branches[RFID_TAGS_MAX], dummy_branches[RFID_DUMMY_TAGS_MAX];
 static reader *rd = &readers[0];          /* the reader the step at hand works on */
 
 static uint8_t spi(uint8_t b) {
@@ -118,6 +118,12 @@ void mfrc522_init(void) {
     readers[RFID_PLAY].cs_bit = _BV(PB0);
     readers[RFID_DUMMY].cs_port = &PORTL;
     readers[RFID_DUMMY].cs_bit = _BV(PL0);
+    readers[RFID_PLAY].r.tag = play_uids;
+    readers[RFID_PLAY].r.cap = RFID_TAGS_MAX;
+    readers[RFID_PLAY].pend = play_branches;
+    readers[RFID_DUMMY].r.tag = dummy_uids;
+    readers[RFID_DUMMY].r.cap = RFID_DUMMY_TAGS_MAX;
+    readers[RFID_DUMMY].pend = dummy_branches;
     for (uint8_t k = 0; k < RFID_READERS; k++) {
         readers[k].state = S_RESET;
         readers[k].ok = 0;
@@ -211,7 +217,7 @@ static void found(void) {
         for (uint8_t i = 0; same && i < len; i++) same = rd->r.tag[k].uid[i] == rd->uid[i];
         if (same) return;
     }
-    if (rd->r.n >= RFID_TAGS_MAX) {
+    if (rd->r.n >= rd->r.cap) {
         rd->r.too_many = 1;
         return;
     }
@@ -228,7 +234,7 @@ static void select_level(uint32_t now) {
 }
 
 static void keep_branch(uint8_t c) {
-    if (rd->npend >= BRANCHES_MAX) {
+    if (rd->npend >= rd->r.cap) {
         rd->r.too_many = 1;                        /* more tags than the walk can keep track of */
         return;
     }
@@ -261,7 +267,7 @@ static void resume(uint32_t now) {
 /* the tag in hand is done (read and halted, or gone): on to the next kept branch; 1 when the round is over */
 static uint8_t next_branch(uint32_t now) {
     if (!rd->npend) return 1;                      /* no branch left: every tag has been read */
-    if (rd->reads >= ROUND_MAX_READS) {
+    if (rd->reads >= rd->r.cap + READS_MARGIN) {
         rd->r.too_many = 1;
         return 1;
     }

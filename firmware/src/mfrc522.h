@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 #define MFRC522_UID_MAX 10u
-#define RFID_TAGS_MAX 16u         /* tags read in one round: a hand of 13 and a margin (more: TOO_MANY_TAGS) */
+#define RFID_TAGS_MAX 16u         /* tags the play zone reads in one round: a hand of 13 and a margin */
+#define RFID_DUMMY_TAGS_MAX 4u    /* the dummy zone's: a card played and a few (more: TOO_MANY_TAGS) */
 /* Two readers on the SPI bus, each with its own NSS: the play zone (PB0) and the dummy zone (PL0) */
 #define RFID_READERS 2u
 enum { RFID_PLAY = 0, RFID_DUMMY = 1 };
@@ -27,8 +28,9 @@ typedef struct {
 typedef struct {
     uint8_t n;                    /* tags read this round */
     uint8_t collision;            /* a collision the round could not resolve (or a garbled answer) */
-    uint8_t too_many;             /* more tags answered than RFID_TAGS_MAX */
-    rfid_uid tag[RFID_TAGS_MAX];
+    uint8_t too_many;             /* more tags answered than the reader's capacity */
+    uint8_t cap;                  /* the reader's capacity: RFID_TAGS_MAX or RFID_DUMMY_TAGS_MAX */
+    rfid_uid *tag;                /* tag[0..n-1] */
 } rfid_round;
 
 typedef struct {
