@@ -98,8 +98,8 @@ static struct zone {
 
 /* Hands read at the table (docs/hardware.md "Reading the hands"): the player lays the hand taken out of the
  * board, squared, on the play antenna. A round that reads HAND_MIN or more tags at once is a hand, not cards
- * played (a trick leaves at most a card or two on the antenna); the same tags in HAND_STABLE rounds in a row
- * are sent as one HAND_READ in parts of HAND_PART tags (each part fits a queue entry), every part naming the
+ * played (a trick leaves at most a card or two on the antenna); the same tags read again in HAND_STABLE more
+ * rounds in a row are sent as one HAND_READ in parts of HAND_PART tags (each part fits a queue entry), every part naming the
  * hand by its time and its place (part k of n): a part sent twice (a retransmission, a resumed link) is one
  * part to the host. The hand is sent once while it lies there; lifted and laid again, it is read again. */
 #define HAND_MIN 5u
