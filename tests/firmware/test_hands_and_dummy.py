@@ -21,7 +21,8 @@ from firmware_host import CardRead, HandScan, UnitStatus, Zone
 from firmware_host.constants import ResetCause
 from hw_sim.avr import SeatUnit, ntag_uids
 from table.cards import Deal
-from table.events import CardPlayed, HandRead
+from table.events import CardPlayed, HandRead, board_started
+from table.machine import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD_COMMIT = "160d272"        # the firmware before hands read at the table and the dummy zone
@@ -119,21 +120,32 @@ def test_a_hand_laid_on_the_antenna_is_read_whole_and_checked(unit):
         r.close()
 
 
-def test_a_hand_with_another_boards_card_is_read_as_it_is(unit):
-    """A hand of 12 of North's cards and one of East's: the table gets the hand as read (its check against
-    the hand record flags it, table.verify); today's firmware sends no hand at all."""
+def test_a_hand_that_is_not_the_hand_records_is_told_before_the_first_call(unit):
+    """North's hand with one of East's cards in place of one of North's, then a hand of 12: the table gets each
+    hand as read and its check against the hand record (table.verify, Laws 13A1 and 13) flags it, as the
+    seed's check at the table does. Today's firmware sends no hand at all."""
     which, u = unit
     r = Reader(u)
+    table = Table("hd")
     try:
+        table.apply(board_started(1, deal=DEAL.to_pbn()))
         assert wait_for(lambda: r.driver.connected, 15)
-        cards = sorted(DEAL.hands["N"])[1:] + [sorted(DEAL.hands["E"])[0]]
+        north = sorted(DEAL.hands["N"])
+        cards = north[1:] + [sorted(DEAL.hands["E"])[0]]
         u.lay_hand([r.uids[c] for c in cards], after_ms=30)
         got = wait_for(lambda: any(isinstance(e, HandRead) for e in r.table_events()), 15)
         assert got == (which == "new")
-        if which == "new":
-            (ev,) = r.table_events()
-            assert sorted(ev.cards) == sorted(cards)
+        if which == "old":
+            return
+        (ev,) = r.table_events()
+        assert sorted(ev.cards) == sorted(cards)
+        assert [(i.code, i.law) for i in table.apply(ev)] == [("HAND_RECORD_MISMATCH", "13A1")]
+        u.remove()
+        u.lay_hand([r.uids[c] for c in north[:12]], after_ms=200)    # one card left in the pocket
+        assert wait_for(lambda: len(r.table_events()) == 2, 15)
+        assert [(i.code, i.law) for i in table.apply(r.table_events()[1])] == [("INCORRECT_HAND_COUNT", "13")]
     finally:
+        table.close()
         r.close()
 
 
