@@ -302,3 +302,17 @@ def test_a_few_seeded_watchdog_resets_mid_board(firmware_build, played):
 @LONG
 def test_fifty_seeded_fault_runs_with_a_watchdog_reset_mid_board(firmware_build, played):
     watchdog_fault_runs(played, list(range(2000, 2050)), TABLES)
+
+
+def test_cli_sim_replay_reads_the_hands_and_resets_a_unit(firmware_build):
+    """`bridgetable sim replay --transport avr --read-hands --watchdog-resets 1`: the verdicts of `replay`, the
+    hands read at the table counted; without the emulated units both options are refused in words."""
+    runner = CliRunner()
+    want = runner.invoke(main, ["replay", "--jsonl", str(EXAMPLE)])
+    got = runner.invoke(main, ["sim", "replay", "--transport", "avr", "--read-hands", "--watchdog-resets", "1",
+                               "--jsonl", str(EXAMPLE)])
+    assert got.exit_code == 0, got.output
+    assert got.stdout == want.stdout
+    assert "4 hands read at the table" in got.stderr
+    refused = runner.invoke(main, ["sim", "replay", "--read-hands", str(EXAMPLE)])
+    assert refused.exit_code == 2 and "emulated seat units" in refused.output
