@@ -5,10 +5,16 @@
 bidding box (``BB-<table>-<seat>``) on two ptys. The unchanged drivers open those ptys as serial ports; the
 table plays a record as ``SimulatedTable`` does (same routing, same waiting, same verdict), except that:
 
-* a card is laid on the seat's one antenna (the unit has no dummy zone: dummy's cards are laid on dummy's
-  antenna, which the driver treats the same) and stays there until the next card replaces it; a card laid
-  again while it still lies there is lifted and laid again, as a player would;
-* a hand pickup (HAND_READ) goes by the console: an MFRC522 reads one tag at a time;
+* a card is laid on the seat's play antenna, dummy's cards on the dummy zone's antenna of dummy's unit (its
+  second MFRC522), and stays there until the next card replaces it; a card laid again while it still lies
+  there is lifted and laid again, as a player would;
+* a hand in the record (HAND_READ) is laid squared on the seat's play antenna and read there; with
+  ``read_hands`` every board's four hands are read at the table as well, right after the board starts (each
+  player lays the hand taken out of the board on the antenna, then lifts it), and checked by the table against
+  the deal (the hand record): ``SimResult.hands_read`` counts them;
+* ``watchdog_resets=N`` resets N units per board the way their watchdog would (seeded choice of the device
+  action, just before it): the unit restarts, its links handshake again, the cards on its antennas are read
+  again;
 * faults: ``corrupt``, ``drop`` and ``dir`` act on the emulated wire (both links of every unit), ``unplug``
   pulls a link's cable, ``misread`` lays a damaged tag before the right one, ``dup`` lifts the card and lays
   it back (the firmware reports it again; the driver's debouncing drops the repeat); ``slow`` is not
@@ -29,6 +35,7 @@ from typing import Any
 
 from drivers.bidding_box import BiddingBoxDriver
 from drivers.decks import STANDARD_ORDER, DeckRegistry
+from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host.constants import Zone
 from firmware_host.session import SessionConfig
@@ -36,13 +43,15 @@ from hw_sim.avr import SeatUnit, ntag_uids
 from hw_sim.faults import FaultSpec
 from hw_sim.tags import misread_uid
 from table.cards import SEATS, Deal
-from table.events import BoardStarted, CardPlayed, HandRead, TableEvent
+from table.events import BoardStarted, CallMade, CardPlayed, HandRead, TableEvent
+from table.record import GameRecord
 
-from .simulated_tables import DEFAULT_DECKS, SimError, SimulatedTable
+from .simulated_tables import DEFAULT_DECKS, SimError, SimulatedTable, _strip
 
 SEEN_MS = 80            # a tag lies on the antenna this long before it is lifted again (a poll reads it)
 AWAY_MS = 90            # and stays away this long: longer than the firmware's 3 empty polls (60 ms)
 SETTLE_MS = 150         # emulated ms after the last tag action: the firmware has read the tag and sent it
+HAND_LAY_MS = 30        # a hand is laid this long after the command (every tag of it enters the field at once)
 # Wall seconds for the drivers to take in what the units sent before the next board: longer than two of the
 # link's retransmission intervals (150 ms), so a frame lost on the wire at a board's last card is in before the
 # next board's cards. (A repeat read that comes later still is dropped: a new board keeps the debouncing. A
@@ -81,23 +90,30 @@ class _Device:
     def place_card(self, uid: str, zone: Zone | int = Zone.PLAY) -> None:
         port, unit = self.port, self.port.unit
         faults = port.faults
+        dummy = zone == Zone.DUMMY                     # dummy's cards go on the dummy zone's antenna
         if faults.misread and port.rng.random() < faults.misread:
             bad = misread_uid(uid, port.rng)[:len(uid)]
-            unit.place(bad)
-            unit.place(uid, after_ms=SEEN_MS)
-        elif port.on_antenna == uid:                   # lying there already: lift it and lay it again
-            unit.remove()
-            unit.place(uid, after_ms=AWAY_MS)
+            unit.place(bad, dummy=dummy)
+            unit.place(uid, after_ms=SEEN_MS, dummy=dummy)
+        elif port.on_antenna.get(dummy) == uid:       # lying there already: lift it and lay it again
+            unit.remove(dummy=dummy)
+            unit.place(uid, after_ms=AWAY_MS, dummy=dummy)
         else:
             ident = f"{port.name}-{port.next_id()}"
             port.placements.append((ident, uid))
-            unit.place(uid, ident=ident)
+            unit.place(uid, ident=ident, dummy=dummy)
         if faults.dup and port.rng.random() < faults.dup:
             # lifted and laid again: the unit reports the card twice; the driver's debouncing drops the second
             # read, also when it arrives after the next board started (the debouncing is kept across boards)
-            unit.remove(after_ms=SEEN_MS)
-            unit.place(uid, after_ms=AWAY_MS)
-        port.on_antenna = uid
+            unit.remove(after_ms=SEEN_MS, dummy=dummy)
+            unit.place(uid, after_ms=AWAY_MS, dummy=dummy)
+        port.on_antenna[dummy] = uid
+
+    def pick_up_hand(self, uids: list[str]) -> None:
+        """The hand laid on the play antenna; it lies there until the next card laid replaces it, or until
+        the player lifts it (:meth:`AvrTable._pick_up_hands`, once the unit has read it)."""
+        self.port.unit.lay_hand(uids, after_ms=HAND_LAY_MS)
+        self.port.on_antenna.clear()
 
     def press(self, call: str, alert: bool = False) -> None:
         self.port.unit.press(call, alert)
@@ -109,7 +125,7 @@ class AvrPort:
     def __init__(self, unit: SeatUnit, link: str, name: str, faults: FaultSpec) -> None:
         self.unit, self.link, self.name = unit, link, name
         self.device = _Device(self)
-        self.on_antenna: str | None = None
+        self.on_antenna: dict[bool, str] = {}          # the tag lying on the play (False) / dummy (True) antenna
         self.placements: list[tuple[str, str]] = []   # (id, uid) of plain placements (for latencies)
         self._ids = 0
         self._unplugged_until = 0.0
@@ -139,7 +155,10 @@ class AvrPort:
 class AvrTable(SimulatedTable):
     def __init__(self, faults: FaultSpec | str | None = None, seed: int | None = None, *,
                  n_decks: int = DEFAULT_DECKS, bytedrop: float = 0.0, bytedup: float = 0.0,
-                 link_dir: str | Path | None = None, **kwargs: Any) -> None:
+                 link_dir: str | Path | None = None, read_hands: bool = False, watchdog_resets: int = 0,
+                 **kwargs: Any) -> None:
+        self.read_hands = read_hands
+        self.watchdog_resets = watchdog_resets
         spec = faults if isinstance(faults, FaultSpec) else FaultSpec.parse(faults)
         if spec.slow:
             raise SimError("the avr transport has no 'slow' fault (the emulated wire runs at the firmware's 500000 Bd)")
@@ -186,11 +205,49 @@ class AvrTable(SimulatedTable):
         for d in self.drivers:
             d.start(0.02)
 
-    def _route(self, ev: TableEvent, deal: Deal | None, last_read: dict[Any, str],
-               deck: dict[str, str]) -> Any:
-        if isinstance(ev, HandRead):
-            return None                                 # one tag at a time: a hand pickup goes by the console
-        return super()._route(ev, deal, last_read, deck)
+    def _pick_up_hands(self, deal: Deal | None, deck: dict[str, str], received: list[TableEvent],
+                       device_notices: list[DeviceNotice], mismatches: list[str]) -> int:
+        """Each player lays the hand taken out of the board on the play antenna and lifts it again; the table
+        gets the four hands as the readers read them (it checks them against the hand record)."""
+        if not self.read_hands or deal is None:
+            return 0
+        for s in SEATS:
+            self.reader_ports[str(s)].device.pick_up_hand([deck[c] for c in deal.hands[s]])
+        got: dict[str, tuple[str, ...]] = {}
+        deadline = self.clock.now() + self.action_timeout
+        while len(got) < 4:
+            ev = self._next(None, deadline)
+            if ev is None:
+                mismatches.append(f"timed out waiting for the hands picked up (read: {sorted(got)})")
+                break
+            if isinstance(ev, DeviceNotice):
+                device_notices.append(ev)
+                continue
+            self._apply(ev, received)
+            if not isinstance(ev, HandRead) or str(ev.seat) in got:
+                mismatches.append(f"unexpected {_strip(ev)} while the hands were picked up")
+                continue
+            got[str(ev.seat)] = ev.cards
+            if sorted(ev.cards) != sorted(deal.hands[ev.seat]):
+                mismatches.append(f"{ev.seat}'s hand read as {sorted(ev.cards)}")
+        for unit in self.units.values():               # read: the players lift their hands
+            unit.remove()
+        for unit in self.units.values():               # and the next card laid is a card played
+            unit.sync(SETTLE_MS, timeout=self.action_timeout)
+        return len(got)
+
+    def _before_action(self, port: Any, action_no: int, record: GameRecord) -> None:
+        if action_no in self._watchdog_plan(record):
+            port.unit.watchdog_reset()                 # the action waits in the unit until its link is back
+            port.unit.sync(SETTLE_MS, timeout=self.action_timeout)
+
+    def _watchdog_plan(self, record: GameRecord) -> set[int]:
+        """The device actions before which a unit's watchdog resets it, seeded per record (as the unplugs)."""
+        n_actions = sum(1 for e in record.events if isinstance(e, (CallMade, CardPlayed, HandRead)))
+        if not self.watchdog_resets or not n_actions:
+            return set()
+        rng = self.faults.rng(f"watchdog:{self.name}:{record.source}:{record.index}")
+        return set(rng.sample(range(n_actions), min(self.watchdog_resets, n_actions)))
 
     def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
         """Before the readers are told of a new board, every unit has done and sent what the last board's
@@ -206,10 +263,11 @@ class AvrTable(SimulatedTable):
         window_ms = max(int(drv.debouncer.window * 1000) for _, drv in self.readers.values())
         for unit in self.units.values():
             unit.remove()
+            unit.remove(dummy=True)
         for unit in self.units.values():
             unit.sync(window_ms + SETTLE_MS, timeout=self.action_timeout)
         for port in self.reader_ports.values():
-            port.on_antenna = None
+            port.on_antenna.clear()
 
     def set_faults(self, faults: FaultSpec | str | None, seed: int | None = None) -> None:
         super().set_faults(faults, seed)

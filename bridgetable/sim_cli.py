@@ -59,8 +59,12 @@ def _faults(spec: str | None, seed: int | None) -> Any:
 @click.option("--seed", type=int, default=None, help="seed for every fault (overrides seed= in --faults)")
 @click.option("--jsonl", is_flag=True, help="one JSON object per record on stdout (as `bridgetable replay --jsonl`)")
 @click.option("--decks", "n_decks", type=int, default=4, show_default=True, help="decks the club learns first")
+@click.option("--read-hands", is_flag=True,
+              help="avr: every player reads the hand at the table at each board's start (checked against the deal)")
+@click.option("--watchdog-resets", type=click.IntRange(0), default=0, show_default=True,
+              help="avr: seat units reset by their watchdog per board (seeded choice of the moment)")
 def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, seed: int | None, jsonl: bool,
-               n_decks: int) -> None:
+               n_decks: int, read_hands: bool, watchdog_resets: int) -> None:
     """Replay records with every call, card and hand read travelling through simulated devices, the wire
     protocol and the drivers; prints the same verdicts as `bridgetable replay`."""
     import hw_sim  # noqa: F401
@@ -69,11 +73,15 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
     from .simulated_tables import SimError, SimResult, SimulatedTable, sim_replay_paths
 
     faults = _faults(fault_spec, seed)
+    if (read_hands or watchdog_resets) and transport != "avr":
+        raise click.BadParameter("hands read at the table and watchdog resets need the emulated seat units",
+                                 param_hint="--transport avr")
     out = sys.stdout
     counts: dict[str, int] = {}
     results: list[SimResult] = []
     try:
-        with (AvrTable(faults, n_decks=n_decks) if transport == "avr"
+        with (AvrTable(faults, n_decks=n_decks, read_hands=read_hands, watchdog_resets=watchdog_resets)
+              if transport == "avr"
               else SimulatedTable(transport, faults, n_decks=n_decks)) as table:
             for v in sim_replay_paths(expand(paths), table, results):
                 counts[v["status"]] = counts.get(v["status"], 0) + 1
@@ -90,8 +98,9 @@ def sim_replay(paths: tuple[str, ...], transport: str, fault_spec: str | None, s
     errors = sum(1 for r in results for e in r.device_notices if e.is_error)
     bad = sum(1 for r in results if r.mismatches)
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    hands = f"{sum(r.hands_read for r in results)} hands read at the table; " if read_hands else ""
     click.echo(f"{sum(counts.values())} records: {summary}; {via} events via devices ({transport}), {console} via "
-               f"the console; {errors} device error events; faults {faults}; "
+               f"the console; {hands}{errors} device error events; faults {faults}; "
                f"{sum(h['crc_errors'] for h in health)} CRC errors, {sum(h['disconnects'] for h in health)} "
                f"reconnects", err=True)
     if bad:

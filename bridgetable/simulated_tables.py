@@ -111,6 +111,7 @@ class SimResult:
     console: int = 0                                # events that went by the console path
     via_devices: int = 0
     mismatches: list[str] = field(default_factory=list)
+    hands_read: int = 0                             # hands read at the table beyond the record's (AvrTable)
 
     @property
     def faithful(self) -> bool:
@@ -121,6 +122,8 @@ def _strip(e: Any) -> dict[str, Any]:
     d = to_dict(e)
     d.pop("source", None)
     d.pop("ts", None)
+    if isinstance(e, HandRead):
+        d["cards"] = sorted(d["cards"])               # a hand is its cards, in whatever order a reader read them
     return d
 
 
@@ -382,7 +385,7 @@ class SimulatedTable:
         device_notices: list[DeviceNotice] = []
         mismatches: list[str] = []
         self._live_error = None
-        console = via = 0
+        console = via = hands = 0
         events = record.events
         if events and events[0].type == "board":
             self.wait_connected()
@@ -405,10 +408,13 @@ class SimulatedTable:
                 if routed is None:
                     console += 1
                     self._apply(ev, received)
+                    if isinstance(ev, BoardStarted):
+                        hands += self._pick_up_hands(deal, deck, received, device_notices, mismatches)
                     continue
                 port, drv, action = routed
                 if action_no in plan:
                     port.unplug(self.faults.replug)
+                self._before_action(port, action_no, record)
                 action_no += 1
                 via += 1
                 port.act(action)
@@ -421,7 +427,16 @@ class SimulatedTable:
         out = GameRecord(record.source, record.index, received, record.recorded, record.tags, record.notes,
                          record.error)
         v = verdict(out, self._verdict_table)
-        return SimResult(v, received, device_notices, console, via, mismatches)
+        return SimResult(v, received, device_notices, console, via, mismatches, hands)
+
+    def _pick_up_hands(self, deal: Deal | None, deck: dict[str, str], received: list[TableEvent],
+                       device_notices: list[DeviceNotice], mismatches: list[str]) -> int:
+        """After a board started: the hands its players read at the table beyond the record's own hand events
+        (none here); how many arrived."""
+        return 0
+
+    def _before_action(self, port: DevicePort, action_no: int, record: GameRecord) -> None:
+        """A fault of the equipment itself, just before device action ``action_no`` (none here)."""
 
     def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
         name = f"deck-{((ev.board or 1) - 1) % self.n_decks}"

@@ -14,20 +14,30 @@ class Debouncer:
     def __init__(self, window: float = 0.5) -> None:
         self.window = window
         self._last: dict[Hashable, tuple[str, float]] = {}
+        self._carried: set[Hashable] = set()
         self.repeats = 0
 
     def accept(self, key: Hashable, tag: str, now: float) -> bool:
         """True when this read is a new card event, False when it repeats the previous read on ``key``."""
         last = self._last.get(key)
         self._last[key] = (tag, now)
-        if last is not None and last[0] == tag and 0 <= now - last[1] <= self.window:
+        carried = key in self._carried
+        self._carried.discard(key)
+        if last is not None and last[0] == tag and (carried or 0 <= now - last[1] <= self.window):
             self.repeats += 1
             return False
         return True
+
+    def carry_over(self) -> None:
+        """The reader restarted, its clock too: the next read on each key that is its last tag is a repeat
+        whatever its time (the card lay there through the restart)."""
+        self._carried = set(self._last)
 
     def reset(self, key: Hashable | None = None) -> None:
         """Forget one key (a zone cleared) or all keys (a new board)."""
         if key is None:
             self._last.clear()
+            self._carried.clear()
         else:
             self._last.pop(key, None)
+            self._carried.discard(key)

@@ -11,9 +11,15 @@ device time is the same card lying on the antenna), then resolve the tag through
 * otherwise ``CardPlayed(seat, card)``. The own play zone and dummy's zone both mean "this seat's card
   was played" (dummy's cards are the dummy seat's cards; declarer plays them into dummy's zone).
 
-Error events never reach the table: its state is untouched. A HAND_READ becomes ``HandRead(seat, cards)``
-when every tag resolves (the table checks the hand against the hand record, Law 13/7); otherwise
-``UNKNOWN_TAG`` per bad tag and a ``BAD_INPUT`` asking for the hand to be read again.
+Error events never reach the table: its state is untouched. A HAND_READ (sent whole, or in parts put back
+together by :class:`~firmware_host.hands.HandAssembler`) becomes ``HandRead(seat, cards)`` when every tag
+resolves (the table checks the hand against the hand record, Law 13/7); otherwise ``UNKNOWN_TAG`` per bad tag
+and a ``BAD_INPUT`` asking for the hand to be read again. The same hand read again in the same board (the unit
+restarted with the hand still on its antenna) is one read.
+
+A unit that restarted (a new session, not a resumed one: a watchdog or power reset) reads again the card still
+lying on its antenna, with its clock started again: the first read of each zone after the restart that is the
+zone's last card is a repeat, whatever its time.
 
 Tell the driver about each board with :meth:`SeatReaderDriver.set_board` (the deal and the deck, either
 may be ``None``). While ``learn(deck_name)`` is active, reads teach a deck instead (``DeckLearner``).
@@ -25,6 +31,7 @@ from typing import Any
 
 from firmware_host import CardRead, DeviceKind, HandScan, Message, ReaderStatus, UnitStatus, Zone
 from firmware_host.constants import ReaderStatusCode, ResetCause
+from firmware_host.hands import HandAssembler
 from table.cards import Deal, Seat
 from table.events import CardPlayed, HandRead
 
@@ -49,6 +56,9 @@ class SeatReaderDriver(DeviceDriver):
         self.deck: str | None = None
         self.learner: DeckLearner | None = None
         self.unit_status: UnitStatus | None = None   # the unit's last UNIT_STATUS (reset cause, stack, reader)
+        self.hands = HandAssembler()
+        self._last_hand: tuple[str, ...] | None = None   # the hand last read in this board
+        self._boot: int | None = None                   # the session id of the unit's boot the reads come from
 
     def set_board(self, deal: Deal | None = None, deck: str | None = None) -> None:
         """The board now on the table: its deal (for the wrong-seat check) and its deck, either unknown.
@@ -58,6 +68,7 @@ class SeatReaderDriver(DeviceDriver):
         is still a repeat by device time, not the new board's first card."""
         self.deal = deal
         self.deck = deck
+        self._last_hand = None
 
     def learn(self, name: str, order: Sequence[str] = STANDARD_ORDER) -> DeckLearner:
         """From now on, reads teach deck ``name`` (one tag per card, in ``order``) until :meth:`finish_learning`."""
@@ -73,6 +84,7 @@ class SeatReaderDriver(DeviceDriver):
 
     # ------------------------------------------------------------------ messages
     def on_message(self, msg: Message) -> bool:
+        self._check_restart()
         if isinstance(msg, CardRead):
             self._card(msg)
         elif isinstance(msg, HandScan):
@@ -90,6 +102,15 @@ class SeatReaderDriver(DeviceDriver):
         else:
             return False
         return True
+
+    def _check_restart(self) -> None:
+        peer = self.session.peer
+        boot = peer.session_id if peer is not None else None
+        if boot != self._boot:
+            if self._boot is not None:                  # the unit restarted: its clock and hand parts with it
+                self.debouncer.carry_over()
+                self.hands.reset()
+            self._boot = boot
 
     def _card(self, msg: CardRead) -> None:
         uid = msg.uid.hex().upper()
@@ -122,7 +143,10 @@ class SeatReaderDriver(DeviceDriver):
                 return
         self._emit(CardPlayed(Seat(seat), found.card, source=self.source))
 
-    def _hand(self, msg: HandScan) -> None:
+    def _hand(self, part: HandScan) -> None:
+        msg = self.hands.feed(part)
+        if msg is None:
+            return
         seat = self.seat
         if seat is None:
             self.unbound(f"hand read ({len(msg.uids)} tags)")
@@ -144,4 +168,7 @@ class SeatReaderDriver(DeviceDriver):
             self._emit(bad_input(self.name, f"hand read at {seat} incomplete ({bad} of {len(msg.uids)} tags "
                                  "unusable); read the hand again", seat))
             return
+        if self._last_hand is not None and sorted(cards) == sorted(self._last_hand):
+            return                                      # the same hand read again: one read
+        self._last_hand = tuple(cards)
         self._emit(HandRead(Seat(seat), tuple(cards), source=self.source))

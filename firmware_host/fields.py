@@ -192,6 +192,30 @@ class Bits(Field):
         return tuple(bool(flags >> i & 1) for i in range(len(self.names)))
 
 
+class PartOf(Field):
+    """A message's place among the parts of one whole: ``part`` (0-based) and ``parts``, a byte each,
+    ``part < parts <= limit``."""
+
+    def __init__(self, part: str, parts: str, limit: int) -> None:
+        self.names = (part, parts)
+        self.limit = limit
+
+    def check(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        part, parts = (int(v) for v in values)
+        if not 1 <= parts <= self.limit or not 0 <= part < parts:
+            raise InvalidField(f"part {part} of {parts}: parts must be 1..{self.limit}, part 0..parts-1")
+        return part, parts
+
+    def write(self, values: tuple[Any, ...]) -> bytes:
+        return bytes(values)
+
+    def read(self, r: Reader) -> tuple[Any, ...]:
+        part, parts = r.u8(), r.u8()
+        if not 1 <= parts <= self.limit or part >= parts:
+            raise r.malformed(f"part {part} of {parts}")
+        return part, parts
+
+
 class Seat(_Single):
     """A seat ``"N" "E" "S" "W"`` (or None when ``optional``) on one byte."""
 

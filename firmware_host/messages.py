@@ -19,6 +19,7 @@ from typing import Any, ClassVar, TypeVar
 
 from .codes import CALL_CODES, CALL_TO_CODE, CARDS, SEATS, card_code, seat_code
 from .constants import (
+    MAX_HAND_TAGS,
     SUPPORTED_VERSIONS,
     Capability,
     DeviceKind,
@@ -42,6 +43,7 @@ from .fields import (
     ErrorCodeField,
     Field,
     Ident,
+    PartOf,
     Pockets,
     Reader,
     Rssi,
@@ -230,11 +232,15 @@ class CardRead(Message):
 @_message(MessageType.HAND_READ, Direction.TO_HOST)
 @dataclass(frozen=True, slots=True)
 class HandScan(Message):
-    """HAND_READ: every tag seen at once (a hand taken out of the board), in no particular order."""
+    """HAND_READ: every tag seen at once (a hand taken out of the board), in no particular order; sent whole
+    (``parts`` 1) or in parts, part ``part`` (0-based) of ``parts`` of the hand read at ``ts`` each carrying
+    some of its tags (:class:`firmware_host.hands.HandAssembler` puts them together)."""
     uids: tuple[bytes, ...]
     ts: int
     zone: Zone = Zone.HAND
-    WIRE = (EnumField("zone", Zone), TS, UidList("uids"))
+    part: int = 0
+    parts: int = 1
+    WIRE = (EnumField("zone", Zone), TS, PartOf("part", "parts", MAX_HAND_TAGS), UidList("uids"))
 
 
 @_message(MessageType.READER_STATUS, Direction.TO_HOST)

@@ -5,7 +5,9 @@ The unit has two serial links, published as ptys under stable paths (like udev `
 ``reader_url`` (its MFRC522 card reader, a seat-reader device) and ``box_url`` (its bidding-box keys, a
 bidding-box device). A driver opens them with ``serial.serial_for_url(path)`` exactly as it would open
 ``/dev/ttyUSB0``. Physical actions go to the harness: a tag laid on the antenna (:meth:`SeatUnit.place`), the
-field emptied (:meth:`SeatUnit.remove`), a call keyed (:meth:`SeatUnit.press`) or a single key
+field emptied (:meth:`SeatUnit.remove`), either on the play zone's antenna or the dummy zone's (the unit's
+two MFRC522s), a hand laid on the play antenna (:meth:`SeatUnit.lay_hand`), a watchdog reset
+(:meth:`SeatUnit.watchdog_reset`), a call keyed (:meth:`SeatUnit.press`) or a single key
 (:meth:`SeatUnit.key`), a cable pulled (:meth:`SeatUnit.unplug`), wire faults (:meth:`SeatUnit.set_faults`). The
 bidding box's SSD1306 display (simavr's part on the TWI bus) is read back as text by :meth:`SeatUnit.display`.
 
@@ -166,14 +168,34 @@ class SeatUnit:
             self._proc.stdin.flush()
 
     # ------------------------------------------------------------------ physical actions
-    def place(self, uid: str, ident: str = "-", after_ms: int = 0) -> None:
+    # Tag actions go to the play zone's antenna, or with ``dummy=True`` to the dummy zone's (the unit's second
+    # MFRC522, on its own chip select).
+    @staticmethod
+    def _zone(dummy: bool) -> str:
+        return "dummy " if dummy else ""
+
+    def place(self, uid: str, ident: str = "-", after_ms: int = 0, *, dummy: bool = False) -> None:
         """A tag laid on the antenna (it replaces any tag there): now, or ``after_ms`` emulated ms after the
         previous tag action (tag actions happen in the order asked, one hand at the antenna)."""
-        self.command(f"placeafter {after_ms} {uid} {ident}" if after_ms else f"place {uid} {ident}")
+        action = f"placeafter {after_ms} {uid} {ident}" if after_ms else f"place {uid} {ident}"
+        self.command(self._zone(dummy) + action)
 
-    def add(self, uid: str, ident: str = "-") -> None:
+    def add(self, uid: str, ident: str = "-", *, dummy: bool = False) -> None:
         """One more tag laid on the antenna beside those already there (the field holds several tags)."""
-        self.command(f"add {uid} {ident}")
+        self.command(f"{self._zone(dummy)}add {uid} {ident}")
+
+    def lay_hand(self, uids: list[str], after_ms: int = 0) -> None:
+        """A hand laid squared on the play antenna, every tag entering the field at once (replacing any tag
+        there): ``after_ms`` emulated ms after the previous tag action."""
+        if not uids:
+            raise ValueError("a hand has at least one card")
+        self.place(uids[0], after_ms=after_ms)
+        for uid in uids[1:]:
+            self.add(uid)
+
+    def watchdog_reset(self) -> None:
+        """The MCU resets as its watchdog resets it (WDRF set, RAM kept); the tags stay on the antennas."""
+        self.command("wdreset")
 
     def reader_chip_reset(self) -> None:
         """The MFRC522 alone resets (a glitch on its supply): its set-up is lost, the MCU runs on."""
@@ -183,8 +205,8 @@ class SeatUnit:
         """Restart the main-loop measurement (``loop_max_us``, ``loop_busy_permille`` in :meth:`stats`)."""
         self.command("loopreset")
 
-    def remove(self, after_ms: int = 0) -> None:
-        self.command(f"remove {after_ms}" if after_ms else "remove")
+    def remove(self, after_ms: int = 0, *, dummy: bool = False) -> None:
+        self.command(self._zone(dummy) + (f"remove {after_ms}" if after_ms else "remove"))
 
     def press(self, call: str, alert: bool = False) -> None:
         """Key a call: Alert first if asked, then Pass / X / XX, or a level key and a strain key."""

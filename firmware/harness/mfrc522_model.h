@@ -22,7 +22,7 @@
 #define MFRC522_MODEL_H
 #include <stdint.h>
 
-#define MFRC522_MODEL_TAGS 8
+#define MFRC522_MODEL_TAGS 20
 
 enum { NTAG_IDLE = 0, NTAG_READY1, NTAG_READY2, NTAG_ACTIVE, NTAG_HALT };
 

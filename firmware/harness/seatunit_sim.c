@@ -6,6 +6,8 @@
  *   placeafter MS UID_HEX [ID]   the same, MS emulated milliseconds after the previous tag action
  *   add UID_HEX [ID]        one more tag laid on the antenna beside those there (several tags in the field)
  *   remove [MS]             the antenna's field is empty (MS ms after the previous tag action)
+ *   dummy place|placeafter|add|remove ...   the same on the dummy zone's antenna (the second MFRC522, its NSS
+ *                           on PL0); without the prefix, the play zone's (NSS on PB0)
  *   (tag actions happen in the order asked, each no earlier than the one before)
  *   press CALL [alert]      keys pressed in turn (Alert first if asked, then Pass/X/XX, or level + strain)
  *   unplug reader|box|all MS   the link's cable is pulled for MS milliseconds (the MCU keeps running)
@@ -16,6 +18,8 @@
  *   display                 prints "display L0|L1|...|L7": the SSD1306's 8 text lines read back from its pixels
  *                           (each 6-column cell matched against the firmware's font; '~' for no glyph)
  *   chipreset               the MFRC522 alone resets (its registers back to their reset values, no field)
+ *   wdreset                 the MCU resets as its watchdog resets it (MCUSR WDRF set, the RAM kept, the
+ *                           peripherals and the CPU back to their reset state); the tags stay where they lie
  *   loopreset               restarts the main-loop measurement (loop_max_us, loop_busy_permille in stats)
  *   stats                   prints counters;   quit
  * Prints "ready READER_PATH BOX_PATH" once both ptys exist. Usage:
@@ -91,7 +95,9 @@ typedef struct {
 
 static avr_t *avr;
 static link_t links[2];
-static mfrc522_model reader;
+static mfrc522_model readers[2];                  /* the play zone's MFRC522 (NSS on PB0), the dummy zone's (PL0) */
+static unsigned long spi_contention;              /* bytes clocked with both chips selected (MISO driven twice) */
+static unsigned long wd_resets;
 static ssd1306_t oled;                            /* simavr's SSD1306 part on the TWI bus */
 
 static void publish(link_t *l) {
@@ -221,7 +227,9 @@ static avr_irq_t *spi_in;
 
 static unsigned long spi_bytes;
 
-static void model_time(void) { reader.now_ns = avr->cycle * 1000000000ull / FREQ; }
+static void model_time(void) {
+    for (int i = 0; i < 2; i++) readers[i].now_ns = avr->cycle * 1000000000ull / FREQ;
+}
 
 /* simavr 1.6 completes an SPI byte 100 us after SPDR is written (SPIF and the byte out together), whatever
  * the SCK rate: 50 times the 2 us of the board's 4 MHz SCK. The model answers at once within that; every
@@ -232,14 +240,18 @@ static void spi_out(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)param;
     model_time();
     spi_bytes++;
-    avr_raise_irq(spi_in, mfrc522_model_spi(&reader, (uint8_t)value));
+    /* each chip drives MISO only while selected (high impedance otherwise, the line pulled up): both
+     * selected at once is a wiring or firmware fault, counted; the line then reads as the chips' AND */
+    spi_contention += readers[0].selected && readers[1].selected;
+    uint8_t miso = 0xFF;
+    for (int i = 0; i < 2; i++) miso &= mfrc522_model_spi(&readers[i], (uint8_t)value);
+    avr_raise_irq(spi_in, miso);
 }
 
 static void nss(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
-    (void)param;
     model_time();
-    mfrc522_model_chip_select(&reader, (uint8_t)value);
+    mfrc522_model_chip_select(&readers[(intptr_t)param], (uint8_t)value);
 }
 
 /* ------------------------------------------------------------------ the main loop's gaps
@@ -275,7 +287,7 @@ typedef struct {
     uint64_t at;                                  /* emulated cycle */
     int kind;                                     /* 0 key down, 1 key up, 2 sync, 3 tag placed, 4 field empty,
                                                      5 a tag added */
-    int arg;
+    int arg;                                      /* the key; for a tag action the zone's reader (0 play, 1 dummy) */
     char id[64];
     uint8_t uid[10], uid_len;
 } action;
@@ -292,6 +304,7 @@ static uint64_t tag_slot(const char *delay_ms) {
     return tag_free_at;
 }
 static avr_irq_t *key_irq[KEY_COUNT];
+static uint8_t key_level[KEY_COUNT];              /* each key's pin as the key holds it (1: released) */
 
 static action *push(uint64_t at, int kind, int arg, const char *id) {
     if (queued >= (int)(sizeof queue / sizeof queue[0])) return NULL;
@@ -311,13 +324,16 @@ static void run_due_actions(void) {
         memmove(queue, queue + 1, (size_t)(--queued) * sizeof queue[0]);
         if (a.kind == 2) printf("synced %s\n", a.id);
         else if (a.kind == 3) {
-            mfrc522_model_place(&reader, a.uid, a.uid_len);
+            mfrc522_model_place(&readers[a.arg], a.uid, a.uid_len);
             printf("placed %s %llu\n", a.id, (unsigned long long)mono_ns());
         } else if (a.kind == 5) {
-            if (mfrc522_model_add(&reader, a.uid, a.uid_len)) printf("error the field holds too many tags\n");
+            if (mfrc522_model_add(&readers[a.arg], a.uid, a.uid_len)) printf("error the field holds too many tags\n");
             else printf("placed %s %llu\n", a.id, (unsigned long long)mono_ns());
-        } else if (a.kind == 4) mfrc522_model_place(&reader, NULL, 0);
-        else avr_raise_irq(key_irq[a.arg], a.kind == 0 ? 0 : 1);   /* a pressed key pulls its pin low */
+        } else if (a.kind == 4) mfrc522_model_place(&readers[a.arg], NULL, 0);
+        else {
+            key_level[a.arg] = a.kind == 0 ? 0 : 1;          /* a pressed key pulls its pin low */
+            avr_raise_irq(key_irq[a.arg], key_level[a.arg]);
+        }
     }
     fflush(stdout);
 }
@@ -398,12 +414,18 @@ static int command(char *line) {
     for (char *t = strtok(line, " \t\r\n"); t && argc < 8; t = strtok(NULL, " \t\r\n")) argv[argc++] = t;
     if (!argc) return 1;
     if (!strcmp(argv[0], "quit")) return 0;
+    int zone = 0;                                 /* the play zone's reader, or the dummy zone's */
+    if (!strcmp(argv[0], "dummy") && argc > 1) {
+        zone = 1;
+        for (int i = 1; i < argc; i++) argv[i - 1] = argv[i];
+        argc--;
+    }
     if ((!strcmp(argv[0], "place") && argc >= 2) || (!strcmp(argv[0], "placeafter") && argc >= 3)) {
         int delayed = argv[0][5] == 'a';
         const char *hex = argv[1 + delayed];
         size_t n = strlen(hex) / 2;
         uint64_t at = tag_slot(delayed ? argv[1] : NULL);
-        action *a = n == 4 || n == 7 ? push(at, 3, 0, argc > 2 + delayed ? argv[2 + delayed] : NULL) : NULL;
+        action *a = n == 4 || n == 7 ? push(at, 3, zone, argc > 2 + delayed ? argv[2 + delayed] : NULL) : NULL;
         if (!a) {
             printf("error an ISO 14443 A tag has a 4- or 7-byte UID, not %s\n", hex);
         } else {
@@ -416,7 +438,7 @@ static int command(char *line) {
         }
     } else if (!strcmp(argv[0], "add") && argc >= 2) {
         size_t n = strlen(argv[1]) / 2;
-        action *a = n == 4 || n == 7 ? push(tag_slot(NULL), 5, 0, argc > 2 ? argv[2] : NULL) : NULL;
+        action *a = n == 4 || n == 7 ? push(tag_slot(NULL), 5, zone, argc > 2 ? argv[2] : NULL) : NULL;
         if (!a) {
             printf("error an ISO 14443 A tag has a 4- or 7-byte UID, not %s\n", argv[1]);
         } else {
@@ -428,11 +450,24 @@ static int command(char *line) {
             a->uid_len = (uint8_t)n;
         }
     } else if (!strcmp(argv[0], "chipreset")) {
-        mfrc522_model_reset(&reader);             /* the MFRC522 alone restarts (a glitch on its supply) */
+        mfrc522_model_reset(&readers[zone]);      /* the MFRC522 alone restarts (a glitch on its supply) */
+    } else if (!strcmp(argv[0], "wdreset")) {
+        /* what the watchdog does when it bites (ATmega2560 §12.4.5): a reset with WDRF set in MCUSR; simavr's
+         * avr_reset keeps the SRAM and the EEPROM as the chip does. The readers lose nothing: they have their
+         * own supply and keep their set-up, as a real unit's would. */
+        avr_reset(avr);
+        avr->data[0x54] |= 0x08;                  /* MCUSR (0x34 + 0x20): WDRF */
+        /* the keys' levels stay what they were: simavr's port reset forgot them, and its pin IRQs pass a value
+         * on only when it changes (the other level is raised first, in no emulated time) */
+        for (int k = 0; k < KEY_COUNT; k++) {
+            avr_raise_irq(key_irq[k], !key_level[k]);
+            avr_raise_irq(key_irq[k], key_level[k]);
+        }
+        wd_resets++;
     } else if (!strcmp(argv[0], "loopreset")) {
         loop_reset();
     } else if (!strcmp(argv[0], "remove")) {
-        push(tag_slot(argc > 1 ? argv[1] : NULL), 4, 0, NULL);
+        push(tag_slot(argc > 1 ? argv[1] : NULL), 4, zone, NULL);
     } else if (!strcmp(argv[0], "press") && argc >= 2) {
         press(argv[1], argc > 2 && !strcmp(argv[2], "alert"));
     } else if (!strcmp(argv[0], "key") && argc >= 2) {
@@ -472,12 +507,15 @@ static int command(char *line) {
         uint64_t span = avr->cycle - loop.since;
         printf("stats emulated_ms=%llu transceives=%u tag_answers=%u pins=%02x%02x collisions=%u timer_irqs=%u "
                "tag_fallbacks=%u loop_max_us=%llu loop_busy_permille=%llu spi_bytes=%lu stack_max=%u",
-               (unsigned long long)(avr->cycle / (FREQ / 1000)), reader.transceives, reader.answers,
+               (unsigned long long)(avr->cycle / (FREQ / 1000)), readers[0].transceives, readers[0].answers,
                avr->data[0x26], avr->data[0x20],      /* PINC, PINA: the keys, active low */
-               reader.collisions, reader.timer_irqs, reader.tag_fallbacks,
+               readers[0].collisions + readers[1].collisions, readers[0].timer_irqs + readers[1].timer_irqs,
+               readers[0].tag_fallbacks + readers[1].tag_fallbacks,
                (unsigned long long)(loop.longest / CYCLES_PER_US),
                (unsigned long long)(span ? loop.busy * 1000u / span : 0u), spi_bytes,
                sp_min == 0xFFFF ? 0u : 0x21FFu - sp_min);   /* RAMEND 0x21FF: bytes of stack used at most */
+        printf(" dummy_transceives=%u spi_contention=%lu wd_resets=%lu", readers[1].transceives, spi_contention,
+               wd_resets);
         for (int i = 0; i < 2; i++)
             printf(" %s_up=%lu %s_down=%lu %s_faulted=%lu %s_unplugs=%lu", links[i].name, links[i].bytes_up,
                    links[i].name, links[i].bytes_down, links[i].name, links[i].faulted, links[i].name,
@@ -552,16 +590,19 @@ int main(int argc, char **argv) {
     avr->log = 1;
     load_identity(arg(argc, argv, "--reader-serial", "SR-UNSET"), arg(argc, argv, "--box-serial", "BB-UNSET"));
 
-    mfrc522_model_reset(&reader);
+    mfrc522_model_reset(&readers[0]);
+    mfrc522_model_reset(&readers[1]);
     spi_in = avr_io_getirq(avr, AVR_IOCTL_SPI_GETIRQ(0), SPI_IRQ_INPUT);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_SPI_GETIRQ(0), SPI_IRQ_OUTPUT), spi_out, NULL);
-    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('B'), IOPORT_IRQ_PIN0), nss, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('B'), IOPORT_IRQ_PIN0), nss, (void *)0);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('L'), IOPORT_IRQ_PIN0), nss, (void *)1);
     ssd1306_init(avr, &oled, SSD1306_VIRT_COLUMNS, SSD1306_VIRT_PAGES * 8);
     ssd1306_wiring_t oled_wiring = {{'B', 6}, {'B', 7}, {'B', 5}};    /* RES on PB5; CS and D/C unused on I2C */
     ssd1306_connect_twi(&oled, &oled_wiring);
     for (int k = 0; k < KEY_COUNT; k++) {             /* keys 0-7 on port A, 8-15 on C, Undo and Stop on F */
         char port = k < 8 ? 'A' : k < 16 ? 'C' : 'F';
         key_irq[k] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), IOPORT_IRQ_PIN0 + (k & 7));
+        key_level[k] = 1;
         avr_raise_irq(key_irq[k], 1);             /* released */
     }
     const char *names[2] = {"reader", "box"};

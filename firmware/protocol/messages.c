@@ -56,6 +56,15 @@ uint16_t bt_enc_card_read(uint8_t *out, uint8_t zone, uint32_t ts, int8_t rssi, 
     return (uint16_t)(7u + uid_len);
 }
 
+uint16_t bt_enc_hand_read(uint8_t *out, uint8_t zone, uint32_t ts, uint8_t part, uint8_t parts, uint8_t count) {
+    out[0] = zone;
+    bt_put32(out + 1, ts);
+    out[5] = part;
+    out[6] = parts;
+    out[7] = count;
+    return 8u;
+}
+
 uint16_t bt_enc_reader_status(uint8_t *out, uint8_t status, uint8_t antennas, uint8_t tags, uint32_t ts) {
     out[0] = status;
     out[1] = antennas;
@@ -245,6 +254,8 @@ uint16_t bt_msg_check(uint8_t type, const uint8_t *p, uint16_t n) {
     case BT_HAND_READ: {
         need(&r, u8(&r) <= 2u);
         skip(&r, 4);
+        uint8_t part = u8(&r), parts = u8(&r);
+        need(&r, parts >= 1u && parts <= 32u && part < parts);
         uint8_t count = u8(&r);
         need(&r, count <= 32u);
         for (uint8_t k = 0; k < count && !r.bad; k++) uid(&r);

@@ -23,6 +23,9 @@ uint16_t bt_enc_nack(uint8_t *out, uint8_t seq, uint16_t code);
 uint16_t bt_enc_error(uint8_t *out, uint16_t code, const char *text);
 uint16_t bt_enc_card_read(uint8_t *out, uint8_t zone, uint32_t ts, int8_t rssi, const uint8_t *uid,
                           uint8_t uid_len);
+/* HAND_READ's header: part `part` (0-based) of `parts` of the hand read at `ts`, `count` tags in this part;
+ * the caller appends the tags (length-prefixed UIDs) */
+uint16_t bt_enc_hand_read(uint8_t *out, uint8_t zone, uint32_t ts, uint8_t part, uint8_t parts, uint8_t count);
 uint16_t bt_enc_reader_status(uint8_t *out, uint8_t status, uint8_t antennas, uint8_t tags, uint32_t ts);
 /* UNIT_STATUS: the last reset's cause (MCUSR bits), the stack's deepest use in bytes, reader re-inits */
 uint16_t bt_enc_unit_status(uint8_t *out, uint8_t reset_cause, uint16_t stack_peak, uint16_t reader_resets,

@@ -16,7 +16,7 @@
  * for BT_QUEUE events of payload P takes BT_QUEUE * BT_QUEUE_ENTRY(P) bytes. */
 #define BT_QUEUE_ENTRY(payload) (2u + (payload))
 #ifndef BT_EVENT_MAX
-#define BT_EVENT_MAX 18u      /* largest event payload a seat unit sends: CARD_READ with a 10-byte UID */
+#define BT_EVENT_MAX 40u      /* largest event payload a seat unit sends: a HAND_READ part of four 7-byte UIDs */
 #endif
 #define BT_TX_MAX_PAYLOAD 80u /* HELLO with 32-character serial and firmware strings is the largest frame */
 #define BT_WINDOW 8u

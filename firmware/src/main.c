@@ -63,13 +63,16 @@ void early_reset_cause(void) {
 
 static identity id;
 static bt_session links[2];
-static uint8_t rx_buf[2][BT_MAX_ENCODED];   /* full-size receive buffers: every v1 frame is accepted */
+/* Receive buffers: the box link takes every v1 frame (SHOW_AUCTION of a long auction); the reader link gets
+ * no more than an ERROR with a 200-byte text (a 214-byte frame), and a longer frame is rejected as oversize
+ * (docs/protocol.md §3.2) */
+#define READER_RX 256u
+static uint8_t reader_rx[READER_RX], box_rx[BT_MAX_ENCODED];
 /* Event queues, packed (session.h): 64 CARD_READs of a 7-byte UID (14-byte payload) and a few
  * READER_STATUS; 64 CALL_PRESSED (6 bytes, the box's largest event). §5.5 asks for 64 events. */
 static uint8_t reader_queue[BT_QUEUE * BT_QUEUE_ENTRY(14u) + 4u * BT_QUEUE_ENTRY(7u)];
 static uint8_t box_queue[BT_QUEUE * BT_QUEUE_ENTRY(6u)];
 static uint8_t reader_status;               /* BT_RS_*: what READER_STATUS last said (or will say) */
-static uint8_t collided_rounds;             /* rounds in a row that ended in an unresolved collision */
 static struct {
     uint8_t prevent;              /* SET_MODE: 1 PREVENT (the host may refuse a call), 0 FLAG */
     uint16_t undo_ms;             /* SET_MODE: the undo window after a call (0: no undo) */
@@ -77,27 +80,49 @@ static struct {
     uint32_t last_at;
 } box = {0, 0, 0xFFu, 0};
 
-/* The tags in the field (or read and not yet handed to the link): each is reported once, when the session's
- * queue takes its CARD_READ. A full queue holds the tag back (reported stays 0) and the next round tries
- * again: a tag is never marked reported without its event queued, and a read tag is kept until it is. */
-static struct {
+/* The tags in each zone's field (or read and not yet handed to the link): each card is reported once, when the
+ * session's queue takes its CARD_READ. A full queue holds the tag back (reported stays 0) and the next round
+ * tries again: a tag is never marked reported without its event queued, and a read tag is kept until it is.
+ * A tag of a hand lying on the play antenna is marked reported without a CARD_READ: it was not played. */
+typedef struct {
     rfid_uid u;
     uint8_t absent, reported;
     uint32_t at;                  /* when it was first read (the CARD_READ's ts) */
-} seen[RFID_TAGS_MAX];
-static uint8_t nseen;
+} seen_tag;
+
+static seen_tag play_tags[RFID_TAGS_MAX], dummy_tags[RFID_DUMMY_TAGS_MAX];
+static struct zone {
+    seen_tag *t;
+    uint8_t cap, n, bt_zone, collided;    /* collided: rounds in a row ended in an unresolved collision */
+} zones[RFID_READERS] = {{play_tags, RFID_TAGS_MAX, 0, BT_ZONE_PLAY, 0}, {dummy_tags, RFID_DUMMY_TAGS_MAX, 0, BT_ZONE_DUMMY, 0}};
+
+/* Hands read at the table (docs/hardware.md "Reading the hands"): the player lays the hand taken out of the
+ * board, squared, on the play antenna. A round that reads HAND_MIN or more tags at once is a hand, not cards
+ * played (a trick leaves at most a card or two on the antenna); the same tags read again in HAND_STABLE more
+ * rounds in a row are sent as one HAND_READ in parts of HAND_PART tags (each part fits a queue entry), every part naming the
+ * hand by its time and its place (part k of n): a part sent twice (a retransmission, a resumed link) is one
+ * part to the host. The hand is sent once while it lies there; lifted and laid again, it is read again. */
+#define HAND_MIN 5u
+#define HAND_STABLE 2u
+#define HAND_PART 4u
+static struct {
+    uint32_t sig, at;             /* the tags of the last hand round (order-free), when they were first stable */
+    uint8_t rounds, next, parts;  /* rounds with the same tags; next part to queue (parts: all sent) */
+} hand;
 
 static void link_write(void *ctx, const uint8_t *data, size_t n) { uart_write((uint8_t)(uintptr_t)ctx, data, n); }
 
 static void send_reader_status(uint32_t now) {
     uint8_t p[7];
-    bt_enc_reader_status(p, reader_status, mfrc522_healthy() ? 1u : 0u, nseen, now);
+    uint8_t antennas = (uint8_t)((mfrc522_healthy(RFID_PLAY) ? 1u << BT_ZONE_PLAY : 0u) |
+                                 (mfrc522_healthy(RFID_DUMMY) ? 1u << BT_ZONE_DUMMY : 0u));
+    bt_enc_reader_status(p, reader_status, antennas, (uint8_t)(zones[0].n + zones[1].n), now);
     bt_session_send(&links[READER], BT_READER_STATUS, p, 7, now);
 }
 
 static void send_unit_status(uint32_t now) {
     uint8_t p[9];
-    uint32_t resets = mfrc522_stats.reinits ? mfrc522_stats.reinits - 1u : 0u;   /* the boot's set-up is not one */
+    uint32_t resets = mfrc522_stats.reinits > RFID_READERS ? mfrc522_stats.reinits - RFID_READERS : 0u;   /* the boot's set-ups are not */
     bt_enc_unit_status(p, (uint8_t)(reset_cause & 0x1Fu), stack_peak(), resets > 0xFFFFu ? 0xFFFFu : (uint16_t)resets,
                        now);
     bt_session_send(&links[READER], BT_UNIT_STATUS, p, 9, now);
@@ -152,44 +177,95 @@ static void show_reader_problem(uint8_t status) {
     display_message(field);                       /* on the bidding box's screen, line 7 */
 }
 
-static void reader_round(const rfid_round *r, uint32_t now) {
+static uint8_t same_uid(const rfid_uid *a, const rfid_uid *b) {
+    if (a->len != b->len) return 0;
+    for (uint8_t i = 0; i < a->len; i++)
+        if (a->uid[i] != b->uid[i]) return 0;
+    return 1;
+}
+
+/* the hand lying on the play antenna, once its tags were the same for HAND_STABLE rounds: queue its parts
+ * (those the queue has no room for now go at the next round, as long as the same hand lies there) */
+static void hand_round(const rfid_round *r, uint32_t now) {
+    /* the round's tags, order-free: a sum and an XOR of a 16-bit rotate-xor hash of each UID (a bitwise CRC-32
+     * of 13 UIDs would take 1.4 ms of CPU) */
+    uint16_t sum = r->n, mix = 0;
+    for (uint8_t j = 0; j < r->n; j++) {
+        uint16_t h = 0x1D0Fu;
+        for (uint8_t i = 0; i < r->tag[j].len; i++) h = (uint16_t)(((h << 3) | (h >> 13)) ^ r->tag[j].uid[i]);
+        sum = (uint16_t)(sum + h);
+        mix ^= h;
+    }
+    uint32_t sig = ((uint32_t)mix << 16) | sum;
+    if (r->collision || r->too_many || sig != hand.sig) {
+        hand.sig = r->collision || r->too_many ? 0u : sig;
+        hand.rounds = hand.next = hand.parts = 0;
+        return;
+    }
+    if (hand.rounds < HAND_STABLE) hand.rounds++;
+    if (hand.rounds < HAND_STABLE) return;
+    if (!hand.parts) {                            /* newly stable: name the hand */
+        hand.parts = (uint8_t)((r->n + HAND_PART - 1u) / HAND_PART);
+        hand.next = 0;
+        hand.at = now;
+    }
+    while (hand.next < hand.parts) {
+        uint8_t p[BT_EVENT_MAX], first = (uint8_t)(hand.next * HAND_PART);
+        uint8_t left = (uint8_t)(r->n - first), count = left < HAND_PART ? left : (uint8_t)HAND_PART;
+        uint8_t len = (uint8_t)bt_enc_hand_read(p, BT_ZONE_HAND, hand.at, hand.next, hand.parts, count);
+        for (uint8_t j = first; j < first + count; j++) {   /* a round reads the same tags in the same order */
+            p[len++] = r->tag[j].len;
+            for (uint8_t i = 0; i < r->tag[j].len; i++) p[len++] = r->tag[j].uid[i];
+        }
+        if (bt_session_send(&links[READER], BT_HAND_READ, p, len, now) < 0) break;   /* back-pressure */
+        hand.next++;
+    }
+}
+
+static void reader_round(struct zone *z, const rfid_round *r, uint32_t now) {
     uint8_t in_round[RFID_TAGS_MAX] = {0};
-    for (uint8_t k = 0; k < nseen; k++) {
+    for (uint8_t k = 0; k < z->n; k++) {
         uint8_t there = 0;
         for (uint8_t j = 0; j < r->n && !there; j++) {
-            there = r->tag[j].len == seen[k].u.len;
-            for (uint8_t i = 0; there && i < seen[k].u.len; i++) there = r->tag[j].uid[i] == seen[k].u.uid[i];
+            there = same_uid(&r->tag[j], &z->t[k].u);
             if (there) in_round[j] = 1;
         }
-        if (there) seen[k].absent = 0;
-        else if (seen[k].absent < 255u) seen[k].absent++;
+        if (there) z->t[k].absent = 0;
+        else if (z->t[k].absent < 255u) z->t[k].absent++;
     }
-    for (uint8_t k = 0; k < nseen;) {             /* gone (a tag not reported yet stays until it is) */
-        if (seen[k].reported && seen[k].absent >= RFID_ABSENT_POLLS) seen[k] = seen[--nseen];
+    for (uint8_t k = 0; k < z->n;) {              /* gone (a tag not reported yet stays until it is) */
+        if (z->t[k].reported && z->t[k].absent >= RFID_ABSENT_POLLS) z->t[k] = z->t[--z->n];
         else k++;
     }
     for (uint8_t j = 0; j < r->n; j++) {
-        if (in_round[j] || nseen >= RFID_TAGS_MAX) continue;   /* a full table: read again next round */
-        seen[nseen].u = r->tag[j];
-        seen[nseen].absent = 0;
-        seen[nseen].reported = 0;
-        seen[nseen].at = now;
-        nseen++;
+        if (in_round[j] || z->n >= z->cap) continue;   /* a full table: read again next round */
+        z->t[z->n].u = r->tag[j];
+        z->t[z->n].absent = 0;
+        z->t[z->n].reported = 0;
+        z->t[z->n].at = now;
+        z->n++;
     }
-    for (uint8_t k = 0; k < nseen; k++) {
-        if (seen[k].reported) continue;
-        uint8_t p[BT_EVENT_MAX];
-        uint16_t len = bt_enc_card_read(p, BT_ZONE_PLAY, seen[k].at, -128, seen[k].u.uid, seen[k].u.len);
-        if (bt_session_send(&links[READER], BT_CARD_READ, p, (uint8_t)len, now) < 0) break;   /* back-pressure */
-        seen[k].reported = 1;
+    if (z->bt_zone == BT_ZONE_PLAY && r->n >= HAND_MIN) {   /* a hand, not cards played */
+        for (uint8_t k = 0; k < z->n; k++)
+            if (!z->t[k].absent) z->t[k].reported = 1;
+        hand_round(r, now);
+    } else {
+        if (z->bt_zone == BT_ZONE_PLAY) hand.sig = 0;   /* the hand lifted: the next one laid is read anew */
+        for (uint8_t k = 0; k < z->n; k++) {
+            if (z->t[k].reported) continue;
+            uint8_t p[BT_EVENT_MAX];
+            uint16_t len = bt_enc_card_read(p, z->bt_zone, z->t[k].at, -128, z->t[k].u.uid, z->t[k].u.len);
+            if (bt_session_send(&links[READER], BT_CARD_READ, p, (uint8_t)len, now) < 0) break;   /* back-pressure */
+            z->t[k].reported = 1;
+        }
     }
-    collided_rounds = r->collision ? (uint8_t)(collided_rounds < 255u ? collided_rounds + 1u : 255u) : 0u;
+    z->collided = r->collision ? (uint8_t)(z->collided < 255u ? z->collided + 1u : 255u) : 0u;
 }
 
 static void update_reader_status(uint32_t now, uint8_t too_many) {
-    uint8_t status = !mfrc522_healthy() ? BT_RS_ANTENNA_FAULT
+    uint8_t status = !mfrc522_healthy(RFID_PLAY) || !mfrc522_healthy(RFID_DUMMY) ? BT_RS_ANTENNA_FAULT
                      : too_many ? BT_RS_TOO_MANY_TAGS
-                     : collided_rounds >= 3u ? BT_RS_COLLISION : BT_RS_OK;
+                     : zones[0].collided >= 3u || zones[1].collided >= 3u ? BT_RS_COLLISION : BT_RS_OK;
     if (status == reader_status) return;
     reader_status = status;
     show_reader_problem(status);
@@ -239,15 +315,16 @@ int main(void) {
     sei();
     mfrc522_init();
     display_init();
-    bt_session_init(&links[READER], BT_KIND_SEAT_READER, 0, session_id_for(id.reader_serial), id.reader_serial,
-                    FIRMWARE_VERSION, rx_buf[READER], sizeof rx_buf[READER], reader_queue, sizeof reader_queue,
+    bt_session_init(&links[READER], BT_KIND_SEAT_READER, BT_CAP_DUMMY_ZONE | BT_CAP_HAND_READ, session_id_for(id.reader_serial), id.reader_serial,
+                    FIRMWARE_VERSION, reader_rx, sizeof reader_rx, reader_queue, sizeof reader_queue,
                     link_write, on_message,
                     (void *)(uintptr_t)READER);
     bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT | BT_CAP_DISPLAY | BT_CAP_PREVENT_MODE | BT_CAP_UNDO | BT_CAP_STOP_CARD, session_id_for(id.box_serial), id.box_serial,
-                    FIRMWARE_VERSION, rx_buf[BOX], sizeof rx_buf[BOX], box_queue, sizeof box_queue, link_write,
+                    FIRMWARE_VERSION, box_rx, sizeof box_rx, box_queue, sizeof box_queue, link_write,
                     on_message,
                     (void *)(uintptr_t)BOX);
     uint32_t now = clock_ms(), tick = now, last_status = now;
+    uint8_t too_many[RFID_READERS] = {0}, first_reader = 0;
     bt_session_start(&links[READER], now);
     bt_session_start(&links[BOX], now);
     set_sleep_mode(SLEEP_MODE_IDLE);
@@ -267,12 +344,24 @@ int main(void) {
             bt_session_poll(&links[BOX], now);
             handle_keys();
             display_poll();
-            rfid_round round;
-            if (mfrc522_poll(now, &round)) {      /* one short step a tick: the reader never blocks the loop */
-                reader_round(&round, now);
-                update_reader_status(now, round.too_many);
-            } else if (!mfrc522_healthy() && reader_status != BT_RS_ANTENNA_FAULT && (uint32_t)now > 2000u) {
-                update_reader_status(now, 0);
+            /* one short step a tick per reader; after a step that went to the chip's FIFO (a frame sent or an
+             * answer read: a dozen register accesses) the other reader waits for the next tick and goes
+             * first then, so a tick never holds two such steps (docs/PERFORMANCE.md, the main-loop gap) */
+            for (uint8_t i = 0; i < RFID_READERS; i++) {
+                uint8_t k = (uint8_t)(first_reader ^ i);
+                uint16_t ops = mfrc522_spi_ops;
+                const rfid_round *round = mfrc522_poll(k, now);
+                if (round) {
+                    reader_round(&zones[k], round, now);
+                    too_many[k] = round->too_many;
+                    update_reader_status(now, too_many[0] | too_many[1]);
+                } else if (!mfrc522_healthy(k) && reader_status != BT_RS_ANTENNA_FAULT && (uint32_t)now > 2000u) {
+                    update_reader_status(now, 0);
+                }
+                if ((uint16_t)(mfrc522_spi_ops - ops) > 2u) {
+                    first_reader = (uint8_t)(k ^ 1u);
+                    break;
+                }
             }
             if (reader_status != BT_RS_OK && links[READER].state == BT_READY &&
                 (uint32_t)(now - last_status) >= 1000u) {

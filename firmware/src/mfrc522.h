@@ -14,7 +14,11 @@
 #include <stdint.h>
 
 #define MFRC522_UID_MAX 10u
-#define RFID_TAGS_MAX 4u          /* tags read in one round (more: BT_RS_TOO_MANY_TAGS) */
+#define RFID_TAGS_MAX 16u         /* tags the play zone reads in one round: a hand of 13 and a margin */
+#define RFID_DUMMY_TAGS_MAX 4u    /* the dummy zone's: a card played and a few (more: TOO_MANY_TAGS) */
+/* Two readers on the SPI bus, each with its own NSS: the play zone (PB0) and the dummy zone (PL0) */
+#define RFID_READERS 2u
+enum { RFID_PLAY = 0, RFID_DUMMY = 1 };
 
 typedef struct {
     uint8_t len;
@@ -24,21 +28,24 @@ typedef struct {
 typedef struct {
     uint8_t n;                    /* tags read this round */
     uint8_t collision;            /* a collision the round could not resolve (or a garbled answer) */
-    uint8_t too_many;             /* more tags answered than RFID_TAGS_MAX */
-    rfid_uid tag[RFID_TAGS_MAX];
+    uint8_t too_many;             /* more tags answered than the reader's capacity */
+    uint8_t cap;                  /* the reader's capacity: RFID_TAGS_MAX or RFID_DUMMY_TAGS_MAX */
+    rfid_uid *tag;                /* tag[0..n-1] */
 } rfid_round;
 
 typedef struct {
     uint32_t rounds, exchanges, timeouts, collisions, reinits, stuck;
 } rfid_stats;
 
-/* Sets the SPI up and starts the chip's reset; the reader becomes usable within a few polls. */
+/* Sets the SPI up and starts both chips' reset; a reader becomes usable within a few polls. */
 void mfrc522_init(void);
-/* One step; 1 when a round ended (its result in *r), else 0. Starts a round when RFID_POLL_MS have passed. */
-uint8_t mfrc522_poll(uint32_t now, rfid_round *r);
+/* One step of reader `which`; the round's result when one ended (valid until that reader's next poll), else
+ * 0. Starts a round when RFID_POLL_MS have passed. */
+const rfid_round *mfrc522_poll(uint8_t which, uint32_t now);
 /* 1 while the chip answers with a known version and keeps its set-up (checked every second) */
-uint8_t mfrc522_healthy(void);
+uint8_t mfrc522_healthy(uint8_t which);
 extern rfid_stats mfrc522_stats;
+extern uint16_t mfrc522_spi_ops;  /* register accesses so far (wraps): what a step cost on the SPI bus */
 /* ISO/IEC 14443-3 CRC_A (also used by the emulation harness's tag model) */
 uint16_t iso14443a_crc(const uint8_t *p, uint8_t n);
 #endif

@@ -23,7 +23,8 @@ CLASSES = {cls.__name__: cls for cls in MESSAGE_TYPES.values()}
 
 
 def build_message(spec: dict[str, Any]) -> Any:
-    fields = {k: (bytes.fromhex(v) if k == "uid" else tuple(v) if isinstance(v, list) else v)
+    fields = {k: (bytes.fromhex(v) if k == "uid" else tuple(bytes.fromhex(u) for u in v) if k == "uids"
+                  else tuple(v) if isinstance(v, list) else v)
               for k, v in spec["fields"].items()}
     return CLASSES[spec["class"]](**fields)
 
@@ -103,6 +104,12 @@ def vectors() -> list[dict[str, Any]]:
         message_vector("CARD_READ, 4-byte UID in dummy's zone, RSSI -40, retransmitted", "CardRead",
                        {"zone": 1, "uid": "00ff0001", "ts": 0, "rssi": -40},
                        flags=RELIABLE | RETRANSMIT, seq=255, ack=0, c_encode="msg card_read 3 255 0 1 0 -40 00ff0001"),
+        message_vector("HAND_READ part 2 of 4 of a hand, four 7-byte UIDs", "HandScan",
+                       {"zone": 2, "ts": 12345, "part": 1, "parts": 4,
+                        "uids": ["04a1b2c3d4e5f6", "0401020304050a", "04ffeeddccbbaa", "04000000000001"]},
+                       flags=RELIABLE, seq=7, ack=0),
+        message_vector("HAND_READ whole, one part, no tags", "HandScan", {"zone": 2, "ts": 0, "part": 0,
+                       "parts": 1, "uids": []}, flags=RELIABLE, seq=8, ack=0),
         message_vector("READER_STATUS OK", "ReaderStatus", {"status": 0, "ts": 42, "antennas": 1, "tags_in_field": 1},
                        flags=RELIABLE, seq=1, ack=0, c_encode="msg reader_status 1 1 0 0 1 1 42"),
         message_vector("READER_STATUS antenna fault", "ReaderStatus",
@@ -188,6 +195,8 @@ def vectors() -> list[dict[str, Any]]:
                                                                  flags=FROM_HOST | RELIABLE)),
         vector("malformed: BIND with a trailing byte", raw_frame(0x08, bytes.fromhex("01000000"),
                                                                  flags=FROM_HOST | RELIABLE)),
+        vector("malformed: HAND_READ part 4 of 4 (parts count from 0)",
+               raw_frame(0x11, bytes.fromhex("02" "00000000" "04" "04" "00"), flags=RELIABLE)),
         vector("malformed: CARD_READ with a 3-byte UID", raw_frame(0x10, bytes.fromhex("00000000008003010203"),
                                                                    flags=RELIABLE)),
     ]

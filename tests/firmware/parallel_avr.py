@@ -11,7 +11,7 @@ from typing import Any
 
 from bridgetable.avr_table import AvrTable
 from hw_sim.faults import FaultSpec
-from table.events import CallMade, CardPlayed, to_dict
+from table.events import CallMade, CardPlayed, HandRead, to_dict
 from table.record import GameRecord
 from table.replay import read_records, verdict
 
@@ -65,12 +65,14 @@ class Outcome:
     cards_as_dealt: bool                       # every card played by the seat the deal gives it to
     mismatches: list[str] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+    hands_read: int = 0                        # hands read at the table (AvrTable read_hands), checked by the table
 
 
 def _play_share(jobs: list[tuple[GameRecord, int | None]], spec: FaultSpec | None, bytedrop: float,
-                bytedup: float, k: int) -> list[Outcome]:
+                bytedup: float, k: int, table_kw: dict[str, Any]) -> list[Outcome]:
     out: list[Outcome] = []
-    table = AvrTable(name=f"P{k}")
+    table = AvrTable(name=f"P{k}", **table_kw)
+    picked = table_kw.get("read_hands", False)
     with table:
         table.set_byte_faults(bytedrop, bytedup)
         for record, seed in jobs:
@@ -78,10 +80,11 @@ def _play_share(jobs: list[tuple[GameRecord, int | None]], spec: FaultSpec | Non
             r = table.play(record)
             out.append(Outcome(f"{record.source}:{record.index}", k, seed, r.faithful,
                                json.dumps(r.verdict) == json.dumps(verdict(record)),
-                               stripped(r.events) == stripped(record.events), r.via_devices, r.console,
+                               stripped(_without_pickups(r.events, picked)) == stripped(record.events),
+                               r.via_devices, r.console,
                                len(record.events), sum(isinstance(e, (CallMade, CardPlayed)) for e in record.events),
                                "HAND_RECORD_MISMATCH" not in {i["code"] for i in r.verdict["irregularities"]},
-                               r.mismatches))
+                               r.mismatches, hands_read=r.hands_read))
         totals: dict[str, int] = {}
         for unit in table.units.values():
             for key, v in unit.stats().items():
@@ -91,13 +94,30 @@ def _play_share(jobs: list[tuple[GameRecord, int | None]], spec: FaultSpec | Non
     return out
 
 
+def _without_pickups(events: list[Any], picked: bool) -> list[Any]:
+    """The events a table received without the four hands read at each board's start (when asked for): the
+    record's own events, to compare with the record."""
+    if not picked:
+        return events
+    out, pickup = [], 0
+    for e in events:
+        if e.type == "board":
+            pickup = 4
+        elif pickup and isinstance(e, HandRead):
+            pickup -= 1
+            continue
+        out.append(e)
+    return out
+
+
 def play_on_tables(jobs: list[tuple[GameRecord, int | None]], tables: int, spec: FaultSpec | None = None,
-                   bytedrop: float = 0.0, bytedup: float = 0.0) -> list[Outcome]:
+                   bytedrop: float = 0.0, bytedup: float = 0.0, **table_kw: Any) -> list[Outcome]:
     """Play ``(record, fault seed)`` jobs on ``tables`` tables of four emulated units each, in parallel
     (threads: the work is in the emulator processes); outcomes in job order. The harness counters of each
-    table's four units are summed on that table's last outcome."""
+    table's four units are summed on that table's last outcome. ``table_kw`` go to each ``AvrTable``
+    (``read_hands``, ``watchdog_resets``)."""
     shares = [jobs[k::tables] for k in range(tables)]
-    run: Callable[[int], list[Outcome]] = lambda k: _play_share(shares[k], spec, bytedrop, bytedup, k)
+    run: Callable[[int], list[Outcome]] = lambda k: _play_share(shares[k], spec, bytedrop, bytedup, k, table_kw)
     with ThreadPoolExecutor(max_workers=tables) as pool:
         done = list(pool.map(run, range(tables)))
     out: list[Outcome] = []

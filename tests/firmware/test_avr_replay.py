@@ -17,8 +17,10 @@ from parallel_avr import corpus_sample, play_on_tables, stripped
 from bridgetable.avr_table import AvrTable
 from bridgetable.cli import main
 from bridgetable.simulated_tables import sim_replay_paths
+from firmware_host import CardRead, Zone
 from hw_sim.faults import FaultSpec
 from table.cards import RANK_VALUE, SEATS, Deal, Seat
+from table.events import HandRead
 from table.replay import read_records, replay_paths, verdict
 
 DEAL = "N:AKQJ.T98.765.432 T987.AKQ.432.765 6543.J76.AKQ.JT9 2.5432.JT98.AKQ8"
@@ -212,3 +214,105 @@ def test_cli_sim_replay_over_avr_prints_what_replay_prints(firmware_build):
     assert got.exit_code == 0, got.output
     assert got.stdout == want.stdout
     assert "via devices (avr)" in got.stderr
+
+
+# ---------------------------------------------------------------------- hands read at the table, the dummy zone
+def assert_hands_read(outcomes) -> None:
+    """Every board's four hands read at the table, each the hand record's (a hand read otherwise is a mismatch
+    of the run: AvrTable._pick_up_hands)."""
+    bad = [(o.where, o.hands_read, o.mismatches[:3]) for o in outcomes if o.hands_read != 4]
+    assert not bad, bad
+
+
+def test_every_hand_read_at_the_table_and_dummys_cards_from_the_dummy_zone(firmware_build, played):
+    """The whole played board with each player's hand laid on the play antenna at the start (HAND_READ in
+    parts, put together by the driver, checked by the table against the deal) and declarer laying dummy's cards
+    on the dummy zone's antenna of dummy's unit (its second MFRC522): the replay verdict, the record's events,
+    every dummy card a CARD_READ of zone DUMMY from dummy's unit and every other card one of zone PLAY."""
+    with AvrTable(read_hands=True, name="H") as t:
+        reads: list[tuple[str, int, str]] = []
+        for seat, (_, drv) in t.readers.items():
+            handle = drv.on_message
+
+            def spy(msg, seat=seat, handle=handle):
+                if isinstance(msg, CardRead):
+                    reads.append((str(seat), int(msg.zone), msg.uid.hex().upper()))
+                return handle(msg)
+            drv.on_message = spy
+        r = t.play(played)
+        assert r.faithful, r.mismatches
+        assert json.dumps(r.verdict) == json.dumps(verdict(played))
+        assert r.hands_read == 4
+        hands = [e for e in r.events if isinstance(e, HandRead)]
+        deal = Deal.from_pbn(DEAL)
+        assert sorted((str(h.seat), sorted(h.cards)) for h in hands) == sorted(
+            (str(s), sorted(deal.hands[s])) for s in SEATS)
+        assert stripped([e for e in r.events if not isinstance(e, HandRead)]) == stripped(played.events)
+        deck = t.decks.decks["deck-2"]                      # board 3
+        card_of = {deck.uid_of(c): c for c in deal.owner}
+        dummy = "S"                                         # 3NT by North
+        by_zone = {(seat, zone, card_of[uid]) for seat, zone, uid in reads}
+        assert {c for s, z, c in by_zone if z == Zone.DUMMY} == set(deal.hands[Seat(dummy)])
+        assert all(s == dummy for s, z, c in by_zone if z == Zone.DUMMY)
+        assert len({c for s, z, c in by_zone if z == Zone.PLAY}) == 39
+        assert sum(u.stats()["spi_contention"] for u in t.units.values()) == 0
+
+
+@pytest.mark.corpus
+def test_corpus_boards_with_every_hand_read_at_the_table(firmware_build, corpus):
+    """Always on: 4 boards from across the corpus on two tables, every hand read at the table."""
+    outcomes = play_on_tables([(r, None) for r in corpus_boards(corpus, 4)], 2, read_hands=True)
+    assert_all_as_replayed(outcomes)
+    assert_hands_read(outcomes)
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@SLOW
+@LONG
+def test_two_hundred_corpus_boards_with_every_hand_read_at_the_table(firmware_build, corpus):
+    """Must-show 2 (issue 26): 200 real boards through four emulated units per table, every hand read at the
+    table and checked against the hand record, dummy's cards from the dummy zone, the verdicts of the plain
+    replay."""
+    outcomes = play_on_tables([(r, None) for r in corpus_boards(corpus, 200)], TABLES, read_hands=True)
+    assert len(outcomes) == 200
+    assert_all_as_replayed(outcomes)
+    assert_hands_read(outcomes)
+
+
+def watchdog_fault_runs(record, seeds: list[int], tables: int) -> None:
+    """One board per seed under the wire faults, with every hand read at the table and one unit reset by its
+    watchdog mid-board: the fault-free verdict, exactly the record's events (none lost, none doubled)."""
+    outcomes = play_on_tables([(record, seed) for seed in seeds], tables, WIRE_FAULTS, bytedrop=0.003,
+                              bytedup=0.003, read_hands=True, watchdog_resets=1)
+    assert [o.seed for o in outcomes] == seeds
+    assert_all_as_replayed(outcomes)
+    assert_hands_read(outcomes)
+    for k in range(tables):
+        mine = [o for o in outcomes if o.table == k]
+        assert mine[-1].stats["wd_resets"] == len(mine)
+
+
+def test_a_few_seeded_watchdog_resets_mid_board(firmware_build, played):
+    watchdog_fault_runs(played, [201, 202], 2)
+
+
+@pytest.mark.slow
+@SLOW
+@LONG
+def test_fifty_seeded_fault_runs_with_a_watchdog_reset_mid_board(firmware_build, played):
+    watchdog_fault_runs(played, list(range(2000, 2050)), TABLES)
+
+
+def test_cli_sim_replay_reads_the_hands_and_resets_a_unit(firmware_build):
+    """`bridgetable sim replay --transport avr --read-hands --watchdog-resets 1`: the verdicts of `replay`, the
+    hands read at the table counted; without the emulated units both options are refused in words."""
+    runner = CliRunner()
+    want = runner.invoke(main, ["replay", "--jsonl", str(EXAMPLE)])
+    got = runner.invoke(main, ["sim", "replay", "--transport", "avr", "--read-hands", "--watchdog-resets", "1",
+                               "--jsonl", str(EXAMPLE)])
+    assert got.exit_code == 0, got.output
+    assert got.stdout == want.stdout
+    assert "4 hands read at the table" in got.stderr
+    refused = runner.invoke(main, ["sim", "replay", "--read-hands", str(EXAMPLE)])
+    assert refused.exit_code == 2 and "emulated seat units" in refused.output

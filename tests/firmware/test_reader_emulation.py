@@ -199,20 +199,20 @@ def test_a_watchdog_or_brown_out_reset_is_told_to_the_director():
 
 
 def test_more_cards_than_a_round_reads_are_shown_to_the_player(unit):
-    """Five cards on the antenna (a round reads four): the bidding box's screen says so and the host gets
-    READER_STATUS TOO_MANY_TAGS (a READER_FAULT notice); lifting one clears both. Today's firmware sees
-    nothing but "no tag" and says nothing."""
+    """Seventeen cards on the antenna (a round reads sixteen: a hand and a margin): the bidding box's screen
+    says so and the host gets READER_STATUS TOO_MANY_TAGS (a READER_FAULT notice); back to one card clears
+    both. Today's firmware sees nothing but "no tag" and says nothing."""
     which, u = unit
-    uids = list(ntag_uids("deck-0").values())
+    uids = list(ntag_uids("deck-0").values())[:17]
     events: queue.Queue[Any] = queue.Queue()
     d = SeatReaderDriver(u.reader_url, events.put, SeatMap({"SR-RE": "N"}, table=1), backoff=(0.02, 0.2))
     d.start(0.02)
     try:
         assert wait_for(lambda: d.connected, 10)
-        u.place(uids[0])
-        for uid in uids[1:5]:
+        u.place(uids[0], after_ms=30)
+        for uid in uids[1:]:
             u.add(uid)
-        u.sync(500)
+        u.sync(800)
         shown = wait_for(lambda: u.display()[7] == "TOO MANY CARDS", 5)
         notices: list[DeviceNotice] = []
         wait_for(lambda: any(n.code == "READER_FAULT" for n in notices) or

@@ -19,6 +19,7 @@ from firmware_host.fields import (
     ErrorCodeField,
     Field,
     Ident,
+    PartOf,
     Pockets,
     Rssi,
     Seat,
@@ -84,6 +85,8 @@ def values_of(f: Field) -> st.SearchStrategy[tuple[Any, ...]]:
         one = st.lists(UIDS, max_size=MAX_HAND_TAGS).map(tuple)
     elif isinstance(f, Pockets):
         one = st.lists(SEAT, min_size=52, max_size=52).map(tuple)
+    elif isinstance(f, PartOf):
+        return st.integers(1, f.limit).flatmap(lambda n: st.tuples(st.integers(0, n - 1), st.just(n)))
     elif isinstance(f, Auction):
         return _auction()
     elif isinstance(f, Contract):
