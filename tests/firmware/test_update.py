@@ -1,0 +1,159 @@
+"""Updates over the link (issue 26, must-show 3): an emulated seat unit running an older firmware, with the boot
+loader in its boot section, is updated over its seat-reader pty by the host's update routine; the cable is
+pulled once mid-transfer; the unit waits in its boot loader, the CLI finishes the update, and the unit comes
+back with the new version and reads a card to the host's driver."""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import serial
+from click.testing import CliRunner
+
+from bridgetable.cli import main
+from bridgetable.firmware_cli import SHIPPED_HEX, shipped_version
+from drivers.config import SeatMap
+from drivers.decks import STANDARD_ORDER, DeckRegistry
+from drivers.notices import DeviceNotice
+from drivers.seat_reader import SeatReaderDriver
+from firmware_host.boot import BAUD, BootStatus, BootType, FirmwareImage, UpdateError, _BootLink, probe, update
+from firmware_host.messages import EnterBootloader
+from hw_sim.avr import FIRMWARE_DIR, SeatUnit, ntag_uids
+from table.cards import Deal
+from table.events import CardPlayed
+
+OLD = "seatunit-1.0.9"
+DEAL = Deal.from_pbn("N:QJ3.KQ982.KT63.Q K985.J653.74.K84 AT7.4.AQ85.J7632 642.AT7.J92.AT95")
+
+
+@pytest.fixture(scope="module")
+def old_elf(firmware_build: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The firmware built as an older release (only its version string differs)."""
+    build = tmp_path_factory.mktemp("fw-old")
+    done = subprocess.run(["make", "-s", "-C", str(FIRMWARE_DIR), f"BUILD={build}",
+                           f"FW_DEFS=-DFIRMWARE_VERSION='\"{OLD}\"'", "firmware"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return build / "avr" / "seatunit.elf"
+
+
+@pytest.fixture
+def unit(old_elf: Path, tmp_path: Path) -> Iterator[SeatUnit]:
+    with SeatUnit("t3-e", "SR-T3-E", "BB-T3-E", link_dir=tmp_path, elf=old_elf, boot=True) as u:
+        yield u
+
+
+def open_link(url: str, timeout: float = 10.0) -> serial.Serial:
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(url):                 # a pulled cable: the link comes back on replug
+        assert time.monotonic() < deadline, f"{url} did not come back"
+        time.sleep(0.05)
+    return serial.serial_for_url(url, baudrate=BAUD, timeout=0.02)
+
+
+def firmware_listing(url: str) -> dict[str, Any]:
+    r = CliRunner().invoke(main, ["devices", "--firmware", "--port", url, "--json"])
+    assert r.exit_code == 0, r.output
+    return next(d["unit"] for d in json.loads(r.output)["serial"] if d["url"] == url)
+
+
+def test_update_over_the_link_survives_a_cable_pull(unit):
+    new = shipped_version()
+    assert new is not None and new != OLD
+    image = FirmwareImage.from_hex(SHIPPED_HEX)
+    assert image.version == new
+
+    before = firmware_listing(unit.reader_url)
+    assert (before["firmware"], before["serial"], before["boot_loader"]) == (OLD, "SR-T3-E", False)
+    assert before["status"].startswith("OUTDATED")
+
+    # the first attempt: the cable is pulled a third of the way through the image
+    pulled: list[int] = []
+
+    def pull(done: int, total: int) -> None:
+        if not pulled and done >= total // 3:
+            pulled.append(done)
+            unit.unplug("reader", 1.5)
+    link = open_link(unit.reader_url)
+    with pytest.raises(UpdateError):
+        update(link, image, progress=pull)
+    link.close()
+    assert pulled
+
+    # the old image's record is gone, the new one incomplete: the unit stays in its boot loader
+    time.sleep(1.6)
+    stuck = firmware_listing(unit.reader_url)
+    assert stuck["boot_loader"] and stuck["firmware"] is None
+    assert stuck["status"].startswith("NO FIRMWARE")
+
+    # the same command again finishes the job
+    r = CliRunner().invoke(main, ["devices", "update", unit.reader_url, str(SHIPPED_HEX)])
+    assert r.exit_code == 0, r.output
+    assert f"{new} written and verified" in r.output
+
+    after = firmware_listing(unit.reader_url)
+    assert (after["firmware"], after["boot_loader"], after["status"]) == (new, False, "current")
+
+    # and the unit works: its reader's card reaches the host's driver, which sees the new version
+    uids = ntag_uids("deck-0")
+    decks = DeckRegistry()
+    decks.learn("deck-0", [uids[c] for c in STANDARD_ORDER])
+    events: queue.Queue[Any] = queue.Queue()
+    reader = SeatReaderDriver(unit.reader_url, events.put, SeatMap({"SR-T3-E": "E"}, table=3), decks,
+                              backoff=(0.02, 0.2))
+    reader.start(0.02)
+    try:
+        deadline = time.monotonic() + 20
+        while not reader.connected:
+            assert time.monotonic() < deadline, "the updated unit did not connect"
+            time.sleep(0.02)
+        assert reader.session.peer is not None and reader.session.peer.firmware == new
+        reader.set_board(DEAL, "deck-0")
+        card = sorted(DEAL.hands["E"])[0]
+        unit.place(uids[card])
+        while True:
+            ev = events.get(timeout=20)
+            if not isinstance(ev, DeviceNotice):
+                break
+        assert ev == CardPlayed("E", card, source=reader.source)
+    finally:
+        reader.stop()
+
+
+def test_enter_bootloader_needs_this_sessions_id_and_a_bad_image_is_never_started(unit):
+    link = open_link(unit.reader_url)
+    try:
+        from firmware_host.boot import _AppLink
+        app = _AppLink(link)
+        assert app.hello(10) and app.session.peer is not None
+        sid = app.session.peer.session_id
+        app._write(app.session.send(EnterBootloader((sid + 1) & 0xFFFFFFFF), now_ms=app.now()))
+        end = time.monotonic() + 2
+        while time.monotonic() < end:               # another session's id: acked, and ignored
+            app.pump()
+        assert app.session.pending == 0
+        assert probe(link).firmware == OLD          # still the application (a new host session)
+        app = _AppLink(link)
+        assert app.hello(10) and app.session.peer is not None and app.session.peer.session_id == sid
+        app._write(app.session.send(EnterBootloader(sid), now_ms=app.now()))
+        boot = _BootLink(link)
+        info = boot.request(BootType.QUERY, timeout=0.5, tries=20)
+        assert info.payload[8] == 1                  # the old image is still valid until the first write
+        image = FirmwareImage.from_hex(SHIPPED_HEX)
+        status, _ = boot.result(BootType.WRITE, bytes(4) + image.data[:256])
+        assert status is BootStatus.OK
+        # a COMMIT whose CRC is not the flash's is refused, and START then refuses too
+        status, crc = boot.result(BootType.COMMIT, len(image.data).to_bytes(4, "little") + bytes(4) + b"\x00",
+                                  timeout=3)
+        assert status is BootStatus.CRC_MISMATCH and crc != 0
+        assert boot.result(BootType.START)[0] is BootStatus.NO_VALID_APP
+        assert boot.result(BootType.WRITE, (0x3F000).to_bytes(4, "little") + b"\x00")[0] is \
+            BootStatus.BAD_ADDRESS                   # the boot section is not the application's
+    finally:
+        link.close()
