@@ -39,7 +39,8 @@ def probe_port(url: str, timeout: float = 3.0) -> dict[str, Any]:
     """What the unit on ``url`` (its seat-reader link) runs, as plain data."""
     import serial
 
-    from firmware_host.boot import BAUD, UpdateError, probe
+    from drivers.firmware_update import probe
+    from firmware_host.boot import BAUD, UpdateError
     shipped = shipped_version()
     out: dict[str, Any] = {"url": url, "serial": None, "firmware": None, "boot_loader": False, "shipped": shipped}
     try:
@@ -70,7 +71,8 @@ def update_command(port: str, hex_file: str | None, timeout: float) -> None:
     the same command finishes the job."""
     import serial
 
-    from firmware_host.boot import BAUD, FirmwareImage, UpdateError, update
+    from drivers.firmware_update import update
+    from firmware_host.boot import BAUD, FirmwareImage, UpdateError
     path = Path(hex_file) if hex_file else SHIPPED_HEX
     if not path.exists():
         raise click.ClickException(f"no firmware image at {path}: build it with `make firmware`, or name a .hex")

@@ -1,5 +1,5 @@
-"""Updates over the link: the host's half of the seat unit's boot loader (``firmware/boot/boot_proto.h``,
-docs/protocol.md §13).
+"""Updates over the link, sans-I/O: the boot loader's messages (``firmware/boot/boot_proto.h``, docs/protocol.md
+§8.8) and firmware images. ``drivers/firmware_update.py`` drives a port with them:
 
 :func:`update` takes a unit's seat-reader port and a :class:`FirmwareImage` (an Intel HEX file). If the
 application runs, a host session asks it for the boot loader (ENTER_BOOTLOADER with the session id of its
@@ -13,21 +13,14 @@ starts over. :func:`probe` reads what a port runs (application version, or boot 
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import Protocol
 
-from .constants import FrameFlags
 from .crc import crc32
-from .frame import Frame, FrameDecoder, encode_frame
-from .messages import EnterBootloader
-from .session import HostSession, LinkState
 
-__all__ = ["BootType", "BootStatus", "BootInfo", "FirmwareImage", "UpdateError", "UpdateReport", "Probe",
-           "update", "probe", "version_key", "BAUD"]
+__all__ = ["BootType", "BootStatus", "BootInfo", "FirmwareImage", "UpdateError", "version_key", "BAUD", "PAGE",
+           "APP_SPACE"]
 
 BAUD = 500000                 # the seat unit's links (firmware/src/board.h), the boot loader's too
 PAGE = 256                    # ATmega2560 SPM page
@@ -55,12 +48,6 @@ class BootStatus(IntEnum):
 
 class UpdateError(RuntimeError):
     """The update did not finish: the link went away, the unit did not answer, or it refused a step."""
-
-
-class SerialPort(Protocol):
-    def read(self, size: int = 1) -> bytes: ...
-    def write(self, data: bytes) -> int | None: ...
-    def close(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +79,13 @@ class FirmwareImage:
     @classmethod
     def from_hex(cls, path: str | Path) -> FirmwareImage:
         """An Intel HEX file (records 00 data, 01 end, 02 / 04 segment and linear base)."""
+        return cls.parse_hex(Path(path).read_text(encoding="ascii", errors="replace"), str(path))
+
+    @classmethod
+    def parse_hex(cls, text: str, path: str = "image") -> FirmwareImage:
         mem: dict[int, int] = {}
         base = 0
-        for n, line in enumerate(Path(path).read_text(encoding="ascii").splitlines(), 1):
+        for n, line in enumerate(text.splitlines(), 1):
             line = line.strip()
             if not line:
                 continue
@@ -133,170 +124,3 @@ def version_key(version: str) -> tuple[int, ...] | None:
     """``seatunit-1.2.0`` -> (1, 2, 0); None when it does not have that form."""
     m = re.fullmatch(r"seatunit-(\d+(?:\.\d+)*)", version)
     return tuple(int(x) for x in m.group(1).split(".")) if m else None
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateReport:
-    version: str
-    pages: int
-    size: int
-    crc: int
-    retries: int
-    seconds: float
-    entered_from_app: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Probe:
-    firmware: str | None      # the application's version (its HELLO), or None
-    boot: BootInfo | None     # the boot loader's answer when the unit waits in it
-    serial: str | None = None
-
-
-class _BootLink:
-    """Stop-and-wait requests to the boot loader on an open port."""
-
-    def __init__(self, port: SerialPort) -> None:
-        self.port = port
-        self.decoder = FrameDecoder()
-        self.seq = 0
-        self.retries = 0
-        self.announced: list[BootInfo] = []
-
-    def _read(self) -> list[Frame]:
-        try:
-            data = self.port.read(4096)
-        except OSError as err:                        # a pulled cable: the device node is gone
-            raise UpdateError(f"the link went away: {err}") from err
-        return [f for f in self.decoder.feed(data) if not f.flags & FrameFlags.FROM_HOST]
-
-    def _send(self, type_: int, payload: bytes) -> None:
-        try:
-            self.port.write(encode_frame(Frame(type_, self.seq, 0, FrameFlags.FROM_HOST, payload)))
-        except OSError as err:
-            raise UpdateError(f"the link went away: {err}") from err
-
-    def request(self, type_: BootType, payload: bytes = b"", *, timeout: float = 1.0, tries: int = 8) -> Frame:
-        answer = BootType.INFO if type_ is BootType.QUERY else BootType.RESULT
-        self.seq = (self.seq + 1) & 0xFF
-        for attempt in range(tries):
-            if attempt:
-                self.retries += 1
-            self._send(type_, payload)
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                for f in self._read():
-                    if f.type == BootType.INFO and f.seq == 0:
-                        self.announced.append(BootInfo.decode(f.payload))
-                    if f.type == answer and f.seq == self.seq and (
-                            answer is BootType.INFO or f.payload[:1] == bytes((type_,))):
-                        return f
-        raise UpdateError(f"the boot loader did not answer {type_.name} ({tries} tries)")
-
-    def result(self, type_: BootType, payload: bytes = b"", *, timeout: float = 1.0) -> tuple[BootStatus, int]:
-        p = self.request(type_, payload, timeout=timeout).payload
-        if len(p) != 6:
-            raise UpdateError(f"malformed BOOT_RESULT ({len(p)} bytes)")
-        return BootStatus(p[1]), int.from_bytes(p[2:6], "little")
-
-
-class _AppLink:
-    """A host session with the running application on an open port."""
-
-    def __init__(self, port: SerialPort) -> None:
-        self.port = port
-        self.session = HostSession()
-        self.t0 = time.monotonic()
-        self._write(self.session.start(0))
-
-    def now(self) -> int:
-        return int((time.monotonic() - self.t0) * 1000)
-
-    def _write(self, data: bytes) -> None:
-        try:
-            self.port.write(data)
-        except OSError as err:
-            raise UpdateError(f"the link went away: {err}") from err
-
-    def pump(self) -> None:
-        try:
-            data = self.port.read(4096)
-        except OSError as err:
-            raise UpdateError(f"the link went away: {err}") from err
-        self.session.receive(data, self.now())
-        self._write(self.session.poll(self.now()))
-
-    def hello(self, timeout: float) -> bool:
-        """True once the application's HELLO is answered (within ``timeout`` s)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            self.pump()
-            if self.session.state is LinkState.READY and self.session.peer is not None:
-                return True
-        return False
-
-
-def probe(port: SerialPort, *, timeout: float = 3.0) -> Probe:
-    """What the unit on ``port`` runs: its application (version from HELLO) or its boot loader."""
-    link = _BootLink(port)
-    try:
-        info = BootInfo.decode(link.request(BootType.QUERY, timeout=0.3, tries=2).payload)
-        return Probe(None, info)
-    except UpdateError as err:
-        if "went away" in str(err):
-            raise
-    app = _AppLink(port)
-    if not app.hello(timeout) or app.session.peer is None:
-        raise UpdateError(f"no answer in {timeout:g} s: neither the application nor the boot loader")
-    return Probe(app.session.peer.firmware, None, app.session.peer.serial)
-
-
-def _enter(port: SerialPort, link: _BootLink, timeout: float) -> bool:
-    """Bring the unit into its boot loader; True when the application was running."""
-    try:
-        link.request(BootType.QUERY, timeout=0.3, tries=2)
-        return False                                  # already there (an earlier update was cut short)
-    except UpdateError as err:
-        if "went away" in str(err):
-            raise
-    app = _AppLink(port)
-    if not app.hello(timeout) or app.session.peer is None:
-        raise UpdateError(f"no HELLO from the application in {timeout:g} s, and no boot loader")
-    app._write(app.session.send(EnterBootloader(app.session.peer.session_id), now_ms=app.now()))
-    acked_by = time.monotonic() + 2.0
-    while app.session.pending and time.monotonic() < acked_by:   # retransmitted until the unit acks it
-        app.pump()
-    try:                                          # then the unit resets into its boot loader
-        link.request(BootType.QUERY, timeout=0.5, tries=max(1, int(timeout / 0.5)))
-    except UpdateError:
-        raise UpdateError(f"the unit did not enter its boot loader within {timeout:g} s") from None
-    return True
-
-
-def update(port: SerialPort, image: FirmwareImage, *, progress: Callable[[int, int], None] | None = None,
-           timeout: float = 10.0) -> UpdateReport:
-    """Flash ``image`` into the unit on ``port`` (its seat-reader link) and start it."""
-    started = time.monotonic()
-    link = _BootLink(port)
-    from_app = _enter(port, link, timeout)
-    link.retries = 0                              # from here on: requests asked again (lost frames)
-    pages = [image.data[a:a + PAGE] for a in range(0, len(image.data), PAGE)]
-    for i, chunk in enumerate(pages):
-        if progress is not None:
-            progress(i, len(pages))
-        status, _ = link.result(BootType.WRITE, (i * PAGE).to_bytes(4, "little") + chunk)
-        if status is not BootStatus.OK:
-            raise UpdateError(f"page {i} (byte {i * PAGE:#x}): {status.name}")
-    if progress is not None:
-        progress(len(pages), len(pages))
-    version = image.version.encode()
-    status, crc = link.result(BootType.COMMIT, len(image.data).to_bytes(4, "little")
-                              + image.crc.to_bytes(4, "little") + bytes((len(version),)) + version, timeout=3.0)
-    if status is not BootStatus.OK:
-        raise UpdateError(f"the unit's flash does not check: {status.name} (CRC {crc:#010x}, "
-                          f"the image's {image.crc:#010x})")
-    status, _ = link.result(BootType.START, timeout=3.0)
-    if status is not BootStatus.OK:
-        raise UpdateError(f"the boot loader would not start the image: {status.name}")
-    return UpdateReport(image.version, len(pages), len(image.data), image.crc, link.retries,
-                        time.monotonic() - started, from_app)

@@ -1,4 +1,4 @@
-/* The update path (docs/protocol.md §13, docs/hardware.md): what the application, the boot loader, the
+/* The update path (docs/protocol.md §8.8, docs/hardware.md): what the application, the boot loader, the
  * emulation harness and the host agree on. Plain C99, no platform dependency.
  *
  * The host asks the running application for the boot loader with ENTER_BOOTLOADER (0x60, a reliable session

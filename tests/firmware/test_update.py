@@ -21,9 +21,10 @@ from bridgetable.cli import main
 from bridgetable.firmware_cli import SHIPPED_HEX, shipped_version
 from drivers.config import SeatMap
 from drivers.decks import STANDARD_ORDER, DeckRegistry
+from drivers.firmware_update import AppLink, BootLink, probe, update
 from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
-from firmware_host.boot import BAUD, BootStatus, BootType, FirmwareImage, UpdateError, _BootLink, probe, update
+from firmware_host.boot import BAUD, BootStatus, BootType, FirmwareImage, UpdateError
 from firmware_host.messages import EnterBootloader
 from hw_sim.avr import FIRMWARE_DIR, SeatUnit, ntag_uids
 from table.cards import Deal
@@ -129,20 +130,19 @@ def test_update_over_the_link_survives_a_cable_pull(unit):
 def test_enter_bootloader_needs_this_sessions_id_and_a_bad_image_is_never_started(unit):
     link = open_link(unit.reader_url)
     try:
-        from firmware_host.boot import _AppLink
-        app = _AppLink(link)
+        app = AppLink(link)
         assert app.hello(10) and app.session.peer is not None
         sid = app.session.peer.session_id
-        app._write(app.session.send(EnterBootloader((sid + 1) & 0xFFFFFFFF), now_ms=app.now()))
+        app.send(EnterBootloader((sid + 1) & 0xFFFFFFFF))
         end = time.monotonic() + 2
         while time.monotonic() < end:               # another session's id: acked, and ignored
             app.pump()
         assert app.session.pending == 0
         assert probe(link).firmware == OLD          # still the application (a new host session)
-        app = _AppLink(link)
+        app = AppLink(link)
         assert app.hello(10) and app.session.peer is not None and app.session.peer.session_id == sid
-        app._write(app.session.send(EnterBootloader(sid), now_ms=app.now()))
-        boot = _BootLink(link)
+        app.send(EnterBootloader(sid))
+        boot = BootLink(link)
         info = boot.request(BootType.QUERY, timeout=0.5, tries=20)
         assert info.payload[8] == 1                  # the old image is still valid until the first write
         image = FirmwareImage.from_hex(SHIPPED_HEX)
