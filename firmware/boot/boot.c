@@ -18,12 +18,12 @@
 #include "../src/board.h"
 #include "boot_proto.h"
 
-/* Fuses (ATmega2560 datasheet §30.2, Tables 30-3..30-5; boot section sizes: §29.8.13 "Boot Loader Parameters",
- * Table 29-7), kept in this ELF's .fuse section, since the boot loader is what a programmer flashes first
+/* Fuses (ATmega2560 data sheet, "Memory Programming": "Fuse Bits"; the boot section sizes: "Boot Loader
+ * Support", "Boot Size Configuration"), kept in this ELF's .fuse section, since the boot loader is what a programmer flashes first
  * (docs/hardware.md §4): low 0xFF (full-swing crystal, slow start-up); high 0xD2 (SPI programming on, EEPROM
  * kept through a chip erase, JTAG off, BOOTSZ1:0 = 01: a 2048-word boot section at word 0x1F800, BOOTRST
  * programmed: reset starts here); extended 0xFC (brown-out detection at 4.3 V: 16 MHz needs 4.5-5.5 V,
- * §31.3 "Speed Grades"). Lock bits 0xEF (BLB1 mode 2, Table 29-2): the application cannot SPM over this
+ * "Speed Grades"). Lock bits 0xEF (BLB1 mode 2, "Boot Loader Lock Bits"): the application cannot SPM over this
  * section. */
 FUSES = {.low = 0xFF, .high = 0xD2, .extended = 0xFC};
 LOCKBITS = 0xEF;

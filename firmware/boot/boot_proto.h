@@ -30,8 +30,9 @@ enum bt_boot_status {
     BT_BOOT_BAD_REQUEST = 4, BT_BOOT_NO_VALID_APP = 5
 };
 
-/* ATmega2560: 256-byte SPM pages (datasheet §29.8, Table 29-11); the boot section is 2048 words (4 KiB) at
- * word 0x1F800, byte 0x3F000 (BOOTSZ1:0 = 01, Table 29-7): the application owns bytes 0 .. 0x3EFFF. */
+/* ATmega2560: 256-byte (128-word) SPM pages; the boot section is 2048 words (4 KiB) at word 0x1F800, byte
+ * 0x3F000 (BOOTSZ1:0 = 01; data sheet, "Boot Loader Support": the page size and "Boot Size Configuration"
+ * tables): the application owns bytes 0 .. 0x3EFFF. */
 #define BT_BOOT_PAGE 256u
 #define BT_BOOT_START_BYTE 0x3F000ul
 #define BT_APP_MAX BT_BOOT_START_BYTE

@@ -23,8 +23,8 @@
  * With --boot the boot loader's bytes go to the boot section (byte 0x3F000) and reset starts there, as the
  * BOOTRST fuse makes it on the chip; the EEPROM then holds the application record of FW.elf as if the boot
  * loader had installed it (boot/boot_proto.h). simavr 1.6 runs SPM on the ATmega2560 itself (avr_flash.c:
- * page erase, temporary page buffer, page write; instantaneous, where the chip takes 3.7-4.5 ms, datasheet
- * Table 29-17); the lock bits are not enforced. */
+ * page erase, temporary page buffer, page write; instantaneous, where the chip takes 3.7-4.5 ms: data sheet,
+ * "SPM Programming Time"); the lock bits are not enforced. */
 #define _GNU_SOURCE 1   /* ppoll */
 #include <errno.h>
 #include <fcntl.h>
