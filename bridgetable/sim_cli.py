@@ -21,7 +21,7 @@ from .verdict_output import expand, human
 @click.option("--firmware", is_flag=True,
               help="ask each serial port for a seat unit's firmware version and flag outdated ones")
 @click.option("--port", "ports", multiple=True, metavar="PATH",
-              help="with --firmware: also this port (not found by discovery); repeatable")
+              help="with --firmware: ask only this port (no discovery); repeatable")
 @click.pass_context
 def devices(ctx: click.Context, as_json: bool, all_links: bool, firmware: bool, ports: tuple[str, ...]) -> None:
     """List serial ports (device, VID:PID, serial number) and USB devices; fine with none, or no libusb.
@@ -29,13 +29,16 @@ def devices(ctx: click.Context, as_json: bool, all_links: bool, firmware: bool, 
     if ctx.invoked_subcommand is not None:
         return
     from drivers.discovery import discover
-    found = discover(include_links=all_links)
+    if ports and not firmware:
+        raise click.UsageError("--port goes with --firmware")
+    found: dict[str, list[dict[str, Any]]] = (
+        discover(include_links=all_links) if not ports else
+        {"serial": [{"url": p, "vid_pid": None, "serial_number": None, "description": "given"} for p in ports],
+         "usb": [], "notes": []})
     if firmware:
         from .firmware_cli import probe_port
         for d in found["serial"]:
             d["unit"] = probe_port(d["url"])
-        found["serial"] += [{"url": p, "vid_pid": None, "serial_number": None, "description": "given",
-                             "unit": probe_port(p)} for p in ports]
     if as_json:
         click.echo(json.dumps(found))
         return
@@ -47,6 +50,8 @@ def devices(ctx: click.Context, as_json: bool, all_links: bool, firmware: bool, 
             u = d["unit"]
             click.echo(f"    firmware {u['firmware'] or '-'} ({u['serial'] or 'no serial'}): {u['status']}; "
                        f"this package ships {u['shipped'] or '-'}")
+    if ports:
+        return
     click.echo(f"USB devices: {len(found['usb']) or 'none'}")
     for d in found["usb"]:
         click.echo(f"  {d['url']:<28} {d['vid_pid']:<10} {d['serial_number'] or '-':<20} {d['description'] or ''}")

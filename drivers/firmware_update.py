@@ -20,7 +20,7 @@ from typing import Protocol
 from firmware_host import Frame, FrameDecoder, HostSession, LinkState, encode_frame
 from firmware_host.boot import PAGE, BootInfo, BootStatus, BootType, FirmwareImage, UpdateError
 from firmware_host.constants import FrameFlags
-from firmware_host.messages import EnterBootloader
+from firmware_host.messages import EnterBootloader, Nack
 
 __all__ = ["UpdateReport", "Probe", "BootLink", "AppLink", "update", "probe"]
 
@@ -103,6 +103,7 @@ class AppLink:
         self.port = port
         self.session = HostSession()
         self.t0 = time.monotonic()
+        self.nacks: list[Nack] = []
         self.write(self.session.start(0))
 
     def now(self) -> int:
@@ -123,7 +124,7 @@ class AppLink:
             data = self.port.read(4096)
         except OSError as err:
             raise UpdateError(f"the link went away: {err}") from err
-        self.session.receive(data, self.now())
+        self.nacks += [m for m in self.session.receive(data, self.now()) if isinstance(m, Nack)]
         self.write(self.session.poll(self.now()))
 
     def hello(self, timeout: float) -> bool:
@@ -166,6 +167,9 @@ def _enter(port: SerialPort, link: BootLink, timeout: float) -> bool:
     acked_by = time.monotonic() + 2.0
     while app.session.pending and time.monotonic() < acked_by:   # retransmitted until the unit acks it
         app.pump()
+    if app.nacks:
+        raise UpdateError(f"the unit refused ENTER_BOOTLOADER ({app.nacks[0].code!r}): its firmware has no update "
+                          "path; flash it once with a programmer (docs/hardware.md §4)")
     try:                                          # then the unit resets into its boot loader
         link.request(BootType.QUERY, timeout=0.5, tries=max(1, int(timeout / 0.5)))
     except UpdateError:
