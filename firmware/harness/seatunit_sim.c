@@ -15,6 +15,7 @@
  *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert, Undo, Stop
  *   display                 prints "display L0|L1|...|L7": the SSD1306's 8 text lines read back from its pixels
  *                           (each 6-column cell matched against the firmware's font; '~' for no glyph)
+ *   reset                   the MCU's RESET pin is pulled (MCUSR EXTRF; RAM and EEPROM kept, the flash as it is)
  *   chipreset               the MFRC522 alone resets (its registers back to their reset values, no field)
  *   loopreset               restarts the main-loop measurement (loop_max_us, loop_busy_permille in stats)
  *   stats                   prints counters;   quit
@@ -433,6 +434,9 @@ static int command(char *line) {
             }
             a->uid_len = (uint8_t)n;
         }
+    } else if (!strcmp(argv[0], "reset")) {
+        avr_reset(avr);                           /* to reset_pc: the boot loader when there is one */
+        avr->data[0x54] = 0x02;                   /* MCUSR: EXTRF */
     } else if (!strcmp(argv[0], "chipreset")) {
         mfrc522_model_reset(&reader);             /* the MFRC522 alone restarts (a glitch on its supply) */
     } else if (!strcmp(argv[0], "loopreset")) {

@@ -24,7 +24,7 @@ from drivers.decks import STANDARD_ORDER, DeckRegistry
 from drivers.firmware_update import AppLink, BootLink, probe, update
 from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
-from firmware_host.boot import BAUD, BootStatus, BootType, FirmwareImage, UpdateError
+from firmware_host.boot import BAUD, BootInfo, BootStatus, BootType, FirmwareImage, UpdateError
 from firmware_host.messages import EnterBootloader
 from hw_sim.avr import FIRMWARE_DIR, SeatUnit, ntag_uids
 from table.cards import Deal
@@ -92,6 +92,14 @@ def test_update_over_the_link_survives_a_cable_pull(unit):
     stuck = firmware_listing(unit.reader_url)
     assert stuck["boot_loader"] and stuck["firmware"] is None
     assert stuck["status"].startswith("NO FIRMWARE")
+    link = open_link(unit.reader_url)               # and so it does after a reset: the record is checked at boot
+    try:
+        boot = BootLink(link)
+        unit.command("reset")
+        info = BootInfo.decode(boot.request(BootType.QUERY, timeout=0.5, tries=10).payload)
+    finally:
+        link.close()
+    assert [a.why for a in boot.announced] == [2] and not info.app_valid     # 2: no valid application
 
     # the same command again finishes the job
     r = CliRunner().invoke(main, ["devices", "update", unit.reader_url, str(SHIPPED_HEX)])
@@ -155,5 +163,24 @@ def test_enter_bootloader_needs_this_sessions_id_and_a_bad_image_is_never_starte
         assert boot.result(BootType.START)[0] is BootStatus.NO_VALID_APP
         assert boot.result(BootType.WRITE, (0x3F000).to_bytes(4, "little") + b"\x00")[0] is \
             BootStatus.BAD_ADDRESS                   # the boot section is not the application's
+    finally:
+        link.close()
+
+
+def test_update_through_a_noisy_link_repeats_requests_and_lands_whole(unit):
+    """Corrupted bytes both ways: lost requests and lost answers are asked again (each request is idempotent),
+    and the image still checks as a whole."""
+    image = FirmwareImage.from_hex(SHIPPED_HEX)
+    unit.command("faults corrupt=0.0004 dir=both seed=11")
+    link = open_link(unit.reader_url)
+    try:
+        report = update(link, image, timeout=20)
+    finally:
+        link.close()
+    unit.command("faults corrupt=0 dir=both seed=11")
+    assert report.retries > 0 and report.version == image.version
+    link = open_link(unit.reader_url)
+    try:
+        assert probe(link).firmware == image.version
     finally:
         link.close()
