@@ -89,8 +89,9 @@ class BootLink:
                         return f
         raise UpdateError(f"the boot loader did not answer {type_.name} ({tries} tries)")
 
-    def result(self, type_: BootType, payload: bytes = b"", *, timeout: float = 1.0) -> tuple[BootStatus, int]:
-        p = self.request(type_, payload, timeout=timeout).payload
+    def result(self, type_: BootType, payload: bytes = b"", *, timeout: float = 1.0,
+               tries: int = 8) -> tuple[BootStatus, int]:
+        p = self.request(type_, payload, timeout=timeout, tries=tries).payload
         if len(p) != 6:
             raise UpdateError(f"malformed BOOT_RESULT ({len(p)} bytes)")
         return BootStatus(p[1]), int.from_bytes(p[2:6], "little")
@@ -199,7 +200,15 @@ def update(port: SerialPort, image: FirmwareImage, *, progress: Callable[[int, i
     if status is not BootStatus.OK:
         raise UpdateError(f"the unit's flash does not check: {status.name} (CRC {crc:#010x}, "
                           f"the image's {image.crc:#010x})")
-    status, _ = link.result(BootType.START, timeout=3.0)
+    try:
+        status, _ = link.result(BootType.START, timeout=1.0, tries=3)
+    except UpdateError:
+        # the answer may be what was lost: the unit then runs the new image and ignores the repeats
+        running = AppLink(port)
+        if not running.hello(timeout) or running.session.peer is None or \
+                running.session.peer.firmware != image.version:
+            raise
+        status = BootStatus.OK
     if status is not BootStatus.OK:
         raise UpdateError(f"the boot loader would not start the image: {status.name}")
     return UpdateReport(image.version, len(pages), len(image.data), image.crc, link.retries,
