@@ -5,7 +5,7 @@ with the messages of :mod:`firmware_host.boot`.
 application runs, a host session asks it for the boot loader (ENTER_BOOTLOADER with the session id of its
 HELLO); the boot loader then answers one request at a time: WRITE each 256-byte page (it erases, writes
 and reads back), COMMIT (it computes the CRC-32 of the whole image in flash and, only if it matches,
-records the image as valid), START (it resets into the new application). Each request is idempotent and
+records the image as valid), START (it jumps into the new application). Each request is idempotent and
 repeated when its answer does not come. A link lost mid-way raises :class:`UpdateError`; the unit stays in
 its boot loader (the old image's record was erased before the first write) and the next :func:`update`
 starts over. :func:`probe` reads what a port runs (application version, or boot loader) without changing it.

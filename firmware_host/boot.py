@@ -1,14 +1,6 @@
-"""Updates over the link, sans-I/O: the boot loader's messages (``firmware/boot/boot_proto.h``, docs/protocol.md
-§8.8) and firmware images. ``drivers/firmware_update.py`` drives a port with them:
-
-:func:`update` takes a unit's seat-reader port and a :class:`FirmwareImage` (an Intel HEX file). If the
-application runs, a host session asks it for the boot loader (ENTER_BOOTLOADER with the session id of its
-HELLO); the boot loader then answers one request at a time: WRITE each 256-byte page (it erases, writes
-and reads back), COMMIT (it computes the CRC-32 of the whole image in flash and, only if it matches,
-records the image as valid), START (it resets into the new application). Each request is idempotent and
-repeated when its answer does not come. A link lost mid-way raises :class:`UpdateError`; the unit stays in
-its boot loader (the old image's record was erased before the first write) and the next :func:`update`
-starts over. :func:`probe` reads what a port runs (application version, or boot loader) without changing it.
+"""Updates over the link, sans-I/O: the boot loader's message codes and answers (``firmware/boot/boot_proto.h``,
+docs/protocol.md §8.8), and firmware images (Intel HEX, the version string inside). ``drivers/firmware_update.py``
+drives a serial port with them (``update``, ``probe``).
 """
 from __future__ import annotations
 

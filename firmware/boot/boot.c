@@ -99,10 +99,23 @@ static uint8_t write_page(uint32_t at) {
     return BT_BOOT_OK;
 }
 
-static void reset_now(void) {
-    wdt_enable(WDTO_15MS);
-    for (;;) {
+
+static void start_app(void) {
+    __asm__ volatile("jmp 0");                    /* IJMP/EICALL would need EIND: the loader's is not 0 */
+}
+
+/* Into the application as if from reset, without a reset: a watchdog reset here would reach the host as a
+ * watchdog failure (UNIT_STATUS reset_cause); GPIOR0 0 says "no reset since the last report". */
+static void leave(void) {
+    while (!(UCSR0A & _BV(TXC0))) {               /* the last answer leaves the wire first */
     }
+    UCSR0B = 0;
+    UCSR0A = _BV(TXC0);
+    TCCR1B = 0;
+    TIFR1 = _BV(TOV1);
+    wdt_disable();
+    GPIOR0 = 0;
+    start_app();
 }
 
 static void on_request(const bt_frame *f) {
@@ -154,17 +167,12 @@ static void on_request(const bt_frame *f) {
             break;
         }
         result(f->seq, f->type, BT_BOOT_OK, 0);
-        while (!(UCSR0A & _BV(TXC0))) {           /* the answer leaves the wire before the reset */
-        }
-        reset_now();
+        leave();
         break;
     default: break;
     }
 }
 
-static void start_app(void) {
-    __asm__ volatile("jmp 0");                    /* IJMP/EICALL would need EIND: the loader's is not 0 */
-}
 
 int main(void) {
     uint8_t cause = MCUSR;
@@ -192,7 +200,7 @@ int main(void) {
         wdt_reset();
         if (TIFR1 & _BV(TOV1)) {                  /* asked for, never used: back to a valid application */
             TIFR1 = _BV(TOV1);
-            if (++idle >= IDLE_OVERFLOWS && asked && valid) reset_now();
+            if (++idle >= IDLE_OVERFLOWS && asked && valid) leave();
         }
         if (!(UCSR0A & _BV(RXC0))) continue;
         if (bt_decoder_feed(&dec, UDR0) == BT_RX_FRAME) {

@@ -25,7 +25,8 @@ from drivers.firmware_update import AppLink, BootLink, probe, update
 from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host.boot import BAUD, BootInfo, BootStatus, BootType, FirmwareImage, UpdateError
-from firmware_host.messages import EnterBootloader
+from firmware_host.constants import ResetCause
+from firmware_host.messages import EnterBootloader, UnitStatus
 from hw_sim.avr import FIRMWARE_DIR, SeatUnit, ntag_uids
 from table.cards import Deal
 from table.events import CardPlayed
@@ -116,6 +117,14 @@ def test_update_over_the_link_survives_a_cable_pull(unit):
     events: queue.Queue[Any] = queue.Queue()
     reader = SeatReaderDriver(unit.reader_url, events.put, SeatMap({"SR-T3-E": "E"}, table=3), decks,
                               backoff=(0.02, 0.2))
+    statuses: list[UnitStatus] = []
+    handle = reader.on_message
+
+    def spy(msg: Any) -> bool:
+        if isinstance(msg, UnitStatus):
+            statuses.append(msg)
+        return handle(msg)
+    reader.on_message = spy  # type: ignore[method-assign]
     reader.start(0.02)
     try:
         deadline = time.monotonic() + 20
@@ -126,11 +135,12 @@ def test_update_over_the_link_survives_a_cable_pull(unit):
         reader.set_board(DEAL, "deck-0")
         card = sorted(DEAL.hands["E"])[0]
         unit.place(uids[card])
-        while True:
-            ev = events.get(timeout=20)
-            if not isinstance(ev, DeviceNotice):
-                break
+        notices = []
+        while isinstance(ev := events.get(timeout=20), DeviceNotice):
+            notices.append(ev.code)
         assert ev == CardPlayed("E", card, source=reader.source)
+        # the boot loader starts the new image without a reset: the director hears of no watchdog failure
+        assert statuses and not statuses[0].reset_cause & ResetCause.WATCHDOG and "UNIT_RESET" not in notices
     finally:
         reader.stop()
 
