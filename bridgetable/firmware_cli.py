@@ -100,4 +100,6 @@ def update_command(port: str, hex_file: str | None, timeout: float) -> None:
     finally:
         link.close()
     click.echo(f"{port}: {report.version} written and verified ({report.pages} pages, CRC-32 {report.crc:08x}, "
-               f"{report.retries} requests repeated, {report.seconds:.1f} s); the unit restarted")
+               f"{report.retries} requests repeated, {report.seconds:.1f} s"
+               + (f", the unit reset {report.restarts} times on the way" if report.restarts else "")
+               + "); the unit restarted")

@@ -40,6 +40,7 @@ class UpdateReport:
     retries: int
     seconds: float
     entered_from_app: bool
+    restarts: int = 0         # the boot loader started again during the transfer (a reset, a power cut)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +186,7 @@ def update(port: SerialPort, image: FirmwareImage, *, progress: Callable[[int, i
     link = BootLink(port)
     from_app = _enter(port, link, timeout)
     link.retries = 0                              # from here on: requests asked again (lost frames)
+    link.announced.clear()                        # and boot loader starts (a reset during the transfer)
     pages = [image.data[a:a + PAGE] for a in range(0, len(image.data), PAGE)]
     for i, chunk in enumerate(pages):
         if progress is not None:
@@ -212,4 +214,4 @@ def update(port: SerialPort, image: FirmwareImage, *, progress: Callable[[int, i
     if status is not BootStatus.OK:
         raise UpdateError(f"the boot loader would not start the image: {status.name}")
     return UpdateReport(image.version, len(pages), len(image.data), image.crc, link.retries,
-                        time.monotonic() - started, from_app)
+                        time.monotonic() - started, from_app, len(link.announced))

@@ -194,3 +194,26 @@ def test_update_through_a_noisy_link_repeats_requests_and_lands_whole(unit):
         assert probe(link).firmware == image.version
     finally:
         link.close()
+
+
+def test_a_reset_mid_transfer_restarts_the_boot_loader_and_the_transfer_carries_on(unit):
+    """Power lost (here: RESET pulled) while pages are being written: the unit restarts into its boot loader,
+    not into the half-written image, and answers the next WRITE: each request stands on its own."""
+    image = FirmwareImage.from_hex(SHIPPED_HEX)
+    resets: list[int] = []
+
+    def reset_once(done: int, total: int) -> None:
+        if not resets and done >= total // 2:
+            resets.append(done)
+            unit.command("reset")
+    link = open_link(unit.reader_url)
+    try:
+        report = update(link, image, progress=reset_once)
+        assert resets and report.version == image.version and report.restarts == 1
+    finally:
+        link.close()
+    link = open_link(unit.reader_url)
+    try:
+        assert probe(link).firmware == image.version
+    finally:
+        link.close()
