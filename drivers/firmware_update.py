@@ -22,7 +22,11 @@ from firmware_host.boot import PAGE, BootInfo, BootStatus, BootType, FirmwareIma
 from firmware_host.constants import FrameFlags
 from firmware_host.messages import EnterBootloader, Nack
 
-__all__ = ["UpdateReport", "Probe", "BootLink", "AppLink", "update", "probe"]
+__all__ = ["UpdateReport", "Probe", "BootLink", "AppLink", "LinkGone", "update", "probe"]
+
+
+class LinkGone(UpdateError):
+    """The port went away under the update (a pulled cable: the device node is gone)."""
 
 
 class SerialPort(Protocol):
@@ -64,18 +68,18 @@ class BootLink:
         try:
             data = self.port.read(4096)
         except OSError as err:                        # a pulled cable: the device node is gone
-            raise UpdateError(f"the link went away: {err}") from err
+            raise LinkGone(f"the link went away: {err}") from err
         return [f for f in self.decoder.feed(data) if not f.flags & FrameFlags.FROM_HOST]
 
     def _send(self, type_: int, payload: bytes) -> None:
         try:
             self.port.write(encode_frame(Frame(type_, self.seq, 0, FrameFlags.FROM_HOST, payload)))
         except OSError as err:
-            raise UpdateError(f"the link went away: {err}") from err
+            raise LinkGone(f"the link went away: {err}") from err
 
     def request(self, type_: BootType, payload: bytes = b"", *, timeout: float = 1.0, tries: int = 8) -> Frame:
         answer = BootType.INFO if type_ is BootType.QUERY else BootType.RESULT
-        self.seq = (self.seq + 1) & 0xFF
+        self.seq = self.seq % 255 + 1                 # 1..255: seq 0 is the boot loader's announcement
         for attempt in range(tries):
             if attempt:
                 self.retries += 1
@@ -115,7 +119,7 @@ class AppLink:
         try:
             self.port.write(data)
         except OSError as err:
-            raise UpdateError(f"the link went away: {err}") from err
+            raise LinkGone(f"the link went away: {err}") from err
 
     def send(self, msg: EnterBootloader) -> None:
         """A reliable message to the application (retransmitted by :meth:`pump` until acked)."""
@@ -125,7 +129,7 @@ class AppLink:
         try:
             data = self.port.read(4096)
         except OSError as err:
-            raise UpdateError(f"the link went away: {err}") from err
+            raise LinkGone(f"the link went away: {err}") from err
         self.nacks += [m for m in self.session.receive(data, self.now()) if isinstance(m, Nack)]
         self.write(self.session.poll(self.now()))
 
@@ -139,15 +143,21 @@ class AppLink:
         return False
 
 
+def _ask_boot(link: BootLink, timeout: float, tries: int) -> BootInfo | None:
+    """The boot loader's BOOT_INFO, or None when nothing answers as one (the application ignores QUERY)."""
+    try:
+        return BootInfo.decode(link.request(BootType.QUERY, timeout=timeout, tries=tries).payload)
+    except LinkGone:
+        raise
+    except UpdateError:
+        return None
+
+
 def probe(port: SerialPort, *, timeout: float = 3.0) -> Probe:
     """What the unit on ``port`` runs: its application (version from HELLO) or its boot loader."""
-    link = BootLink(port)
-    try:
-        info = BootInfo.decode(link.request(BootType.QUERY, timeout=0.3, tries=2).payload)
+    info = _ask_boot(BootLink(port), 0.3, 2)
+    if info is not None:
         return Probe(None, info)
-    except UpdateError as err:
-        if "went away" in str(err):
-            raise
     app = AppLink(port)
     if not app.hello(timeout) or app.session.peer is None:
         raise UpdateError(f"no answer in {timeout:g} s: neither the application nor the boot loader")
@@ -156,12 +166,8 @@ def probe(port: SerialPort, *, timeout: float = 3.0) -> Probe:
 
 def _enter(port: SerialPort, link: BootLink, timeout: float) -> bool:
     """Bring the unit into its boot loader; True when the application was running."""
-    try:
-        link.request(BootType.QUERY, timeout=0.3, tries=2)
+    if _ask_boot(link, 0.3, 2) is not None:
         return False                                  # already there (an earlier update was cut short)
-    except UpdateError as err:
-        if "went away" in str(err):
-            raise
     app = AppLink(port)
     if not app.hello(timeout) or app.session.peer is None:
         raise UpdateError(f"no HELLO from the application in {timeout:g} s, and no boot loader")
@@ -172,10 +178,8 @@ def _enter(port: SerialPort, link: BootLink, timeout: float) -> bool:
     if app.nacks:
         raise UpdateError(f"the unit refused ENTER_BOOTLOADER ({app.nacks[0].code!r}): its firmware has no update "
                           "path; flash it once with a programmer (docs/hardware.md §4)")
-    try:                                          # then the unit resets into its boot loader
-        link.request(BootType.QUERY, timeout=0.5, tries=max(1, int(timeout / 0.5)))
-    except UpdateError:
-        raise UpdateError(f"the unit did not enter its boot loader within {timeout:g} s") from None
+    if _ask_boot(link, 0.5, max(1, int(timeout / 0.5))) is None:   # then the unit resets into it
+        raise UpdateError(f"the unit did not enter its boot loader within {timeout:g} s")
     return True
 
 
