@@ -15,13 +15,30 @@ import click
 from .verdict_output import expand, human
 
 
-@click.command("devices")
+@click.group("devices", invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="one JSON object on stdout")
 @click.option("--all-links", is_flag=True, help="also list symlinks to serial ports (/dev/serial/by-id ...)")
-def devices(as_json: bool, all_links: bool) -> None:
-    """List serial ports (device, VID:PID, serial number) and USB devices; fine with none, or no libusb."""
+@click.option("--firmware", is_flag=True,
+              help="ask each serial port for a seat unit's firmware version and flag outdated ones")
+@click.option("--port", "ports", multiple=True, metavar="PATH",
+              help="with --firmware: ask only this port (no discovery); repeatable")
+@click.pass_context
+def devices(ctx: click.Context, as_json: bool, all_links: bool, firmware: bool, ports: tuple[str, ...]) -> None:
+    """List serial ports (device, VID:PID, serial number) and USB devices; fine with none, or no libusb.
+    `devices update PORT` flashes a seat unit over its link."""
+    if ctx.invoked_subcommand is not None:
+        return
     from drivers.discovery import discover
-    found = discover(include_links=all_links)
+    if ports and not firmware:
+        raise click.UsageError("--port goes with --firmware")
+    found: dict[str, list[dict[str, Any]]] = (
+        discover(include_links=all_links) if not ports else
+        {"serial": [{"url": p, "vid_pid": None, "serial_number": None, "description": "given"} for p in ports],
+         "usb": [], "notes": []})
+    if firmware:
+        from .firmware_cli import probe_port
+        for d in found["serial"]:
+            d["unit"] = probe_port(d["url"])
     if as_json:
         click.echo(json.dumps(found))
         return
@@ -29,6 +46,12 @@ def devices(as_json: bool, all_links: bool) -> None:
     for d in found["serial"]:
         click.echo(f"  {d['url']:<28} {d['vid_pid'] or '-':<10} {d['serial_number'] or '-':<20} "
                    f"{d['description'] or ''}")
+        if "unit" in d:
+            u = d["unit"]
+            click.echo(f"    firmware {u['firmware'] or '-'} ({u['serial'] or 'no serial'}): {u['status']}; "
+                       f"this package ships {u['shipped'] or '-'}")
+    if ports:
+        return
     click.echo(f"USB devices: {len(found['usb']) or 'none'}")
     for d in found["usb"]:
         click.echo(f"  {d['url']:<28} {d['vid_pid']:<10} {d['serial_number'] or '-':<20} {d['description'] or ''}")
@@ -183,5 +206,7 @@ def sim_devices(tables: int, transport: str, kinds: str, fault_spec: str | None,
 
 
 def register_commands(main: click.Group) -> None:
+    from .firmware_cli import update_command
+    devices.add_command(update_command)
     main.add_command(devices)
     main.add_command(sim)

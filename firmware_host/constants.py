@@ -78,6 +78,8 @@ class MessageType(IntEnum):
     REFUSE_CALL = 0x45
     # host -> dealer 0x50-0x5F
     DEAL_BOARD = 0x50
+    # the update path 0x60-0x6F: the application's part (the boot loader's frames: firmware_host.boot)
+    ENTER_BOOTLOADER = 0x60
 
 
 class Direction(IntFlag):

@@ -62,6 +62,7 @@ __all__ = [
     "CallPressed", "Undo", "StopCard", "TrayPassed",
     "CardDealt", "BoardNumberRead", "Jam", "UnreadableCard", "DealDone",
     "ShowAuction", "ShowContract", "ShowTurn", "ShowError", "SetMode", "RefuseCall", "DealBoard",
+    "EnterBootloader", "ENTER_CONFIRM",
 ]
 
 M = TypeVar("M", bound="Message")
@@ -436,13 +437,27 @@ class DealBoard(Message):
         return {s: tuple(c for c, p in zip(CARDS, self.pockets) if p == s) for s in SEATS}
 
 
+# -- the update path ---------------------------------------------------------------------------------------
+ENTER_CONFIRM = int.from_bytes(b"BOOT", "little")
+
+
+@_message(MessageType.ENTER_BOOTLOADER, Direction.TO_DEVICE)
+@dataclass(frozen=True, slots=True)
+class EnterBootloader(Message):
+    """Host → seat reader: restart into the boot loader (firmware/boot/boot_proto.h). ``session_id`` repeats
+    the one in the unit's HELLO: a frame meant for another unit or an earlier session restarts nothing."""
+    session_id: int
+    confirm: int = ENTER_CONFIRM
+    WIRE = (UInt("session_id", 4), UInt("confirm", 4, ENTER_CONFIRM, ENTER_CONFIRM))
+
+
 MESSAGE_TYPES: dict[int, type[Message]] = {cls.TYPE: cls for cls in (
     Hello, Welcome, Ack, Nack, Heartbeat, ErrorMessage, Reset, Bind,
     CardRead, HandScan, ReaderStatus, UnitStatus,
     CallPressed, Undo, StopCard, TrayPassed,
     CardDealt, BoardNumberRead, Jam, UnreadableCard, DealDone,
     ShowAuction, ShowContract, ShowTurn, ShowError, SetMode, RefuseCall,
-    DealBoard,
+    DealBoard, EnterBootloader,
 )}
 assert set(MESSAGE_TYPES) == set(MessageType), "every MessageType has a class"
 

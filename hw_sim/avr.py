@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 FIRMWARE_DIR = Path(__file__).resolve().parent.parent / "firmware"
 BUILD_DIR = FIRMWARE_DIR / "build"
 ELF = BUILD_DIR / "avr" / "seatunit.elf"
+BOOT_BIN = BUILD_DIR / "avr" / "boot.bin"           # the boot loader (firmware/boot/), for SeatUnit(boot=True)
 HARNESS = BUILD_DIR / "native" / "seatunit-sim"
 VECTORS_CLI = BUILD_DIR / "native" / "vectors"
 LINKS = ("reader", "box")
@@ -87,13 +88,16 @@ def harness_faults(spec: FaultSpec, bytedrop: float = 0.0, bytedup: float = 0.0)
 
 class SeatUnit:
     """One emulated seat unit (card reader + bidding box) behind two ptys, their links in ``link_dir`` (by
-    default a fresh ``seatunit-*`` folder of the temp dir, removed on close)."""
+    default a fresh ``seatunit-*`` folder of the temp dir, removed on close). ``elf``: another firmware build
+    (default: ``firmware/build``'s); ``boot``: with the boot loader (updates over the link)."""
 
     def __init__(self, name: str, reader_serial: str, box_serial: str, *, link_dir: str | Path | None = None,
-                 start_timeout: float = 10.0, elf: str | Path | None = None) -> None:
-        if not (ELF.exists() and HARNESS.exists()):
+                 start_timeout: float = 10.0, elf: str | Path | None = None, boot: bool = False) -> None:
+        if not (ELF.exists() and HARNESS.exists() and BOOT_BIN.exists()):
             build()
         firmware = Path(elf) if elf is not None else ELF
+        # boot: the boot loader in its section, run first at every reset (BOOTRST), the ELF recorded as installed
+        boot_args = ["--boot", str(BOOT_BIN)] if boot else []
         self.name = name
         self._own_dir = not link_dir                 # a folder made here is removed on close
         self.dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="seatunit-"))
@@ -104,7 +108,7 @@ class SeatUnit:
         try:
             self._proc = subprocess.Popen(
                 [str(HARNESS), "--elf", str(firmware), "--link-dir", str(self.dir), "--name", name,
-                 "--reader-serial", reader_serial, "--box-serial", box_serial],
+                 "--reader-serial", reader_serial, "--box-serial", box_serial, *boot_args],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
         except BaseException:
             self._remove_dir()

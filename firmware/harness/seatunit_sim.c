@@ -17,13 +17,19 @@
  *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert, Undo, Stop
  *   display                 prints "display L0|L1|...|L7": the SSD1306's 8 text lines read back from its pixels
  *                           (each 6-column cell matched against the firmware's font; '~' for no glyph)
+ *   reset                   the MCU's RESET pin is pulled (MCUSR EXTRF; RAM and EEPROM kept, the flash as it is)
  *   chipreset               the MFRC522 alone resets (its registers back to their reset values, no field)
  *   wdreset                 the MCU resets as its watchdog resets it (MCUSR WDRF set, the RAM kept, the
  *                           peripherals and the CPU back to their reset state); the tags stay where they lie
  *   loopreset               restarts the main-loop measurement (loop_max_us, loop_busy_permille in stats)
  *   stats                   prints counters;   quit
  * Prints "ready READER_PATH BOX_PATH" once both ptys exist. Usage:
- *   seatunit-sim --elf FW.elf --link-dir DIR --name NAME --reader-serial SR --box-serial BB */
+ *   seatunit-sim --elf FW.elf --link-dir DIR --name NAME --reader-serial SR --box-serial BB [--boot BOOT.bin]
+ * With --boot the boot loader's bytes go to the boot section (byte 0x3F000) and reset starts there, as the
+ * BOOTRST fuse makes it on the chip; the EEPROM then holds the application record of FW.elf as if the boot
+ * loader had installed it (boot/boot_proto.h). simavr 1.6 runs SPM on the ATmega2560 itself (avr_flash.c:
+ * page erase, temporary page buffer, page write; instantaneous, where the chip takes 3.7-4.5 ms: data sheet,
+ * "SPM Programming Time"); the lock bits are not enforced. */
 #define _GNU_SOURCE 1   /* ppoll */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +53,7 @@
 #include <sim_irq.h>
 #include <parts/ssd1306_virt.h>
 
+#include "../boot/boot_proto.h"
 #include "../src/font5x7.h"
 
 #include "mfrc522_model.h"
@@ -449,6 +456,9 @@ static int command(char *line) {
             }
             a->uid_len = (uint8_t)n;
         }
+    } else if (!strcmp(argv[0], "reset")) {
+        avr_reset(avr);                           /* to reset_pc: the boot loader when there is one */
+        avr->data[0x54] = 0x02;                   /* MCUSR: EXTRF */
     } else if (!strcmp(argv[0], "chipreset")) {
         mfrc522_model_reset(&readers[zone]);      /* the MFRC522 alone restarts (a glitch on its supply) */
     } else if (!strcmp(argv[0], "wdreset")) {
@@ -557,6 +567,39 @@ static void load_identity(const char *reader_serial, const char *box_serial) {
     avr_ioctl(avr, AVR_IOCTL_EEPROM_SET, &d);
 }
 
+/* the boot loader in its section, and the record of the application found in flash (boot/boot.c checks it) */
+static void load_boot(const char *path, const elf_firmware_t *fw) {
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(avr->flash + BT_BOOT_START_BYTE, 1, avr->flashend + 1 - BT_BOOT_START_BYTE, f) : 0;
+    if (f) fclose(f);
+    if (!n) {
+        fprintf(stderr, "cannot read the boot loader %s\n", path);
+        exit(2);
+    }
+    avr->reset_pc = avr->pc = BT_BOOT_START_BYTE;
+    uint32_t len = fw->flashsize, crc = 0xFFFFFFFFu;
+    for (uint32_t i = 0; i < len; i++) {
+        crc ^= avr->flash[i];
+        for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    crc = ~crc;
+    uint8_t rec[11 + BT_APP_VERSION_MAX];
+    memset(rec, 0, sizeof rec);
+    rec[0] = (uint8_t)BT_APP_MAGIC;
+    rec[1] = (uint8_t)(BT_APP_MAGIC >> 8);
+    for (int i = 0; i < 4; i++) {
+        rec[2 + i] = (uint8_t)(len >> (8 * i));
+        rec[6 + i] = (uint8_t)(crc >> (8 * i));
+    }
+    const uint8_t *v = memmem(avr->flash, len, "seatunit-", 9);   /* the version string HELLO gives */
+    uint8_t vn = 0;
+    while (v && vn < BT_APP_VERSION_MAX && v + vn < avr->flash + len && v[vn] >= 0x21 && v[vn] <= 0x7E) vn++;
+    rec[10] = vn;
+    if (vn) memcpy(rec + 11, v, vn);
+    avr_eeprom_desc_t d = {rec, BT_EE_APP_RECORD, (uint32_t)(11u + vn)};
+    avr_ioctl(avr, AVR_IOCTL_EEPROM_SET, &d);
+}
+
 static const char *arg(int argc, char **argv, const char *name, const char *fallback) {
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], name)) return argv[i + 1];
@@ -589,6 +632,8 @@ int main(int argc, char **argv) {
     avr->sleep = no_sleep;
     avr->log = 1;
     load_identity(arg(argc, argv, "--reader-serial", "SR-UNSET"), arg(argc, argv, "--box-serial", "BB-UNSET"));
+    const char *boot = arg(argc, argv, "--boot", NULL);
+    if (boot) load_boot(boot, &fw);
 
     mfrc522_model_reset(&readers[0]);
     mfrc522_model_reset(&readers[1]);

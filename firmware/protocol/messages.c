@@ -119,6 +119,7 @@ uint8_t bt_msg_direction(uint8_t type) {
         return BT_DIR_BOTH;
     case BT_WELCOME: case BT_RESET: case BT_BIND: case BT_SHOW_AUCTION: case BT_SHOW_CONTRACT:
     case BT_SHOW_TURN: case BT_SHOW_ERROR: case BT_SET_MODE: case BT_REFUSE_CALL: case BT_DEAL_BOARD:
+    case BT_ENTER_BOOTLOADER:
         return BT_DIR_TO_DEVICE;
     case BT_HELLO: case BT_CARD_READ: case BT_HAND_READ: case BT_READER_STATUS: case BT_UNIT_STATUS:
     case BT_CALL_PRESSED:
@@ -295,6 +296,7 @@ uint16_t bt_msg_check(uint8_t type, const uint8_t *p, uint16_t n) {
     case BT_SHOW_TURN: seat(&r, 1); need(&r, u8(&r) <= 2u); break;
     case BT_SET_MODE: need(&r, u8(&r) <= 1u); skip(&r, 2); break;
     case BT_REFUSE_CALL: call(&r); skip(&r, 2); text(&r); break;
+    case BT_ENTER_BOOTLOADER: skip(&r, 8); break;       /* session_id, "BOOT" */
     case BT_DEAL_BOARD:
         need(&r, u16(&r) >= 1u);
         for (uint8_t k = 0; k < 52u && !r.bad; k++) seat(&r, 0);

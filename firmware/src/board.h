@@ -11,6 +11,8 @@
 #define RFID_POLL_MS 20u          /* one REQA/anticollision round every 20 ms */
 #define RFID_ABSENT_POLLS 3u      /* a tag unseen for 3 polls in a row has left the antenna */
 #define KEY_STABLE_MS 5u          /* a key state counts after 5 equal 1 ms samples */
+#ifndef FIRMWARE_VERSION                  /* a test builds an older one: make FW_DEFS='-DFIRMWARE_VERSION=...' */
 #define FIRMWARE_VERSION "seatunit-1.2.0"
+#endif
 
 #endif

@@ -16,15 +16,11 @@
 #include "keys.h"
 #include "mfrc522.h"
 #include "uart.h"
+#include "update.h"
 
 enum { READER = 0, BOX = 1 };
 
-/* Fuses (ATmega2560 datasheet §30.2, Tables 30-3..30-5), kept in the ELF's .fuse section for the programmer
- * (docs/hardware.md): low 0xFF (full-swing crystal, slow start-up), high 0xD1 (SPI programming on, EEPROM kept
- * through a chip erase, JTAG off, no boot-loader reset vector), extended 0xFC (brown-out detection at 4.3 V:
- * 16 MHz needs 4.5-5.5 V, §31.3 "Speed Grades"; 2.7 V lets the CPU run out of spec while EEPROM is written). */
-#include <avr/fuse.h>
-FUSES = {.low = 0xFF, .high = 0xD1, .extended = 0xFC};
+/* The fuses are in the boot loader's ELF (firmware/boot/boot.c): it is what a programmer flashes first. */
 
 /* The stack's high-water mark: before anything runs, the RAM between the end of the variables (_end) and the
  * top of the stack is painted with 0xC5; the lowest address no longer holding it is the deepest the stack
@@ -56,7 +52,8 @@ static uint16_t stack_peak(void) {
 uint8_t reset_cause __attribute__((section(".noinit")));
 void early_reset_cause(void) __attribute__((naked, used, section(".init3")));
 void early_reset_cause(void) {
-    reset_cause = MCUSR;
+    reset_cause = MCUSR | GPIOR0;                 /* GPIOR0: the cause the boot loader read (and cleared) */
+    GPIOR0 = 0;
     MCUSR = 0;
     wdt_disable();
 }
@@ -139,6 +136,8 @@ static void on_message(void *ctx, uint8_t type, const uint8_t *p, uint16_t n) {
         }
     } else if (type == BT_BIND) {
         identity_store_binding(&id, p[0], bt_get16(p + 1));
+    } else if (type == BT_ENTER_BOOTLOADER && port == READER) {
+        update_request(p, links[READER].session_id, clock_ms());
     } else if (port == BOX) {
         switch (type) {
         case BT_SHOW_TURN: display_turn(p); break;
@@ -342,6 +341,7 @@ int main(void) {
             tick = now;
             bt_session_poll(&links[READER], now);
             bt_session_poll(&links[BOX], now);
+            update_poll(now);
             handle_keys();
             display_poll();
             /* one short step a tick per reader; after a step that went to the chip's FIFO (a frame sent or an

@@ -60,6 +60,7 @@ from firmware_host.messages import (
     CardRead,
     DealBoard,
     DealDone,
+    EnterBootloader,
     ErrorMessage,
     HandScan,
     Heartbeat,
@@ -368,6 +369,7 @@ EXAMPLES: list[Message] = [
     RefuseCall("1D", ErrorCode.INSUFFICIENT_BID, "1D is insufficient after 1H"),
     RefuseCall("X", ErrorCode.INADMISSIBLE_CALL),
     DealBoard.from_hands(17, HANDS), DealBoard(65535, ("W",) * 52),
+    EnterBootloader(0xDEADBEEF), EnterBootloader(1),
 ]
 
 
