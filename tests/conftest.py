@@ -86,6 +86,8 @@ RUN_ALONE = (
     "tests/bridgetable/test_sim_replay.py::test_two_hundred_corpus_records_over_pty_and_pyusb[",
     "tests/firmware/test_avr_replay.py::test_two_hundred_corpus_boards_give_the_replay_verdicts",
     "tests/firmware/test_avr_replay.py::test_fifty_seeded_fault_runs_give_the_fault_free_verdicts",
+    "tests/firmware/test_avr_replay.py::test_two_hundred_corpus_boards_with_every_hand_read_at_the_table",
+    "tests/firmware/test_avr_replay.py::test_fifty_seeded_fault_runs_with_a_watchdog_reset_mid_board",
 )
 
 
