@@ -14,8 +14,9 @@ device time is the same card lying on the antenna), then resolve the tag through
 Error events never reach the table: its state is untouched. A HAND_READ (sent whole, or in parts put back
 together by :class:`~firmware_host.hands.HandAssembler`) becomes ``HandRead(seat, cards)`` when every tag
 resolves (the table checks the hand against the hand record, Law 13/7); otherwise ``UNKNOWN_TAG`` per bad tag
-and a ``BAD_INPUT`` asking for the hand to be read again. The same hand read again in the same board (the unit
-restarted with the hand still on its antenna) is one read.
+and a ``BAD_INPUT`` asking for the hand to be read again. A hand read again is a read again (the check when
+the cards go back into the board, Law 7C, reads the same hand a second time), except the one read of the hand
+still on the antenna when its unit restarted: that is the hand read before the restart.
 
 A unit that restarted (a new session, not a resumed one: a watchdog or power reset) reads again the card still
 lying on its antenna, with its clock started again: the first read of each zone after the restart that is the
@@ -58,6 +59,7 @@ class SeatReaderDriver(DeviceDriver):
         self.unit_status: UnitStatus | None = None   # the unit's last UNIT_STATUS (reset cause, stack, reader)
         self.hands = HandAssembler()
         self._last_hand: tuple[str, ...] | None = None   # the hand last read in this board
+        self._hand_at_restart: tuple[str, ...] | None = None   # that hand, if the unit restarted since: a repeat
         self._boot: int | None = None                   # the session id of the unit's boot the reads come from
 
     def set_board(self, deal: Deal | None = None, deck: str | None = None) -> None:
@@ -68,7 +70,7 @@ class SeatReaderDriver(DeviceDriver):
         is still a repeat by device time, not the new board's first card."""
         self.deal = deal
         self.deck = deck
-        self._last_hand = None
+        self._last_hand = self._hand_at_restart = None
 
     def learn(self, name: str, order: Sequence[str] = STANDARD_ORDER) -> DeckLearner:
         """From now on, reads teach deck ``name`` (one tag per card, in ``order``) until :meth:`finish_learning`."""
@@ -110,6 +112,7 @@ class SeatReaderDriver(DeviceDriver):
             if self._boot is not None:                  # the unit restarted: its clock and hand parts with it
                 self.debouncer.carry_over()
                 self.hands.reset()
+                self._hand_at_restart = self._last_hand
             self._boot = boot
 
     def _card(self, msg: CardRead) -> None:
@@ -168,7 +171,9 @@ class SeatReaderDriver(DeviceDriver):
             self._emit(bad_input(self.name, f"hand read at {seat} incomplete ({bad} of {len(msg.uids)} tags "
                                  "unusable); read the hand again", seat))
             return
-        if self._last_hand is not None and sorted(cards) == sorted(self._last_hand):
-            return                                      # the same hand read again: one read
+        repeat = self._hand_at_restart is not None and sorted(cards) == sorted(self._hand_at_restart)
+        self._hand_at_restart = None
+        if repeat:
+            return                                      # the hand that lay there before the restart: one read
         self._last_hand = tuple(cards)
         self._emit(HandRead(Seat(seat), tuple(cards), source=self.source))

@@ -92,7 +92,7 @@ def wait_for(cond: Any, timeout: float) -> bool:
 def test_a_hand_laid_on_the_antenna_is_read_whole_and_checked(unit):
     """North lays the 13 cards taken out of the board on the antenna: one HandRead of those 13 cards reaches
     the table (sent in parts of four tags), and no card is taken for played. Lifted and laid again: read again
-    by the unit, one read to the table. Today's firmware reads four tags a round: no hand, TOO_MANY_TAGS."""
+    by the unit, a second read to the table (as when the cards go back into the board, Law 7C). Today's firmware reads four tags a round: no hand, TOO_MANY_TAGS."""
     which, u = unit
     r = Reader(u)
     try:
@@ -112,10 +112,12 @@ def test_a_hand_laid_on_the_antenna_is_read_whole_and_checked(unit):
         u.remove()
         u.lay_hand([r.uids[c] for c in hand], after_ms=200)  # lifted and laid again: the unit reads it again
         assert wait_for(lambda: sum(isinstance(m, HandScan) for m in r.messages) == 8, 15)
+        assert wait_for(lambda: len(r.table_events()) == 2, 10)
+        assert r.table_events()[1] == r.table_events()[0]     # the same hand, read a second time
         u.remove()
         u.place(r.uids[hand[0]], after_ms=200)             # then the opening lead: a card played
-        assert wait_for(lambda: len(r.table_events()) == 2, 10)
-        assert r.table_events()[1] == CardPlayed("N", hand[0], source=r.driver.source)
+        assert wait_for(lambda: len(r.table_events()) == 3, 10)
+        assert r.table_events()[2] == CardPlayed("N", hand[0], source=r.driver.source)
     finally:
         r.close()
 
