@@ -3,10 +3,12 @@ event behind it: a Mitchell of 4 tables with a relay (2 boards a round; tables 1
 round 1, so table 1's traveller has a comparison), table 3 scoring-only. Each state is brought about once
 (over the pages, or over HTTP where the page is not the point) and then, at both sizes: nothing scrolls sideways,
 axe-core finds no critical or serious violation, and the screenshot is saved as
-tests/artifacts/gallery-<page>-<state>-<phone|tablet>.png. The seat page's buttons are at least 44 px high.
+tests/artifacts/gallery-<page>-<state>-<phone|tablet>.png
+(docs/images/pages/ with BRIDGETABLE_DOC_IMAGES=1). The seat page's buttons are at least 44 px high.
 Every failure is collected and reported together, so one run lists all of them."""
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,10 @@ EVENT = {"name": "Club night", "scoring": "MP",
 CONFIG = {"tables": [{"id": t} for t in "1234"],
           "regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}, "event": EVENT}
 SIZES = {"phone": (390, 844), "tablet": (820, 1180)}
+# The gallery is also the guide's picture of every page (docs/club-night.md, "Every page at phone and tablet size"):
+# rewritten there only on request (BRIDGETABLE_DOC_IMAGES=1), so an ordinary run leaves the working tree as it was.
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "images" / "pages" if os.environ.get(
+    "BRIDGETABLE_DOC_IMAGES") == "1" else ARTIFACTS
 NO_SIDEWAYS = "() => document.documentElement.scrollWidth <= window.innerWidth"
 # buttons a thumb must hit on the seat page (visible ones), lower than 44 px
 SMALL_TARGETS = """() => [...document.querySelectorAll('button, select, input, summary')]
@@ -60,7 +66,8 @@ class Gallery:
                 small = page.evaluate(SMALL_TARGETS)
                 if small:
                     self.problems.append(f"{where}: touch targets under 44 px: {small}")
-            path = ARTIFACTS / f"gallery-{name}-{state}-{size}.png"
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            path = SHOTS / f"gallery-{name}-{state}-{size}.png"
             if element:
                 page.locator(element).scroll_into_view_if_needed()
                 page.locator(element).screenshot(path=str(path))

@@ -6,6 +6,7 @@ into one card a row (each cell under its column's name). An evening of 3 tables 
 played. Screenshots: tests/artifacts/results-fit-<view>-<width>x<height>.png."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,10 @@ import pytest
 from headless import ARTIFACTS, wait_until
 from service_harness import ServerProcess
 from test_results_page import play
+
+# the guide's pictures of the results at a television's and a phone's size: rewritten only with BRIDGETABLE_DOC_IMAGES=1
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "images" / "pages" if os.environ.get(
+    "BRIDGETABLE_DOC_IMAGES") == "1" else ARTIFACTS
 
 NAMES = ["Margaret Worthington-Smythe", "Bartholomew Fitzgerald", "Anastasia Kowalczyk-Nguyen",
          "Christopher Vanderbilt", "Philippa Montgomery-Jones", "Alexander Papadopoulos",
@@ -89,6 +94,7 @@ def test_results_and_big_screen_fit(tmp_path: Path, browser: Any, size: str) -> 
                 scores = page.evaluate("() => [...document.querySelectorAll('table.traveller td.num')]"
                                        ".filter(c => c.offsetParent && c.textContent.trim()).length")
                 assert scores > 0, (view, size)
-                page.screenshot(path=str(ARTIFACTS / f"results-fit-{view}-{size}.png"), full_page=True)
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / f"results-fit-{view}-{size}.png"), full_page=True)
         finally:
             ctx.close()
