@@ -92,7 +92,7 @@ def wait_for(cond: Any, timeout: float) -> bool:
 def test_a_hand_laid_on_the_antenna_is_read_whole_and_checked(unit):
     """North lays the 13 cards taken out of the board on the antenna: one HandRead of those 13 cards reaches
     the table (sent in parts of four tags), and no card is taken for played. Lifted and laid again: read again
-    by the unit, a second read to the table (as when the cards go back into the board, Law 7C). Today's firmware reads four tags a round: no hand, TOO_MANY_TAGS."""
+    by the unit, a second read to the table (as when the cards go back into the board, Law 7C)."""
     which, u = unit
     r = Reader(u)
     try:
