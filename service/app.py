@@ -131,7 +131,7 @@ def create_app(settings: Settings | None = None,
             install(svc, event_cfg, event_row.at if event_row is not None else None, event_rows)
         svc.rule = hub.rule = ClubBoardRule(club, svc.tournament).load(journal.rows(CLUB))
         svc.hand_records = HandRecords(club, lambda: svc.tournament).load(journal.rows(CLUB))
-        svc.analyses = analyses = Analyses()
+        svc.analyses = analyses = Analyses(settings.analysis_nice)
         svc.screen = PublicScreen(club, lambda: svc.rule, lambda: svc.tournament, svc.hand_records, analyses)
         svc.dealing = DealingDesk(club, hub, svc.hand_records, settings).load(journal.rows(CLUB))
         if settings.dataconnector is not None:      # its queues rebuilt; its port: bridgetable serve

@@ -240,6 +240,10 @@ class Settings(_Strict):
                                description="signs seat tokens; kept in the database if absent")
     max_body_bytes: int = Field(default=1_000_000, ge=1024, le=100_000_000,
                                 description="a request body longer than this is refused (413)")
+    analysis_nice: int = Field(default=19, ge=0, le=19,
+                               description="the double-dummy solver's nice value (Linux): 19 gives every core to the "
+                                           "tables first; lower it on a machine kept busy by other work, where the "
+                                           "solver at 19 may wait minutes for the hand-record sheets")
     regulation: Regulation = Regulation()
     tables: list[TableConfig] = []
     simulation: SimulationConfig = SimulationConfig()

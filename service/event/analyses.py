@@ -40,14 +40,14 @@ def figures(a: Analysis) -> dict[str, Any]:
             "par_score": a.par_score, "par": list(a.par_contracts)}
 
 
-def _lowest_priority() -> None:
-    """The solver's thread yields every core to the event loop and the tables (Linux: a thread's own nice value);
-    it works with the time nobody else wants. It is named ``double-dummy`` for ``top -H`` and the benchmarks; the
-    solver's own worker threads inherit both the name and the priority."""
+def _low_priority(nice: int) -> None:
+    """The solver's thread yields every core to the event loop and the tables (Linux: a thread's own nice value,
+    19 by default, the lowest priority); it works with the time nobody else wants. It is named ``double-dummy``
+    for ``top -H`` and the benchmarks; the solver's own worker threads inherit both the name and the priority."""
     try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         libc = ctypes.CDLL(None)
         libc.prctl(15, b"double-dummy", 0, 0, 0)          # PR_SET_NAME
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), max(nice, os.getpriority(os.PRIO_PROCESS, 0)))
     except (AttributeError, OSError):          # not Linux, or not allowed: the normal priority and name
         pass
 
@@ -56,7 +56,8 @@ class Analyses:
     """Each deal's analysis, once; every listener in ``on_ready`` is called (on the event loop) when one arrives.
     A deal the solver refuses is remembered as None (its board is shown without figures)."""
 
-    def __init__(self) -> None:
+    def __init__(self, nice: int = 19) -> None:
+        self._nice = nice
         self._done: dict[DealKey, Analysis | None] = {}
         self._pending: set[DealKey] = set()
         self._pool: ThreadPoolExecutor | None = None
@@ -93,7 +94,7 @@ class Analyses:
             self._pending.add(key)
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="double-dummy",
-                                                initializer=_lowest_priority)
+                                                initializer=_low_priority, initargs=(self._nice,))
             fut = loop.run_in_executor(self._pool, self._compute, key)
             fut.add_done_callback(functools.partial(self._finish, key))
 

@@ -163,7 +163,8 @@ def test_a_scoring_only_terminal_keys_its_board_through_the_same_rule_and_the_le
 
             board = mine[0]
             deal = {b.board: b.deal for b in SET}[board]
-            lead = sorted(deal.hands[Seat("N")])[0]            # North's card: not the leader's (West's)
+            # East's card: not the leader's (West's), and not the declaring side's, which is refused outright
+            lead = sorted(deal.hands[Seat("E")])[0]
             key(board, lead)
             wait_until(north, f"() => ({TOAST})().includes('the director is told')")
             assert d.get("/api/tables/3").json()["phase"] == "board_complete"
