@@ -65,8 +65,11 @@ def test_names_reach_partner_stay_for_the_round_and_a_keyed_result_is_corrected(
             wait_until(terminal, SECTION_HAS, "Cy Cole, Di Dunn")
             terminal.locator("#player-E").fill("Ed Eng")
             terminal.locator("#player-W").fill("Flo Fox")
-            terminal.locator("#players-form-other button[type=submit]").click()
-            wait_until(terminal, SECTION_HAS, "Ed Eng, Flo Fox")
+            with terminal.expect_response(lambda r: r.url.endswith("/players") and r.request.method == "POST",
+                                          timeout=30000) as saved:
+                terminal.locator("#players-form-other button[type=submit]").click()
+            assert saved.value.status == 200, saved.value.text()
+            wait_until(terminal, SECTION_HAS, "Ed Eng, Flo Fox", timeout=30)
             assert not terminal.locator("#players-section form").count()
             terminal.screenshot(path=str(ARTIFACTS / "seat-names-scoring-both-phone.png"), full_page=True)
             picture(terminal.locator("#players-section"), "seat-names-both-pairs.png")
