@@ -6,7 +6,7 @@ Plays real corpus records through :class:`bridgetable.avr_table.AvrTable` (four 
 on simavr's ATmega2560 paced to the wall clock, the drivers on ptys) without faults. For every card: from the
 moment the harness put the tag into the antenna's field (CLOCK_MONOTONIC, stamped in the harness process)
 to the moment the seat-reader driver emitted ``CardPlayed`` (CLOCK_MONOTONIC in this process). Prints p50,
-p99 and max beside the wire's own floor: the bytes of that CARD_READ frame at 115200 Bd, 10 bits a byte.
+p99 and max beside the wire's own floor: the bytes of that CARD_READ frame at the firmware's 500000 Bd, 10 bits a byte.
 Prints a Markdown table (docs/PERFORMANCE.md, "Seat-unit firmware", holds the figures of the last run).
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from bridgetable.avr_table import AvrTable  # noqa: E402
 from firmware_host import CardRead, Frame, encode_frame  # noqa: E402
 from table.replay import read_records  # noqa: E402
 
-BAUD = 115200
+BAUD = 500000                 # firmware/src/board.h: 16 MHz / 32, exact (firmware 1.1.0 on; 115200 before)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -282,6 +282,8 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
                 item = p.locator(f'#penalty li.penalty-card.major[data-seat="E"][data-card="{honour}"]')
                 item.wait_for(timeout=10000)
                 assert meaning in item.inner_text(), item.inner_text()
+            exposed = e4.locator('#irregularities .irr[data-code="EXPOSED_CARD"]').first.inner_text()
+            assert "East exposed" in exposed and "East East" not in exposed, exposed     # the name once
             g.capture(e4, "seat", "penalty-offender", targets=True)
             g.capture(s4, "seat", "penalty-declarer", targets=True)
 
@@ -296,10 +298,10 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             e1.locator("#claim-dispute").click()
             form = console.locator('#alerts .alert[data-table="1"] form.claim-ruling[data-code="CLAIM_DISPUTED"]')
             form.wait_for(timeout=10000)
-            assert "N claimed 9 tricks in all for declarer's side." in form.inner_text(), form.inner_text()
+            assert "North claimed 9 tricks in all for declarer's side." in form.inner_text(), form.inner_text()
             tricks = form.locator('input[name="tricks"]')
             assert (tricks.input_value(), tricks.get_attribute("min"), tricks.get_attribute("max")) == ("9", "0", "13")
-            assert form.locator("button.claim-rule").count() >= 1
+            assert form.locator("button.claim-rule").first.inner_text() == "Rule the claim"
             tricks.fill("8")
             form.locator('textarea[name="note"]').fill("a trump was still out (70C)")
             wait_until(console, "() => getComputedStyle(document.getElementById('toast')).display === 'none'")

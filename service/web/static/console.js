@@ -26,6 +26,7 @@ function toast(text) {
 
 function tableName(id) { return t("console.table_n", "Table {table}", {table: id}); }
 function seatName(seat) { return seat ? t(`common.seat.${seat}`, seat) : "-"; }
+const SEAT_WORDS = {N: "North", E: "East", S: "South", W: "West"};     // a sentence names the seat in full
 
 function deviceDots(devs) {
   if (!devs || !devs.length) return `<span class="muted">${esc(t("console.no_devices", "no devices"))}</span>`;
@@ -100,12 +101,13 @@ function claimForm(id, s, irr) {
   const claimed = s.claim ? s.claim.tricks : "";
   const opts = irr.options || [];
   return `<form class="claim-ruling" data-table="${esc(id)}" data-code="${esc(irr.code)}" data-key="${esc(key)}">
-    ${s.claim ? `<p>${esc(t("console.claim_was", "{seat} claimed {n} tricks in all for declarer's side.", {seat: seatName(s.claim.seat), n: claimed}))}</p>` : ""}
+    ${s.claim ? `<p>${esc(t("console.claim_was", "{seat} claimed {n} tricks in all for declarer's side.", {seat: t(`common.seat.${s.claim.seat}`, SEAT_WORDS[s.claim.seat] || s.claim.seat), n: claimed}))}</p>` : ""}
     <label>${esc(t("console.claim_awarded", "Tricks awarded to declarer's side in all (Law 70)"))}
       <input name="tricks" type="number" inputmode="numeric" min="${won}" max="13" required value="${esc(d.tricks ?? claimed)}"></label>
     <label>${esc(t("console.claim_note", "Note for the record"))}
       <textarea name="note" rows="2" maxlength="500">${esc(d.note ?? "")}</textarea></label>
-    <div>${opts.map(o => `<button type="submit" class="claim-rule" value="${esc(o.code)}" title="${esc(optionExplained(o))}">${esc(t("console.claim_rule", "Rule: {option}", {option: optionText(o.code)}))}</button>`).join("")}</div></form>`;
+    <div>${opts.map(o => `<button type="submit" class="claim-rule" value="${esc(o.code)}" title="${esc(optionExplained(o))}">${esc(o.code === "rule" ? t("console.claim_rule_plain", "Rule the claim")
+      : t("console.claim_rule", "Rule: {option}", {option: optionText(o.code)}))}</button>`).join("")}</div></form>`;
 }
 function claimFormWire(f) {
   const key = f.dataset.key;

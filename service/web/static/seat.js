@@ -565,6 +565,11 @@ function renderPlayers() {
 }
 
 // ------------------------------------------------------------------------------------------- rulings, irregularities
+// The offender's name, then what happened; a detail that already starts with the name is not given it twice
+function irrDetail(i) {
+  const who = SEAT_NAME[i.seat] ? SEAT_NAME[i.seat]() : "", detail = detailText(i);
+  return who && !detail.startsWith(who) ? `${who} ${detail}` : detail;
+}
 function renderRulings(s) {
   const ch = s.choices || [];
   $("choices-section").hidden = !ch.length;
@@ -573,7 +578,7 @@ function renderRulings(s) {
   $("choices").querySelectorAll("button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
   lawTexts($("choices"));
   $("irregularities").innerHTML = (s.irregularities || []).map(i =>
-    `<div class="irr" data-code="${esc(i.code)}">${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(SEAT_NAME[i.seat] ? SEAT_NAME[i.seat]() : "")} ${esc(detailText(i))} &mdash; <span class="irr-state">${esc(dispositionText(i))}</span></div>`).join("") || esc(t("seat.none", "none"));
+    `<div class="irr" data-code="${esc(i.code)}">${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(irrDetail(i))} &mdash; <span class="irr-state">${esc(dispositionText(i))}</span></div>`).join("") || esc(t("seat.none", "none"));
 }
 
 // The boards of the table's current round (its guidance names them; null without an event). After the director
