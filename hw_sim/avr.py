@@ -217,7 +217,7 @@ class SeatUnit:
         self.command(f"press {call}{' alert' if alert else ''}")
 
     KEYS = ("1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT", "X", "XX", "Alert", "Undo", "Stop",
-            "Director")
+            "Director", "Earlier", "Later")
 
     def key(self, name: str) -> None:
         """Press one bidding-box key (one of :attr:`KEYS`): a level key alone composes a bid without making it."""

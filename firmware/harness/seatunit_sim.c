@@ -14,7 +14,8 @@
  *   faults corrupt=R drop=R bytedrop=R bytedup=R dir=up|down|both seed=N   wire faults on both links
  *   sync ID [MS]            prints "synced ID" once every key press and tag action asked before it is done
  *                           (and MS emulated milliseconds more: time for the firmware to read the last tag)
- *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert, Undo, Stop, Director
+ *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert, Undo, Stop, Director,
+ *                           Earlier, Later
  *   pulses                  prints "pulses led=AT:LEN,... buzzer=AT:LEN,...": the acknowledgement LED's (PH3) and
  *                           the buzzer's (PH4) high pulses ended since the last "pulses", in emulated us (AT: the
  *                           rising edge)
@@ -293,7 +294,7 @@ static void loop_wake_check(void) {
 }
 
 /* ------------------------------------------------------------------ keys and the action queue */
-enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14, KEY_ALERT = 15, KEY_COUNT = 19 };
+enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14, KEY_ALERT = 15, KEY_COUNT = 21 };
 
 typedef struct {
     uint64_t at;                                  /* emulated cycle */
@@ -377,7 +378,8 @@ static void press_keys(const int *keys, int n) {
 
 static int key_named(const char *name) {
     static const char *names[KEY_COUNT] = {"1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT",
-                                           "X", "XX", "Alert", "Undo", "Stop", "Director"};
+                                           "X", "XX", "Alert", "Undo", "Stop", "Director",
+                                           "Earlier", "Later"};
     for (int k = 0; k < KEY_COUNT; k++)
         if (!strcmp(name, names[k])) return k;
     return -1;
@@ -693,7 +695,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 2; i++)                       /* the LED on PH3, the buzzer on PH4 */
         avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('H'), IOPORT_IRQ_PIN3 + i), output_pin,
                                 (void *)(intptr_t)i);
-    for (int k = 0; k < KEY_COUNT; k++) {             /* keys 0-7 on port A, 8-15 on C, Undo, Stop, Director on F */
+    for (int k = 0; k < KEY_COUNT; k++) {             /* keys 0-7 on port A, 8-15 on C, the others on F */
         char port = k < 8 ? 'A' : k < 16 ? 'C' : 'F';
         key_irq[k] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), IOPORT_IRQ_PIN0 + (k & 7));
         key_level[k] = 1;

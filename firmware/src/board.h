@@ -2,7 +2,7 @@
  *   USART0 (PE0 RXD0, PE1 TXD0): the seat reader's link   USART1 (PD2 RXD1, PD3 TXD1): the bidding box's link
  *   SPI: PB0 SS -> MFRC522 SDA/NSS, PB1 SCK, PB2 MOSI, PB3 MISO; PB4 -> MFRC522 RST
  *   keys (to GND, internal pull-ups): PA0..PA6 levels 1..7, PA7 Pass; PC0..PC4 C D H S NT, PC5 X, PC6 XX,
- *   PC7 Alert; PF0 Undo, PF1 Stop, PF2 Director
+ *   PC7 Alert; PF0 Undo, PF1 Stop, PF2 Director, PF3 Earlier, PF4 Later (the auction's rounds on the display)
  *   TWI: PD0 SCL, PD1 SDA -> SSD1306 display (I2C 0x3C); PB5 -> its RES
  *   feedback (active high): PB7 the acknowledgement LED (the Mega board's own "L" LED too), PB6 the piezo
  *   buzzer's driver transistor */

@@ -303,7 +303,9 @@ static void send_director_call(uint32_t now) {
 
 static void box_key(uint8_t key, uint32_t at) {
     uint8_t p[6];
-    if (key == KEY_DIRECTOR) {
+    if (key == KEY_EARLIER || key == KEY_LATER) {
+        display_scroll(key == KEY_EARLIER);
+    } else if (key == KEY_DIRECTOR) {
         if (!box.director_due) box.director_at = at;
         box.director_due = 1;
         send_director_call(at);

@@ -106,7 +106,7 @@ def pulses_after(unit: SeatUnit, settle_ms: int) -> dict[str, list[tuple[int, in
 def assert_blinks(spans: list[tuple[int, int]], n: int) -> None:
     """``n`` pulses of 80 ms, 80 ms apart."""
     assert len(spans) == n, spans
-    for at, length in spans:
+    for _at, length in spans:
         assert abs(length - BLINK_US) <= SLACK_US, spans
     for (a, la), (b, _) in zip(spans, spans[1:]):
         assert abs(b - (a + la) - BLINK_US) <= SLACK_US, spans
