@@ -154,11 +154,11 @@ class DeviceManager:
             log.info("table %s: the director call from %s refused: %s", table_id, name, err)
             self.club.hub.publish(table_id, {"type": "device", "table": table_id, "code": "REFUSED", "device": name,
                                              "seat": seat, "detail": f"Director key: {err}"})
-            code, text = APPLICATION_CODES.start, ("DUMMY: NOT DURING PLAY" if isinstance(err, Forbidden)
+            code, text = APPLICATION_CODES.start, ("DUMMY MAY NOT CALL" if isinstance(err, Forbidden)
                                             else "CALLED TOO OFTEN" if isinstance(err, TooMany) else "NOT CALLED")
         except Exception:
             log.exception("table %s: the director call from %s was not journalled", table_id, name)
-            code, text = APPLICATION_CODES.start, "NOT CALLED: TELL HIM"
+            code, text = APPLICATION_CODES.start, "CALL NOT RECORDED"
         try:
             drv.show_error(code, text)
         except Exception as e:                  # a device that went away: the call is on the list anyway

@@ -21,6 +21,7 @@ from drivers.seat_reader import SeatReaderDriver
 from firmware_host import CardRead
 from firmware_host.constants import Capability, ErrorCode, Mode
 from hw_sim.avr import SeatUnit, ntag_uids
+from service.sim.dealing import deal_for
 from table.events import CallMade
 
 BLINK_US = 80_000
@@ -172,3 +173,25 @@ def test_the_director_key_puts_a_call_on_the_directors_list(unit, tmp_path: Path
         assert display_line(unit, 7, "DIRECTOR CALLED") == "DIRECTOR CALLED"
         unit.sync(500)
         assert len(d.get("/api/director-calls").json()) == 1
+
+
+def test_dummys_director_key_follows_law_43a1a(unit, tmp_path: Path):
+    """The unit's box at South, dummy: during the play its Director key calls nobody (the box says why) until
+    another player has drawn attention, as South's page's button does."""
+    deal = deal_for(3, 1)
+    cfg = {"tables": [{"id": "1", "seats": {"S": {"box": unit.box_url, "box_serial": "BB-T1-N"}}}]}
+    with ServerProcess(tmp_path / "svc", cfg) as srv, srv.client(srv.token) as d:
+        wait_for(lambda: [h for h in d.get("/api/devices").json().get("1", []) if h["connected"]], 30)
+        d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": deal.to_pbn()}).raise_for_status()
+        for seat, call in zip("NESW", ["1S", "Pass", "Pass", "Pass"]):    # North declares, South is dummy
+            d.post("/api/tables/1/events", json={"type": "call", "seat": seat, "call": call}).raise_for_status()
+        lead = sorted(deal.hands["E"])[0]
+        d.post("/api/tables/1/events", json={"type": "card", "seat": "E", "card": lead}).raise_for_status()
+        unit.key("Director")
+        assert display_line(unit, 7, "DUMMY MAY NOT CALL") == "DUMMY MAY NOT CALL"
+        assert d.get("/api/director-calls").json() == []
+        d.post("/api/tables/1/director", json={}).raise_for_status()        # attention drawn: a call is open
+        unit.key("Director")
+        assert display_line(unit, 7, "DIRECTOR CALLED") == "DIRECTOR CALLED"
+        calls = d.get("/api/director-calls").json()
+        assert [(c["seat"], c["reason"]) for c in calls] == [("S", "called from the seat unit"), (None, "call")]
