@@ -161,7 +161,7 @@ class DeviceManager:
             code, text = APPLICATION_CODES.start, "CALL NOT RECORDED"
         try:
             drv.show_error(code, text)
-        except Exception as e:                  # a device that went away: the call is on the list anyway
+        except Exception as e:                  # a device that went away: the director sees the call or the refusal
             log.info("show_error failed: %s", e)
 
     @staticmethod
