@@ -87,6 +87,12 @@ def events(d: httpx.Client, table: str, *bodies: dict[str, Any]) -> None:
         assert r.status_code == 200, (table, body, r.text)
 
 
+def calls(dealer: str, *bids: str) -> list[dict[str, Any]]:
+    """An auction's calls as events, in turn from the dealer."""
+    order = "NESW"[("NESW".index(dealer)):] + "NESW"[:"NESW".index(dealer)]
+    return [{"type": "call", "seat": order[i % 4], "call": bid} for i, bid in enumerate(bids)]
+
+
 def open_page(browser: Any, url: str, errors: list[str]) -> Any:
     ctx = browser.new_context(viewport={"width": 390, "height": 844})
     page = ctx.new_page()
@@ -94,6 +100,17 @@ def open_page(browser: Any, url: str, errors: list[str]) -> Any:
     page.on("dialog", lambda d: d.accept())
     page.goto(url)
     return page
+
+
+def faced_to_east(page: Any, d: httpx.Client, table: str, statement: str) -> None:
+    """A claim on a defender's page: the statement, and the claimer's remaining cards shown to him (Law 68)."""
+    claimer = d.get(f"/api/tables/{table}").json()["claim"]["seat"]
+    cards = d.get(f"/api/tables/{table}").json()["hands"][claimer]["cards"]
+    assert page.locator("#claim-section .claim-statement").inner_text() == statement
+    page.locator(f".hand.{claimer}").wait_for(timeout=10000)
+    shown = page.evaluate("s => [...document.querySelectorAll(`.hand.${s} .card`)].map(c => c.dataset.card)", claimer)
+    assert sorted(shown) == sorted(cards), (shown, cards)
+    assert "faced with the claim" in page.locator(f".hand.{claimer} .hand-name").inner_text()
 
 
 def dd_ready(public: httpx.Client, board: int, timeout: float = 60.0) -> None:
@@ -158,6 +175,7 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             # North claims nine tricks: East's page asks for the answer
             post_as(n1, "/api/tables/1/events", {"type": "claim", "seat": "N", "tricks": 9})
             e1.locator("#claim-accept").wait_for(timeout=10000)
+            faced_to_east(e1, d, "1", "North claims: declarer's side takes 9 tricks in all")
             g.capture(e1, "seat", "claim-answer", targets=True)
             e1.locator("#claim-accept").click()
             events(d, "1", {"type": "claim_response", "seat": "W", "accept": True})
@@ -245,9 +263,53 @@ def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, brows
             pages.append(index)
             index.locator("main").wait_for(timeout=10000)
             g.capture(index, "index", "start", targets=True)
+
+            # ------------------------------------------------------------------------ a penalty card, a claim ruled
+            # table 4, board 2: 4S by South, West leads; East shows an honour: a major penalty card (Laws 49, 50)
+            # that the offender and declarer each see with what it means for them
+            e4 = open_page(browser, cards["4"]["E"]["link"], errors)
+            s4 = open_page(browser, cards["4"]["S"]["link"], errors)
+            pages += [e4, s4]
+            events(d, "4", {"type": "board", "board": 2, "deal": deal_for(7, 2).to_pbn()},
+                   *calls("E", "Pass", "1S", "Pass", "3S", "Pass", "4S", "Pass", "Pass", "Pass"))
+            hands4 = d.get("/api/tables/4").json()["hands"]
+            events(d, "4", {"type": "card", "seat": "W", "card": hands4["W"]["cards"][0]})
+            honour = next(c for c in hands4["E"]["cards"] if c[1] in "AKQJT")
+            events(d, "4", {"type": "exposed", "seat": "E", "cards": [honour]})
+            assert d.get("/api/tables/4").json()["penalty_cards"] == {"E": {honour: "major"}}
+            for p, meaning in ((e4, "You must play it at your first legal opportunity"),
+                               (s4, "When West is next on lead you choose before he leads")):
+                item = p.locator(f'#penalty li.penalty-card.major[data-seat="E"][data-card="{honour}"]')
+                item.wait_for(timeout=10000)
+                assert meaning in item.inner_text(), item.inner_text()
+            g.capture(e4, "seat", "penalty-offender", targets=True)
+            g.capture(s4, "seat", "penalty-declarer", targets=True)
+
+            # table 1, board 2: 3NT by North, East leads; North claims nine, East disputes; the director rules
+            # with the console's form (Law 70): the claim, the tricks awarded and a note, no prompt()
+            events(d, "1", {"type": "board", "board": 2, "deal": deal_for(7, 2).to_pbn()},
+                   *calls("E", "Pass", "Pass", "Pass", "1NT", "Pass", "3NT", "Pass", "Pass", "Pass"))
+            lead1 = d.get("/api/tables/1").json()["hands"]["E"]["cards"][0]
+            events(d, "1", {"type": "card", "seat": "E", "card": lead1}, {"type": "claim", "seat": "N", "tricks": 9})
+            e1.locator("#claim-dispute").wait_for(timeout=10000)
+            faced_to_east(e1, d, "1", "North claims: declarer's side takes 9 tricks in all")
+            e1.locator("#claim-dispute").click()
+            form = console.locator('#alerts .alert[data-table="1"] form.claim-ruling[data-code="CLAIM_DISPUTED"]')
+            form.wait_for(timeout=10000)
+            assert "N claimed 9 tricks in all for declarer's side." in form.inner_text(), form.inner_text()
+            tricks = form.locator('input[name="tricks"]')
+            assert (tricks.input_value(), tricks.get_attribute("min"), tricks.get_attribute("max")) == ("9", "0", "13")
+            assert form.locator("button.claim-rule").count() >= 1
+            tricks.fill("8")
+            form.locator('textarea[name="note"]').fill("a trump was still out (70C)")
+            wait_until(console, "() => getComputedStyle(document.getElementById('toast')).display === 'none'")
+            g.capture(console, "console", "claim-ruling", element='#alerts .alert[data-table="1"]')
+            form.locator("button.claim-rule").first.click()
+            wait_until(e1, "() => state.phase === 'board_complete' && state.board.number === 2")
+            assert d.get("/api/tables/1/boards/2").json()["result"]["tricks"] == 8
         finally:
             for p in pages:
                 p.context.close()
-    assert len(g.shots) >= 2 * 17, g.shots
+    assert len(g.shots) >= 2 * 20, g.shots
     assert not errors, errors
     assert not g.problems, "\n\n".join(g.problems)
