@@ -3,8 +3,9 @@
 The seat comes from the handshake (serial number -> seat in the configuration); a box bound to no seat
 produces ``UNBOUND_DEVICE`` for each call, never a table event. UNDO (a withdrawn inadvertent call inside
 the device's window, Law 25A), STOP_CARD and TRAY_PASSED have no table event of their own: they become
-info events for the director. Host -> device: :meth:`show_auction`, :meth:`show_turn`,
-:meth:`refuse_call`, :meth:`set_mode` (Law 80E prevent mode).
+info events for the director. DIRECTOR_CALL (the box's Director key) becomes the notice ``DIRECTOR_CALL``, which
+the service journals as a call for the director from that seat. Host -> device: :meth:`show_auction`, :meth:`show_turn`,
+:meth:`refuse_call`, :meth:`set_mode` (Law 80E prevent mode), :meth:`show_error`.
 """
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from collections.abc import Sequence
 from firmware_host import (
     CallPressed,
     DeviceKind,
+    DirectorCall,
     Message,
     Mode,
     Phase,
     RefuseCall,
     SetMode,
     ShowAuction,
+    ShowError,
     ShowTurn,
     StopCard,
     TrayPassed,
@@ -47,6 +50,12 @@ class BiddingBoxDriver(DeviceDriver):
         elif isinstance(msg, StopCard):
             self._emit(DeviceNotice("STOP_CARD", self.name, f"{seat or 'unbound box'} showed the stop card",
                                    seat=seat))
+        elif isinstance(msg, DirectorCall):
+            if seat is None:
+                self.unbound("a call for the director")
+            else:
+                self._emit(DeviceNotice("DIRECTOR_CALL", self.name, f"{seat} called the director from the seat unit",
+                                       seat=seat))
         elif isinstance(msg, TrayPassed):
             self._emit(DeviceNotice("TRAY_PASSED", self.name, f"tray passed {msg.direction.name.lower()}",
                                    seat=seat))
@@ -60,6 +69,10 @@ class BiddingBoxDriver(DeviceDriver):
 
     def show_turn(self, seat: str | None, phase: Phase = Phase.AUCTION) -> None:
         self.send(ShowTurn(seat, phase))
+
+    def show_error(self, code: int, text: str) -> None:
+        """A message on the box's display (line 7 of the seat unit's): an irregularity, "director called"."""
+        self.send(ShowError(code, text))
 
     def refuse_call(self, call: str, code: int, text: str = "") -> None:
         self.send(RefuseCall(call, code, text))

@@ -21,6 +21,8 @@ DISCONNECTED       (info) the link went away; the driver reconnects with backoff
 DECK_LEARNED       (info) a tag was learned as a card while a deck is being learned
 UNDO, STOP_CARD,   (info) a bidding box's undo (Law 25A window), stop card, a screen's tray passing: no
 TRAY_PASSED        table event of their own; shown to the director
+DIRECTOR_CALL      (info) a player pressed the bidding box's Director key (Law 9B1): the service journals it
+                   as a call for the director from that seat
 =================  =========================================================================================
 """
 from __future__ import annotations
@@ -28,7 +30,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-INFO_CODES = frozenset({"CONNECTED", "DISCONNECTED", "DECK_LEARNED", "UNDO", "STOP_CARD", "TRAY_PASSED"})
+INFO_CODES = frozenset({"CONNECTED", "DISCONNECTED", "DECK_LEARNED", "UNDO", "STOP_CARD", "TRAY_PASSED",
+                        "DIRECTOR_CALL"})
 
 
 @dataclass(frozen=True, slots=True)

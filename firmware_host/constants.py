@@ -63,6 +63,7 @@ class MessageType(IntEnum):
     UNDO = 0x21
     STOP_CARD = 0x22
     TRAY_PASSED = 0x23
+    DIRECTOR_CALL = 0x24     # the player's Director key: call the director to the table
     # dealer -> host 0x30-0x3F
     CARD_DEALT = 0x30
     BOARD_NUMBER_READ = 0x31
@@ -108,6 +109,7 @@ class Capability(IntFlag):
     RSSI = 1 << 8            # CARD_READ carries a real RSSI
     BOARD_READER = 1 << 9    # dealer reads the board number (BOARD_NUMBER_READ)
     UTF8_TEXT = 1 << 10      # display renders UTF-8 beyond ASCII
+    DIRECTOR_KEY = 1 << 11   # has a Director key (DIRECTOR_CALL)
 
 
 class Zone(IntEnum):

@@ -59,7 +59,7 @@ __all__ = [
     "Message", "decode_message", "MESSAGE_TYPES", "CALL_CODES", "CALL_TO_CODE", "CARDS", "SEATS",
     "Hello", "Welcome", "Ack", "Nack", "Heartbeat", "ErrorMessage", "Reset", "Bind",
     "CardRead", "HandScan", "ReaderStatus",
-    "CallPressed", "Undo", "StopCard", "TrayPassed",
+    "CallPressed", "Undo", "StopCard", "TrayPassed", "DirectorCall",
     "CardDealt", "BoardNumberRead", "Jam", "UnreadableCard", "DealDone",
     "ShowAuction", "ShowContract", "ShowTurn", "ShowError", "SetMode", "RefuseCall", "DealBoard",
     "EnterBootloader", "ENTER_CONFIRM",
@@ -294,6 +294,14 @@ class StopCard(Message):
     WIRE = (TS,)
 
 
+@_message(MessageType.DIRECTOR_CALL, Direction.TO_HOST)
+@dataclass(frozen=True, slots=True)
+class DirectorCall(Message):
+    """The player pressed the Director key: the director is called to the table (Law 9B1)."""
+    ts: int
+    WIRE = (TS,)
+
+
 @_message(MessageType.TRAY_PASSED, Direction.TO_HOST)
 @dataclass(frozen=True, slots=True)
 class TrayPassed(Message):
@@ -454,7 +462,7 @@ class EnterBootloader(Message):
 MESSAGE_TYPES: dict[int, type[Message]] = {cls.TYPE: cls for cls in (
     Hello, Welcome, Ack, Nack, Heartbeat, ErrorMessage, Reset, Bind,
     CardRead, HandScan, ReaderStatus, UnitStatus,
-    CallPressed, Undo, StopCard, TrayPassed,
+    CallPressed, Undo, StopCard, TrayPassed, DirectorCall,
     CardDealt, BoardNumberRead, Jam, UnreadableCard, DealDone,
     ShowAuction, ShowContract, ShowTurn, ShowError, SetMode, RefuseCall,
     DealBoard, EnterBootloader,

@@ -216,7 +216,8 @@ class SeatUnit:
         """Key a call: Alert first if asked, then Pass / X / XX, or a level key and a strain key."""
         self.command(f"press {call}{' alert' if alert else ''}")
 
-    KEYS = ("1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT", "X", "XX", "Alert", "Undo", "Stop")
+    KEYS = ("1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT", "X", "XX", "Alert", "Undo", "Stop",
+            "Director", "Earlier", "Later")
 
     def key(self, name: str) -> None:
         """Press one bidding-box key (one of :attr:`KEYS`): a level key alone composes a bid without making it."""
@@ -230,6 +231,17 @@ class SeatUnit:
         self.command("display")
         line = self._expect("display", timeout)
         return line[len("display "):].split("|")
+
+    def pulses(self, timeout: float = 5.0) -> dict[str, list[tuple[int, int]]]:
+        """The feedback pins' high pulses ended since the last call: ``{"led": [...], "buzzer": [...]}``, each
+        pulse ``(rising edge, length)`` in emulated microseconds."""
+        self.command("pulses")
+        line = self._expect("pulses", timeout)
+        out: dict[str, list[tuple[int, int]]] = {}
+        for part in line.split()[1:]:
+            name, _, spans = part.partition("=")
+            out[name] = [(int(a), int(b)) for a, b in (s.split(":") for s in spans.split(",") if s)]
+        return out
 
     def unplug(self, link: str, seconds: float) -> None:
         """Pull ``link``'s cable ("reader", "box" or "all") for ``seconds``; the unit itself keeps running."""

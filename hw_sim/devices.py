@@ -9,8 +9,8 @@ All three satisfy ``hw_sim.port.ByteDevice`` and are put on a wire by a :class:`
   ``pick_up_hand(uids)`` sends HAND_READ (a whole hand taken out of the board). Faults it applies:
   ``dup`` (the same read twice, 40 ms apart) and ``misread`` (a read of a damaged, unknown UID first).
 * :class:`BiddingBox` — call buttons (``press(call, alert=False)``), an alert button, a stop card
-  (``stop_card()``), undo within the device's window (``undo(call)``). It keeps what the host shows it
-  (SHOW_AUCTION, SHOW_TURN, REFUSE_CALL, SET_MODE) in ``shown``.
+  (``stop_card()``), undo within the device's window (``undo(call)``), a Director key (``call_director()``). It
+  keeps what the host shows it (SHOW_AUCTION, SHOW_TURN, REFUSE_CALL, SET_MODE) in ``shown``.
 * :class:`BiddingScreen` — a bidding box on a screen with a tray sensor (``pass_tray(direction)``).
 
 Every device keeps its session (and so its unacknowledged reads) across an unplug — as if it had a
@@ -37,6 +37,7 @@ from firmware_host import (
     CardRead,
     DeviceKind,
     DeviceSession,
+    DirectorCall,
     HandScan,
     Message,
     SessionConfig,
@@ -181,7 +182,8 @@ class SeatReader(SimDevice):
 
 class BiddingBox(SimDevice):
     KIND = DeviceKind.BIDDING_BOX
-    CAPABILITIES = Capability.ALERT | Capability.UNDO | Capability.STOP_CARD | Capability.DISPLAY
+    CAPABILITIES = (Capability.ALERT | Capability.UNDO | Capability.STOP_CARD | Capability.DISPLAY
+                    | Capability.DIRECTOR_KEY)
 
     def __init__(self, serial: str, **kwargs: Any) -> None:
         super().__init__(serial, **kwargs)
@@ -195,6 +197,9 @@ class BiddingBox(SimDevice):
 
     def stop_card(self) -> None:
         self.send(StopCard(self.now_ms()))
+
+    def call_director(self) -> None:
+        self.send(DirectorCall(self.now_ms()))
 
     def on_message(self, msg: Message) -> None:
         self.shown.append(msg)

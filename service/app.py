@@ -156,6 +156,7 @@ def create_app(settings: Settings | None = None,
             svc.uploads = Outbox(club, settings.database, settings.uploads)
             await svc.uploads.start()
         svc.devices = DeviceManager(club, settings)
+        svc.devices.call_limit = svc.limits.calls.take      # a Director key floods no more than a seat page
         n_devices = svc.devices.start()
         if svc.devices.reader_seats:                # reader tables start their boards from the hands picked up
             svc.pickups = ReaderPickups(club, svc.devices, lambda: svc.tournament, svc.hand_records)

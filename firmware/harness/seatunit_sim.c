@@ -11,10 +11,14 @@
  *   (tag actions happen in the order asked, each no earlier than the one before)
  *   press CALL [alert]      keys pressed in turn (Alert first if asked, then Pass/X/XX, or level + strain)
  *   unplug reader|box|all MS   the link's cable is pulled for MS milliseconds (the MCU keeps running)
- *   faults corrupt=R drop=R bytedrop=R bytedup=R dir=up|both seed=N   wire faults on both links
+ *   faults corrupt=R drop=R bytedrop=R bytedup=R dir=up|down|both seed=N   wire faults on both links
  *   sync ID [MS]            prints "synced ID" once every key press and tag action asked before it is done
  *                           (and MS emulated milliseconds more: time for the firmware to read the last tag)
- *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert, Undo, Stop
+ *   key NAME                one key pressed: 1..7, Pass, C, D, H, S, NT, X, XX, Alert, Undo, Stop, Director,
+ *                           Earlier, Later
+ *   pulses                  prints "pulses led=AT:LEN,... buzzer=AT:LEN,...": the acknowledgement LED's (PH3) and
+ *                           the buzzer's (PH4) high pulses ended since the last "pulses", in emulated us (AT: the
+ *                           rising edge)
  *   display                 prints "display L0|L1|...|L7": the SSD1306's 8 text lines read back from its pixels
  *                           (each 6-column cell matched against the firmware's font; '~' for no glyph)
  *   reset                   the MCU's RESET pin is pulled (MCUSR EXTRF; RAM and EEPROM kept, the flash as it is)
@@ -73,9 +77,9 @@ static uint64_t mono_ns(void) {
 /* ------------------------------------------------------------------ faults */
 static struct {
     double corrupt, drop, bytedrop, bytedup;
-    int up_only;                                  /* faults on device -> host bytes only */
+    int up_only, down_only;                       /* faults on device -> host (host -> device) bytes only */
     uint64_t rng;
-} faults = {0, 0, 0, 0, 0, 0x9E3779B97F4A7C15ull};
+} faults = {0, 0, 0, 0, 0, 0, 0x9E3779B97F4A7C15ull};
 
 static double rnd(void) {                         /* xorshift64*: reproducible for a seed */
     faults.rng ^= faults.rng >> 12;
@@ -169,7 +173,9 @@ static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param) {
     link_t *l = param;
     uint8_t b[2];
     if (l->master < 0) return;                    /* unplugged: the bytes go nowhere */
-    int n = through_faults((uint8_t)value, &l->frame_up, b);
+    int n = 1;
+    if (faults.down_only) b[0] = (uint8_t)value;
+    else n = through_faults((uint8_t)value, &l->frame_up, b);
     l->faulted += (unsigned)(n != 1);
     for (int i = 0; i < n; i++)
         if (l->out_len < OUT_MAX) l->out[l->out_len++] = b[i];
@@ -288,7 +294,7 @@ static void loop_wake_check(void) {
 }
 
 /* ------------------------------------------------------------------ keys and the action queue */
-enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14, KEY_ALERT = 15, KEY_COUNT = 18 };
+enum { KEY_L1 = 0, KEY_PASS = 7, KEY_C = 8, KEY_NT = 12, KEY_X = 13, KEY_XX = 14, KEY_ALERT = 15, KEY_COUNT = 21 };
 
 typedef struct {
     uint64_t at;                                  /* emulated cycle */
@@ -372,7 +378,8 @@ static void press_keys(const int *keys, int n) {
 
 static int key_named(const char *name) {
     static const char *names[KEY_COUNT] = {"1", "2", "3", "4", "5", "6", "7", "Pass", "C", "D", "H", "S", "NT",
-                                           "X", "XX", "Alert", "Undo", "Stop"};
+                                           "X", "XX", "Alert", "Undo", "Stop", "Director",
+                                           "Earlier", "Later"};
     for (int k = 0; k < KEY_COUNT; k++)
         if (!strcmp(name, names[k])) return k;
     return -1;
@@ -412,6 +419,42 @@ static void press(const char *call, int alert) {
         return;
     }
     press_keys(keys, n + k);
+}
+
+/* ------------------------------------------------------------------ the feedback pins (PH3 LED, PH4 buzzer) */
+#define PULSES_MAX 64
+typedef struct {
+    const char *name;
+    int level;
+    uint64_t rose_us;
+    uint64_t at[PULSES_MAX], len[PULSES_MAX];     /* the pulses ended since the last "pulses" */
+    int n;
+} output_t;
+static output_t outputs[2] = {{"led", 0, 0, {0}, {0}, 0}, {"buzzer", 0, 0, {0}, {0}, 0}};
+
+static void output_pin(struct avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq;
+    output_t *o = &outputs[(intptr_t)param];
+    uint64_t us = avr->cycle / CYCLES_PER_US;
+    if ((int)(value & 1u) == o->level) return;
+    o->level = (int)(value & 1u);
+    if (o->level) o->rose_us = us;
+    else if (o->n < PULSES_MAX) {
+        o->at[o->n] = o->rose_us;
+        o->len[o->n++] = us - o->rose_us;
+    }
+}
+
+static void print_pulses(void) {
+    printf("pulses");
+    for (int i = 0; i < 2; i++) {
+        printf(" %s=", outputs[i].name);
+        for (int k = 0; k < outputs[i].n; k++)
+            printf("%s%llu:%llu", k ? "," : "", (unsigned long long)outputs[i].at[k],
+                   (unsigned long long)outputs[i].len[k]);
+        outputs[i].n = 0;
+    }
+    printf("\n");
 }
 
 /* ------------------------------------------------------------------ commands */
@@ -486,6 +529,8 @@ static int command(char *line) {
         else press_keys(&key, 1);
     } else if (!strcmp(argv[0], "display")) {
         print_display();
+    } else if (!strcmp(argv[0], "pulses")) {
+        print_pulses();
     } else if (!strcmp(argv[0], "sync") && argc >= 2) {
         uint64_t at = keys_free_at > tag_free_at ? keys_free_at : tag_free_at;
         at = at > avr->cycle ? at : avr->cycle;
@@ -508,7 +553,10 @@ static int command(char *line) {
             else if (!strcmp(argv[i], "drop")) faults.drop = v;
             else if (!strcmp(argv[i], "bytedrop")) faults.bytedrop = v;
             else if (!strcmp(argv[i], "bytedup")) faults.bytedup = v;
-            else if (!strcmp(argv[i], "dir")) faults.up_only = !strcmp(eq + 1, "up");
+            else if (!strcmp(argv[i], "dir")) {
+                faults.up_only = !strcmp(eq + 1, "up");
+                faults.down_only = !strcmp(eq + 1, "down");
+            }
             else if (!strcmp(argv[i], "seed"))
                 faults.rng = 0x9E3779B97F4A7C15ull ^ (strtoull(eq + 1, NULL, 10) * 0x100000001B3ull);
             if (!faults.rng) faults.rng = 1;
@@ -644,7 +692,10 @@ int main(int argc, char **argv) {
     ssd1306_init(avr, &oled, SSD1306_VIRT_COLUMNS, SSD1306_VIRT_PAGES * 8);
     ssd1306_wiring_t oled_wiring = {{'B', 6}, {'B', 7}, {'B', 5}};    /* RES on PB5; CS and D/C unused on I2C */
     ssd1306_connect_twi(&oled, &oled_wiring);
-    for (int k = 0; k < KEY_COUNT; k++) {             /* keys 0-7 on port A, 8-15 on C, Undo and Stop on F */
+    for (int i = 0; i < 2; i++)                       /* the LED on PH3, the buzzer on PH4 */
+        avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('H'), IOPORT_IRQ_PIN3 + i), output_pin,
+                                (void *)(intptr_t)i);
+    for (int k = 0; k < KEY_COUNT; k++) {             /* keys 0-7 on port A, 8-15 on C, the others on F */
         char port = k < 8 ? 'A' : k < 16 ? 'C' : 'F';
         key_irq[k] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), IOPORT_IRQ_PIN0 + (k & 7));
         key_level[k] = 1;

@@ -100,6 +100,8 @@ uint16_t bt_enc_stop_card(uint8_t *out, uint32_t ts) {
     return 4;
 }
 
+uint16_t bt_enc_director_call(uint8_t *out, uint32_t ts) { return bt_enc_stop_card(out, ts); }   /* the same layout */
+
 void bt_dec_welcome(const uint8_t *p, bt_welcome *w) {
     w->version = p[0];
     w->resumed = p[1] & 1u;
@@ -123,7 +125,7 @@ uint8_t bt_msg_direction(uint8_t type) {
         return BT_DIR_TO_DEVICE;
     case BT_HELLO: case BT_CARD_READ: case BT_HAND_READ: case BT_READER_STATUS: case BT_UNIT_STATUS:
     case BT_CALL_PRESSED:
-    case BT_UNDO: case BT_STOP_CARD: case BT_TRAY_PASSED: case BT_CARD_DEALT: case BT_BOARD_NUMBER_READ:
+    case BT_UNDO: case BT_STOP_CARD: case BT_TRAY_PASSED: case BT_DIRECTOR_CALL: case BT_CARD_DEALT: case BT_BOARD_NUMBER_READ:
     case BT_JAM: case BT_UNREADABLE_CARD: case BT_DEAL_DONE:
         return BT_DIR_TO_HOST;
     default:
@@ -266,7 +268,7 @@ uint16_t bt_msg_check(uint8_t type, const uint8_t *p, uint16_t n) {
     case BT_UNIT_STATUS: need(&r, u8(&r) <= 0x1Fu); skip(&r, 8); break;
     case BT_CALL_PRESSED: call(&r); need(&r, (u8(&r) & 0xFEu) == 0); skip(&r, 4); break;
     case BT_UNDO: call(&r); skip(&r, 4); break;
-    case BT_STOP_CARD: skip(&r, 4); break;
+    case BT_STOP_CARD: case BT_DIRECTOR_CALL: skip(&r, 4); break;
     case BT_TRAY_PASSED: need(&r, u8(&r) <= 1u); skip(&r, 4); break;
     case BT_CARD_DEALT: {
         uint8_t card = u8(&r);

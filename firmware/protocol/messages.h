@@ -33,6 +33,7 @@ uint16_t bt_enc_unit_status(uint8_t *out, uint8_t reset_cause, uint16_t stack_pe
 uint16_t bt_enc_call_pressed(uint8_t *out, uint8_t call, uint8_t alert, uint32_t ts);
 uint16_t bt_enc_undo(uint8_t *out, uint8_t call, uint32_t ts);
 uint16_t bt_enc_stop_card(uint8_t *out, uint32_t ts);
+uint16_t bt_enc_director_call(uint8_t *out, uint32_t ts);
 
 typedef struct {
     uint8_t version, resumed, rx_next, seat, max_retries;

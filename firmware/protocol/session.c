@@ -86,6 +86,7 @@ static void process_ack(bt_session *s, uint8_t a) {
         return;
     }
     for (uint8_t k = 0; k < n; k++) {
+        if (s->acked) s->acked(s->ctx, s->queue[s->queue_head]);
         uint16_t size = (uint16_t)(2u + q_len(s, 0));
         s->queue_head = q_at(s, size);
         s->queue_used = (uint16_t)(s->queue_used - size);

@@ -28,6 +28,8 @@ enum bt_state { BT_IDLE = 0, BT_CONNECTING, BT_READY, BT_LOST, BT_REFUSED };
 typedef void (*bt_write_fn)(void *ctx, const uint8_t *data, size_t n);
 /* An application message from the host (checked), or BT_WELCOME when a handshake completed. */
 typedef void (*bt_deliver_fn)(void *ctx, uint8_t type, const uint8_t *payload, uint16_t n);
+/* An event the host acknowledged (its type), oldest first: the host has it, once. */
+typedef void (*bt_acked_fn)(void *ctx, uint8_t type);
 
 typedef struct {
     uint32_t handshakes, resumes, retransmits, links_lost, nacks_sent, acks_sent, heartbeats, hellos,
@@ -58,6 +60,7 @@ typedef struct {
 
     bt_write_fn write;
     bt_deliver_fn deliver;
+    bt_acked_fn acked;            /* optional (0: none); set after bt_session_init */
     void *ctx;
     bt_session_stats stats;
 } bt_session;

@@ -7,7 +7,9 @@
 enum key {
     KEY_L1 = 0, KEY_L7 = 6, KEY_PASS = 7,
     KEY_C = 8, KEY_D, KEY_H, KEY_S, KEY_NT, KEY_X, KEY_XX, KEY_ALERT,
-    KEY_UNDO = 16, KEY_STOP = 17,    /* not calls: withdraw the last call (Law 25A), show the stop card */
+    KEY_UNDO = 16, KEY_STOP = 17,    /* not calls: withdraw the last call (Law 25A), show the stop card, */
+    KEY_DIRECTOR = 18,               /* call the director to the table (Law 9B1), */
+    KEY_EARLIER = 19, KEY_LATER = 20,   /* scroll the auction on the display */
     KEY_COUNT
 };
 

@@ -1,5 +1,6 @@
 #include "clock.h"
 
+#include "feedback.h"
 #include "keys.h"
 
 #include <avr/interrupt.h>
@@ -11,6 +12,7 @@ static volatile uint32_t ticks;
 ISR(TIMER0_COMPA_vect) {
     ticks++;
     keys_sample(ticks);               /* keys are sampled here: a long SPI exchange in the main loop cannot miss one */
+    feedback_tick();
 }
 
 void clock_init(void) {

@@ -6,6 +6,15 @@
 
 enum { L_TURN = 0, L_CONTRACT, L_SEATS, L_AUCTION, L_KEYING = 6, L_MESSAGE = 7, AUCTION_ROWS = 3 };
 
+/* the auction's last AUCTION_KEEP calls (the whole auction of any but a freak board: 12 rounds), kept so that the
+ * player can scroll back to its first rounds (display_scroll) */
+#define AUCTION_KEEP 48u
+static struct {
+    uint8_t dealer, kept, back;   /* back: the view ends this many rounds before the last one */
+    uint16_t count;               /* calls in the auction (the last `kept` of them are in call[]) */
+    uint8_t call[AUCTION_KEEP];   /* §9.1 codes, bit 7 alerted */
+} auction;
+
 static char lines[SSD1306_LINES][SSD1306_COLUMNS + 1];
 static uint8_t dirty;
 static const char SEATS[] = "NESW";
@@ -41,8 +50,10 @@ static uint8_t put_call(char *out, uint8_t at, uint8_t code) {
 
 static char seat_letter(uint8_t seat) { return seat <= 3u ? SEATS[seat] : '?'; }
 
+static void show_auction(void);
+
 void display_init(void) {
-    put_line(L_SEATS, "N    E    S    W");
+    show_auction();                               /* no call yet: the seats' line alone */
     if (ssd1306_init()) dirty = 0xFF;
 }
 
@@ -74,19 +85,25 @@ void display_contract(const uint8_t *p) {
     put_line(L_CONTRACT, t);
 }
 
-void display_auction(const uint8_t *p) {
-    uint8_t dealer = p[0];
-    uint16_t count = bt_get16(p + 1);
-    uint16_t slots = (uint16_t)(dealer + count), rows = (uint16_t)((slots + 3u) / 4u);
-    uint16_t first = rows > AUCTION_ROWS ? (uint16_t)(rows - AUCTION_ROWS) : 0u;
+/* the rounds scrolled back at most: the view's first round is the first one whose calls are all kept */
+static uint16_t max_back(void) {
+    uint16_t slots = (uint16_t)(auction.dealer + auction.count), rows = (uint16_t)((slots + 3u) / 4u);
+    uint16_t first_kept = auction.kept == auction.count ? 0u : (uint16_t)((slots - auction.kept + 3u) / 4u);
+    return rows > AUCTION_ROWS + first_kept ? (uint16_t)(rows - AUCTION_ROWS - first_kept) : 0u;
+}
+
+static void show_auction(void) {
+    uint16_t slots = (uint16_t)(auction.dealer + auction.count), rows = (uint16_t)((slots + 3u) / 4u);
+    uint16_t first = rows > AUCTION_ROWS ? (uint16_t)(rows - AUCTION_ROWS - auction.back) : 0u;
+    uint16_t first_kept_slot = (uint16_t)(slots - auction.kept);
     for (uint8_t r = 0; r < AUCTION_ROWS; r++) {
         char t[SSD1306_COLUMNS + 1];
         uint8_t n = 0;
         for (uint8_t col = 0; col < 4u; col++) {
             uint16_t slot = (uint16_t)((first + r) * 4u + col);
             while (n < col * 5u) t[n++] = ' ';
-            if (slot < dealer || slot >= slots) continue;
-            uint8_t entry = p[3 + slot - dealer];
+            if (slot < auction.dealer || slot < first_kept_slot || slot >= slots) continue;
+            uint8_t entry = auction.call[slot - first_kept_slot];
             n = put_call(t, n, (uint8_t)(entry & 0x7Fu));
             if (entry & 0x80u) t[n++] = '*';
         }
@@ -94,6 +111,34 @@ void display_auction(const uint8_t *p) {
         t[n] = 0;
         put_line((uint8_t)(L_AUCTION + r), t);
     }
+    char seats[SSD1306_COLUMNS + 1] = "N    E    S    W   -";     /* scrolled back: "-2", two rounds */
+    uint8_t n = 16;
+    if (auction.back) {
+        n = 20;
+        if (auction.back >= 10u) seats[n++] = (char)('0' + auction.back / 10u);
+        seats[n++] = (char)('0' + auction.back % 10u);
+    }
+    seats[n] = 0;
+    put_line(L_SEATS, seats);
+}
+
+void display_auction(const uint8_t *p) {
+    uint16_t count = bt_get16(p + 1);
+    uint8_t kept = count < AUCTION_KEEP ? (uint8_t)count : (uint8_t)AUCTION_KEEP;
+    auction.dealer = p[0];
+    auction.count = count;
+    auction.kept = kept;
+    auction.back = 0;                             /* a new call: back to the latest rounds */
+    for (uint8_t i = 0; i < kept; i++) auction.call[i] = p[3 + count - kept + i];
+    show_auction();
+}
+
+void display_scroll(uint8_t earlier) {
+    uint16_t most = max_back();
+    if (earlier && auction.back < most) auction.back++;
+    else if (!earlier && auction.back) auction.back--;
+    else return;
+    show_auction();
 }
 
 void display_message(const uint8_t *text_field) {

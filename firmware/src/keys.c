@@ -19,12 +19,12 @@ void keys_init(void) {
     PORTA = 0xFF;                                 /* pull-ups: a key connects its pin to GND */
     DDRC = 0;
     PORTC = 0xFF;
-    DDRF &= (uint8_t)~0x03u;                      /* PF0 Undo, PF1 Stop */
-    PORTF |= 0x03u;
+    DDRF &= (uint8_t)~0x1Fu;                      /* PF0 Undo, PF1 Stop, PF2 Director, PF3 Earlier, PF4 Later */
+    PORTF |= 0x1Fu;
 }
 
 void keys_sample(uint32_t now) {
-    uint32_t raw = ~(PINA | ((uint32_t)PINC << 8) | ((uint32_t)(PINF & 0x03u) << 16)) & 0x3FFFFul;
+    uint32_t raw = ~(PINA | ((uint32_t)PINC << 8) | ((uint32_t)(PINF & 0x1Fu) << 16)) & 0x1FFFFFul;
     if (raw != last_raw) {
         last_raw = raw;
         stable = 0;

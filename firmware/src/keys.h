@@ -1,4 +1,4 @@
-/* The 18 bidding-box keys (bidding.h): sampled every millisecond (from the clock interrupt), debounced, and queued as
+/* The 21 bidding-box keys (bidding.h): sampled every millisecond (from the clock interrupt), debounced, and queued as
  * key-down events with the time they settled. */
 #ifndef KEYS_H
 #define KEYS_H

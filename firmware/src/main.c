@@ -12,6 +12,7 @@
 #include "board.h"
 #include "clock.h"
 #include "display.h"
+#include "feedback.h"
 #include "identity.h"
 #include "keys.h"
 #include "mfrc522.h"
@@ -75,7 +76,9 @@ static struct {
     uint16_t undo_ms;             /* SET_MODE: the undo window after a call (0: no undo) */
     uint8_t last_call;            /* the last call sent, while it may still be undone (0xFF: none) */
     uint32_t last_at;
-} box = {0, 0, 0xFFu, 0};
+    uint8_t director_due;         /* the Director key was pressed and its DIRECTOR_CALL is not queued yet */
+    uint32_t director_at;
+} box = {0, 0, 0xFFu, 0, 0, 0};
 
 /* The tags in each zone's field (or read and not yet handed to the link): each card is reported once, when the
  * session's queue takes its CARD_READ. A full queue holds the tag back (reported stays 0) and the next round
@@ -153,10 +156,22 @@ static void on_message(void *ctx, uint8_t type, const uint8_t *p, uint16_t n) {
             if (box.last_call == p[0]) box.last_call = 0xFFu;
             display_keying(0, 0, 0xFFu);
             display_message(p + 3);
+            feedback_refused();
             break;
         default: break;
         }
     }
+}
+
+/* The player's acknowledgement blinks when the host acknowledged the card or the call, not when the unit
+ * queued it: a queued event is not yet the host's (the cable may be out, the host down), and the player who saw
+ * the blink may lift the card or walk away; the link's ack means the host has it (once, whatever was resent).
+ * The host judges it afterwards: a call it refuses in prevent mode (REFUSE_CALL) blinks and beeps three times. */
+static void on_acked(void *ctx, uint8_t type) {
+    (void)ctx;
+    if (type == BT_CARD_READ || type == BT_CALL_PRESSED || type == BT_UNDO || type == BT_STOP_CARD ||
+        type == BT_DIRECTOR_CALL)
+        feedback_taken();
 }
 
 static uint32_t session_id_for(const char *serial) {
@@ -273,9 +288,28 @@ static void update_reader_status(uint32_t now, uint8_t too_many) {
 
 static bidding bid;
 
+/* the Director key's DIRECTOR_CALL, kept until the queue takes it (a full queue: the next tick tries again);
+ * a second press before then is the same call */
+static void send_director_call(uint32_t now) {
+    uint8_t p[4];
+    if (!box.director_due) return;
+    if (bt_session_send(&links[BOX], BT_DIRECTOR_CALL, p, (uint8_t)bt_enc_director_call(p, box.director_at), now) < 0)
+        return;
+    box.director_due = 0;
+    /* until the host's SHOW_ERROR says whether the call is on the director's list ("DIRECTOR CALLED") */
+    static const uint8_t calling[] = {16, 'C', 'A', 'L', 'L', 'I', 'N', 'G', ' ', 'D', 'I', 'R', 'E', 'C', 'T', 'O', 'R'};
+    display_message(calling);
+}
+
 static void box_key(uint8_t key, uint32_t at) {
     uint8_t p[6];
-    if (key == KEY_STOP) {
+    if (key == KEY_EARLIER || key == KEY_LATER) {
+        display_scroll(key == KEY_EARLIER);
+    } else if (key == KEY_DIRECTOR) {
+        if (!box.director_due) box.director_at = at;
+        box.director_due = 1;
+        send_director_call(at);
+    } else if (key == KEY_STOP) {
         bt_session_send(&links[BOX], BT_STOP_CARD, p, (uint8_t)bt_enc_stop_card(p, at), at);
     } else if (key == KEY_UNDO) {
         /* only inside the window (Law 25A: a change without pause for thought); the host decides the rest */
@@ -311,6 +345,7 @@ int main(void) {
     clock_init();
     uart_init();
     keys_init();
+    feedback_init();
     sei();
     mfrc522_init();
     display_init();
@@ -318,10 +353,11 @@ int main(void) {
                     FIRMWARE_VERSION, reader_rx, sizeof reader_rx, reader_queue, sizeof reader_queue,
                     link_write, on_message,
                     (void *)(uintptr_t)READER);
-    bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT | BT_CAP_DISPLAY | BT_CAP_PREVENT_MODE | BT_CAP_UNDO | BT_CAP_STOP_CARD, session_id_for(id.box_serial), id.box_serial,
+    bt_session_init(&links[BOX], BT_KIND_BIDDING_BOX, BT_CAP_ALERT | BT_CAP_DISPLAY | BT_CAP_PREVENT_MODE | BT_CAP_UNDO | BT_CAP_STOP_CARD | BT_CAP_DIRECTOR_KEY, session_id_for(id.box_serial), id.box_serial,
                     FIRMWARE_VERSION, box_rx, sizeof box_rx, box_queue, sizeof box_queue, link_write,
                     on_message,
                     (void *)(uintptr_t)BOX);
+    links[READER].acked = links[BOX].acked = on_acked;
     uint32_t now = clock_ms(), tick = now, last_status = now;
     uint8_t too_many[RFID_READERS] = {0}, first_reader = 0;
     bt_session_start(&links[READER], now);
@@ -343,6 +379,7 @@ int main(void) {
             bt_session_poll(&links[BOX], now);
             update_poll(now);
             handle_keys();
+            send_director_call(now);
             display_poll();
             /* one short step a tick per reader; after a step that went to the chip's FIFO (a frame sent or an
              * answer read: a dozen register accesses) the other reader waits for the next tick and goes

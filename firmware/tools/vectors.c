@@ -6,7 +6,7 @@
  *     hello KIND CAPS SESSION RX_NEXT SERIAL FIRMWARE | heartbeat CLOCK | ack | nack SEQ CODE | error CODE TEXT
  *     card_read ZONE TS RSSI UID | reader_status STATUS ANTENNAS TAGS TS | unit_status CAUSE PEAK RESETS TS |
  *     call_pressed CALL ALERT TS
- *     undo CALL TS | stop_card TS
+ *     undo CALL TS | stop_card TS | director_call TS
  *   crc32 HEX / cobs HEX            -> the CRC-32 (hex) / the COBS encoding (hex) of HEX
  * and the device session (firmware/protocol/session.c), driven step by step with the caller's clock; each
  * answers "out HEX" (the bytes the device wrote, maybe none), "msg TYPE PAYLOAD" per message delivered to
@@ -184,6 +184,10 @@ static int encode_message(char *name, char **a, int argc) {
         NEED(1);
         type = BT_STOP_CARD;
         n = bt_enc_stop_card(payload, (uint32_t)num(a[0]));
+    } else if (!strcmp(name, "director_call")) {
+        NEED(1);
+        type = BT_DIRECTOR_CALL;
+        n = bt_enc_director_call(payload, (uint32_t)num(a[0]));
     } else {
         return -1;
     }

@@ -29,7 +29,7 @@ from service.api.models import ConfirmIn, DirectorCallIn, TableKindIn
 from service.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
 from service.live.director_calls import REASONS
 from service.live.free_text import NOTE_CHARS, one_line
-from service.live.permissions import may_call_director
+from service.live.permissions import may_seat_call_director
 from service.live.runtime import confirming_side
 from service.live.visibility import Viewer
 from service.wiring.container import Service
@@ -74,10 +74,7 @@ async def call_director(body: DirectorCallIn | None = None, table_id: str = Tabl
     if differ and rt.current is None:
         raise Conflict(f"no board is in play at table {table_id}: the cards of which board differ?")
     if v.role == "seat" and v.seat:
-        board = rt.current.number if rt.current is not None else None
-        others = any(c["table"] == table_id and c["board"] == board and c["seat"] != v.seat
-                     for c in svc.club.calls.listing(open_only=True))
-        may_call_director(rt, v.seat, others)
+        may_seat_call_director(rt, v.seat, svc.club.calls.listing(open_only=True))
     if v.role != "director":
         svc.limits.calls.take(table_id, v.seat)                # 429 for a seat that floods the console
     actor = "director" if v.role == "director" else f"seat:{table_id}:{v.seat}"

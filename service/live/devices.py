@@ -7,7 +7,9 @@ links are opened on a worker thread and USB devices polled on one: docs/PERFORMA
 comes from the handshake: with ``reader_serial``/``box_serial`` configured only that device is bound to the
 seat; without, whatever answers on the URL is. Table events go through ``Club.submit`` (actor
 ``device:<serial>``; a bidding box in prevent mode gets REFUSE_CALL for a refused call); device events
-(errors, connects, undo ...) go to the director's stream. Seat readers are told each new board's deal.
+(errors, connects, undo ...) go to the director's stream, but for a bidding box's Director key (``DIRECTOR_CALL``),
+which is journalled as a call for the director from its seat, as a seat page's "call the director" is. Seat
+readers are told each new board's deal.
 A hand picked up goes first to ``pickup`` when the event set one (``service/event/reader_pickup.py``: the
 hands name their board and start it).
 """
@@ -19,13 +21,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from service.config.settings import Settings
-from service.errors import Prevented, ServiceError
+from service.errors import Forbidden, Prevented, ServiceError, TooMany
 from service.live.club import Club
+from service.live.permissions import may_seat_call_director
 from service.live.runtime import TableRuntime
 from service.store.journal import Row
 from table.events import HandRead
 
 log = logging.getLogger(__name__)
+
+SEAT_UNIT_CALL = "called from the seat unit"      # the reason a Director key's call is journalled with
 
 
 def _seat_map(seat: str, serial: str | None, table_id: str) -> Any:
@@ -53,6 +58,8 @@ class DeviceManager:
         self.reader_seats: dict[str, set[str]] = {}                # table -> the seats with a card reader
         # a hand picked up is offered here first (service/event/reader_pickup.py): True when it took it
         self.pickup: Callable[[str, HandRead, str], Awaitable[bool]] | None = None
+        # counts a seat's call for the director, or raises TooMany (the service's limits.calls.take)
+        self.call_limit: Callable[[str, str | None], None] | None = None
 
     def start(self) -> int:
         loop = asyncio.get_running_loop()
@@ -113,6 +120,9 @@ class DeviceManager:
         while True:
             event, kind, drv = await q.get()
             name = getattr(drv, "name", "?")
+            if getattr(event, "type", None) == "device" and event.code == "DIRECTOR_CALL" and event.seat:
+                await self._director_call(table_id, event.seat, drv, name)
+                continue
             if getattr(event, "type", None) == "device":
                 self.club.hub.publish(table_id, {"type": "device", "table": table_id, **event.to_dict()})
                 continue
@@ -129,6 +139,30 @@ class DeviceManager:
                     self._refuse(drv, getattr(event, "call", ""), err)
             except Exception:
                 log.exception("table %s: device event %s failed", table_id, event)
+
+    async def _director_call(self, table_id: str, seat: str, drv: Any, name: str) -> None:
+        """A bidding box's Director key: the seat's call for the director, under the rules of a seat page's
+        (Law 43A1a for dummy, the per-seat limit); the box's line 7 says whether it was recorded."""
+        from firmware_host.constants import APPLICATION_CODES, ErrorCode
+        code, text = int(ErrorCode.CALL_DIRECTOR), "DIRECTOR CALLED"
+        try:
+            may_seat_call_director(self.club.table(table_id), seat, self.club.calls.listing(open_only=True))
+            if self.call_limit is not None:
+                self.call_limit(table_id, seat)
+            await self.club.call_director(table_id, seat, SEAT_UNIT_CALL, f"device:{name}")
+        except ServiceError as err:
+            log.info("table %s: the director call from %s refused: %s", table_id, name, err)
+            self.club.hub.publish(table_id, {"type": "device", "table": table_id, "code": "REFUSED", "device": name,
+                                             "seat": seat, "detail": f"Director key: {err}"})
+            code, text = APPLICATION_CODES.start, ("DUMMY MAY NOT CALL" if isinstance(err, Forbidden)
+                                            else "CALLED TOO OFTEN" if isinstance(err, TooMany) else "NOT CALLED")
+        except Exception:
+            log.exception("table %s: the director call from %s was not journalled", table_id, name)
+            code, text = APPLICATION_CODES.start, "CALL NOT RECORDED"
+        try:
+            drv.show_error(code, text)
+        except Exception as e:                  # a device that went away: the director sees the call or the refusal
+            log.info("show_error failed: %s", e)
 
     @staticmethod
     def _refuse(drv: Any, call: str, err: Prevented) -> None:

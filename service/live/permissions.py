@@ -3,6 +3,9 @@ only as Laws 42 and 43 let him: declarer plays dummy's cards, dummy neither play
 calls the director only once another player has drawn attention to an irregularity (Law 43A1a)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from service.errors import Conflict, Forbidden, Unauthenticated
 from service.live.runtime import TableRuntime
 from service.live.visibility import Viewer, declarer_of, dummy_of, entitled
@@ -93,3 +96,11 @@ def may_call_director(rt: TableRuntime, seat: str, attention_drawn: bool) -> Non
             and not any(i.open for i in t.irregularities):
         raise Forbidden("dummy may not call the director during the play unless another player has drawn "
                         "attention to an irregularity (Law 43A1a); after the play he may")
+
+
+def may_seat_call_director(rt: TableRuntime, seat: str, open_calls: Iterable[dict[str, Any]]) -> None:
+    """:func:`may_call_director` for a seat's own call (its page's button, its bidding box's Director key):
+    attention counts as drawn when another seat's call on this board is still open (``open_calls``)."""
+    board = rt.current.number if rt.current is not None else None
+    others = any(c["table"] == rt.id and c["board"] == board and c["seat"] != seat for c in open_calls)
+    may_call_director(rt, seat, others)

@@ -295,6 +295,9 @@ def test_bidding_box_driver_and_host_messages(transport, tmp_path):
         assert rig.next("UNDO").seat == "E"
         rig.port.act(lambda d: d.stop_card())
         assert rig.next("STOP_CARD")
+        rig.port.act(lambda d: d.call_director())
+        called = rig.next("DIRECTOR_CALL")
+        assert called.seat == "E" and not called.is_error
         rig.driver.refuse_call("1C", 0x0301, "insufficient")
         end = time.monotonic() + 5
         while not any(isinstance(m, RefuseCall) for m in rig.port.device.shown):

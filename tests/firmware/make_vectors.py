@@ -128,6 +128,8 @@ def vectors() -> list[dict[str, Any]]:
                        flags=RELIABLE, seq=3, ack=0, c_encode="msg undo 1 3 0 10 5000"),
         message_vector("STOP_CARD", "StopCard", {"ts": 1}, flags=RELIABLE, seq=4, ack=0,
                        c_encode="msg stop_card 1 4 0 1"),
+        message_vector("DIRECTOR_CALL", "DirectorCall", {"ts": 90061}, flags=RELIABLE, seq=5, ack=1,
+                       c_encode="msg director_call 1 5 1 90061"),
         message_vector("ACK from a device", "Ack", {}, ack=17, c_encode="msg ack 0 0 17"),
         message_vector("NACK of a malformed host frame", "Nack", {"seq": 3, "code": 0x0103}, ack=4,
                        c_encode="msg nack 0 0 4 3 0x0103"),

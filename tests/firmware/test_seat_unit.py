@@ -309,6 +309,50 @@ def test_the_display_shows_what_the_host_sends(unit, deck):
             d.close()
 
 
+def test_the_auction_scrolls_back_to_its_first_rounds(unit, deck):
+    """The display shows the auction's last three rounds; Earlier and Later scroll them a round back and forward
+    (line 2 says how far back), no further than the first round the box keeps (its last 48 calls)."""
+    decks, _ = deck
+    events: queue.Queue[Any] = queue.Queue()
+    reader, box = drivers_for(unit, decks, events)
+    bids = ["1C", "1D", "1H", "1S", "1NT", "2C", "2D", "2H", "2S", "2NT", "3C", "3D", "3H", "3S", "3NT"]
+
+    def keys(*names: str) -> None:
+        for name in names:
+            unit.key(name)
+        unit.sync(50)
+    try:
+        wait_for(lambda: box.connected)
+        six_rounds = [c for bid in bids[:12] for c in (bid, "Pass")]          # 24 calls, North dealt
+        box.show_auction("N", six_rounds)
+        latest = {2: "N    E    S    W", 3: "2D   PASS 2H   PASS", 4: "2S   PASS 2NT  PASS", 5: "3C   PASS 3D   PASS"}
+        lines = display_shows(unit, latest)
+        assert [lines[n] for n in latest] == list(latest.values())
+        keys("Earlier", "Earlier", "Earlier")
+        first = {2: "N    E    S    W   -3", 3: "1C   PASS 1D   PASS", 4: "1H   PASS 1S   PASS",
+                 5: "1NT  PASS 2C   PASS"}
+        lines = display_shows(unit, first)
+        assert [lines[n] for n in first] == list(first.values())
+        keys("Earlier")                                                       # the first round is at the top
+        assert [unit.display()[n] for n in first] == list(first.values())
+        keys("Later")
+        lines = display_shows(unit, {2: "N    E    S    W   -2", 3: "1H   PASS 1S   PASS"})
+        assert (lines[2], lines[3], lines[5]) == ("N    E    S    W   -2", "1H   PASS 1S   PASS", "2D   PASS 2H   PASS")
+        box.show_auction("N", six_rounds + ["3NT"])                           # a new call: the latest rounds
+        lines = display_shows(unit, {2: "N    E    S    W", 3: "2S   PASS 2NT  PASS", 5: "3NT"})
+        assert (lines[2], lines[3], lines[5]) == ("N    E    S    W", "2S   PASS 2NT  PASS", "3NT")
+        long = [c for bid in bids for c in (bid, "Pass", "Pass", "Pass")]     # 60 calls: the first 12 not kept
+        box.show_auction("N", long)
+        display_shows(unit, {5: "3NT  PASS PASS PASS"})
+        keys(*["Earlier"] * 12)
+        lines = display_shows(unit, {2: "N    E    S    W   -9"})
+        assert (lines[2], lines[3]) == ("N    E    S    W   -9", "1S   PASS PASS PASS")   # call 13 on: kept
+    finally:
+        for d in (reader, box):
+            d.stop()
+            d.close()
+
+
 class RecordingQueue(queue.Queue):
     """A queue that also keeps everything ever put in it."""
 
