@@ -330,12 +330,20 @@ static void handle_keys(void) {
         } else if (!bidding_key(&bid, key, &call, &alert)) {
             display_keying(bid.level, bid.alert, 0xFFu);
         } else {
+            uint8_t p[6];
+            bt_enc_call_pressed(p, call, alert, at);
+            if (bt_session_send(&links[BOX], BT_CALL_PRESSED, p, 6, at) < 0) {
+                /* the queue is full (the host has taken none of the last 64 events): the call is not taken,
+                 * and the player is told so rather than shown a call that never leaves the box */
+                static const uint8_t not_sent[] = {20, 'C', 'A', 'L', 'L', ' ', 'N', 'O', 'T', ' ', 'S', 'E', 'N',
+                                                   'T', ':', ' ', 'A', 'G', 'A', 'I', 'N'};
+                display_keying(0, 0, 0xFFu);
+                display_message(not_sent);
+                continue;
+            }
             display_keying(0, alert, call);
             box.last_call = call;
             box.last_at = at;
-            uint8_t p[6];
-            bt_enc_call_pressed(p, call, alert, at);
-            bt_session_send(&links[BOX], BT_CALL_PRESSED, p, 6, at);
         }
     }
 }

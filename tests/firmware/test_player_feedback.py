@@ -207,3 +207,31 @@ def test_dummys_director_key_follows_law_43a1a(unit, tmp_path: Path):
         assert display_line(unit, 7, "DIRECTOR CALLED") == "DIRECTOR CALLED"
         calls = d.get("/api/director-calls").json()
         assert [(c["seat"], c["reason"]) for c in calls] == [("S", "called from the seat unit"), (None, "call")]
+
+
+def test_a_call_the_full_queue_cannot_take_is_refused_on_the_display_and_none_taken_is_lost(unit):
+    """No host on the box's link: the box keeps every call pressed (docs/protocol.md §5.5: at least 64 events).
+    Once its queue is full, the next call is not taken and line 7 says so, instead of showing a call that never
+    leaves the box. A host then comes: every call the box took reaches it, and none more."""
+    taken = 0
+    for _ in range(80):
+        unit.key("Pass")
+        unit.sync(20)
+        if unit.display()[7] == "CALL NOT SENT: AGAIN":
+            break
+        taken += 1
+    else:
+        pytest.fail("80 calls taken with no host: the box's queue never filled")
+    assert 56 <= taken <= 64, taken                       # 64 entries, less what the box queued at its start
+    assert unit.display()[6] == "", unit.display()      # the refused call is not shown as keyed (a blank line)
+    events = Recorder()
+    box = box_driver(unit, events)
+    try:
+        def calls() -> list[CallMade]:
+            return [e for e in list(events.all) if isinstance(e, CallMade)]
+        wait_for(lambda: len(calls()) >= taken, 60)
+        unit.sync(500)
+        assert len(calls()) == taken
+    finally:
+        box.stop()
+        box.close()
