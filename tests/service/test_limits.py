@@ -46,7 +46,10 @@ def test_a_slow_client_holding_1100_unfinished_requests_locks_nobody_out(tmp_pat
             loris.done.set()
             loris.join(10)
         assert loris.opened >= 1100, loris.opened               # the attack really held that many
-        assert answers >= 20 and worst < 1.0, (answers, worst)      # every probe answered (a failure raises)
+        # every probe answered within the client's 1 s limits on connecting and on reading (a failure raises); a
+        # client locked out waits for a slot or for the 10 s header timeout. How fast is bench/slow_clients.py's:
+        # a bound of 1 s on the whole probe failed beside four busy test workers (1.17 s)
+        assert answers >= 20 and worst < 3.0, (answers, worst)
         log_size = server.log_path.stat().st_size
         assert log_size < 1_000_000, log_size
         # afterwards everything works, the attacker's address included

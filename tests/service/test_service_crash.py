@@ -66,16 +66,25 @@ class Watcher(threading.Thread):
     def __init__(self, srv: ServerProcess, seen: dict[str, int]) -> None:
         super().__init__(daemon=True)
         self.srv, self.seen = srv, seen
+        self.done = threading.Event()
 
     def run(self) -> None:
-        try:
-            with connect(f"{self.srv.ws_base}/ws/club?token={self.srv.token}", open_timeout=5) as ws:
-                while True:
-                    m = json.loads(ws.recv())
-                    if m["type"] == "state":
-                        self.seen[m["table"]] = max(self.seen.get(m["table"], 0), m["state"]["seq"])
-        except Exception:
-            return
+        # connecting is tried again until the trial ends: beside four busy test workers one 5 s attempt timed
+        # out, and a watcher that gave up silently made the trial wait for moves it could no longer see
+        while not self.done.is_set():
+            try:
+                ws = connect(f"{self.srv.ws_base}/ws/club?token={self.srv.token}", open_timeout=10)
+            except Exception:
+                self.done.wait(0.2)
+                continue
+            try:
+                with ws:
+                    while True:
+                        m = json.loads(ws.recv())
+                        if m["type"] == "state":
+                            self.seen[m["table"]] = max(self.seen.get(m["table"], 0), m["state"]["seq"])
+            except Exception:
+                return                           # the server was killed: the trial is over
 
 
 def _check(srv: ServerProcess, acked: dict[int, dict[str, Any]], seen: dict[str, int]) -> list[dict[str, Any]]:
@@ -116,6 +125,7 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_event(tmp_path: Path) -
         time.sleep(rng.uniform(0.3, 1.2))
         in_flight = poster.is_alive()
         srv.kill()
+        watcher.done.set()
         kills_mid_request += in_flight
         poster.join(10)
         watcher.join(10)
