@@ -239,7 +239,7 @@ async function loadResults() {
         if (e.status !== 409) { toast(refusalWords(e)); return; }
         if (!confirm(refusalWords(e) + "\n\n" + t("console.release_force", "Release it to the public anyway? The pairs that still have to play it will not see it."))) return;
         try { await api(path + "?force=true", {method: "POST"}, TOKEN); loadResults(); }
-        catch (e2) { toast(e2.message); }
+        catch (e2) { toast(refusalWords(e2)); }
       }
     });
   } catch (e) { document.getElementById("results").textContent = refusalWords(e); }
