@@ -8,7 +8,7 @@ pages word it with ``refusalWords()`` (common.js) through ``locales/<lang>/engin
 * ``test_refusals_on_a_chinese_seat_page_are_chinese``: West's page in Chinese, in headless Chromium, posts six
   refused actions with the page's own ``post``/``send``/``choose``; each toast is Chinese (no word in Latin letters
   but card and call symbols and law numbers), not the English, and has no "(403)"; North's English page shows the
-  English sentence, without the status.
+  English sentence, without the status; West's sign-in revoked, his page says why in Chinese.
 
 Before the refusals were keyed, every toast here was the English detail with its status ("seat W may play only
 its own cards (403)")."""
@@ -131,6 +131,13 @@ def test_refusals_on_a_chinese_seat_page_are_chinese(server: ServerProcess, brow
 
             english = toast_after(north, "post({type: 'call', seat: 'E', call: 'Pass'})")
             assert english == "seat North may only act for itself, not East", english   # seats worded, as engine texts
+
+            # the director revokes West's sign-in: his page says why it signed out, in Chinese
+            d.post("/api/tables/1/revoke", params={"seat": "W"}).raise_for_status()
+            wait_until(west, "() => !document.getElementById('signed-out').hidden", timeout=30)
+            why = str(west.evaluate("() => document.getElementById('board').textContent"))
+            west.screenshot(path=str(ARTIFACTS / "refusal-words-zh-signed-out.png"), full_page=True)
+            assert "撤銷" in why and not latin_words(why), why
         finally:
             for page in pages.values():
                 page.context.close()
