@@ -127,7 +127,9 @@ function detailText(irr) { return engineText(irr.detail, irr.detail_parts); }
 function optionExplained(o) { return engineText(o.text, o.text_parts); }
 // A refusal (a 4xx answer, thrown by api()) in the page's language: the service's words, translated when it sent
 // their pieces (detail_parts); the status code is for the program, not the reader.
-function refusalWords(e) { return e && e.detail !== undefined ? engineText(e.detail, e.detailParts) : String(e && e.message || e); }
+function refusalWords(e) {
+  return e && e.detail !== undefined ? engineText(e.detail, e.detailParts) : String(e && e.message || e);
+}
 // A time of day in the page's language ("下午3:26:51" on a Chinese page, "3:26:51 PM" on an English one).
 function clockTime(d) { return (d || new Date()).toLocaleTimeString(I18N.lang === "zh-Hant" ? "zh-Hant" : "en"); }
 // A seat where English writes its letter ("seat W", "dealer E"): the letter in English, the seat's name (西) else.
