@@ -726,7 +726,7 @@ class Auction:
         if option == "conventional" and code == IrregularityCode.INSUFFICIENT_BID and (p is None or p.kind != code):
             return self._rule_27b1_conventional()
         if p is None or p.kind != code or not p.irr.open:
-            raise AuctionRulingError(f"no pending {code} to rule on")
+            raise AuctionRulingError(Text("refusal.nothing_pending", "no pending {code} to rule on", code=code))
         if option == "unnoticed" and p.kind in (IrregularityCode.INADMISSIBLE_DOUBLE,
                                                  IrregularityCode.INADMISSIBLE_REDOUBLE):
             # the director's record that the table went on without noticing: the call stands as made until

@@ -303,7 +303,7 @@ class Table:
         if handler is None:
             raise TableError(f"unknown event {event!r}")
         if self.board is None and handler is not _START:
-            raise TableError(f"{event.type} event before any board event")
+            raise TableError(Text("refusal.before_board", "{kind} event before any board event", kind=event.type))
         flagged = handler(self, event)
         # only a flag, a ruling or a claim response can open or settle a choice: skip the check otherwise
         if flagged or handler in _SETTLING or self.state == "awaiting_ruling":
@@ -473,13 +473,15 @@ class Table:
         correcting = self._keyed_complete()
         if not correcting and (self.state != "board_ready" or self.auction is not None and self.auction.calls
                                or self.recorded_contract is not None or self.play is not None):
-            raise TableError("a result is keyed only for a board with no call or card recorded")
+            raise TableError(Text("refusal.result_after_play", "a result is keyed only for a board with no call or "
+                                  "card recorded"))
         c = parse_contract(event.contract, declarer=str(event.declarer) if event.declarer else None)
         if c is not None:
             if event.declarer is None or event.tricks is None:
-                raise TableError("a keyed result names its declarer and the declarer side's tricks")
+                raise TableError(Text("refusal.result_needs_declarer", "a keyed result names its declarer and the "
+                                      "declarer side's tricks"))
             if not 0 <= event.tricks <= 13:
-                raise TableError("tricks is the declarer side's total, 0..13")
+                raise TableError(Text("refusal.tricks_range", "tricks is the declarer side's total, 0..13"))
             if event.lead is not None and self.deal is not None:
                 leader = event.declarer.lho
                 owner = next((s for s in SEATS if event.lead in self.deal.hands.get(s, ())), None)
@@ -641,7 +643,7 @@ class Table:
             try:
                 flagged = self.play.omitted_play(event.seat, event.tricks, event.option == "omitted_holding_suit")
             except PlayRulingError as err:
-                raise TableError(str(err)) from err
+                raise TableError(err.args[0]) from err           # its Text, if it has one
             if self.tricks is not None and not self.claimed:
                 self.tricks = self.play.finish()
             return flagged
@@ -649,7 +651,7 @@ class Table:
             del self.play_on                       # the director rules instead of play on
         if event.code in (IrregularityCode.CLAIM_DISPUTED, IrregularityCode.CLAIM) and claim_open:
             if event.tricks is None:
-                raise TableError("a claim ruling must give the declarer side's tricks")
+                raise TableError(Text("refusal.claim_tricks", "a claim ruling must give the declarer side's tricks"))
             rule_claim(event.option, self.table_irregularities)
             self.claim_responses = {s: True for s in SEATS}
             self._finish(claimed=True, tricks=event.tricks)
@@ -678,13 +680,13 @@ class Table:
                         self.tricks = self.play.finish()           # a 62D correction or exemption re-scores
                 return flagged
         except (AuctionRulingError, PlayRulingError) as err:
-            raise TableError(str(err)) from err
+            raise TableError(err.args[0]) from err               # its Text, if it has one
         # an irregularity with no mechanical rectification: the director's ruling is recorded on it
         for irr in reversed(self.irregularities):
             if irr.code == event.code and irr.open:
                 irr.dispose(f"ruled:{event.option}", irr.law)
                 return []
-        raise TableError(f"no open {event.code} to rule on")
+        raise TableError(Text("refusal.nothing_to_rule", "no open {code} to rule on", code=event.code))
 
 
 _HANDLERS: dict[type, Callable[[Table, Any], list[Irregularity]]] = {

@@ -15,6 +15,7 @@ from service.errors import Unauthenticated
 from service.live.auth import SEAT_LETTERS, SeatGrant
 from service.live.visibility import Viewer
 from service.wiring.container import Service
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 TABLE_ID = r"^[A-Za-z0-9_-]{1,32}$"
@@ -143,17 +144,18 @@ async def signin_card(body: CardIn, svc: Service = Depends(service)) -> JSONResp
 async def renew(svc: Service = Depends(service), tok: str | None = Depends(token)) -> JSONResponse:
     tokens = svc.tokens
     if not tok:
-        raise Unauthenticated("renewing needs the seat's token")
+        raise Unauthenticated(Text("refusal.renew_needs_token", "renewing needs the seat's token"))
     p = tokens.parse("seat", tok)                 # genuine, this event's, not revoked; its round may have ended
     old = tokens.link_id(tok)
     if old in tokens.retired:
-        raise Unauthenticated("this seat sign-in was renewed already: scan the card at your table")
+        raise Unauthenticated(Text("refusal.renewed_already", "this seat sign-in was renewed already: scan the card "
+                                   "at your table"))
     if p.round == tokens.round_of(p.table) and p.mark == tokens.mark(p.table):
         g = tokens.grant("seat", tok)             # still valid: nothing moved
         return JSONResponse({**_grant_answer(svc, g), "token": tok}, headers=NO_STORE)
     if p.mark < tokens.mark(p.table) and p.round >= tokens.round_of(p.table):
-        raise Unauthenticated(f"table {p.table}'s round was set by the director since this sign-in: "
-                              "scan the card at your table")
+        raise Unauthenticated(Text("refusal.round_set", "table {table}'s round was set by the director since this "
+                                   "sign-in: scan the card at your table", table=p.table))
     where = follow_pair(svc, p.table, p.seat, p.round)
     if where["status"] != "seated":
         return JSONResponse(where, headers=NO_STORE)

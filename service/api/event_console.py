@@ -25,6 +25,7 @@ from service.event.tournament import LiveTournament
 from service.live.visibility import Viewer
 from service.wiring.container import Service
 from service.wiring.event_install import event_body, install, publish_tables
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 TABLE_PATH = TABLE_ID.pattern
@@ -317,9 +318,10 @@ async def enter_players(table_id: str = Path(..., pattern=TABLE_PATH),
         may = _may_enter(svc, v, table_id, ev.rounds[table_id])
         if any(("NS" if seat in "NS" else "EW") not in may for seat in body):
             own = ("N", "S") if v.seat in ("N", "S") else ("E", "W")
-            raise Forbidden(f"a seat enters only its own pair's names ({' and '.join(own)})"
-                            + (": the opponents have a device of their own" if svc.club.kind(table_id) == "scoring"
-                               else ""))
+            raise Forbidden(Text("refusal.own_pair_names", "a seat enters only its own pair's names ({seat} and "
+                                 "{seat2})", seat=own[0], seat2=own[1])
+                            + (Text("refusal.opponents_own_device", ": the opponents have a device of their own")
+                               if svc.club.kind(table_id) == "scoring" else ""))
     names: dict[str, str] = {}
     for seat, value in body.items():
         if not isinstance(value, str | int) or isinstance(value, bool):

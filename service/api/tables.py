@@ -17,6 +17,7 @@ from service.live.lawtext import LawTextError, edition_name, law_text, statement
 from service.live.runtime import TableRuntime
 from service.live.visibility import NOTHING, Viewer, summary, turn_of
 from service.wiring.container import Service
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
@@ -27,7 +28,7 @@ def _table(svc: Service, table_id: str, v: Viewer) -> TableRuntime:
     """The runtime ``v`` looks at: spectators see the delayed copy; a seat only its own table."""
     rt = svc.club.table(table_id)
     if v.role == "seat" and v.table != table_id:
-        raise Forbidden(f"this seat token belongs to table {v.table}")
+        raise Forbidden(Text("refusal.other_table", "this seat token belongs to table {table}", table=v.table))
     return svc.club.feeds[table_id].replica if v.role == "spectator" else rt
 
 
@@ -167,10 +168,12 @@ async def board(table_id: str = TableId, number: int = BoardNo, svc: Service = D
     async with svc.club.lock(table_id):          # the live table, not an event awaiting its journal write
         rec = rt.boards.get(number)
         if rec is None:
-            raise NotFound(f"table {table_id} has not played board {number}")
+            raise NotFound(Text("refusal.not_played", "table {table} has not played board {board}", table=table_id,
+                                board=number))
         hidden = _hidden(svc, v)
         if v.role == "seat" and number in hidden:                 # Laws 16B, 90B4: the pair's and table's rule
-            raise Forbidden(f"your pair or table still has to play board {number}")
+            raise Forbidden(Text("refusal.still_to_play", "your pair or table still has to play board {board}",
+                                 board=number))
         if not _may_see_board(rt, number, v, hidden):
             refusal = Unauthenticated if v.role == "spectator" else Forbidden
             raise refusal("this board's record is not released to you")

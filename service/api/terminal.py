@@ -33,6 +33,7 @@ from service.live.permissions import may_seat_call_director
 from service.live.runtime import confirming_side
 from service.live.visibility import Viewer
 from service.wiring.container import Service
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
@@ -43,7 +44,7 @@ def own_table(v: Viewer, table_id: str) -> None:
     if v.role == "spectator":
         raise Unauthenticated("a seat's or the director's token is required")
     if v.role == "seat" and v.table != table_id:
-        raise Forbidden(f"this seat token belongs to table {v.table}")
+        raise Forbidden(Text("refusal.other_table", "this seat token belongs to table {table}", table=v.table))
 
 
 def board_round(svc: Service, table_id: str, number: int) -> int | None:
@@ -69,10 +70,11 @@ async def call_director(body: DirectorCallIn | None = None, table_id: str = Tabl
     differ = body is not None and body.reason == "cards_differ"
     note = one_line(body.note, NOTE_CHARS, "the note") if body is not None and body.note is not None else ""
     if body is not None and body.reason == "other" and not note:
-        raise Invalid("say in a few words why the director is called (the note, at most "
-                      f"{NOTE_CHARS} characters)")
+        raise Invalid(Text("refusal.note_needed", "say in a few words why the director is called (the note, at "
+                           "most {count} characters)", count=NOTE_CHARS))
     if differ and rt.current is None:
-        raise Conflict(f"no board is in play at table {table_id}: the cards of which board differ?")
+        raise Conflict(Text("refusal.no_board_in_play", "no board is in play at table {table}: the cards of which "
+                            "board differ?", table=table_id))
     if v.role == "seat" and v.seat:
         may_seat_call_director(rt, v.seat, svc.club.calls.listing(open_only=True))
     if v.role != "director":
@@ -121,12 +123,15 @@ async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardN
     rt = svc.club.table(table_id)
     rec = rt.boards.get(number)
     if rec is None:
-        raise NotFound(f"table {table_id} has not played board {number}")
+        raise NotFound(Text("refusal.not_played", "table {table} has not played board {board}", table=table_id,
+                            board=number))
     result = rt.result(number) or {}
     if rec is rt.current and rt.table.state != "board_complete" or rec is not rt.current and rec.result is None:
-        raise Conflict(f"board {number} is not complete at table {table_id}")
+        raise Conflict(Text("refusal.not_complete", "board {board} is not complete at table {table}", board=number,
+                            table=table_id))
     if (rec.confirmation or {}).get("accept"):
-        raise Conflict(f"the result of board {number} was accepted already")
+        raise Conflict(Text("refusal.accepted_already", "the result of board {board} was accepted already",
+                            board=number))
     side = confirming_side(rec, result.get("declarer"))
     answer: dict[str, Any] = {"accept": body.accept, "side": side}
     if v.role == "director":
@@ -134,8 +139,9 @@ async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardN
     elif v.seat and v.seat in side and body.seat in (None, v.seat):
         played = board_round(svc, table_id, number)
         if played is not None and v.round != played:
-            raise Forbidden(f"board {number} is played at table {table_id} in round {played}: only that round's "
-                            f"{side} pair answers for its result (Law 79), with its own sign-in of that round")
+            raise Forbidden(Text("refusal.other_round", "board {board} is played at table {table} in round {round}: "
+                                 "only that round's {side} pair answers for its result (Law 79), with its own "
+                                 "sign-in of that round", board=number, table=table_id, round=played, side=side))
         answer["seat"] = v.seat
         svc.tokens.signed_in.add((table_id, v.seat, v.round or 0))   # this side has a device of its own
     elif (rt.kind == "scoring" and rec.keyed_by == f"seat:{table_id}:{v.seat}" and body.seat and body.seat in side
@@ -145,9 +151,10 @@ async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardN
         # their own this round; the journal records the answering seat and the terminal.
         answer.update(seat=body.seat, terminal=v.seat)
     else:
-        raise Forbidden(f"the result is answered by {side}: a seat of that side, on its own page"
-                        + (" (or on the terminal that keyed it, while that side has no device of its own)"
-                           if rt.kind == "scoring" else ""))
+        raise Forbidden(Text("refusal.answered_by", "the result is answered by {side}: a seat of that side, on its "
+                             "own page", side=side)
+                        + (Text("refusal.answered_on_terminal", " (or on the terminal that keyed it, while that side "
+                                "has no device of its own)") if rt.kind == "scoring" else ""))
     actor = "director" if v.role == "director" else f"seat:{table_id}:{v.seat}"
     if not body.accept and v.role != "director":
         svc.limits.calls.take(table_id, v.seat)                # a dispute calls the director: the same limit

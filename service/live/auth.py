@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from service.canonical import canonical_int
 from service.errors import Unauthenticated
 from service.live.visibility import DIRECTOR, SPECTATOR, Viewer
+from table.texts import Text
 
 if TYPE_CHECKING:
     from service.store.journal import Row
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 SEAT_LETTERS = ("N", "E", "S", "W")
 _TABLE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _MAC = re.compile(r"[0-9a-f]{32}")
+INVALID_TOKEN = Text("refusal.invalid_token", "invalid token")        # forged, malformed, of another event
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,17 +139,18 @@ class Tokens:
         parts = token.split(".")
         if len(parts) != 7 or parts[0] != kind or not _TABLE.fullmatch(parts[1]) or parts[2] not in SEAT_LETTERS \
                 or not _MAC.fullmatch(parts[6]):
-            raise Unauthenticated("invalid token")
+            raise Unauthenticated(INVALID_TOKEN)
         rnd, mark, gen = canonical_int(parts[3], 6), canonical_int(parts[4], 12), canonical_int(parts[5], 9)
         if rnd is None or mark is None or gen is None:               # one spelling of each number
-            raise Unauthenticated("invalid token")
+            raise Unauthenticated(INVALID_TOKEN)
         p = Parsed(kind, parts[1], parts[2], rnd, mark, gen, parts[6])
         if p.mark < self.event_mark or not hmac.compare_digest(
                 p.mac.encode(), self._mac(kind, p.table, p.seat, p.round, p.mark, p.generation).encode()):
-            raise Unauthenticated("invalid token")          # forged, or of an earlier event or session
+            raise Unauthenticated(INVALID_TOKEN)          # forged, or of an earlier event or session
         what = {"link": "sign-in link", "card": "table card"}.get(kind, "seat sign-in")
         if p.generation != self.generations.get((p.table, p.seat), 0):
-            raise Unauthenticated(f"this {what} for table {p.table} seat {p.seat} was revoked by the director")
+            raise Unauthenticated(Text("refusal.revoked", "this {credential} for table {table} seat {seat} was revoked "
+                                       "by the director", credential=what, table=p.table, seat=p.seat))
         return p
 
     def grant(self, kind: str, token: str) -> SeatGrant:
@@ -158,17 +161,19 @@ class Tokens:
         now = self.round_of(p.table)
         if kind == "card":
             if p.round != 0 or p.mark != self.event_mark:
-                raise Unauthenticated("invalid token")
+                raise Unauthenticated(INVALID_TOKEN)
             return SeatGrant(p.table, p.seat, now, p.generation, self.mark(p.table))
         if p.round != now:
-            raise Unauthenticated(f"this {what} was for round {p.round}; table {p.table} is in round {now}: "
-                                  "sign in with this round's link")
+            raise Unauthenticated(Text("refusal.other_round_link", "this {credential} was for round {round}; table "
+                                       "{table} is in round {round2}: sign in with this round's link",
+                                       credential=what, round=p.round, table=p.table, round2=now))
         if p.mark != self.mark(p.table):
-            raise Unauthenticated(f"this {what} was for an earlier round {p.round} of table {p.table}: the director "
-                                  "has set the round since; sign in with this round's link")
+            raise Unauthenticated(Text("refusal.round_reset", "this {credential} was for an earlier round {round} of "
+                                       "table {table}: the director has set the round since; sign in with this "
+                                       "round's link", credential=what, round=p.round, table=p.table))
         if kind == "seat" and self.link_id(token) in self.retired:
-            raise Unauthenticated(f"this seat sign-in moved on with its pair: table {p.table} seat {p.seat} "
-                                  "is another pair's now")
+            raise Unauthenticated(Text("refusal.moved_on", "this seat sign-in moved on with its pair: table {table} "
+                                       "seat {seat} is another pair's now", table=p.table, seat=p.seat))
         return SeatGrant(p.table, p.seat, p.round, p.generation, p.mark)
 
     def viewer(self, token: str | None) -> Viewer:
@@ -183,8 +188,8 @@ class Tokens:
     def check_link(self, code: str) -> SeatGrant:
         g = self.grant("link", code)
         if self.link_id(code) in self.redeemed:
-            raise Unauthenticated(f"this sign-in link for table {g.table} seat {g.seat} was used already: "
-                                  "ask the director for a new one")
+            raise Unauthenticated(Text("refusal.link_used", "this sign-in link for table {table} seat {seat} was used "
+                                       "already: ask the director for a new one", table=g.table, seat=g.seat))
         return g
 
     # ------------------------------------------------------------------ the journalled changes

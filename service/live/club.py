@@ -201,7 +201,7 @@ class Club:
             try:
                 flagged = rt.try_event(event)
             except TableError as err:
-                raise Conflict(str(err)) from err
+                raise Conflict(err.args[0]) from err        # its Text, if it has one: a page words it
             except Exception as err:                    # an engine bug: the table was rebuilt
                 log.exception("table %s: the engine failed on %s", rt.id, event)
                 raise Conflict(f"the law engine could not apply this event ({type(err).__name__}: {err})") from err

@@ -24,6 +24,7 @@ from service.config.settings import LimitsConfig
 from service.errors import TooMany
 from service.live.visibility import Viewer
 from service.quiet_log import ANY_CLIENT, QuietLog
+from table.texts import Text
 
 log = logging.getLogger(__name__)
 TRY_AGAIN_LATER = 1013       # the WebSocket close code for a server that is busy
@@ -62,12 +63,17 @@ class DirectorCallLimit:
 
     def take(self, table: str, seat: str | None) -> None:
         """Count a seat's call for the director, or raise ``TooMany`` (nothing counted) beyond either limit."""
-        for window, key, who in ((self.seats, (table, seat), f"seat {seat} of table {table}"),
-                                 (self.tables, table, f"table {table}")):
+        for window, key in ((self.seats, (table, seat)), (self.tables, table)):
             if window.full(key):
                 wait = window.retry_after(key)
-                raise TooMany(f"{who} has called the director {window.n} times in {window.window_s:g} s; the "
-                              f"calls are on the director's list (try again in {wait:.0f} s)", retry_after=wait)
+                times: dict[str, Any] = {"table": table, "count": window.n, "window": f"{window.window_s:g}",
+                                         "wait": f"{wait:.0f}"}
+                raise TooMany(Text("refusal.seat_calls", "seat {seat} of table {table} has called the director {count} "
+                                   "times in {window} s; the calls are on the director's list (try again in {wait} s)",
+                                   seat=seat, **times) if window is self.seats else
+                              Text("refusal.table_calls", "table {table} has called the director {count} times in "
+                                   "{window} s; the calls are on the director's list (try again in {wait} s)", **times),
+                              retry_after=wait)
         self.seats.add((table, seat))
         self.tables.add(table)
 
@@ -88,8 +94,9 @@ class CardRedemptions:
                 self.alert(table, {"type": "alert", "kind": "card_redemptions", "table": table, "seat": seat,
                                    "count": self.window.n, "window_s": self.window.window_s})
             wait = self.window.retry_after(card)
-            raise TooMany(f"this table card has signed in {self.window.n} times in {self.window.window_s:g} s; the "
-                          f"director has been told (try again in {wait:.0f} s)", retry_after=wait)
+            raise TooMany(Text("refusal.card_signins", "this table card has signed in {count} times in {window} s; the "
+                               "director has been told (try again in {wait} s)", count=self.window.n,
+                               window=f"{self.window.window_s:g}", wait=f"{wait:.0f}"), retry_after=wait)
         self._alerted.discard(card)
         self.window.add(card)
 

@@ -20,6 +20,7 @@ from table.events import (
     RulingGiven,
     TableEvent,
 )
+from table.texts import Text
 
 # Declarer's partner is dummy once the opening lead is faced (before it he may still call, e.g. in the 41 period).
 PLAY_PERIOD = ("play", "claim_pending", "awaiting_ruling")
@@ -34,31 +35,38 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool
     if viewer.role != "seat":
         raise Unauthenticated("posting events needs a director or seat token")
     if viewer.table != rt.id:
-        raise Forbidden(f"this seat token belongs to table {viewer.table}")
+        raise Forbidden(Text("refusal.other_table", "this seat token belongs to table {table}", table=viewer.table))
     me = viewer.seat or ""                       # a seat token always names its seat
     if isinstance(event, RulingGiven):
         if not entitled(rt, me, event.code, event.option):
-            why = "" if rt.regulation.player_rulings else " (the regulation leaves choices to the director)"
-            raise Forbidden(f"seat {me} may not choose {event.option!r} for {event.code}: the choice is the "
-                            "director's or another player's" + why)
+            why = "" if rt.regulation.player_rulings else \
+                Text("refusal.choices_to_director", " (the regulation leaves choices to the director)")
+            raise Forbidden(Text("refusal.not_your_choice", "seat {seat} may not choose '{option}' for {code}: the "
+                                 "choice is the director's or another player's", seat=me, option=event.option,
+                                 code=event.code) + why)
         event.seat = Seat(me)
         return event
     dummy = dummy_of(rt.table)
     if me == dummy and isinstance(event, (CardPlayed, ClaimMade)):
-        raise Forbidden(f"seat {me} is dummy: declarer plays dummy's cards and dummy does not "
-                        + ("play (Law 45)" if isinstance(event, CardPlayed) else "claim (Law 68)"))
+        raise Forbidden(Text("refusal.dummy_plays", "seat {seat} is dummy: declarer plays dummy's cards and dummy "
+                             "does not play (Law 45)", seat=me) if isinstance(event, CardPlayed) else
+                        Text("refusal.dummy_claims", "seat {seat} is dummy: declarer plays dummy's cards and dummy "
+                             "does not claim (Law 68)", seat=me))
     if isinstance(event, (CallMade, ClaimMade, ClaimResponded)):
         if str(event.seat) != me:
-            raise Forbidden(f"seat {me} may only act for itself, not {event.seat}")
+            raise Forbidden(Text("refusal.act_for_itself", "seat {seat} may only act for itself, not {seat2}",
+                                 seat=me, seat2=event.seat))
         return event
     if isinstance(event, CardPlayed):
         d = declarer_of(rt.table)
         if str(event.seat) == me or (d == me and str(event.seat) == str(Seat(me).partner)):
             return event
-        raise Forbidden(f"seat {me} may play only its own cards" + (" and dummy's" if d == me else ""))
+        raise Forbidden(Text("refusal.own_and_dummy_cards", "seat {seat} may play only its own cards and dummy's",
+                             seat=me) if d == me else
+                        Text("refusal.own_cards", "seat {seat} may play only its own cards", seat=me))
     if scoring and isinstance(event, (BoardStarted, ResultRecorded)):
         if isinstance(event, BoardStarted) and event.deal is not None:
-            raise Forbidden("a terminal names the board, not its cards")
+            raise Forbidden(Text("refusal.terminal_no_cards", "a terminal names the board, not its cards"))
         if isinstance(event, ResultRecorded) and rt.table.state == "board_complete":
             may_correct(rt, me)
         deal = rt.table.deal
@@ -68,7 +76,8 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool
             # deal): a lead the hand record contradicts is left out of the result instead, never refused.
             event.lead = None
         return event
-    raise Forbidden(f"a {event.type} event is entered by the director or a device")
+    raise Forbidden(Text("refusal.director_or_device", "a {kind} event is entered by the director or a device",
+                         kind=event.type))
 
 
 def may_correct(rt: TableRuntime, seat: str) -> None:
@@ -77,15 +86,21 @@ def may_correct(rt: TableRuntime, seat: str) -> None:
     rec = rt.current
     n = rec.number if rec is not None else "?"
     if rec is None or rec.keyed_by is None:
-        raise Conflict(f"board {n} is complete at table {rt.id} and no result was keyed for it: nothing to correct")
+        raise Conflict(Text("refusal.nothing_to_correct", "board {board} is complete at table {table} and no result "
+                            "was keyed for it: nothing to correct", board=n, table=rt.id))
     if (rec.confirmation or {}).get("accept"):
         side = rec.confirmation.get("side") if rec.confirmation else None
-        raise Conflict(f"the result of board {n} was confirmed by {side or 'the opponents'}: it can no longer be "
-                       "corrected at the table; call the director, who can still change it", code="CONFIRMED")
+        raise Conflict(Text("refusal.confirmed_by", "the result of board {board} was confirmed by {side}: it can no "
+                            "longer be corrected at the table; call the director, who can still change it",
+                            board=n, side=side) if side else
+                       Text("refusal.confirmed", "the result of board {board} was confirmed by the opponents: it can "
+                            "no longer be corrected at the table; call the director, who can still change it",
+                            board=n), code="CONFIRMED")
     if rec.keyed_by != f"seat:{rt.id}:{seat}":
         keyer = rec.keyed_by.rsplit(":", 1)[-1]
-        raise Forbidden(f"the result of board {n} was keyed by {keyer}: only {keyer} corrects it before the "
-                        "opponents confirm it; the opponents accept or dispute it")
+        raise Forbidden(Text("refusal.keyed_by", "the result of board {board} was keyed by {seat}: only {seat} "
+                             "corrects it before the opponents confirm it; the opponents accept or dispute it",
+                             board=n, seat=keyer))
 
 
 def may_call_director(rt: TableRuntime, seat: str, attention_drawn: bool) -> None:
@@ -94,8 +109,8 @@ def may_call_director(rt: TableRuntime, seat: str, attention_drawn: bool) -> Non
     t = rt.table
     if seat == dummy_of(t) and t.state in PLAY_PERIOD and not attention_drawn \
             and not any(i.open for i in t.irregularities):
-        raise Forbidden("dummy may not call the director during the play unless another player has drawn "
-                        "attention to an irregularity (Law 43A1a); after the play he may")
+        raise Forbidden(Text("refusal.dummy_calls", "dummy may not call the director during the play unless another "
+                             "player has drawn attention to an irregularity (Law 43A1a); after the play he may"))
 
 
 def may_seat_call_director(rt: TableRuntime, seat: str, open_calls: Iterable[dict[str, Any]]) -> None:

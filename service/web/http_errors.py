@@ -15,6 +15,7 @@ from service.errors import (
     Unauthenticated,
     Unavailable,
 )
+from table.texts import translatable
 
 STATUS: dict[type[ServiceError], int] = {
     Unauthenticated: 401,
@@ -37,7 +38,10 @@ def error_response(err: ServiceError) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     if isinstance(err, TooMany):
         headers = {"Retry-After": str(max(1, round(err.retry_after)))}
-    return JSONResponse({"detail": str(err), **err.extra}, status_code=status, headers=headers)
+    # a refusal worded as a Text (table/texts.py) also carries its pieces: a page words it in its own language
+    message = err.args[0] if err.args else ""
+    return JSONResponse({"detail": str(err), **translatable(message, "detail"), **err.extra}, status_code=status,
+                        headers=headers)
 
 
 async def service_error_handler(request: Request, err: Exception) -> JSONResponse:

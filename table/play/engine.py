@@ -284,8 +284,10 @@ class Play(PlayState):
         p = next((p for p in reversed(self._pending) if p.irr.code == code and p.irr.open), None)
         if p is None:
             done = [i for i in self.irregularities if i.code == code]
-            why = f" (it was disposed of: {done[-1].disposition})" if done and done[-1].disposition else ""
-            raise PlayRulingError(f"no open {code} waiting for a choice{why}")
+            why = Text("refusal.disposed_of", " (it was disposed of: {disposition})",
+                       disposition=done[-1].disposition) if done and done[-1].disposition else ""
+            raise PlayRulingError(Text("refusal.no_choice_waiting", "no open {code} waiting for a choice",
+                                       code=code) + why)
         irr = p.irr
         opt = next((o for o in irr.options if o.code == option), None)
         if opt is None:

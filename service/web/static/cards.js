@@ -27,7 +27,7 @@ async function load() {
       `<p>${esc(t("cards.none", "No tables."))}</p>`;
     document.getElementById("login").hidden = true;
     document.body.dataset.loaded = String(cards.length);
-  } catch (e) { showLogin(e.message); }
+  } catch (e) { showLogin(refusalWords(e)); }
 }
 
 document.getElementById("login-form").addEventListener("submit", ev => {

@@ -109,6 +109,10 @@ function engineParam(name, value) {
   if (/^call\d*$/.test(name)) return callWords(value);
   if (/^option\d*$/.test(name)) return optionText(value);
   if (/^side\d*$/.test(name) && (value === "NS" || value === "EW")) return value === "NS" ? t("common.ns", "NS") : t("common.ew", "EW");
+  if (/^code\d*$/.test(name)) return irrText(value);
+  if (name === "disposition") return dispositionText({disposition: value});
+  if (name === "kind") return t("common.event." + value, value);
+  if (name === "credential") return t("common.credential." + String(value).replace(/\W+/g, "_"), value);
   return value;
 }
 function engineText(english, parts) {
@@ -121,6 +125,11 @@ function engineText(english, parts) {
 }
 function detailText(irr) { return engineText(irr.detail, irr.detail_parts); }
 function optionExplained(o) { return engineText(o.text, o.text_parts); }
+// A refusal (a 4xx answer, thrown by api()) in the page's language: the service's words, translated when it sent
+// their pieces (detail_parts); the status code is for the program, not the reader.
+function refusalWords(e) {
+  return e && e.detail !== undefined ? engineText(e.detail, e.detailParts) : String(e && e.message || e);
+}
 // A time of day in the page's language ("下午3:26:51" on a Chinese page, "3:26:51 PM" on an English one).
 function clockTime(d) { return (d || new Date()).toLocaleTimeString(I18N.lang === "zh-Hant" ? "zh-Hant" : "en"); }
 // A seat where English writes its letter ("seat W", "dealer E"): the letter in English, the seat's name (西) else.
@@ -229,6 +238,9 @@ async function api(path, opts = {}, token = "") {
   if (!r.ok) {
     const err = new Error((body && body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : r.statusText) + ` (${r.status})`);
     err.body = body;                         // the refusal's fields (its code), for a page that words it itself
+    err.status = r.status;
+    err.detail = body && typeof body.detail === "string" ? body.detail : err.message.replace(/ \(\d+\)$/, "");
+    err.detailParts = body && body.detail_parts;  // its pieces, for refusalWords() to word in the page's language
     throw err;
   }
   return body;

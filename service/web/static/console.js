@@ -132,7 +132,7 @@ async function rule(table, code, option, button, extra) {
       (body.tricks != null ? " " + t("console.ruled_tricks", "({n} tricks to declarer's side)", {n: body.tricks}) : ""));
     return true;
   } catch (e) {
-    toast(t("console.ruling_refused", "Ruling refused: {error}", {error: e.message}));
+    toast(t("console.ruling_refused", "Ruling refused: {error}", {error: refusalWords(e)}));
     if (button) button.disabled = false;
     return false;
   }
@@ -189,7 +189,7 @@ async function renderDetail() {
   const board = s.board ? s.board.number : null;
   const post = body => api(`/api/tables/${selected}/boards/${board}/adjustment`, {method: "POST", body: JSON.stringify(body)}, TOKEN)
     .then(() => feed(t("console.adjustment_done", "Table {table} board {board}: adjustment {kind}", {table: selected, board, kind: body.kind})))
-    .catch(e => toast(e.message));
+    .catch(e => toast(refusalWords(e)));
   f.artificial.onclick = () => post({kind: "artificial", ns: f.ns.value, ew: f.ew.value});
   f.assigned.onclick = () => post({kind: "assigned", contract: f.contract.value, declarer: f.declarer.value, tricks: parseInt(f.tricks.value, 10)});
   f.cancel.onclick = () => post({kind: "cancel"});
@@ -217,7 +217,7 @@ function showSeatLinks(table, toks) {
       const r = await api(`/api/tables/${encodeURIComponent(table)}/revoke`, {method: "POST"}, TOKEN);
       feed(t("console.revoked", "Table {table}: seat sign-ins revoked", {table}));
       showSeatLinks(table, r.seats);
-    } catch (e) { toast(e.message); }
+    } catch (e) { toast(refusalWords(e)); }
   };
 }
 
@@ -236,13 +236,13 @@ async function loadResults() {
       const path = `/api/boards/${btn.dataset.board}/release`;
       try { await api(path, {method: "POST"}, TOKEN); loadResults(); }
       catch (e) {
-        if (!/\(409\)$/.test(e.message)) { toast(e.message); return; }
-        if (!confirm(e.message + "\n\n" + t("console.release_force", "Release it to the public anyway? The pairs that still have to play it will not see it."))) return;
+        if (e.status !== 409) { toast(refusalWords(e)); return; }
+        if (!confirm(refusalWords(e) + "\n\n" + t("console.release_force", "Release it to the public anyway? The pairs that still have to play it will not see it."))) return;
         try { await api(path + "?force=true", {method: "POST"}, TOKEN); loadResults(); }
-        catch (e2) { toast(e2.message); }
+        catch (e2) { toast(refusalWords(e2)); }
       }
     });
-  } catch (e) { document.getElementById("results").textContent = e.message; }
+  } catch (e) { document.getElementById("results").textContent = refusalWords(e); }
 }
 document.getElementById("refresh-results").onclick = loadResults;
 
@@ -274,9 +274,9 @@ async function loadUploads() {
         const r = await api(`/api/uploads/${encodeURIComponent(b.dataset.target)}/retry`, {method: "POST"}, TOKEN);
         feed(t("console.requeued", "Uploads {target}: {n} failed message(s) queued again", {target: r.target, n: r.requeued}));
         loadUploads();
-      } catch (e) { toast(t("console.retry_refused", "Retry refused: {error}", {error: e.message})); b.disabled = false; }
+      } catch (e) { toast(t("console.retry_refused", "Retry refused: {error}", {error: refusalWords(e)})); b.disabled = false; }
     });
-  } catch (e) { el.textContent = e.message; }
+  } catch (e) { el.textContent = refusalWords(e); }
 }
 
 // The sticky section navigation: the open director calls (console_calls.js draws them) and the irregularities
@@ -341,7 +341,7 @@ async function start() {
   try {
     const me = await api("/api/whoami", {}, TOKEN);
     if (me.role !== "director") { showLogin(t("console.not_director", "That is not the director's token.")); return; }
-  } catch (e) { showLogin(e.message); return; }
+  } catch (e) { showLogin(refusalWords(e)); return; }
   stream("/ws/club", onMessage, st => document.getElementById("status").textContent = statusText(st), TOKEN);
   loadResults(); setInterval(loadResults, 15000);
   loadUploads(); setInterval(loadUploads, 3000);

@@ -67,7 +67,7 @@ function renderBoardForm() {
     try {
       await api(path, {method: "POST", body: JSON.stringify(body)}, boardsToken());
       await loadBoards(); say(done);
-    } catch (err) { say(err.message); }
+    } catch (err) { say(refusalWords(err)); }
   };
   const adjPath = `/api/tables/${encodeURIComponent(e.table)}/boards/${e.board}/adjustment`;
   const saved = t("console_boards.saved", "Saved.");
@@ -103,7 +103,7 @@ async function loadBoards() {
     }
     BOARDS.rows = await api("/api/event/boards", {}, boardsToken());
   } catch (e) {
-    list.innerHTML = `<li class="muted">${esc(e.message)}</li>`;
+    list.innerHTML = `<li class="muted">${esc(refusalWords(e))}</li>`;
     return;
   }
   fillFilter("boards-table", [...new Set(BOARDS.rows.map(e => e.table))], t("console_boards.allTables", "all tables"));

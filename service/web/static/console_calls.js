@@ -25,14 +25,14 @@
         const r = await api(`/api/director-calls/${b.dataset.call}/rule`, {method: "POST", body: JSON.stringify({ruling: b.dataset.ruling})}, token);
         calls.set(r.id, r); render();
         if (typeof toast === "function") toast(r.ruling);
-      } catch (e) { if (typeof toast === "function") toast(e.message); }
+      } catch (e) { if (typeof toast === "function") toast(refusalWords(e)); }
     });
     if (typeof lawTexts === "function") lawTexts(el());
     el().querySelectorAll("button.answer").forEach(b => b.onclick = async () => {
       try {
         const r = await api(`/api/director-calls/${b.dataset.call}/answer`, {method: "POST"}, token);
         calls.set(r.id, r); render();
-      } catch (e) { if (typeof toast === "function") toast(e.message); }
+      } catch (e) { if (typeof toast === "function") toast(refusalWords(e)); }
     });
   }
   // The reasons a seat's "call the director" offers (service/live/director_calls.py REASONS); the law goes below.
@@ -84,7 +84,7 @@
     sel.onchange = async () => {
       try { show(await api("/api/event/lead-check", {method: "POST", body: JSON.stringify({mode: sel.value})}, token));
             if (typeof toast === "function") toast(t("console_calls.lead_saved", "Lead check: {mode}", {mode: sel.options[sel.selectedIndex].text})); }
-      catch (e) { if (typeof toast === "function") toast(e.message); }
+      catch (e) { if (typeof toast === "function") toast(refusalWords(e)); }
     };
   }
   async function start() {

@@ -45,7 +45,7 @@
       $("deal-start").disabled = true;
       say(t("console_dealing.connecting", "Connecting to the machine..."));
       try { const r = await api("/api/event/dealing", {method: "POST", body: JSON.stringify(body)}, token); if (newer(r)) render(r); }
-      catch (e) { say(e.message, true); $("deal-start").disabled = false; }
+      catch (e) { say(refusalWords(e), true); $("deal-start").disabled = false; }
     });
   }
 
@@ -92,7 +92,7 @@
           const r = await api("/api/event/dealing/decision", {method: "POST", body: JSON.stringify({board: s.board, decision: b.dataset.choice})}, token);
           if (newer(r)) render(r);
         }
-        catch (e) { say(e.message, true); stop.querySelectorAll("button").forEach(x => { x.disabled = false; }); }
+        catch (e) { say(refusalWords(e), true); stop.querySelectorAll("button").forEach(x => { x.disabled = false; }); }
       }));
     } else { stop.hidden = true; stop.innerHTML = ""; delete stop.dataset.board; }
     const out = $("deal-outcome");
@@ -141,7 +141,7 @@
     }
     catch (e) {
       render({state: "idle"});
-      say(/\(404\)$/.test(e.message) ? t("console_dealing.no_event", "No event yet: set up the event and its hand records first.") : e.message);
+      say(e.status === 404 ? t("console_dealing.no_event", "No event yet: set up the event and its hand records first.") : refusalWords(e));
     }
   }
   start();

@@ -105,7 +105,7 @@
       let out;
       try { out = await post(body); }
       catch (e) {
-        if (!/\(409\)$/.test(e.message)) throw e;
+        if (e.status !== 409) throw e;
         if (!confirm(te("confirm_replace", "The current event has boards played. Replace it (its results are no longer shown)?"))) return;
         out = await post({...body, replace: true});
       }
@@ -113,7 +113,7 @@
       EV.roundsKey = "";
       refresh();
       document.dispatchEvent(new CustomEvent("bt-event-changed"));   // the boards section lists the new event now
-    } catch (e) { say(te("refused", "Refused: {why}", {why: e.message}), true); }
+    } catch (e) { say(te("refused", "Refused: {why}", {why: refusalWords(e)}), true); }
   }
 
   // ---------------------------------------------------------------------------------------- the law edition
@@ -131,7 +131,7 @@
       say(b.code === "EDITION_LOCKED"
         ? te("edition_locked", "Refused: boards have started at table {tables} under the {edition}: the law edition cannot change within an event (every table plays a board under the same laws). Set up a new event to play under another edition.",
              {tables: (b.tables || []).join(", "), edition: editionName(b.law_edition)})
-        : te("refused", "Refused: {why}", {why: e.message}), true);
+        : te("refused", "Refused: {why}", {why: refusalWords(e)}), true);
     }
     refresh();
   }
@@ -145,7 +145,7 @@
       const out = await api("/api/players", {method: "POST", body: JSON.stringify({csv: text})}, token());
       say(te("members_done", "Member list imported: {n} members.", {n: out.members}));
       document.getElementById("ev-members-count").textContent = te("members_count", "{n} members", {n: out.members});
-    } catch (e) { say(te("refused", "Refused: {why}", {why: e.message}), true); }
+    } catch (e) { say(te("refused", "Refused: {why}", {why: refusalWords(e)}), true); }
   }
 
   // ---------------------------------------------------------------------------------------- rounds and clock
@@ -156,7 +156,7 @@
       say(restart ? te("clock_started", "Round clock started: {m} minutes.", {m: minutes})
                   : te("clock_set", "Rounds last {m} minutes.", {m: minutes}));
       refresh();
-    } catch (e) { say(te("refused", "Refused: {why}", {why: e.message}), true); }
+    } catch (e) { say(te("refused", "Refused: {why}", {why: refusalWords(e)}), true); }
   }
   async function advance(tables) {
     const body = tables ? {tables} : {};
@@ -166,7 +166,7 @@
       say(Object.entries(out.rounds).map(([tb, r]) => te("moved", "Table {table}: round {round}", {table: tb, round: r})).join(" · "));
       refresh();
       document.dispatchEvent(new CustomEvent("bt-event-changed"));
-    } catch (e) { say(te("refused", "Refused: {why}", {why: e.message}), true); }
+    } catch (e) { say(te("refused", "Refused: {why}", {why: refusalWords(e)}), true); }
   }
   function clockText(p) {
     if (p.remaining == null) return te("no_clock", "no clock");
@@ -290,7 +290,7 @@
       say(te("kind_set", "Table {table}: {kind}", {table, kind: kind === "scoring" ? te("kind_scoring", "scoring only")
         : te("kind_played", "cards and readers")}));
       refresh();
-    } catch (e) { say(e.message, true); }
+    } catch (e) { say(refusalWords(e), true); }
   }
   async function refresh() {
     if (!token()) return;
@@ -308,7 +308,7 @@
           document.getElementById("ev-members-count").textContent = te("members_count", "{n} members", {n: EV.event.members});
       }
       renderEvent();
-    } catch (e) { say(e.message, true); }
+    } catch (e) { say(refusalWords(e), true); }
   }
 
   async function init() {

@@ -41,7 +41,7 @@ async function download(kind, button) {
     setTimeout(() => URL.revokeObjectURL(url), 10000);
     status.textContent = t("console_exports.done", "Downloaded {name}", {name});
   } catch (e) {
-    status.textContent = t("console_exports.failed", "Download refused: {error}", {error: e.message});
+    status.textContent = t("console_exports.failed", "Download refused: {error}", {error: refusalWords(e)});
   } finally { button.disabled = false; }
 }
 
@@ -64,7 +64,7 @@ async function renderExports() {
     try {
       await api("/api/language", {method: "POST", body: JSON.stringify({language: sel.value || null})}, exportsToken());
       document.getElementById("exports-status").textContent = t("console_exports.languageSet", "Default language saved.");
-    } catch (e) { document.getElementById("exports-status").textContent = e.message; }
+    } catch (e) { document.getElementById("exports-status").textContent = refusalWords(e); }
   });
 }
 renderExports();

@@ -60,7 +60,7 @@ async function sendHandRecords(path, body, done) {
     HR.listing = await api(path, {method: "POST", body: JSON.stringify(body)}, hrToken());
     hrSay(done(HR.listing));
   } catch (e) {
-    hrSay(t("console_handrecords.refused", "Refused: {why}", {why: e.message}), true);
+    hrSay(t("console_handrecords.refused", "Refused: {why}", {why: refusalWords(e)}), true);
     await loadHandRecords();
   } finally { HR.busy = false; renderHandRecords(); }
 }
@@ -72,7 +72,7 @@ async function importHandRecords() {
   hrSay(t("console_handrecords.reading", "Reading {name} ...", {name: file.name}));
   let data;
   try { data = await hrBase64(file); }
-  catch (e) { hrSay(t("console_handrecords.unreadable", "The browser cannot read {name}: {why}", {name: file.name, why: e.message}), true); return; }
+  catch (e) { hrSay(t("console_handrecords.unreadable", "The browser cannot read {name}: {why}", {name: file.name, why: refusalWords(e)}), true); return; }
   await sendHandRecords("/api/event/hand-records", {filename: file.name, content_base64: data},
     l => t("console_handrecords.imported", "Imported {name}: {n} boards.", {name: file.name, n: l.boards.length}));
   input.value = "";

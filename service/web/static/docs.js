@@ -38,4 +38,4 @@ async function load() {
   document.getElementById("api").innerHTML = out.join("");
   document.getElementById("status").textContent = t("docs.paths", "{n} paths", {n: Object.keys(spec.paths).length});
 }
-load().catch(e => { document.getElementById("status").textContent = e.message; });
+load().catch(e => { document.getElementById("status").textContent = refusalWords(e); });

@@ -22,7 +22,7 @@ function tableUrl(rest) { return `/api/tables/${encodeURIComponent(TABLE)}${rest
 async function send(path, body) {
   try { return await api(path, {method: "POST", body: JSON.stringify(body || {})}, TOKEN); }
   catch (e) {
-    if (/\(401\)$/.test(e.message)) { await credentialEnded(e.message); return null; }
+    if (e.status === 401) { await credentialEnded(refusalWords(e)); return null; }
     toast(refusalText(e)); return null;
   }
 }
@@ -41,7 +41,7 @@ function refusalText(e) {
     case "LEAD_DECLARING_SIDE": return /director is called/.test(e.message)
       ? t("seat.lead_declaring_called", "The lead is a card of the declaring side per the hand record, and the opening lead is the defenders': the director is called.")
       : t("seat.lead_declaring", "The lead is a card of the declaring side per the hand record, and the opening lead is the defenders' (declarer's left-hand opponent leads, Law 41A): check the opening lead and the declarer.");
-    default: return e.message;
+    default: return refusalWords(e);
   }
 }
 const post = body => send(tableUrl("/events"), body);
@@ -383,7 +383,7 @@ async function renderStart(s) {
       await api(tableUrl(`/boards/${n}/start`), {method: "POST", body: JSON.stringify({confirm: typed})}, TOKEN);
       UI.startPick = null; UI.startRefusal = "";
     } catch (e) {
-      if (/\(401\)$/.test(e.message)) { await credentialEnded(e.message); return; }
+      if (e.status === 401) { await credentialEnded(refusalWords(e)); return; }
       UI.startRefusal = refusalText(e);                   // kept on the page: why the board did not start
       toast(UI.startRefusal);
       UI.startKey = null; renderStart(shown(state));      // the offer may have changed (a ruling)
@@ -662,7 +662,7 @@ function notSeated(r) {
 }
 async function renewCredential() {
   try { return await api("/api/signin/renew", {method: "POST", body: "{}"}, TOKEN); }
-  catch (e) { return {status: "signed_out", message: e.message}; }
+  catch (e) { return {status: "signed_out", message: refusalWords(e)}; }
 }
 async function credentialEnded(msg) {
   if (!renewing) {
@@ -684,7 +684,7 @@ async function credentialEnded(msg) {
 async function stillValid() {
   try { await api("/api/whoami", {}, TOKEN); return true; }
   catch (e) {
-    if (/\((401|403)\)$/.test(e.message)) { await credentialEnded(e.message); return false; }
+    if ([401, 403].includes(e.status)) { await credentialEnded(refusalWords(e)); return false; }
     return true;
   }
 }
@@ -745,7 +745,7 @@ async function main() {
     if (r) toast(t("seat.cards_differ_called", "The director has been called: your cards differ from the hand record (Laws 13 and 87)."));
   };
   $("call-director").onclick = () => { if (TABLE) openDirectorForm(); };
-  try { TOKEN = await credential(); } catch (e) { signedOut(e.message); return; }
+  try { TOKEN = await credential(); } catch (e) { signedOut(refusalWords(e)); return; }
   const parts = (TOKEN || "").split(".");
   if (parts[0] !== "seat") { signedOut(t("seat.needs_link", "This page needs a seat's sign-in link.")); return; }
   [, TABLE, ME] = parts;

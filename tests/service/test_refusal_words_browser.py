@@ -1,0 +1,144 @@
+"""A refusal reaches a player in his page's language (issue 24): the service's 4xx answer carries, beside its English
+``detail``, the sentence's pieces (``detail_parts``: key, English template, parameters; table/texts.py), and the
+pages word it with ``refusalWords()`` (common.js) through ``locales/<lang>/engine.json``.
+
+* ``test_a_refusal_carries_its_pieces``: over HTTP, a seat's refused card (``authorize``, 403) and a call before
+  any board (the engine's ``TableError`` through ``Conflict``, 409) answer with ``detail_parts`` whose keys have
+  their Chinese in engine.json, the English ``detail`` unchanged;
+* ``test_refusals_on_a_chinese_seat_page_are_chinese``: West's page in Chinese, in headless Chromium, posts six
+  refused actions with the page's own ``post``/``send``/``choose``; each toast is Chinese (no word in Latin letters
+  but card and call symbols and law numbers), not the English, and has no "(403)"; North's English page shows the
+  English sentence, without the status; West's sign-in revoked, his page says why in Chinese.
+
+Before the refusals were keyed, every toast here was the English detail with its status ("seat W may play only
+its own cards (403)")."""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from headless import ARTIFACTS, wait_until
+from service_harness import ServerProcess
+
+from service.sim.dealing import deal_for
+
+CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
+ENGINE_ZH = json.loads((Path(__file__).resolve().parents[2] / "service" / "web" / "static" / "locales" / "zh-Hant"
+                        / "engine.json").read_text(encoding="utf-8"))
+THREE_NT = [("N", "1NT"), ("E", "Pass"), ("S", "3NT"), ("W", "Pass"), ("N", "Pass"), ("E", "Pass")]
+# as tests/service/test_zh_everywhere_browser.py: a word in Latin letters a Chinese page may show is a symbol (a
+# call, a law number such as 43A1a, X/XX/NT, a holding, a single letter, NS/EW)
+SYMBOL = re.compile(r"^(?:[0-9][0-9A-Za-z]*|X{1,2}|NT|[AKQJT2-9]+|[A-Za-z]|NS|EW)$")
+LATIN = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def latin_words(text: str) -> list[str]:
+    return [w for w in LATIN.findall(text) if not SYMBOL.match(w)]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path_factory.mktemp("refusals"), CONFIG) as srv:
+        yield srv
+
+
+def keys_of(body: dict[str, Any]) -> list[str]:
+    return [p["key"] for p in body.get("detail_parts", []) if p.get("key")]
+
+
+def test_a_refusal_carries_its_pieces(server: ServerProcess) -> None:
+    with server.seat_client("2", "W") as west, server.client(server.token) as d:
+        early = west.post("/api/tables/2/events", json={"type": "call", "seat": "W", "call": "Pass"})
+        assert early.status_code == 409, early.text
+        body = early.json()
+        assert body["detail"] == "call event before any board event"
+        assert keys_of(body) == ["refusal.before_board"]
+        assert body["detail_parts"][0]["params"] == {"kind": "call"}
+
+        d.post("/api/tables/2/events", json={"type": "board", "board": 1,
+                                             "deal": deal_for(7, 1).to_pbn()}).raise_for_status()
+        north = d.get("/api/tables/2").json()["hands"]["N"]["cards"][0]
+        card = west.post("/api/tables/2/events", json={"type": "card", "seat": "N", "card": north})
+        assert card.status_code == 403, card.text
+        body = card.json()
+        assert body["detail"] == "seat W may play only its own cards"
+        assert body["detail_parts"] == [{"text": "seat W may play only its own cards", "key": "refusal.own_cards",
+                                         "template": "seat {seat} may play only its own cards",
+                                         "params": {"seat": "W"}}]
+        for b in (early.json(), body):
+            for key in keys_of(b):
+                assert CJK.search(ENGINE_ZH[f"engine.{key}"]), key
+
+        # a refusal still worded only in English (a configuration of the director's) has no pieces
+        kind = west.post("/api/tables/2/kind", json={"kind": "scoring"})
+        assert kind.status_code == 403 and "detail_parts" not in kind.json(), kind.text
+
+
+def toast_after(page: Any, action: str) -> str:
+    """The page's toast after ``action`` (an expression of the page's own functions, awaited)."""
+    page.evaluate("() => { document.getElementById('toast').textContent = ''; }")
+    page.evaluate(f"async () => {{ await {action}; }}")
+    wait_until(page, "() => document.getElementById('toast').textContent !== ''")
+    return str(page.evaluate("() => document.getElementById('toast').textContent"))
+
+
+def test_refusals_on_a_chinese_seat_page_are_chinese(server: ServerProcess, browser: Any) -> None:
+    errors: list[str] = []
+    with server.client(server.token) as d:
+        links = {s: v["link"] for s, v in d.get("/api/tables/1/tokens").json().items()}
+        pages: dict[str, Any] = {}
+        try:
+            for seat, lang in (("W", "zh-Hant"), ("N", "en")):
+                ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+                page = ctx.new_page()
+                page.on("pageerror", lambda e, seat=seat: errors.append(f"{seat}: {e}"))
+                page.goto(server.base + links[seat].replace("/seat#", f"/seat?lang={lang}#"))
+                wait_until(page, "s => ME === s && TABLE === '1' && state !== null", seat, timeout=30)
+                pages[seat] = page
+            west, north = pages["W"], pages["N"]
+
+            shown: dict[str, tuple[str, str]] = {}        # what -> (the toast, the English it must not be)
+            shown["a call before the board"] = (toast_after(west, "post({type: 'call', seat: 'W', call: 'Pass'})"),
+                                                "call event before any board event")
+            d.post("/api/tables/1/events", json={"type": "board", "board": 1,
+                                                 "deal": deal_for(7, 1).to_pbn()}).raise_for_status()
+            for seat, call in THREE_NT:
+                d.post("/api/tables/1/events", json={"type": "call", "seat": seat, "call": call}).raise_for_status()
+            wait_until(west, "() => state && state.phase === 'opening_lead'")
+            north_card = d.get("/api/tables/1").json()["hands"]["N"]["cards"][0]
+            shown["North's card"] = (toast_after(west, f"post({{type: 'card', seat: 'N', card: '{north_card}'}})"),
+                                     "seat W may play only its own cards")
+            shown["East's call"] = (toast_after(west, "post({type: 'call', seat: 'E', call: 'Pass'})"),
+                                    "seat W may only act for itself, not E")
+            shown["a contract"] = (toast_after(west, "post({type: 'contract', contract: '3NT', declarer: 'N'})"),
+                                   "a contract event is entered by the director or a device")
+            shown["another's ruling"] = (toast_after(west, "choose('INSUFFICIENT_BID', 'accept')"),
+                                         "seat W may not choose 'accept' for INSUFFICIENT_BID")
+            shown["a call with no note"] = (toast_after(west, "send(tableUrl('/director'), {reason: 'other'})"),
+                                            "say in a few words why the director is called")
+            west.screenshot(path=str(ARTIFACTS / "refusal-words-zh.png"), full_page=True)
+            for what, (toast, english) in shown.items():
+                assert CJK.search(toast), (what, toast)
+                assert not latin_words(toast), (what, toast, latin_words(toast))
+                assert english not in toast and "(4" not in toast, (what, toast)
+            assert "西只能打自己的牌" in shown["North's card"][0]
+            assert "不足叫" in shown["another's ruling"][0], shown["another's ruling"]   # the code in words
+
+            english = toast_after(north, "post({type: 'call', seat: 'E', call: 'Pass'})")
+            assert english == "seat North may only act for itself, not East", english   # seats worded, as engine texts
+
+            # the director revokes West's sign-in: his page says why it signed out, in Chinese
+            d.post("/api/tables/1/revoke", params={"seat": "W"}).raise_for_status()
+            wait_until(west, "() => !document.getElementById('signed-out').hidden", timeout=30)
+            why = str(west.evaluate("() => document.getElementById('board').textContent"))
+            west.screenshot(path=str(ARTIFACTS / "refusal-words-zh-signed-out.png"), full_page=True)
+            assert "撤銷" in why and not latin_words(why), why
+        finally:
+            for page in pages.values():
+                page.context.close()
+    assert not errors, errors
