@@ -32,7 +32,9 @@ from service.sim.dealing import deal_for
 
 EVENT = {"name": "週五俱樂部", "scoring": "MP",
          "movement": {"kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay"}}
-CONFIG = {"tables": [{"id": t} for t in "1234"],
+# every page of the test's ~20 browser contexts comes from 127.0.0.1, as every phone does behind a club's NAT to a
+# remote server: the per-address cap of 64 connections refused the big screen's stream (docs/security.md, Limits)
+CONFIG = {"limits": {"connections_per_address": 512}, "tables": [{"id": t} for t in "1234"],
           "regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}, "event": EVENT}
 # table 1 (Chinese) plays board 2, dealt by East; table 2 (English) board 4, dealt by West (round 1's boards)
 BOARDS = {"1": 2, "2": 4}
