@@ -7,7 +7,8 @@
 - Pairs: one text per board, a traveller: ``vg|`` names the board, ``rs|`` lists the tables' results in
   the traveller's order, and one ``qx|o<table>`` record per table (LIN has no other place for a pairs
   traveller; readers that expect two rooms read the first two), each with the players (``pn``).
-- A board played at the table carries its auction (``mb``) and play (``pc``, a ``pg`` after each trick) as BBO
+- A board played at the table carries its auction (``mb``, ``!`` for an alert and an ``an`` with its written
+  explanation) and play (``pc``, a ``pg`` after each trick) as BBO
   writes them, and ``mc`` (declarer's tricks) when a claim ended the play; a keyed result only ``pg||``.
 
 An ``rs`` entry is level, strain (``N`` for notrump), declarer, ``X``/``XX``, then ``=`` or the over/under
@@ -45,10 +46,16 @@ def lin_rs_entry(r: BoardResult | None) -> str:
 def _played(r: BoardResult | None) -> str:
     """A board played at the table as BBO writes it: the calls (``mb``), a page, the cards (``pc``) with a page
     after each trick, and a claim (``mc``, declarer's total tricks) when the play stopped short of 13 tricks."""
-    from table.formats.lin import _lin_call
+    from table.formats.lin import _an_text, _lin_call
     if r is None or r.kind != "table" or not r.auction:
         return "pg||"
-    out = "".join(f"mb|{_lin_call(c)}|" for c in r.auction) + "pg||"
+    alerts = dict(r.alerts)
+    out = ""
+    for k, c in enumerate(r.auction):
+        out += f"mb|{_lin_call(c)}{'!' if k in alerts else ''}|"
+        if alerts.get(k):                   # BBO's form: the explanation in an ``an`` after the alerted call
+            out += f"an|{_an_text(alerts[k])}|"
+    out += "pg||"
     for k, card in enumerate(r.play, 1):
         out += f"pc|{card}|" + ("pg||" if k % 4 == 0 else "")
     if r.play and len(r.play) < 52 and r.tricks is not None:

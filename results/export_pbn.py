@@ -175,16 +175,19 @@ def _result_game(session: Session, sec: Section, r: BoardResult, ls: LineScore) 
 
 def _auction_and_play(session: Session, r: BoardResult) -> list[str]:
     """A board played at the table: its ``Auction`` section from the dealer and its ``Play`` section from the
-    opening leader (PBN 2.1 §3.5, §3.6: the lead is the play's first card); a claim ends the play with ``*``."""
+    opening leader (PBN 2.1 §3.5, §3.6: the lead is the play's first card); a claim ends the play with ``*``.
+    Alerts are note references, an explanation in its note (the form ``table.formats.pbn`` reads back)."""
     from table.cards import SEATS
     from table.events import CallMade, CardPlayed
     from table.formats.pbn import _auction_lines, _play_lines
     if r.kind != "table" or not r.auction:
         return []
     dealer = dealer_for(r.board)
-    calls = [CallMade(seat=SEATS[(SEATS.index(dealer) + k) % 4], call=c) for k, c in enumerate(r.auction)]
-    lines, _alerted = _auction_lines(calls, dealer)
-    out = [_tag("Auction", dealer.value)] + lines
+    alerts = dict(r.alerts)
+    calls = [CallMade(seat=SEATS[(SEATS.index(dealer) + k) % 4], call=c, alert=k in alerts,
+                      explanation=alerts.get(k) or None) for k, c in enumerate(r.auction)]
+    lines, notes = _auction_lines(calls, dealer)
+    out = [_tag("Auction", dealer.value)] + lines + [_tag("Note", note) for note in notes]
     deal = session.deals.get(r.board)
     if not r.play or not deal or not r.declarer:
         return out

@@ -103,6 +103,7 @@ class BoardResult:
     artificial: tuple[Award, Award] | None = None
     group: str | None = None
     auction: tuple[str, ...] = ()        # the calls from the dealer on ("1S", "Pass", "X"), a board played out
+    alerts: tuple[tuple[int, str], ...] = ()     # the alerted calls: (index in auction, written explanation or "")
     play: tuple[str, ...] = ()           # the cards in the order played ("SA", "HT"); the first is the lead
 
     def __post_init__(self) -> None:

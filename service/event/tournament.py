@@ -73,10 +73,12 @@ def _expected(mv: Movement, table: int, rnd: int) -> tuple[int, ...]:
         return ()
 
 
-def _played(rows: Iterable[Row]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A board played at the table: its calls from the dealer on and its cards in the order played (the first is
-    the opening lead), for the exports; both empty for a result keyed at a scoring-only table."""
+def _played(rows: Iterable[Row]) -> tuple[tuple[str, ...], tuple[tuple[int, str], ...], tuple[str, ...]]:
+    """A board played at the table: its calls from the dealer on, the alerted ones (index, written explanation or
+    "") and its cards in the order played (the first is the opening lead), for the exports; all empty for a result
+    keyed at a scoring-only table."""
     calls: list[str] = []
+    alerts: list[tuple[int, str]] = []
     cards: list[str] = []
     for r in rows:
         if r.kind != "event":
@@ -85,11 +87,13 @@ def _played(rows: Iterable[Row]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         try:
             if kind == "call":
                 calls.append(parse_call(str(r.body["call"])))
+                if r.body.get("alert"):
+                    alerts.append((len(calls) - 1, str(r.body.get("explanation") or "")))
             elif kind == "card":
                 cards.append(parse_card(str(r.body["card"])))
         except (KeyError, ValueError):
             continue
-    return tuple(calls), tuple(cards)
+    return tuple(calls), tuple(alerts), tuple(cards)
 
 
 # ---------------------------------------------------------------------------------------------- the live event
@@ -449,10 +453,10 @@ class LiveTournament:
                 return None
             lead = next((r.body.get("lead") for r in rec.rows if r.kind == "event" and r.body.get("type") == "result"),
                         None)                             # a keyed result's opening lead, for the traveller
-            auction, play = _played(rec.rows)
+            auction, alerts, play = _played(rec.rows)
             return BoardResult(**base, contract=res.get("contract"), declarer=res.get("declarer"),
                                tricks=res.get("tricks"), score_ns=int(res["score_ns"]),
-                               lead=lead or next(iter(play), None), auction=auction, play=play)
+                               lead=lead or next(iter(play), None), auction=auction, alerts=alerts, play=play)
         except (ResultsError, TypeError, ValueError) as err:
             log.warning("table %s board %d: no result for the session: %s", rt.id, n, err)
             return None

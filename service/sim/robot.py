@@ -6,7 +6,9 @@ or ``None`` when the board needs nothing from the players (complete, or nobody t
 memory, a simulated table resumes after a restart from the replayed journal alone.
 
 The bidding is simple and natural (open 1 of the longest suit with 12+ points, 1NT with 15-17 balanced,
-raise or bid a long suit with a fit or values, stop at the four level); the play follows suit, wins
+raise or bid a long suit with a fit or values, stop at the four level); a 1NT opening is alerted with its range
+written for the opponents (Law 20F), so that alerts and their explanations run through the evening, the pages
+and the exports as a real table's would; the play follows suit, wins
 cheaply when it can, discards low. ``fault`` asks for one seeded irregularity at its first chance:
 ``insufficient_bid``, ``lead_out_of_turn`` (the opening lead by the wrong defender) or ``revoke``.
 Not modelled: conventions, doubles, claims, thinking.
@@ -22,6 +24,7 @@ from table.cards import CARD_RANK, SEATS, Seat
 from table.machine import Table
 
 FAULTS = ("insufficient_bid", "lead_out_of_turn", "revoke")
+OPENING_EXPLANATIONS = {"1NT": "15-17 HCP, balanced"}     # the robots' alerted openings and what they say
 HCP = {"A": 4, "K": 3, "Q": 2, "J": 1}
 
 
@@ -155,7 +158,11 @@ def next_event(t: Table, rng: random.Random, fault: str | None = None) -> tuple[
     if t.contract is None and not t.passed_out:
         seat = a.next_seat if a is not None else t.board.dealer
         call, seeded = choose_call(t, seat, rng, fault if fault == "insufficient_bid" else None)
-        return {"type": "call", "seat": str(seat), "call": call}, seeded
+        event: dict[str, Any] = {"type": "call", "seat": str(seat), "call": call}
+        opening = a is None or not any(e.effective and is_bid(e.effective) for e in a.stood)
+        if opening and call in OPENING_EXPLANATIONS:
+            event |= {"alert": True, "explanation": OPENING_EXPLANATIONS[call]}
+        return event, seeded
     if t.passed_out:
         return None
     p = t.play

@@ -13,7 +13,8 @@ Choices made here, because LIN leaves them open:
 - Seats: LIN never names who called or played. Calls go in rotation from the dealer; a card is played
   by the seat whose turn it is (opening leader = declarer's LHO, then trick winners), as vugraph
   records cards in the order played; without a contract, by the card's owner in the deal.
-- ``!`` after a call is the alert. An ``an|`` text is an explanation (kept in ``notes``), not an alert:
+- ``!`` after a call is the alert. An ``an|`` text right after an alerted call is that alert's explanation
+  (BBO's form, and the writer's); any other ``an|`` is a comment (kept in ``notes``), not an alert:
   commentators annotate unalerted calls too.
 - Every call is kept, including a call after the auction has closed (vugraph operators sometimes key a
   fourth pass): the engine flags it (Law 39) rather than the reader hiding it.
@@ -41,7 +42,7 @@ import logging
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import takewhile
 from typing import IO
 
@@ -123,6 +124,11 @@ class _FileState:
 
 def _clean(text: str) -> str:
     return " ".join(text.split())                     # tabs, CR and runs of blanks -> one space
+
+
+def _an_text(text: str) -> str:
+    """A free text as an ``an`` value: one line, and a slash for a bar (LIN has no escape)."""
+    return _clean(text).replace("|", "/")
 
 
 def _names(value: str) -> list[str]:
@@ -320,7 +326,9 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
     trump: str | None = None
     in_play = misfit = False
     last_call: tuple[Seat, str] | None = None
+    after_call = False                                  # the tag before is an ``mb``: an ``an`` explains it
     for tag, value in body:
+        after_call, was_call = tag == "mb", after_call
         if tag == "mb":
             text = value.strip()
             call = parse_call(text.replace("!", ""))
@@ -330,8 +338,11 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
             last_call = (seat, call)
             closed = closed or _closed(calls)
         elif tag == "an":
+            last = rec.events[-1] if was_call else None
             if value.strip() == _SYNTHESIZED:
                 rec.notes.append(_SYNTHESIZED)           # taken out again by _unsynthesize
+            elif value.strip() and isinstance(last, CallMade) and last.alert and not last.explanation:
+                rec.events[-1] = replace(last, explanation=_clean(value))     # the alert's explanation
             elif value.strip():
                 who = f"{last_call[0]} {last_call[1]}: " if last_call else ""
                 rec.notes.append(who + value.strip())
@@ -492,6 +503,8 @@ def _line(rec: GameRecord, names: str) -> str | None:
             in_play = True
         if isinstance(e, CallMade):
             out.append(f"mb|{_lin_call(e.call)}{'!' if e.alert else ''}|")
+            if e.alert and e.explanation:          # BBO's form; LIN has no escape, so a bar becomes a slash
+                out.append(f"an|{_an_text(e.explanation)}|")
             if i == marked:
                 out.append(f"an|{_SYNTHESIZED}|")
         elif isinstance(e, CardPlayed):

@@ -14,7 +14,8 @@ Choices made here, where PBN or real files leave them open:
   reader, so deals compare as strings across formats; the writer puts the dealer first (export rule).
 - Calls go in rotation from the ``Auction`` tag's seat; ``-`` and ``^S`` take a turn without a call;
   ``AP`` adds the passes that close the auction. Alert = a ``!`` suffix, or a note reference whose
-  ``Note`` text says "alert" (annotators explain unalerted calls too, so a note alone is not an alert).
+  ``Note`` text says "alert" (annotators explain unalerted calls too, so a note alone is not an alert);
+  a note ``Alert: <text>``, as the writer makes it, also gives the alert's written explanation.
 - ``Play`` lines list each trick in seat order from the ``Play`` tag's seat; the play order is rebuilt
   from the trump (the auction's last bid, else the ``Contract`` tag) and each trick's winner. ``^L``
   marks an irregular leader. A trick cut short by a claim yields its cards up to the first ``-``.
@@ -76,6 +77,7 @@ _CTRL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
 _PIECE_RE = re.compile(r'=\d+=|\$\d+|\^.?|[!?]+|[^=$^!?]+|.')
 PathOrStream = str | os.PathLike[str] | IO[str] | IO[bytes]
 _NOTE_RE = re.compile(r'\s*(\d+)\s*:')
+_EXPLAINED_RE = re.compile(r'\s*alert\s*:(.*\S)', re.I)    # "Alert: 15-17", the writer's explained alert
 _CONTRACT_RE = re.compile(r'\s*\^?\s*([1-7]?)\s*(NT|N|S|H|D|C)', re.I)
 
 
@@ -657,7 +659,7 @@ def _calls(events: list[TableEvent], tokens: list[str], tag: str, dealer: Seat, 
         return _ROT[i][:len(calls)], calls
     seats: list[Seat] = []
     calls = []
-    alerts: set[int] = set()                  # indexes of alerted calls (annotations follow their call)
+    alerts: dict[int, str | None] = {}        # alerted calls' indexes -> explanation (annotations follow their call)
     plain = _PLAIN_CALL
     for tok in tokens:
         call = plain.get(tok)
@@ -676,8 +678,10 @@ def _calls(events: list[TableEvent], tokens: list[str], tag: str, dealer: Seat, 
             elif kind == _SKIP:
                 i += 1
             elif kind == _ALERT or kind == _NOTE:
-                if calls and (kind == _ALERT or "alert" in notes.get(val, "").lower()):
-                    alerts.add(len(calls) - 1)
+                note = notes.get(val, "") if kind == _NOTE else ""
+                if calls and (kind == _ALERT or "alert" in note.lower()):
+                    explained = _EXPLAINED_RE.match(note)
+                    alerts[len(calls) - 1] = explained.group(1).strip() if explained else None
             elif kind == _ALLPASS:
                 run = 0                          # passes already made towards the close
                 for c in reversed(calls):
@@ -700,7 +704,11 @@ def _calls(events: list[TableEvent], tokens: list[str], tag: str, dealer: Seat, 
     ev = _CALL_EV
     for k, (s, c) in enumerate(zip(seats, calls)):
         a = k in alerts
-        events.append(ev.get((s, c, a)) or _call_event(s, c, a))
+        explanation = alerts.get(k)
+        if explanation:
+            events.append(CallMade(seat=s, call=c, alert=True, explanation=explanation))
+        else:
+            events.append(ev.get((s, c, a)) or _call_event(s, c, a))
     return seats, calls
 
 
@@ -784,7 +792,7 @@ def _play(events: list[TableEvent], tokens: list[str], tag: str, strain: str | N
 
 # ------------------------------------------------------------------------------------------ writing
 
-_ALERT_NOTE = "1:Alert"
+_ALERT_NOTE_RE = re.compile(r"\d+:Alert(: |\Z)")    # the notes the writer makes for alerts
 _WRITTEN = frozenset(_MTS) | _NOT_TAGS          # written from events and ``recorded``, not from ``tags``
 _NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f]")
@@ -822,13 +830,15 @@ def _contract_of(calls: list[CallMade], recorded: Recorded) -> tuple[str | None,
     return tag_strain, _SEAT.get((recorded.declarer or "").lstrip("^").strip()[:1])
 
 
-def _auction_lines(calls: list[CallMade], dealer: Seat) -> tuple[list[str], bool]:
+def _auction_lines(calls: list[CallMade], dealer: Seat) -> tuple[list[str], list[str]]:
     """Auction lines, 4 calls a line from the dealer; ``^S`` stands for a turn skipped by a call out of
-    rotation and ``^I`` marks an insufficient bid (PBN 3.9). Returns the lines and whether any alert."""
+    rotation and ``^I`` marks an insufficient bid (PBN 3.9). An alert is a note reference (PBN 3.9.5): alerts
+    without a written explanation share the note ``Alert``, each explained one has its own, ``Alert: <text>``.
+    Returns the lines and the notes' values (``"1:Alert"``), in their numbers' order."""
     slots: list[str] = []
     i = _IDX[dealer]
     highest = None
-    alerted = False
+    notes: list[str] = []
     for e in calls:
         while SEATS[i & 3] != e.seat:
             slots.append("^S")
@@ -840,14 +850,16 @@ def _auction_lines(calls: list[CallMade], dealer: Seat) -> tuple[list[str], bool
             else:
                 highest = bid_key(tok)
         if e.alert:
-            tok += " =1="
-            alerted = True
+            text = f"Alert: {e.explanation}" if e.explanation else "Alert"
+            if e.explanation or text not in notes:
+                notes.append(text)
+            tok += f" ={len(notes) if e.explanation else notes.index(text) + 1}="
         slots.append(tok)
         i += 1
     lines = [" ".join(slots[k:k + 4]) for k in range(0, len(slots), 4)]
     if not _closed([e.call for e in calls]):
         lines.append("*")
-    return lines, alerted
+    return lines, [f"{n}:{text}" for n, text in enumerate(notes, 1)]
 
 
 def _play_lines(cards: list[CardPlayed], leader: Seat, trump: str | None, going_on: bool) -> list[str]:
@@ -964,8 +976,8 @@ def _game_text(rec: GameRecord) -> str:
     alerted = any(e.alert for e in calls)
     out = []
     for note in rec.notes:                       # notes go first, as comments (PBN 3.8)
-        if alerted and note == _ALERT_NOTE:
-            continue                             # the reader's copy of our own alert note
+        if alerted and _ALERT_NOTE_RE.match(note):
+            continue                             # the reader's copy of our own alert notes, written again below
         if "}" in note:
             out += ["; " + ln for ln in note.split("\n")]
         else:
@@ -995,10 +1007,10 @@ def _game_text(rec: GameRecord) -> str:
         tag(name, extra[name])
     if calls:
         tag("Auction", (dealer or calls[0].seat).value)
-        lines, alerted = _auction_lines(calls, dealer or calls[0].seat)
+        lines, notes = _auction_lines(calls, dealer or calls[0].seat)
         out += lines
-        if alerted:
-            tag("Note", _ALERT_NOTE)
+        for note in notes:
+            tag("Note", note)
     strain, declarer = _contract_of(calls, rc)
     # the reader takes a Result without 13 tricks as an agreed claim: say so when there was none
     going_on = (declarer is not None and not any(isinstance(e, ClaimMade) for e in events)

@@ -29,25 +29,45 @@ from table.formats.pbn import read_pbn
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}},
           "event": {"name": "Card night", "site": "Riverside Bridge Club",
                     "movement": {"kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay"}}}
-Played = tuple[tuple[str, ...], tuple[str, ...]]
+Alerts = tuple[tuple[int, str], ...]           # the alerted calls: (index in the auction, explanation or "")
+Played = tuple[tuple[str, ...], tuple[str, ...], Alerts]
 
 
 def played(d: httpx.Client, table: str, board: int) -> Played:
-    """The calls and cards of the board at the table, from the table's journal (independent of the exports)."""
-    calls, cards = [], []
+    """The calls, cards and alerts of the board at the table, from the table's journal (independent of the
+    exports)."""
+    calls, cards, alerts = [], [], []
     for row in d.get(f"/api/tables/{table}/boards/{board}").json()["journal"]:
         body = row["body"]
         if row["kind"] == "event" and body.get("type") == "call":
+            if body.get("alert"):
+                alerts.append((len(calls), str(body.get("explanation") or "")))
             c = str(body["call"]).upper()
             calls.append({"P": "PASS", "PASS": "PASS", "D": "X", "R": "XX"}.get(c, c.replace("N", "NT")
                                                                               .replace("NTT", "NT")))
         elif row["kind"] == "event" and body.get("type") == "card":
             cards.append(str(body["card"]).upper().replace("10", "T"))
-    return tuple(calls), tuple(cards)
+    return tuple(calls), tuple(cards), tuple(alerts)
+
+
+def our_alerts(calls: list[CallMade]) -> Alerts:
+    return tuple((k, e.explanation or "") for k, e in enumerate(calls) if e.alert)
+
+
+def endplay_alerts(auction: list[Any], pbn_note: bool) -> Alerts:
+    """endplay's alerted bids: in PBN the whole note is the announcement ("Alert: 15-17 HCP, balanced", our
+    writer's form), in LIN the ``an`` text."""
+    out = []
+    for k, bid in enumerate(auction):
+        if bid.alertable:
+            text = bid.announcement or ""
+            out.append((k, text.removeprefix("Alert").removeprefix(": ") if pbn_note else text))
+    return tuple(out)
 
 
 def norm_call(call: str) -> str:
-    c = call.upper().replace("♠", "S").replace("♥", "H").replace("♦", "D").replace("♣", "C")
+    # endplay writes an alerted bid "1NT!", an explained one "1NT!*"
+    c = call.upper().rstrip("!*").replace("♠", "S").replace("♥", "H").replace("♦", "D").replace("♣", "C")
     return {"P": "PASS", "PASS": "PASS", "D": "X", "R": "XX", "X": "X", "XX": "XX"}.get(c, c.replace("N", "NT")
                                                                                          .replace("NTT", "NT"))
 
@@ -83,6 +103,8 @@ def test_exports_carry_what_was_played(tmp_path: Path) -> None:
                 truth[(board, str(r["table"]))] = played(d, str(r["table"]), board)
         played_out = {k: v for k, v in truth.items() if v[1]}
         assert len(played_out) >= 8, truth                  # the robots played these card by card
+        # the robots alert a 1NT opening with its range: explained alerts reach the exports below
+        assert any(expl for _c, _p, alerts in truth.values() for _k, expl in alerts), truth
         today = date.today().isoformat()
         stem = f"card-night-{today}"
 
@@ -95,7 +117,7 @@ def test_exports_carry_what_was_played(tmp_path: Path) -> None:
         # CSV: the opening lead of every board played at the table
         trav = list(csv.DictReader(io.StringIO(get("/api/exports/csv", f"{stem}-travellers.csv").decode())))
         leads = {(int(c["board"]), c["table"]): c["lead"] for c in trav}
-        for (board, table), (_calls, cards) in played_out.items():
+        for (board, table), (_calls, cards, _alerts) in played_out.items():
             assert leads[(board, table)] == cards[0], (board, table)
 
         # USEBIO: LEAD, the event's date, the club, the member number in its own element
@@ -106,7 +128,7 @@ def test_exports_carry_what_was_played(tmp_path: Path) -> None:
         by_table = {(b, str(r["table"])): (number(r["ns_label"]), number(r["ew_label"])) for b, r in rows}
         assert any(r["ew"] != number(r["ew_label"]) for _b, r in rows)       # a two-field Mitchell: EW 5-8 inside
         assert {(int(c["board"]), c["table"]): (int(c["ns"]), int(c["ew"])) for c in trav} == by_table
-        for (board, table), (_calls, cards) in played_out.items():
+        for (board, table), (_calls, cards, _alerts) in played_out.items():
             ns, ew = by_table[(board, table)]
             assert lines[(board, str(ns), str(ew))].lead == cards[0], (board, table)
         assert {(ln.board, int(ln.ns), int(ln.ew)) for ln in lines.values()} == \
@@ -129,9 +151,10 @@ def test_exports_carry_what_was_played(tmp_path: Path) -> None:
         ours = {}
         for rec in read_pbn(io.StringIO(pbn)):
             if rec.tags.get("Table") and rec.tags.get("Board"):
+                calls_read = [e for e in rec.events if isinstance(e, CallMade)]
                 ours[(int(rec.tags["Board"]), rec.tags["Table"])] = (
-                    tuple(norm_call(e.call) for e in rec.events if isinstance(e, CallMade)),
-                    tuple(e.card for e in rec.events if isinstance(e, CardPlayed)))
+                    tuple(norm_call(e.call) for e in calls_read),
+                    tuple(e.card for e in rec.events if isinstance(e, CardPlayed)), our_alerts(calls_read))
         endplay.config.use_unicode = False
         theirs = {}
         # endplay reads the games of the boards as played (the file's score-table games have no board of their own)
@@ -140,10 +163,12 @@ def test_exports_carry_what_was_played(tmp_path: Path) -> None:
         for b in endplay_pbn.loads("\n\n".join(games) + "\n"):
             if b.info.get("Table"):
                 theirs[(int(b.board_num), str(b.info["Table"]))] = (
-                    tuple(norm_call(str(c)) for c in b.auction), tuple(endplay_card(c) for c in b.play))
-        for key, (calls, cards) in truth.items():
+                    tuple(norm_call(str(c)) for c in b.auction), tuple(endplay_card(c) for c in b.play),
+                    endplay_alerts(b.auction, pbn_note=True))
+        for key, (calls, cards, alerts) in truth.items():
             assert ours[key][0] == calls and theirs[key][0] == calls, (key, calls, ours[key], theirs[key])
             assert ours[key][1] == cards and theirs[key][1] == cards, (key, cards, ours[key], theirs[key])
+            assert ours[key][2] == alerts and theirs[key][2] == alerts, (key, alerts, ours[key], theirs[key])
 
         # LIN: mb, pc and pg as BBO writes them, read by the project's reader and by endplay
         with zipfile.ZipFile(io.BytesIO(get("/api/exports/lin", f"{stem}.zip"))) as z:
@@ -157,7 +182,7 @@ def test_exports_carry_what_was_played(tmp_path: Path) -> None:
             for table, rec, their in zip(tables, ours_lin, theirs_lin):
                 if (board, table) not in truth:
                     continue
-                calls, cards = truth[(board, table)]
+                calls, cards, alerts = truth[(board, table)]
                 qx = next(ln for ln in text.splitlines() if ln.startswith(f"qx|o{table}|"))
                 assert "mb|" in qx and (not cards or f"pc|{cards[0]}|" in qx), qx
                 assert rec.error is None, rec.error
@@ -165,3 +190,5 @@ def test_exports_carry_what_was_played(tmp_path: Path) -> None:
                 assert tuple(e.card for e in rec.events if isinstance(e, CardPlayed)) == cards, (board, table)
                 assert tuple(norm_call(str(c)) for c in their.auction) == calls, (board, table)
                 assert tuple(endplay_card(c) for c in their.play) == cards, (board, table)
+                assert our_alerts([e for e in rec.events if isinstance(e, CallMade)]) == alerts, (board, table)
+                assert endplay_alerts(their.auction, pbn_note=False) == alerts, (board, table, qx)

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from endplay.parsers import lin as endplay_lin
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -108,12 +109,29 @@ def test_uppercase_cards_and_calls_read_like_lowercase():
 
 def test_alerts_and_explanations():
     rec = one(f"qx|o1|md|{MD}|sv|0|mb|p!|mb|1N!|an|15-17 balanced|mb|p|mb|2C|an||mb|d!|an|\tclubs\t|"
-              "mb|2H|mb|p|mb|p|mb|p|")
+              "mb|2H|an|natural|mb|p|mb|p|mb|p|")
     calls = of(rec, CallMade)
     assert [(c.call, c.alert) for c in calls] == [("Pass", True), ("1NT", True), ("Pass", False), ("2C", False),
                                                    ("X", True), ("2H", False), ("Pass", False), ("Pass", False),
                                                    ("Pass", False)]
-    assert rec.notes == ["E 1NT: 15-17 balanced", "N X: clubs"]      # an empty an| adds nothing
+    # an ``an`` right after an alerted call is its explanation (BBO's form); after any other call, a comment
+    assert [c.explanation for c in calls][:6] == [None, "15-17 balanced", None, None, "clubs", None]
+    assert rec.notes == ["E 2H: natural"]                            # an empty an| adds nothing
+
+
+def test_an_alert_explanation_written_and_read_back_by_us_and_endplay():
+    rec = one(f"qx|o1|md|{MD}|sv|0|mb|1N!|an|15-17|mb|2C!|mb|p|mb|p|mb|p|")
+    first = rec.events.index(of(rec, CallMade)[0])
+    rec.events[first] = dataclasses.replace(rec.events[first], explanation="15-17 | balanced")
+    out = io.StringIO()
+    write_lin([rec], out)
+    assert "mb|1N!|an|15-17 / balanced|mb|2C!|mb|p|" in out.getvalue()     # LIN has no escape for a bar
+    again = one(out.getvalue())
+    assert [(c.call, c.alert, c.explanation) for c in of(again, CallMade)][:2] == \
+        [("1NT", True, "15-17 / balanced"), ("2C", True, None)]
+    (board,) = endplay_lin.loads(out.getvalue())
+    assert [(b.alertable, b.announcement) for b in board.auction][:3] == \
+        [(True, "15-17 / balanced"), (True, None), (False, None)]
 
 
 def test_missing_mc_after_thirteen_tricks():

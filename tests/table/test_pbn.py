@@ -90,6 +90,29 @@ def test_board_auction_and_record_fields():
     assert rec.recorded == Recorded(contract="4H", declarer="S", result="11", score="NS 650")
     assert rec.tags["Event"] == "Club" and "Contract" not in rec.tags and "Auction" not in rec.tags
     assert rec.notes == ["1:Alert: splinter"]
+    assert [e.explanation for e in kinds(rec, CallMade) if e.alert] == [None, "splinter"]   # "Alert: <text>"
+
+
+def test_alert_explanations_written_as_notes_and_read_back_by_us_and_endplay():
+    from endplay.parsers import pbn as endplay_pbn
+    (rec,) = read(GAME)
+    calls = kinds(rec, CallMade)
+    rec.events[rec.events.index(calls[2])] = CallMade(seat=S, call="2H", alert=True, explanation='"weak", 5-10')
+    rec.events[rec.events.index(calls[1])] = CallMade(seat=E, call="Pass", alert=True)
+    out = io.StringIO()
+    write_pbn([rec], out)
+    text = out.getvalue()
+    # unexplained alerts share one "Alert" note; each explanation has its own note
+    assert "1S Pass =1= 2H =2= Pass\n4H =3= Pass Pass Pass" in text, text
+    assert '[Note "1:Alert"]\n[Note "2:Alert: \\"weak\\", 5-10"]\n[Note "3:Alert: splinter"]' in text, text
+    assert "{1:Alert" not in text                  # the notes read are not written again as comments
+    (again,) = read(text)
+    assert [(e.call, e.alert, e.explanation) for e in kinds(again, CallMade)][:5] == [
+        ("1S", False, None), ("Pass", True, None), ("2H", True, '"weak", 5-10'), ("Pass", False, None),
+        ("4H", True, "splinter")]
+    (board,) = endplay_pbn.loads(text)
+    assert [(b.alertable, b.announcement) for b in board.auction][1:5] == [
+        (True, "Alert"), (True, 'Alert: \\"weak\\", 5-10'), (False, None), (True, "Alert: splinter")]
 
 
 def test_deal_is_normalised_north_first_and_tags_override_board_defaults():
@@ -217,11 +240,11 @@ def test_writer_export_format():
     assert lines[:2] == ["% PBN 2.1", "% EXPORT"] and "\r" not in text
     names = [ln[1:ln.index(" ")] for ln in lines if ln.startswith("[")]
     assert names == ["Event", "Site", "Date", "Board", "West", "North", "East", "South", "Dealer", "Vulnerable",
-                     "Deal", "Scoring", "Declarer", "Contract", "Result", "Score", "Auction", "Note", "Play"]
+                     "Deal", "Scoring", "Declarer", "Contract", "Result", "Score", "Auction", "Note", "Note", "Play"]
     assert '[Vulnerable "All"]' in lines and '[Site "?"]' in lines
     assert '[Deal "N:AKQJ.432.5432.32 T98.765.AKQJ.654 765.AKQJT.T9.AKQ 432.98.876.JT987"]' in lines
     auction = lines[lines.index('[Auction "N"]') + 1:lines.index('[Note "1:Alert"]')]
-    assert auction == ["1S Pass 2H =1= Pass", "4H =1= Pass Pass Pass"]
+    assert auction == ["1S Pass 2H =1= Pass", "4H =2= Pass Pass Pass"]      # "1:Alert", "2:Alert: splinter"
     play = lines[lines.index('[Play "W"]') + 1:]
     assert play[:6] == ["D8 D2 DA D9", "D7 D3 DK DT", "D6 D4 DQ HT", "CJ C2 C4 CA", "- - - HA", "*"]
     (orig,) = read(GAME)
