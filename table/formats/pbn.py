@@ -78,7 +78,6 @@ _PIECE_RE = re.compile(r'=\d+=|\$\d+|\^.?|[!?]+|[^=$^!?]+|.')
 PathOrStream = str | os.PathLike[str] | IO[str] | IO[bytes]
 _NOTE_RE = re.compile(r'\s*(\d+)\s*:')
 _EXPLAINED_RE = re.compile(r'\s*alert\s*:(.*\S)', re.I)    # "Alert: 15-17", the writer's explained alert
-_CONTRACT_RE = re.compile(r'\s*\^?\s*([1-7]?)\s*(NT|N|S|H|D|C)', re.I)
 
 
 def _load(path_or_stream: PathOrStream, source: str | None) -> tuple[str, str, str | None, bool]:
@@ -499,14 +498,14 @@ def _normal_deal(raw: str) -> tuple[str | None, str | None]:
 
 
 def _contract_tag(raw: str | None) -> tuple[bool, str | None]:
-    """(is a contract, its strain) from a Contract tag: ``"4SX"`` -> (True, "S"); ``"Pass"`` -> (False, None)."""
-    if not raw:
+    """(is a contract, its strain) from a Contract tag: ``"4SX"`` -> (True, "S"); ``"Pass"`` -> (False, None).
+    Only a whole contract counts (as the writer reads the tag): a strain taken from a damaged tag would rebuild
+    a play that the written file, with ``Contract "?"``, could not give back."""
+    try:
+        c = parse_contract(raw.replace("^", "")) if raw else None
+    except ValueError:
         return False, None
-    m = _CONTRACT_RE.match(raw)
-    if m is None or raw.strip().upper().startswith("P"):
-        return False, None
-    strain = m.group(2).upper()
-    return True, "NT" if strain == "N" else strain
+    return (True, c.strain) if c is not None else (False, None)
 
 
 def _recorded_contract(raw: str | None, declarer: Seat | None) -> ContractRecorded | None:
@@ -931,7 +930,7 @@ def _export_contract(events: list[TableEvent], calls: list[CallMade], cards: lis
             contract, declarer = entered.contract, entered.declarer
         else:
             try:
-                c = parse_contract(rc.contract) if rc.contract else None
+                c = parse_contract(rc.contract.replace("^", "")) if rc.contract else None
             except ValueError:                   # "PAS", "Passed out": passed; anything else: unknown
                 passed = (rc.contract or "").strip().upper().startswith("PAS")
                 return ("Pass", "", "") if passed else (None, None, None)

@@ -251,6 +251,16 @@ def test_writer_export_format():
     assert back[0].events == orig.events and back[0].recorded == orig.recorded
 
 
+def test_a_damaged_contract_tag_is_no_contract_so_the_file_written_reads_back_the_same():
+    # found by the fuzzer: "1SHNT" (a real file's) gave the reader spades for the play, the writer "?"
+    text = GAME.replace('[Contract "4H"]', '[Contract "1SHNT"]').replace("1S Pass 2H! Pass\n4H =1= AP", "*")
+    (rec,) = read(text)
+    assert "no contract, so the leader after trick 1 is unknown" in rec.error
+    assert not kinds(rec, ClaimMade)                    # no claim invented from Result "11" and a guessed contract
+    out, (back,) = roundtrip([rec])
+    assert '[Contract "?"]' in out and back.events == rec.events
+
+
 def test_writer_marks_unfinished_play_so_no_claim_is_invented():
     start = BoardStarted(board=2, dealer=E, vulnerable=vulnerability_for(2), deal=DEAL)
     calls = [CallMade(E, "Pass"), CallMade(S, "1H"), CallMade(W, "Pass"), CallMade(N, "4H")] + \
