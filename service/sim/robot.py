@@ -24,7 +24,8 @@ from table.cards import CARD_RANK, SEATS, Seat
 from table.machine import Table
 
 FAULTS = ("insufficient_bid", "lead_out_of_turn", "revoke")
-OPENING_EXPLANATIONS = {"1NT": "15-17 HCP, balanced"}     # the robots' alerted openings and what they say
+# the robots' alerted openings and what they write for the opponents: figures only, read alike on every language's page
+OPENING_EXPLANATIONS = {"1NT": "15-17"}
 HCP = {"A": 4, "K": 3, "Q": 2, "J": 1}
 
 

@@ -55,7 +55,7 @@ def our_alerts(calls: list[CallMade]) -> Alerts:
 
 
 def endplay_alerts(auction: list[Any], pbn_note: bool) -> Alerts:
-    """endplay's alerted bids: in PBN the whole note is the announcement ("Alert: 15-17 HCP, balanced", our
+    """endplay's alerted bids: in PBN the whole note is the announcement ("Alert: 15-17", our
     writer's form), in LIN the ``an`` text."""
     out = []
     for k, bid in enumerate(auction):
