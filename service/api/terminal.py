@@ -42,7 +42,7 @@ BoardNo = Path(..., ge=1, le=9999)
 
 def own_table(v: Viewer, table_id: str) -> None:
     if v.role == "spectator":
-        raise Unauthenticated("a seat's or the director's token is required")
+        raise Unauthenticated(Text("refusal.seat_or_director_token", "a seat's or the director's token is required"))
     if v.role == "seat" and v.table != table_id:
         raise Forbidden(Text("refusal.other_table", "this seat token belongs to table {table}", table=v.table))
 

@@ -38,6 +38,7 @@ from service.store.journal import CLUB, Row
 from table.board import Vulnerability
 from table.cards import CardError, Deal, Seat
 from table.handrecords.base import HandRecordBoard
+from table.texts import Text
 
 log = logging.getLogger(__name__)
 
@@ -200,17 +201,18 @@ class DealingDesk:
         """Deal the evening's hand records on ``machine``; answers once the machine is connected (``Conflict``
         when it cannot be reached within ``connect_timeout`` seconds: nothing was dealt)."""
         if self.hand_records.event is None:
-            raise NotFound("no event is set up: set up the event and import its hand records first")
+            raise NotFound(Text("refusal.dealing_no_event", "no event is set up: set up the event and import its hand "
+                                "records first"))
         records = self.hand_records.all()
         if not records:
-            raise Conflict("the evening has no hand records: the machine deals the hand records, so import the "
-                           "session's file or generate a set first")
+            raise Conflict(Text("refusal.dealing_no_records", "the evening has no hand records: the machine deals the "
+                                "hand records, so import the session's file or generate a set first"))
         machine = machine.strip()
         sim_kwargs = self._simulated(machine, faults)
         with self._lock:
             if self.run is not None and self.run.state in ("connecting", "dealing", "waiting"):
-                raise Conflict(f"the machine is already dealing (board {self.run.current or '-'}): finish or abort "
-                               "that run first")
+                raise Conflict(Text("refusal.dealing_busy", "the machine is already dealing (board {board}): finish or "
+                                    "abort that run first", board=self.run.current or "-"))
             number = max([r.number for r in (self.run, *self._ended.values()) if r is not None], default=0) + 1
             run = self.run = DealingRun(number, "simulated machine" if sim_kwargs is not None else machine, records,
                                         self.hand_records.event.since)
@@ -230,12 +232,14 @@ class DealingDesk:
             run = self._shown()
             stop = run.stop if run is not None else None
             if run is None or stop is None:
-                raise Conflict("no board is waiting for a decision")
+                raise Conflict(Text("refusal.dealing_no_stop", "no board is waiting for a decision"))
             if stop["board"] != board:
-                raise Conflict(f"board {stop['board']} is waiting, not board {board}")
+                raise Conflict(Text("refusal.dealing_other_stop", "board {board} is waiting, not board {board2}",
+                                    board=stop["board"], board2=board))
             if decision not in stop["choices"]:
-                raise Invalid(f"{decision!r} is not a choice for board {board} now "
-                              f"({', '.join(stop['choices'])})")
+                raise Invalid(Text("refusal.dealing_choice", "'{decision}' is not a choice for board {board} now "
+                                   "({choices})", decision=decision, board=board,
+                                   choices=", ".join(stop["choices"])))
             run.stop = None
             run.state = "dealing"
             run.log.append({"board": board, "kind": "DECISION", "decision": decision, "blocking": False,
@@ -259,13 +263,15 @@ class DealingDesk:
     def _simulated(self, machine: str, faults: str | None) -> dict[str, Any] | None:
         if machine.lower() != SIMULATED:
             if faults:
-                raise Invalid("faults are for the simulated machine only (machine \"sim\")")
+                raise Invalid(Text("refusal.dealing_faults_sim", "faults are for the simulated machine only "
+                                   '(machine "sim")'))
             if not machine:
-                raise Invalid("name the dealing machine: its serial port (e.g. /dev/ttyUSB0) or socket://HOST:PORT")
+                raise Invalid(Text("refusal.dealing_name", "name the dealing machine: its serial port "
+                                   "(e.g. /dev/ttyUSB0) or socket://HOST:PORT"))
             return None
         if not self.settings.simulation.tables:
-            raise Conflict("a simulated dealing machine is offered only when the service runs simulated tables "
-                           "(make run); give the real machine's serial port")
+            raise Conflict(Text("refusal.dealing_sim_only", "a simulated dealing machine is offered only when "
+                                "the service runs simulated tables (make run); give the real machine's serial port"))
         from hw_sim.dealer_sim import DealerFaults
         from hw_sim.errors import DealerFaultError
         try:
@@ -318,7 +324,7 @@ class DealingDesk:
             driver = _ReadingDealer(machine, **kwargs)
         except (DriverError, OSError) as err:
             self._set(run, state="failed", error=str(err))
-            answer(f"the dealing machine cannot be used: {err}")
+            answer(Text("refusal.dealing_unusable", "the dealing machine cannot be used: {error}", error=err))
             if sim is not None:
                 sim.close()
             return

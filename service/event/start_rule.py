@@ -13,6 +13,7 @@ from __future__ import annotations
 from results import ResultsError
 from service.event.tournament import LiveTournament
 from service.live.club import Club
+from table.texts import Text
 
 
 def _boards(ev: LiveTournament, table_id: str, rnd: int) -> tuple[int, ...]:
@@ -29,7 +30,8 @@ def why_not_start(ev: LiveTournament | None, club: Club, table_id: str, board: i
         return None
     played = club.ledger.played.get(table_id, set())
     if board in played:
-        return f"table {table_id} has already played board {board} (Law 15B)"
+        return Text("refusal.played_already", "table {table} has already played board {board} (Law 15B)",
+                    table=table_id, board=board)
     rnd = ev.rounds[table_id]
     now = _boards(ev, table_id, rnd)
     if board in now or board in ev.late.get(table_id, ()):
@@ -38,8 +40,11 @@ def why_not_start(ev: LiveTournament | None, club: Club, table_id: str, board: i
     later = [r for r in plan.movement.rounds if r > rnd and _boards(ev, table_id, r)]
     if later and board in _boards(ev, table_id, later[0]):
         return None
-    detail = (f"board {board} is not one of table {table_id}'s boards in round {rnd} "
-              f"({', '.join(map(str, now)) or 'none: a sit-out'})")
+    detail = (Text("refusal.not_this_round", "board {board} is not one of table {table}'s boards in round {round} "
+                   "({boards})", board=board, table=table_id, round=rnd, boards=", ".join(map(str, now))) if now else
+              Text("refusal.not_this_round_sitout", "board {board} is not one of table {table}'s boards in round "
+                   "{round} (none: a sit-out)", board=board, table=table_id, round=rnd))
     if later:
-        detail += f" nor of round {later[0]} ({', '.join(map(str, _boards(ev, table_id, later[0])))})"
+        detail += Text("refusal.nor_next_round", " nor of round {round} ({boards})", round=later[0],
+                       boards=", ".join(map(str, _boards(ev, table_id, later[0]))))
     return detail
