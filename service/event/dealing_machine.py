@@ -38,18 +38,25 @@ from service.store.journal import CLUB, Row
 from table.board import Vulnerability
 from table.cards import CardError, Deal, Seat
 from table.handrecords.base import HandRecordBoard
-from table.texts import Text
+from table.texts import Text, translatable
 
 log = logging.getLogger(__name__)
 
 SIMULATED = "sim"
 MAX_LOG = 200                  # problems kept in the snapshot (a whole evening's worth; older ones drop)
 FIXES = ("WRONG_POCKET", "WRONG_CARD", "MISSING_CARD")    # problems whose card the volunteer puts where it belongs
-DECIDED = {"continue": "Board {b}: fixed by hand as the console said; the dealing goes on.",
-           "redeal": "Board {b}: the cards are back in the machine; it is dealt again.",
-           "retry": "Board {b}: done as the console said; it is dealt again.",    # the board was not dealt
-           "skip": "Board {b}: skipped; deal it later.",
-           "abort": "Board {b}: the dealing was stopped."}
+
+
+def decided(decision: str, board: int) -> Text:
+    """The log's line for the director's ``decision`` on ``board`` (retry: the board was not dealt)."""
+    return {"continue": Text("dealing.decided_continue", "Board {board}: fixed by hand as the console said; the "
+                             "dealing goes on.", board=board),
+            "redeal": Text("dealing.decided_redeal", "Board {board}: the cards are back in the machine; it is dealt "
+                           "again.", board=board),
+            "retry": Text("dealing.decided_retry", "Board {board}: done as the console said; it is dealt again.",
+                          board=board),
+            "skip": Text("dealing.decided_skip", "Board {board}: skipped; deal it later.", board=board),
+            "abort": Text("dealing.decided_abort", "Board {board}: the dealing was stopped.", board=board)}[decision]
 
 
 def as_board(r: HandRecord) -> HandRecordBoard:
@@ -148,15 +155,22 @@ def compare(dealt: dict[int, str], fixed: list[int], records: list[HandRecord]) 
     differ = sorted(n for n, d in dealt.items() if n not in now or now[n] != Deal.from_pbn(d))
     not_dealt = sorted(n for n in now if n not in dealt)
     equal = not differ and not not_dealt
+    message: Text
     if equal:
-        message = (f"The dealt set is the evening's hand records: {len(dealt)} boards, every card checked"
-                   + (f" (fixed by hand as the console said: board {', '.join(map(str, fixed))})." if fixed else "."))
+        message = (Text("dealing.equal", "The dealt set is the evening's hand records: {count} boards, every card "
+                        "checked", count=len(dealt))
+                   + (Text("dealing.equal_fixed", " (fixed by hand as the console said: board {boards}).",
+                           boards=", ".join(map(str, fixed))) if fixed else "."))
     else:
-        parts = ([f"not dealt: board {', '.join(map(str, not_dealt))}"] if not_dealt else []) + \
-                ([f"different from the hand records: board {', '.join(map(str, differ))}"] if differ else [])
-        message = "The dealt set is not yet the evening's hand records (" + "; ".join(parts) + \
-            "): deal those boards again."
-    return {"equal": equal, "message": message, "dealt": {str(n): d for n, d in sorted(dealt.items())},
+        message = Text("dealing.differs", "The dealt set is not yet the evening's hand records (")
+        if not_dealt:
+            message += Text("dealing.not_dealt", "not dealt: board {boards}", boards=", ".join(map(str, not_dealt)))
+        if differ:
+            message += ("; " if not_dealt else "") + Text("dealing.different", "different from the hand records: "
+                                                          "board {boards}", boards=", ".join(map(str, differ)))
+        message += Text("dealing.differs_end", "): deal those boards again.")
+    return {"equal": equal, "message": message, **translatable(message, "message"),
+            "dealt": {str(n): d for n, d in sorted(dealt.items())},
             "fixed_by_hand": fixed, "not_dealt": not_dealt, "differ": differ}
 
 
@@ -242,9 +256,9 @@ class DealingDesk:
                                    choices=", ".join(stop["choices"])))
             run.stop = None
             run.state = "dealing"
+            line = decided(decision if decision != "continue" or "redeal" in stop["choices"] else "retry", board)
             run.log.append({"board": board, "kind": "DECISION", "decision": decision, "blocking": False,
-                            "message": DECIDED[decision if decision != "continue" or "redeal" in stop["choices"]
-                                               else "retry"].format(b=board)})
+                            "message": line, **translatable(line, "message")})
             del run.log[:-MAX_LOG]
             run.decisions.put(decision)
         self._push(run)

@@ -37,7 +37,7 @@ def record(board: int, deal: str, dealer: str | None = None, vulnerable: str | N
     try:
         pbn = Deal.from_pbn(deal).to_pbn()
     except (CardError, ValueError) as err:
-        raise Invalid(f"board {board}: not a deal: {err}") from None
+        raise Invalid(Text("refusal.not_a_deal", "board {board}: not a deal: {why}", board=board, why=err)) from None
     return HandRecord(board, pbn, dealer or str(dealer_for(board)), vulnerable or str(vulnerability_for(board)))
 
 

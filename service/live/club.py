@@ -300,7 +300,7 @@ class Club:
             try:
                 adj = adjustment(body, rec.vulnerable if rec is not None else "")
             except AdjustmentError as err:
-                raise Invalid(str(err)) from err
+                raise Invalid(err.args[0]) from err         # its Text: a page words it
             row = Row(table_id, rt.seq + 1, utcnow(), actor, "adjustment", {"board": number, **adj, **extra})
             await asyncio.shield(self.write(row))
             rt.commit(row)
