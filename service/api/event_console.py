@@ -64,8 +64,21 @@ def _console_limits(cfg: EventConfig) -> None:
         for key, top in LIMITS.items():
             value = getattr(mv, key)
             if value is not None and value > top:
-                raise Invalid(Text("refusal.movement_max", "movement {field} is at most {top} here (got {value})",
-                                   field=key, top=top, value=value))
+                raise Invalid(_too_large(key, top, value))
+
+
+def _too_large(key: str, top: int, value: int) -> Text:
+    """A movement's size above the console's limit (``LIMITS``), keyed by the size's name."""
+    return {"tables": Text("refusal.movement_max_tables", "movement tables is at most {top} here (got {value})",
+                           top=top, value=value),
+            "pairs": Text("refusal.movement_max_pairs", "movement pairs is at most {top} here (got {value})",
+                          top=top, value=value),
+            "teams": Text("refusal.movement_max_teams", "movement teams is at most {top} here (got {value})",
+                          top=top, value=value),
+            "boards": Text("refusal.movement_max_boards", "movement boards is at most {top} here (got {value})",
+                           top=top, value=value),
+            "boards_per_round": Text("refusal.movement_max_boards_per_round", "movement boards_per_round is at most "
+                                     "{top} here (got {value})", top=top, value=value)}[key]
 
 
 def planned_event(body: dict[str, Any], laws: str) -> EventConfig:
