@@ -201,6 +201,11 @@ def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProces
             options = json.dumps({"method": method, **({"body": json.dumps(body)} if body is not None else {})})
             action = f"api({json.dumps(path)}, {options}, TOKEN).catch(e => toast(refusalWords(e)))"
             toasts[path] = (toast_after(page, action), english)
+        # the exports' own download (a fetch, not api()): its refusal is worded the same way
+        page.locator('#exports button.export[data-kind="usebio"]').click()
+        wait_until(page, "() => /賽事/.test(document.getElementById('exports-status').textContent)")
+        toasts["the USEBIO download"] = (str(page.evaluate("() => document.getElementById('exports-status')"
+                                                           ".textContent")), "no event is running")
         page.screenshot(path=str(ARTIFACTS / "refusal-words-zh-console.png"), full_page=True)
         for path, (toast, english) in toasts.items():
             assert CJK.search(toast), (path, toast)
