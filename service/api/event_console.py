@@ -284,7 +284,7 @@ async def import_members(body: dict[str, Any] = Body(..., examples=[{"csv": "mem
     try:
         members = parse_members(text)
     except MemberListError as err:
-        raise Invalid(str(err)) from None
+        raise Invalid(err.args[0]) from None            # its Text: a page words it
     row = await svc.club.append_club("members", {"members": members})
     svc.members = members
     return {"seq": row.seq, "members": len(members), "first": [{"number": k, "name": n}
@@ -353,7 +353,7 @@ async def enter_players(table_id: str = Path(..., pattern=TABLE_PATH),
         try:
             names[seat] = player_name(str(value), svc.members)
         except ValueError as err:
-            raise Invalid(f"{seat}: {err}") from None
+            raise Invalid(Text("refusal.seat_name", "{seat}: ", seat=seat) + err.args[0]) from None
     actor = "director" if v.role == "director" else f"seat:{v.table}:{v.seat}"
     row = await ev.set_names(table_id, names, actor)
     direction = "NS" if next(iter(names)) in "NS" else "EW"
