@@ -161,6 +161,7 @@ async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardN
     row = await svc.club.confirm(table_id, number, answer, actor)
     out: dict[str, Any] = {"table": table_id, "board": number, "seq": row.seq, **answer}
     if not body.accept:
-        call = await svc.club.call_director(table_id, answer.get("seat"), f"result of board {number} disputed", actor)
+        call = await svc.club.call_director(table_id, answer.get("seat"), f"result of board {number} disputed", actor,
+                                           board=number, code="RESULT_DISPUTED")     # the console words the code
         out["director_call"] = call["id"]
     return out
