@@ -11,7 +11,7 @@ event's own after-the-fact check of a started board is ``LiveTournament._board_s
 from __future__ import annotations
 
 from results import ResultsError
-from service.event.tournament import LiveTournament
+from service.event.tournament import LiveTournament, wrong_board_words
 from service.live.club import Club
 from table.texts import Text
 
@@ -40,11 +40,5 @@ def why_not_start(ev: LiveTournament | None, club: Club, table_id: str, board: i
     later = [r for r in plan.movement.rounds if r > rnd and _boards(ev, table_id, r)]
     if later and board in _boards(ev, table_id, later[0]):
         return None
-    detail = (Text("refusal.not_this_round", "board {board} is not one of table {table}'s boards in round {round} "
-                   "({boards})", board=board, table=table_id, round=rnd, boards=", ".join(map(str, now))) if now else
-              Text("refusal.not_this_round_sitout", "board {board} is not one of table {table}'s boards in round "
-                   "{round} (none: a sit-out)", board=board, table=table_id, round=rnd))
-    if later:
-        detail += Text("refusal.nor_next_round", " nor of round {round} ({boards})", round=later[0],
-                       boards=", ".join(map(str, _boards(ev, table_id, later[0]))))
-    return detail
+    return wrong_board_words(board, table_id, rnd, now, later[0] if later else None,
+                             _boards(ev, table_id, later[0]) if later else ())

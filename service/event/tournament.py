@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
@@ -93,6 +93,21 @@ def _played(rows: Iterable[Row]) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 # ---------------------------------------------------------------------------------------------- the live event
+def wrong_board_words(board: int, table: str, rnd: int, boards: Sequence[int], later: int | None,
+                      later_boards: Sequence[int]) -> Text:
+    """Why ``board`` is a wrong board at ``table`` (Law 15): not one of its ``boards`` of round ``rnd``, nor of its
+    ``later`` round's (None: no later round) -- the one wording of the event's alert and of a refused start."""
+    words = (Text("event.wrong_board", "board {board} is not one of table {table}'s boards in round {round} "
+                  "({boards})", board=board, table=table, round=rnd, boards=", ".join(map(str, boards)))
+             if boards else
+             Text("event.wrong_board_sit_out", "board {board} is not one of table {table}'s boards in round "
+                  "{round} (none: a sit-out)", board=board, table=table, round=rnd))
+    if later is not None:
+        words += Text("event.wrong_board_next", " nor of round {round} ({boards})", round=later,
+                      boards=", ".join(map(str, later_boards)))
+    return words
+
+
 class LiveTournament:
     def __init__(self, cfg: EventConfig, club: Club, since: str | None = None) -> None:
         self.cfg = cfg
@@ -233,15 +248,9 @@ class LiveTournament:
     def _alert(self, table_id: str, number: int, seq: int, publish: bool) -> None:
         rnd, exp = self.rounds[table_id], self.expected_boards(table_id)
         nxt = self._next_round(table_id)
-        detail = (Text("event.wrong_board", "board {board} is not one of table {table}'s boards in round {round} "
-                       "({boards})", board=number, table=table_id, round=rnd, boards=", ".join(map(str, exp)))
-                  if exp else
-                  Text("event.wrong_board_sit_out", "board {board} is not one of table {table}'s boards in round "
-                       "{round} (none: a sit-out)", board=number, table=table_id, round=rnd))
-        if nxt is not None:
-            plan, mt = self.where[table_id]
-            detail += Text("event.wrong_board_next", " nor of round {round} ({boards})", round=nxt,
-                           boards=", ".join(map(str, _expected(plan.movement, mt, nxt))))
+        plan, mt = self.where[table_id]
+        detail = wrong_board_words(number, table_id, rnd, exp, nxt,
+                                   _expected(plan.movement, mt, nxt) if nxt is not None else ())
         irr = {"code": "WRONG_BOARD", "law": "15", "seat": None, "phase": "board", "detail": detail,
                **translatable(detail, "detail"),
                "disposition": None, "open": True, "law_text": LAW15}
