@@ -58,7 +58,7 @@ def parse_file(filename: str, data: bytes) -> list[HandRecord]:
         fmt = format_for(filename)
         boards = fmt.read(data, filename)
     except HandRecordError as err:
-        raise Invalid(str(err)) from None
+        raise Invalid(err.args[0]) from None            # its Text: a page words it
     return [record(b.board, b.deal.to_pbn(), str(b.dealer), str(b.vulnerable)) for b in boards]
 
 
