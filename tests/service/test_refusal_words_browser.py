@@ -185,6 +185,10 @@ def test_director_refusals_carry_their_pieces(server: ServerProcess) -> None:
             assert keys_of(answer) == [key], (path, answer)
             chinese = "".join(chinese_of(p) for p in answer["detail_parts"])
             assert CJK.search(chinese) and not latin_words(chinese), (path, chinese)
+        # a request that does not fit the schema: FastAPI's list stays the detail; its pieces name the fields
+        r = d.post("/api/tables/1/boards/0/adjustment", json={"kind": "cancel"})
+        assert r.status_code == 422 and isinstance(r.json()["detail"], list), r.text
+        assert keys_of(r.json()) == ["refusal.schema"] and r.json()["detail_parts"][0]["params"] == {"fields": "number"}
 
 
 def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProcess, browser: Any) -> None:
