@@ -25,7 +25,7 @@ from service.errors import Conflict, Invalid, NotFound
 from service.event.board_start import may_start, offered, round_boards
 from service.live.visibility import Viewer, turn_of
 from service.wiring.container import Service
-from table.texts import Text
+from table.texts import Text, translatable
 
 router = APIRouter(prefix="/api")
 TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
@@ -133,10 +133,12 @@ async def rule_law15(body: Law15RulingIn, number: int = Path(..., ge=1), svc: Se
                                 "{table}: its pairs would have no comparison; have the correct board played "
                                 "(Law 15A)", board=board, table=table_id))
         await ev.set_late_play(table_id, board, True)
-        ruling = f"Law 15: board {board} is played at table {table_id} (granted)"
+        ruling = Text("ruling.play_here", "Law 15: board {board} is played at table {table} (granted)", board=board,
+                      table=table_id)
     else:
         own = ", ".join(map(str, round_boards(ev, table_id))) or "-"
-        ruling = f"Law 15A: table {table_id} plays its own boards ({own}), not board {board}"
+        ruling = Text("ruling.correct_board", "Law 15A: table {table} plays its own boards ({boards}), not board "
+                      "{board}", table=table_id, boards=own, board=board)
     answered = await svc.club.answer_call(number, ruling=ruling)
     svc.hub.publish_state(svc.club.table(table_id), ("director", "seat"))      # the terminal offers again
-    return answered
+    return {**answered, **translatable(ruling, "ruling")}          # the journal keeps the English

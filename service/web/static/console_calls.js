@@ -24,7 +24,7 @@
       try {
         const r = await api(`/api/director-calls/${b.dataset.call}/rule`, {method: "POST", body: JSON.stringify({ruling: b.dataset.ruling})}, token);
         calls.set(r.id, r); render();
-        if (typeof toast === "function") toast(r.ruling);
+        if (typeof toast === "function") toast(engineText(r.ruling, r.ruling_parts));
       } catch (e) { if (typeof toast === "function") toast(refusalWords(e)); }
     });
     if (typeof lawTexts === "function") lawTexts(el());
