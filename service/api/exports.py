@@ -120,6 +120,6 @@ async def export(kind: str = Path(..., pattern="^(usebio|pbn|csv|lin)$"),
     try:
         body = write(session, part)
     except ResultsError as err:
-        raise Conflict(Text("refusal.nothing_to_export", "nothing to export yet: {why}", why=err)) from err
+        raise Conflict(Text("refusal.nothing_to_export", "nothing to export yet: ") + err.args[0]) from err
     suffix = f"-{part}" if kind == "csv" else ""
     return _attachment(body, f"{_stem(svc)}{suffix}.{ext}", media)

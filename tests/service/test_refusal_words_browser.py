@@ -219,3 +219,24 @@ def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProces
     finally:
         ctx.close()
     assert not errors, errors
+
+
+def test_an_events_director_refusals_carry_their_pieces(tmp_path: Path) -> None:
+    """With an event (a server of its own): an export before any result, a release of a board the tables still
+    have to play, late play of a board the movement does not give the table, a round it does not have."""
+    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
+        d.post("/api/event", json={"name": "Tuesday", "scoring": "MP", "movement": {
+            "kind": "mitchell", "tables": 2, "boards_per_round": 2}}).raise_for_status()
+        asked = {"an export before results": (d.get("/api/exports/lin"), 409,
+                                              ["refusal.nothing_to_export", "results.none"]),
+                 "a release still owed": (d.post("/api/boards/1/release"), 409, ["refusal.release_owing"]),
+                 "late play off the movement": (d.post("/api/tables/1/late-play", json={"board": 40}), 422,
+                                                ["refusal.not_in_movement"]),
+                 "a round the event has not": (d.post("/api/event/round", json={"round": 9}), 422,
+                                               ["refusal.round_range"])}
+        for what, (r, status, keys) in asked.items():
+            assert r.status_code == status, (what, r.text)
+            assert keys_of(r.json()) == keys, (what, r.json())
+            chinese = "".join(chinese_of(p) for p in r.json()["detail_parts"])
+            assert CJK.search(chinese) and not latin_words(chinese), (what, chinese)
+        assert asked["an export before results"][0].json()["detail"] == "nothing to export yet: no results to write"
