@@ -212,7 +212,10 @@ class Club:
                 blocked = sorted({i.code for i in flagged if i.code in PREVENTABLE.get(device, ())})
                 if blocked:
                     rt.rebuild()
-                    raise Prevented(f"refused in prevent mode (Law 80E regulation): {', '.join(blocked)}", blocked)
+                    why: Text = Text("refusal.prevented", "refused in prevent mode (Law 80E regulation): ")
+                    for i, code in enumerate(blocked):      # each irregularity worded by its code on a page
+                        why += (", " if i else "") + Text("refusal.prevented_code", "{code}", code=code)
+                    raise Prevented(why, blocked)
             row = Row(rt.id, rt.seq + 1, utcnow(), actor, "event", to_dict(event))
             try:
                 await self.journal.append(row)
