@@ -347,11 +347,12 @@ class DealingDesk:
             try:
                 driver.pump(0.05)
                 if not driver.connected and driver.open_failures:     # no such port: say so now, not in 5 s
-                    raise DriverError(f"the dealing machine at {machine} cannot be opened ({driver.last_error})")
+                    raise DriverError(Text("refusal.dealing_cannot_open", "the dealing machine at {machine} cannot be "
+                                           "opened ({error})", machine=machine, error=driver.last_error))
                 driver.wait_ready(connect_timeout)
             except DriverError as err:
                 self._set(run, state="failed", error=str(err))
-                answer(str(err))
+                answer(err.args[0] if err.args and isinstance(err.args[0], str) else str(err))   # a Text stays one
                 return
             self._set(run, state="dealing", device=driver.serial)
             answer(None)
@@ -366,7 +367,7 @@ class DealingDesk:
             log.exception("dealing on %s failed", machine)
             error = f"the dealing stopped: {err}"
         finally:
-            answer("the dealing machine stopped before it connected")
+            answer(Text("refusal.dealing_stopped_early", "the dealing machine stopped before it connected"))
             driver.close()
             if sim is not None:
                 sim.close()
