@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from table.board import vulnerability_for
 from table.scoring import parse_contract
+from table.texts import Text
 
 from .errors import ResultsError
 from .session import BoardResult, Scoring, Session
@@ -113,5 +114,5 @@ def lin_results(session: Session, section: str | None = None) -> list[str]:
         out.append(f"vg|{_clean(session.name)},Board {bd},{scoring},{bd},{bd},NS,0,EW,0|\nrs|{','.join(rs)}|\n"
                    + "\n".join(recs) + "\n")
     if not out:
-        raise ResultsError("no results to write")
+        raise ResultsError(Text("results.none", "no results to write"))
     return out

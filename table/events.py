@@ -17,6 +17,7 @@ from .cards import CardError, Seat, parse_card, seat
 from .editions import NAMES
 from .errors import BridgeError
 from .scoring import parse_contract
+from .texts import Text
 
 MAX_EXPLANATION = 500                # characters of an alert's written explanation (the service keeps it shorter)
 
@@ -138,9 +139,10 @@ def board_started(board: int | None, *, dealer: str | None = None, vulnerable: s
                   deal: str | None = None, **extra: Any) -> BoardStarted:
     """A board event with dealer and vulnerability defaulted from the number (Law 2)."""
     if board is not None and board < 1:
-        raise EventError("board number must be 1 or more")
+        raise EventError(Text("event.board_number", "board number must be 1 or more"))
     if board is None and not (dealer and vulnerable):
-        raise EventError("a board without a number must name its dealer and vulnerability")
+        raise EventError(Text("event.board_unnumbered", "a board without a number must name its dealer and "
+                                "vulnerability"))
     d = seat(dealer) if dealer else dealer_for(board)  # type: ignore[arg-type]
     v = parse_vulnerability(vulnerable) if vulnerable else vulnerability_for(board)  # type: ignore[arg-type]
     return BoardStarted(board=board, dealer=d, vulnerable=v, deal=deal, **extra)
@@ -160,7 +162,7 @@ def to_dict(event: TableEvent) -> dict[str, Any]:
 
 def _req(d: dict[str, Any], key: str) -> Any:
     if key not in d:
-        raise EventError(f"{d.get('type')} event lacks {key!r}")
+        raise EventError(Text("event.lacks", "{kind} event lacks '{field}'", kind=d.get("type"), field=key))
     return d[key]
 
 
@@ -169,43 +171,47 @@ def _int(v: Any, what: str) -> int:
         try:
             return int(str(v))
         except ValueError:
-            raise EventError(f"{what} must be an integer, not {v!r}") from None
+            raise EventError(Text("event.integer", "{field} must be an integer, not {value}", field=what,
+                                    value=repr(v))) from None
     return v
 
 
 def event_from_dict(d: dict[str, Any]) -> TableEvent:
     """Build an event from its JSON form; raises ``EventError`` with a clear message when malformed."""
     if not isinstance(d, dict):
-        raise EventError(f"an event is a JSON object, not {type(d).__name__}")
+        raise EventError(Text("event.object", "an event is a JSON object, not {value}", value=type(d).__name__))
     extra = {k: d[k] for k in ("ts", "source") if d.get(k) is not None}
     for k, v in extra.items():
         if not isinstance(v, str):
-            raise EventError(f"{k} must be a string")
+            raise EventError(Text("event.string", "{field} must be a string", field=k))
     kind = d.get("type")
     try:
         if kind == "board":
             board = _int(_req(d, "board"), "board")
             if board < 1:
-                raise EventError("board number must be 1 or more")
+                raise EventError(Text("event.board_number", "board number must be 1 or more"))
             laws = d.get("laws")
             if laws is not None:
                 if str(laws) not in NAMES:
-                    raise EventError(f"laws must be one of {', '.join(NAMES)}, not {laws!r}")
+                    raise EventError(Text("event.laws", "laws must be one of {editions}, not {value}",
+                                          editions=", ".join(NAMES), value=repr(laws)))
                 extra["laws"] = str(laws)
             return board_started(board, dealer=d.get("dealer"), vulnerable=d.get("vulnerable"),
                                  deal=d.get("deal"), **extra)
         if kind == "hand":
             cards = _req(d, "cards")
             if not isinstance(cards, list):
-                raise EventError("cards must be a list")
+                raise EventError(Text("event.cards_list", "cards must be a list"))
             return HandRead(seat=seat(_req(d, "seat")), cards=tuple(parse_card(c) for c in cards), **extra)
         if kind == "call":
             explanation = d.get("explanation")
             if explanation is not None:
                 if not isinstance(explanation, str) or len(explanation) > MAX_EXPLANATION:
-                    raise EventError(f"explanation is text of at most {MAX_EXPLANATION} characters")
+                    raise EventError(Text("event.explanation_long", "explanation is text of at most {count} characters",
+                                          count=MAX_EXPLANATION))
                 if not d.get("alert"):
-                    raise EventError("an explanation goes with an alert: alert the call to explain it")
+                    raise EventError(Text("event.explanation_alert", "an explanation goes with an alert: alert the "
+                                          "call to explain it"))
                 extra["explanation"] = explanation
             return CallMade(seat=seat(_req(d, "seat")), call=parse_call(str(_req(d, "call"))),
                             alert=bool(d.get("alert", False)), **extra)
@@ -214,7 +220,7 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
             c = parse_contract(text)
             decl = d.get("declarer")
             if c is not None and not decl:
-                raise EventError("a contract needs its declarer")
+                raise EventError(Text("event.contract_declarer", "a contract needs its declarer"))
             return ContractRecorded(contract=str(c) if c else "PASS", declarer=seat(decl) if c else None, **extra)
         if kind == "result":
             return _result(d, extra)
@@ -223,33 +229,33 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
         if kind == "exposed":
             cards = _req(d, "cards")
             if not isinstance(cards, list) or not cards:
-                raise EventError("cards must be a non-empty list")
+                raise EventError(Text("event.cards_nonempty", "cards must be a non-empty list"))
             return CardExposed(seat=seat(_req(d, "seat")), cards=tuple(parse_card(c) for c in cards),
                                deliberate=bool(d.get("deliberate", False)), **extra)
         if kind == "claim":
             tricks = _int(_req(d, "tricks"), "tricks")
             if not 0 <= tricks <= 13:
-                raise EventError("claimed tricks must be 0..13")
+                raise EventError(Text("event.claim_tricks", "claimed tricks must be 0..13"))
             return ClaimMade(seat=seat(_req(d, "seat")), tricks=tricks, **extra)
         if kind == "claim_response":
             accept = _req(d, "accept")
             if not isinstance(accept, bool):
-                raise EventError("accept must be true or false")
+                raise EventError(Text("event.accept_boolean", "accept must be true or false"))
             return ClaimResponded(seat=seat(_req(d, "seat")), accept=accept, **extra)
         if kind == "ruling":
             s = d.get("seat")
             t = d.get("tricks")
             note = d.get("note")
             if note is not None and not isinstance(note, str):
-                raise EventError("a ruling's note is text")
+                raise EventError(Text("event.ruling_note", "a ruling's note is text"))
             return RulingGiven(code=str(_req(d, "code")), option=str(_req(d, "option")),
                                seat=seat(s) if s else None, tricks=_int(t, "tricks") if t is not None else None,
                                note=note or None, **extra)
     except (CardError, CallError, ValueError) as err:
         if isinstance(err, EventError):
             raise
-        raise EventError(f"{kind} event: {err}") from err
-    raise EventError(f"unknown event type {kind!r}")
+        raise EventError(Text("event.malformed", "{kind} event: {why}", kind=kind, why=err)) from err
+    raise EventError(Text("event.unknown_type", "unknown event type {value}", value=repr(kind)))
 
 
 def _result(d: dict[str, Any], extra: dict[str, Any]) -> ResultRecorded:
@@ -257,12 +263,12 @@ def _result(d: dict[str, Any], extra: dict[str, Any]) -> ResultRecorded:
     c = parse_contract(str(_req(d, "contract")))
     if c is None:
         if any(d.get(k) is not None for k in ("declarer", "lead", "tricks")):
-            raise EventError("a passed-out board has no declarer, lead or tricks")
+            raise EventError(Text("event.passed_out", "a passed-out board has no declarer, lead or tricks"))
         return ResultRecorded(contract="PASS", **extra)
     decl = seat(str(_req(d, "declarer")))
     tricks = _int(_req(d, "tricks"), "tricks")
     if not 0 <= tricks <= 13:
-        raise EventError("tricks is the declarer side's total, 0..13")
+        raise EventError(Text("event.result_tricks", "tricks is the declarer side's total, 0..13"))
     lead = d.get("lead")
     return ResultRecorded(contract=str(c), declarer=decl, lead=parse_card(str(lead)) if lead is not None else None,
                           tricks=tricks, **extra)

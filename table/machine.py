@@ -301,7 +301,7 @@ class Table:
         """Apply one table event; returns the irregularities it flagged (often none)."""
         handler = _HANDLERS.get(event.__class__)
         if handler is None:
-            raise TableError(f"unknown event {event!r}")
+            raise TableError(Text("refusal.unknown_event", "unknown event {value}", value=repr(event)))
         if self.board is None and handler is not _START:
             raise TableError(Text("refusal.before_board", "{kind} event before any board event", kind=event.type))
         flagged = handler(self, event)
@@ -447,14 +447,14 @@ class Table:
     def _contract(self, event: ContractRecorded) -> list[Irregularity]:
         """A contract entered without its auction (traveller entry): the board goes straight to the play."""
         if self.auction is not None and self.auction.calls or self.recorded_contract is not None:
-            raise TableError("the contract is already known from this board's auction")
+            raise TableError(Text("refusal.contract_known", "the contract is already known from this board's auction"))
         c = parse_contract(event.contract, declarer=str(event.declarer) if event.declarer else None)
         if c is None:
             self.recorded_passed_out = True
             self.board_passed_out()
         else:
             if c.declarer is None:
-                raise TableError("a recorded contract needs its declarer")
+                raise TableError(Text("refusal.contract_declarer", "a recorded contract needs its declarer"))
             self.recorded_contract = c
             self.contract_recorded()
         return []
@@ -486,8 +486,8 @@ class Table:
                 leader = event.declarer.lho
                 owner = next((s for s in SEATS if event.lead in self.deal.hands.get(s, ())), None)
                 if owner is not None and owner != leader:
-                    raise TableError(f"{event.lead} is not {leader}'s card in the hand record: the opening lead is "
-                                     f"{leader}'s (Law 54)")
+                    raise TableError(Text("refusal.lead_not_leaders", "{card} is not {seat}'s card in the hand record: "
+                                          "the opening lead is {seat}'s (Law 54)", card=event.lead, seat=leader))
         if correcting:                           # back to the board before the result, then key the new one
             self.recorded_contract, self.recorded_passed_out, self.tricks = None, False, None
             if self.keyed_lead is not None:
@@ -615,7 +615,7 @@ class Table:
                 return []
             return [self._record(play_on_refused(event.seat))]
         if event.seat is None:
-            raise TableError("each player's agreement to play on names his seat")
+            raise TableError(Text("refusal.play_on_seat", "each player's agreement to play on names his seat"))
         self.play_on = self.play_on | {event.seat}
         if not everyone_plays_on(self.play_on):
             return []
@@ -639,7 +639,8 @@ class Table:
         if event.code == IrregularityCode.DEFECTIVE_TRICK and event.option in ("omitted_holding_suit", "omitted_void") \
                 and self.play is not None:
             if event.seat is None or event.tricks is None:
-                raise TableError("an omitted play names the seat and the trick (tricks = the trick's number)")
+                raise TableError(Text("refusal.omitted_play", "an omitted play names the seat and the trick "
+                                      "(tricks = the trick's number)"))
             try:
                 flagged = self.play.omitted_play(event.seat, event.tricks, event.option == "omitted_holding_suit")
             except PlayRulingError as err:

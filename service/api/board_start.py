@@ -25,6 +25,7 @@ from service.errors import Conflict, Invalid, NotFound
 from service.event.board_start import may_start, offered, round_boards
 from service.live.visibility import Viewer, turn_of
 from service.wiring.container import Service
+from table.texts import Text, translatable
 
 router = APIRouter(prefix="/api")
 TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
@@ -74,13 +75,14 @@ async def start_board(body: StartIn, table_id: str = TableId, number: int = Boar
     own_table(v, table_id)
     rt = svc.club.table(table_id)
     if body.confirm != number:
-        raise Invalid(f"the number typed ({body.confirm}) is not board {number}: check the number printed on the "
-                      "board", code="NUMBER_MISMATCH")
+        raise Invalid(Text("refusal.number_mismatch", "the number typed ({typed}) is not board {board}: check the "
+                           "number printed on the board", typed=body.confirm, board=number), code="NUMBER_MISMATCH")
     if v.role == "seat":
         verdict = may_start(svc.tournament, svc.club, rt, number)
         if verdict.code == "WRONG_BOARD":
             call = await _law15_call(svc, table_id, v.seat, number, verdict.reason)
-            raise Conflict(f"{verdict.reason}: the board does not start; the director is called (Law 15)",
+            raise Conflict(verdict.reason + Text("refusal.director_called_15", ": the board does not start; the "
+                                                  "director is called (Law 15)"),
                            code=verdict.code, law=verdict.law, board=number, director_call=call)
         if not verdict.ok:
             raise Conflict(verdict.reason, code=verdict.code, board=number)
@@ -91,8 +93,9 @@ async def start_board(body: StartIn, table_id: str = TableId, number: int = Boar
         hand = svc.hand_records.hand_record(number) if svc.hand_records is not None else None
         if hand is None:
             loaded = svc.hand_records is not None and bool(svc.hand_records.all())
-            raise Conflict("the director has not loaded the hand records" if not loaded else
-                           f"the hand records have no board {number}", code="NO_HAND_RECORDS", board=number)
+            raise Conflict(Text("refusal.records_not_loaded", "the director has not loaded the hand records")
+                           if not loaded else Text("refusal.records_no_board", "the hand records have no board "
+                                                   "{board}", board=number), code="NO_HAND_RECORDS", board=number)
         event.update(deal=hand.deal, dealer=hand.dealer, vulnerable=hand.vulnerable, source="hand_records")
     actor = "director" if v.role == "director" else f"seat:{table_id}:{v.seat}"
     # authorised here (the rule above): a seat may not post a board with its deal itself (permissions.authorize)
@@ -113,24 +116,29 @@ async def rule_law15(body: Law15RulingIn, number: int = Path(..., ge=1), svc: Se
                      v: Viewer = Depends(director)) -> dict[str, Any]:
     call = svc.club.calls.get(number)
     if call is None:
-        raise NotFound(f"no director call {number}")
+        raise NotFound(Text("refusal.no_call", "no director call {number}", number=number))
     if call.get("code") != "WRONG_BOARD":
-        raise Invalid(f"director call {number} is not about a wrong board (Law 15): answer it instead")
+        raise Invalid(Text("refusal.call_not_wrong_board", "director call {number} is not about a wrong board "
+                           "(Law 15): answer it instead", number=number))
     if call["answered"]:
-        raise Conflict(f"director call {number} was answered at {call['answered']}")
+        raise Conflict(Text("refusal.call_answered", "director call {number} was answered at {time}", number=number,
+                            time=call["answered"]))
     table_id, board = str(call["table"]), int(call["board"])
     ev = svc.tournament
     if body.ruling == "play_here":
         if ev is None:
-            raise NotFound("no event is configured")
+            raise NotFound(Text("refusal.no_event", "no event is configured"))
         if board not in ev.scheduled_boards(table_id):
-            raise Conflict(f"the movement does not give board {board} to table {table_id}: its pairs would have no "
-                           "comparison; have the correct board played (Law 15A)")
+            raise Conflict(Text("refusal.late_not_in_movement", "the movement does not give board {board} to table "
+                                "{table}: its pairs would have no comparison; have the correct board played "
+                                "(Law 15A)", board=board, table=table_id))
         await ev.set_late_play(table_id, board, True)
-        ruling = f"Law 15: board {board} is played at table {table_id} (granted)"
+        ruling = Text("ruling.play_here", "Law 15: board {board} is played at table {table} (granted)", board=board,
+                      table=table_id)
     else:
         own = ", ".join(map(str, round_boards(ev, table_id))) or "-"
-        ruling = f"Law 15A: table {table_id} plays its own boards ({own}), not board {board}"
+        ruling = Text("ruling.correct_board", "Law 15A: table {table} plays its own boards ({boards}), not board "
+                      "{board}", table=table_id, boards=own, board=board)
     answered = await svc.club.answer_call(number, ruling=ruling)
     svc.hub.publish_state(svc.club.table(table_id), ("director", "seat"))      # the terminal offers again
-    return answered
+    return {**answered, **translatable(ruling, "ruling")}          # the journal keeps the English

@@ -14,6 +14,7 @@ from service.api.deps import director, service
 from service.errors import NotFound
 from service.live.visibility import Viewer
 from service.wiring.container import Service
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 
@@ -42,7 +43,7 @@ def _state(svc: Service, table_id: str, n: int, late: bool) -> dict[str, Any]:
 async def event_boards(svc: Service = Depends(service), v: Viewer = Depends(director)) -> list[dict[str, Any]]:
     ev = svc.tournament
     if ev is None:
-        raise NotFound("no event is configured")
+        raise NotFound(Text("refusal.no_event", "no event is configured"))
     out = []
     for tid, (plan, mt) in sorted(ev.where.items(), key=lambda kv: (kv[1][0].id, kv[1][1])):
         late = ev.late.get(tid, set())
@@ -63,6 +64,6 @@ async def late_play(body: LatePlayIn, table_id: str = Path(..., pattern=r"^[A-Za
                     svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     ev = svc.tournament
     if ev is None:
-        raise NotFound("no event is configured")
+        raise NotFound(Text("refusal.no_event", "no event is configured"))
     row = await ev.set_late_play(table_id, body.board, body.on)
     return {"seq": row.seq, "table": table_id, "board": body.board, "late": sorted(ev.late.get(table_id, ()))}

@@ -22,6 +22,7 @@ from service.errors import NotFound, Unavailable
 from service.event.dealing_machine import DealingDesk
 from service.live.visibility import Viewer
 from service.wiring.container import Service
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 
@@ -42,7 +43,7 @@ class DecisionIn(BaseModel):
 
 def desk(svc: Service) -> DealingDesk:
     if svc.dealing is None:
-        raise Unavailable("the dealing machine's desk is not running")
+        raise Unavailable(Text("refusal.dealing_down", "the dealing machine's desk is not running"))
     return svc.dealing
 
 
@@ -50,7 +51,7 @@ def desk(svc: Service) -> DealingDesk:
             "awaited (director)")
 async def dealing(svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     if svc.tournament is None:
-        raise NotFound("no event is set up: POST /api/event")
+        raise NotFound(Text("refusal.no_event_set_up", "no event is set up: POST /api/event"))
     return desk(svc).snapshot()
 
 

@@ -8,6 +8,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from service.errors import Forbidden, Unauthenticated
 from service.live.visibility import Viewer
 from service.wiring.container import Service
+from table.texts import Text
 
 bearer = HTTPBearer(auto_error=False, description="the director's token or a seat token")
 
@@ -29,7 +30,7 @@ def viewer(svc: Service = Depends(service), tok: str | None = Depends(token)) ->
 
 def director(v: Viewer = Depends(viewer)) -> Viewer:
     if v.role == "spectator":
-        raise Unauthenticated("the director's token is required")
+        raise Unauthenticated(Text("refusal.director_token", "the director's token is required"))
     if v.role != "director":
-        raise Forbidden("only the director may do this")
+        raise Forbidden(Text("refusal.director_only", "only the director may do this"))
     return v

@@ -14,6 +14,7 @@ from service.api.deps import director, service, viewer
 from service.errors import Invalid, NotFound
 from service.live.visibility import Viewer
 from service.wiring.container import Service
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 
@@ -28,7 +29,7 @@ async def public_results(since: int | None = Query(None, ge=0), svc: Service = D
                          v: Viewer = Depends(viewer)) -> dict[str, Any]:
     screen = svc.screen
     if screen is None:
-        raise NotFound("the service is starting")
+        raise NotFound(Text("refusal.starting", "the service is starting"))
     if since is not None and since == screen.revision():
         return {"revision": since, "unchanged": True}
     return screen.view(v)
@@ -63,12 +64,12 @@ async def event_round(body: dict[str, Any] = Body(..., examples=[{"round": 2, "t
                       svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     ev = svc.tournament
     if ev is None:
-        raise NotFound("no event is configured")
+        raise NotFound(Text("refusal.no_event", "no event is configured"))
     rnd, tables = body.get("round"), body.get("tables")
     if isinstance(rnd, bool) or not isinstance(rnd, int):
-        raise Invalid("round is an integer")
+        raise Invalid(Text("refusal.round_integer", "round is an integer"))
     if tables is not None and (not isinstance(tables, list) or not all(isinstance(t, str) for t in tables)):
-        raise Invalid("tables is a list of table ids")
+        raise Invalid(Text("refusal.tables_list", "tables is a list of table ids"))
     row = await ev.set_round(rnd, tables)
     return {"seq": row.seq, "rounds": {t: ev.rounds[t] for t in row.body["tables"]}}
 
@@ -89,8 +90,8 @@ async def set_vugraph(table_id: str = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$"
                       svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     on = body.get("on")
     if not isinstance(on, bool):
-        raise Invalid("on is true or false")
+        raise Invalid(Text("refusal.on_boolean", "on is true or false"))
     if svc.rule is None:
-        raise NotFound("the service runs no visibility rule")
+        raise NotFound(Text("refusal.no_rule", "the service runs no visibility rule"))
     row = await svc.rule.set_vugraph(table_id, on)
     return {"seq": row.seq, "table": table_id, "vugraph": on, "tables": sorted(svc.rule.vugraph)}

@@ -37,14 +37,14 @@ MAX_SECTIONS = 8
 
 def _event(svc: Service) -> LiveTournament:
     if svc.tournament is None:
-        raise NotFound("no event is set up: POST /api/event")
+        raise NotFound(Text("refusal.no_event_set_up", "no event is set up: POST /api/event"))
     return svc.tournament
 
 
 def _tables(body: dict[str, Any]) -> list[str] | None:
     tables = body.get("tables")
     if tables is not None and (not isinstance(tables, list) or not all(isinstance(t, str) for t in tables)):
-        raise Invalid("tables is a list of table ids")
+        raise Invalid(Text("refusal.tables_list", "tables is a list of table ids"))
     return tables or None
 
 
@@ -56,14 +56,29 @@ def _console_limits(cfg: EventConfig) -> None:
     """A movement from the console: one of the builders, within a club evening's sizes (never a server file)."""
     movements = [cfg.movement] if cfg.movement is not None else [s.movement for s in cfg.sections]
     if len(movements) > MAX_SECTIONS:
-        raise Invalid(f"at most {MAX_SECTIONS} sections")
+        raise Invalid(Text("refusal.max_sections", "at most {count} sections", count=MAX_SECTIONS))
     for mv in movements:
         if mv is None or mv.kind is None:
-            raise Invalid("a movement set up from the console is a kind: mitchell, howell, teams or round_robin")
+            raise Invalid(Text("refusal.movement_kind", "a movement set up from the console is a kind: "
+                                   "mitchell, howell, teams or round_robin"))
         for key, top in LIMITS.items():
             value = getattr(mv, key)
             if value is not None and value > top:
-                raise Invalid(f"movement {key} is at most {top} here (got {value})")
+                raise Invalid(_too_large(key, top, value))
+
+
+def _too_large(key: str, top: int, value: int) -> Text:
+    """A movement's size above the console's limit (``LIMITS``), keyed by the size's name."""
+    return {"tables": Text("refusal.movement_max_tables", "movement tables is at most {top} here (got {value})",
+                           top=top, value=value),
+            "pairs": Text("refusal.movement_max_pairs", "movement pairs is at most {top} here (got {value})",
+                          top=top, value=value),
+            "teams": Text("refusal.movement_max_teams", "movement teams is at most {top} here (got {value})",
+                          top=top, value=value),
+            "boards": Text("refusal.movement_max_boards", "movement boards is at most {top} here (got {value})",
+                           top=top, value=value),
+            "boards_per_round": Text("refusal.movement_max_boards_per_round", "movement boards_per_round is at most "
+                                     "{top} here (got {value})", top=top, value=value)}[key]
 
 
 def planned_event(body: dict[str, Any], laws: str) -> EventConfig:
@@ -71,12 +86,13 @@ def planned_event(body: dict[str, Any], laws: str) -> EventConfig:
     try:
         cfg = EventConfig.model_validate(body)
     except ValidationError as err:
-        raise Invalid(f"the event is not valid: {_validation_text(err)}") from None
+        raise Invalid(Text("refusal.event_not_valid", "the event is not valid: {why}", why=_validation_text(err))) \
+            from None
     _console_limits(cfg)
     try:
         build_session(cfg, cfg.law_edition or laws)
     except (ValueError, TypeError, ResultsError) as err:
-        raise Invalid(f"the event cannot be planned: {err}") from None
+        raise Invalid(Text("refusal.event_not_planned", "the event cannot be planned: {why}", why=err)) from None
     return cfg
 
 
@@ -90,10 +106,12 @@ def _table_kinds(cfg: EventConfig, kinds: Any) -> dict[str, str]:
         word = kinds
         kinds = {tid: word for tid in tables}
     if not isinstance(kinds, dict) or any(k not in ("scoring", "played") for k in kinds.values()):
-        raise Invalid('table_kinds is "scoring" or "played", or maps a table id to one of them')
+        raise Invalid(Text("refusal.table_kinds", 'table_kinds is "scoring" or "played", or maps a table id to one '
+                              'of them'))
     unknown = sorted(set(kinds) - tables)
     if unknown:
-        raise Invalid(f"table_kinds: {', '.join(unknown)} not in the event (its tables: {', '.join(sorted(tables))})")
+        raise Invalid(Text("refusal.table_kinds_unknown", "table_kinds: {unknown} not in the event (its tables: "
+                              "{tables})", unknown=", ".join(unknown), tables=", ".join(sorted(tables))))
     return kinds
 
 
@@ -113,17 +131,18 @@ async def set_up_event(body: Any = Body(..., examples=[{"name": "Tuesday pairs",
                                                                       "boards_per_round": 3, "even": "relay"}}]),
                        svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     if not isinstance(body, dict):
-        raise Invalid("the event is a JSON object")
+        raise Invalid(Text("refusal.event_object", "the event is a JSON object"))
     body = dict(body)
     replace = body.pop("replace", False)
     if not isinstance(replace, bool):
-        raise Invalid("replace is true or false")
+        raise Invalid(Text("refusal.replace_boolean", "replace is true or false"))
     lead = _lead_mode(svc, body.pop("lead_check", None))
     cfg = planned_event({k: v for k, v in body.items() if k != "table_kinds"}, svc.club.regulation.law_edition)
     kinds = _table_kinds(cfg, body.get("table_kinds", {}))
     old = svc.tournament
     if old is not None and old.has_play() and not replace:
-        raise Conflict("the current event has boards in play or played: send \"replace\": true to replace it")
+        raise Conflict(Text("refusal.event_in_play", 'the current event has boards in play or played: send '
+                                '"replace": true to replace it'))
     row = await svc.club.append_club("event", event_body(cfg))
     ev = install(svc, cfg, row.at)
     robots = svc.simulation
@@ -144,9 +163,9 @@ def _lead_mode(svc: Service, mode: Any) -> str | None:
     if mode is None:
         return None
     if mode not in LEAD_MODES:
-        raise Invalid(f"lead_check is one of: {', '.join(LEAD_MODES)}")
+        raise Invalid(Text("refusal.lead_check_is", "lead_check is one of: {modes}", modes=", ".join(LEAD_MODES)))
     if svc.lead_check is None:
-        raise Unavailable("the lead check is not running")
+        raise Unavailable(Text("refusal.lead_check_down", "the lead check is not running"))
     return str(mode)
 
 
@@ -160,8 +179,9 @@ async def event_laws(body: dict[str, Any] = Body(..., examples=[{"law_edition": 
     ev = _event(svc)
     unknown = sorted(set(body) - {"law_edition", "lead_check"})
     if not body or unknown:
-        raise Invalid("give law_edition (" + ", ".join(EDITIONS) + ") and/or lead_check (" + ", ".join(LEAD_MODES)
-                      + ")" + (f"; not {', '.join(unknown)}" if unknown else ""))
+        raise Invalid(Text("refusal.rules_fields", "give law_edition ({editions}) and/or lead_check ({modes})",
+                              editions=", ".join(EDITIONS), modes=", ".join(LEAD_MODES))
+                      + (Text("refusal.rules_not", "; not {fields}", fields=", ".join(unknown)) if unknown else ""))
     lead = _lead_mode(svc, body.get("lead_check"))
     if "law_edition" in body:
         await ev.set_law_edition(str(body["law_edition"]))
@@ -193,9 +213,10 @@ async def clock(body: dict[str, Any] = Body(..., examples=[{"minutes": 15, "rest
     minutes, restart = body.get("minutes"), body.get("restart", False)
     if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int | float)
                                 or not 0 < minutes <= MAX_MINUTES):
-        raise Invalid(f"minutes is a number above 0 and at most {MAX_MINUTES}, or null")
+        raise Invalid(Text("refusal.clock_minutes", "minutes is a number above 0 and at most {count}, or null",
+                              count=MAX_MINUTES))
     if not isinstance(restart, bool):
-        raise Invalid("restart is true or false")
+        raise Invalid(Text("refusal.restart_boolean", "restart is true or false"))
     row = await ev.set_clock(minutes, restart, _tables(body))
     return {"seq": row.seq, "minutes": ev.clock.minutes, "started": dict(ev.clock.started)}
 
@@ -206,7 +227,8 @@ def _round(ev: LiveTournament, table: str, rnd: int | None) -> int:
     if rnd is None:
         return ev.rounds[table]
     if rnd not in rounds:
-        raise Invalid(f"table {table}'s movement has rounds {rounds[0]}..{rounds[-1]}")
+        raise Invalid(Text("refusal.round_range", "table {table}'s movement has rounds {first}..{last}", table=table,
+                              first=rounds[0], last=rounds[-1]))
     return rnd
 
 
@@ -224,7 +246,7 @@ async def table_guidance(table: str = Query(..., pattern=TABLE_PATH), round: int
     _may_see_table(v, table)
     ev = _event(svc)
     if table not in ev.where:
-        raise NotFound(f"table {table!r} is not in the event")
+        raise NotFound(Text("refusal.table_not_in_event", "table '{table}' is not in the event", table=table))
     return _guidance(ev, table, round)
 
 
@@ -236,16 +258,18 @@ async def all_guidance(round: int | None = Query(None, ge=1), svc: Service = Dep
     if round is not None:
         tables = [t for t in tables if round in ev.where[t][0].movement.rounds]
         if not tables:
-            raise Invalid(f"no table of the event has a round {round}")
+            raise Invalid(Text("refusal.no_such_round", "no table of the event has a round {round}", round=round))
     return [_guidance(ev, t, round) for t in tables]
 
 
 # ---------------------------------------------------------------------------------------------- players
 def _may_see_table(v: Viewer, table: str) -> None:
     if v.role == "spectator":
-        raise Unauthenticated("a seat token of this table or the director's token is required")
+        raise Unauthenticated(Text("refusal.table_token_required", "a seat token of this table or the director's token "
+                                      "is required"))
     if v.role == "seat" and v.table != table:
-        raise Forbidden(f"a seat of table {v.table} sees only its own table")
+        raise Forbidden(Text("refusal.own_table_only", "a seat of table {table} sees only its own table",
+                             table=v.table))
 
 
 @router.post("/players", summary="import the member list (director; CSV; journalled)",
@@ -256,11 +280,11 @@ async def import_members(body: dict[str, Any] = Body(..., examples=[{"csv": "mem
                          svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     text = body.get("csv")
     if not isinstance(text, str):
-        raise Invalid("csv is the member list's text")
+        raise Invalid(Text("refusal.members_csv", "csv is the member list's text"))
     try:
         members = parse_members(text)
     except MemberListError as err:
-        raise Invalid(str(err)) from None
+        raise Invalid(err.args[0]) from None            # its Text: a page words it
     row = await svc.club.append_club("members", {"members": members})
     svc.members = members
     return {"seq": row.seq, "members": len(members), "first": [{"number": k, "name": n}
@@ -275,7 +299,7 @@ async def members(svc: Service = Depends(service), v: Viewer = Depends(director)
 def _table_in_event(svc: Service, table_id: str) -> LiveTournament:
     ev = _event(svc)
     if table_id not in ev.where:
-        raise NotFound(f"table {table_id!r} is not in the event")
+        raise NotFound(Text("refusal.table_not_in_event", "table '{table}' is not in the event", table=table_id))
     return ev
 
 
@@ -313,7 +337,7 @@ async def enter_players(table_id: str = Path(..., pattern=TABLE_PATH),
     _may_see_table(v, table_id)
     ev = _table_in_event(svc, table_id)
     if not body or any(seat not in SEATS for seat in body):
-        raise Invalid("give names by seat: N, E, S, W")
+        raise Invalid(Text("refusal.names_by_seat", "give names by seat: N, E, S, W"))
     if v.role == "seat":
         may = _may_enter(svc, v, table_id, ev.rounds[table_id])
         if any(("NS" if seat in "NS" else "EW") not in may for seat in body):
@@ -325,11 +349,11 @@ async def enter_players(table_id: str = Path(..., pattern=TABLE_PATH),
     names: dict[str, str] = {}
     for seat, value in body.items():
         if not isinstance(value, str | int) or isinstance(value, bool):
-            raise Invalid(f"{seat}: a member number or a name")
+            raise Invalid(Text("refusal.member_or_name", "{seat}: a member number or a name", seat=seat))
         try:
             names[seat] = player_name(str(value), svc.members)
         except ValueError as err:
-            raise Invalid(f"{seat}: {err}") from None
+            raise Invalid(Text("refusal.seat_name", "{seat}: ", seat=seat) + err.args[0]) from None
     actor = "director" if v.role == "director" else f"seat:{v.table}:{v.seat}"
     row = await ev.set_names(table_id, names, actor)
     direction = "NS" if next(iter(names)) in "NS" else "EW"

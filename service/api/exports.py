@@ -26,6 +26,7 @@ from table.board import Vulnerability
 from table.cards import CardError, Deal
 from table.handrecords.base import HandRecordBoard
 from table.handrecords.sheets import render
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 
@@ -33,7 +34,8 @@ router = APIRouter(prefix="/api")
 def _session(svc: Service) -> Session:
     """The live event's session, with each board's deal (the exports print them)."""
     if svc.tournament is None:
-        raise NotFound("no event is running: the exports need one (an [event] in the configuration)")
+        raise NotFound(Text("refusal.exports_no_event", "no event is running: the exports need one (an [event] in "
+                                "the configuration)"))
     session = svc.tournament.session
     session.deals.update({n: r.deal for n, r in _records(svc).items()})
     return session
@@ -42,7 +44,7 @@ def _session(svc: Service) -> Session:
 def _records(svc: Service) -> dict[int, HandRecord]:
     """Board number -> its deal, dealer and vulnerability: the hand record, else the first table's that dealt it."""
     if svc.hand_records is None:
-        raise Unavailable("the hand-record store is not running")
+        raise Unavailable(Text("refusal.records_store_down", "the hand-record store is not running"))
     return svc.hand_records.deals()
 
 
@@ -91,10 +93,10 @@ async def handrecords(svc: Service = Depends(service), v: Viewer = Depends(direc
             continue                                   # a board whose cards are not all known has no sheet
         keys.append((n, r.deal, r.dealer, r.vulnerable))
     if not boards:
-        raise Conflict("no board with known cards has been dealt yet")
+        raise Conflict(Text("refusal.no_known_cards", "no board with known cards has been dealt yet"))
     analyses = svc.analyses
     if analyses is None:
-        raise Unavailable("the double-dummy analysis is not running")
+        raise Unavailable(Text("refusal.analysis_down", "the double-dummy analysis is not running"))
     waiting = [k for k in keys if not analyses.ready(k)]
     if waiting:                                        # the solver runs off the event loop: never wait for it here
         analyses.warm(waiting)                         # 202: accepted, under way; ask again (not a failure)
@@ -118,6 +120,6 @@ async def export(kind: str = Path(..., pattern="^(usebio|pbn|csv|lin)$"),
     try:
         body = write(session, part)
     except ResultsError as err:
-        raise Conflict(f"nothing to export yet: {err}") from err
+        raise Conflict(Text("refusal.nothing_to_export", "nothing to export yet: ") + err.args[0]) from err
     suffix = f"-{part}" if kind == "csv" else ""
     return _attachment(body, f"{_stem(svc)}{suffix}.{ext}", media)

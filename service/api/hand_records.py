@@ -26,6 +26,7 @@ from service.live.visibility import Viewer
 from service.wiring.container import Service
 from table.dealgen import random_deal, source
 from table.handrecords import HandRecordError, format_for
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 
@@ -40,7 +41,7 @@ class HandRecordFileIn(BaseModel):
 
 def _store(svc: Service) -> HandRecords:
     if svc.hand_records is None:
-        raise Unavailable("the hand-record store is not running")
+        raise Unavailable(Text("refusal.records_store_down", "the hand-record store is not running"))
     return svc.hand_records
 
 
@@ -57,14 +58,14 @@ def parse_file(filename: str, data: bytes) -> list[HandRecord]:
         fmt = format_for(filename)
         boards = fmt.read(data, filename)
     except HandRecordError as err:
-        raise Invalid(str(err)) from None
+        raise Invalid(err.args[0]) from None            # its Text: a page words it
     return [record(b.board, b.deal.to_pbn(), str(b.dealer), str(b.vulnerable)) for b in boards]
 
 
 @router.get("/event/hand-records", summary="the event's hand records: source, deals (director)")
 async def hand_records(svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     if svc.tournament is None:
-        raise NotFound("no event is set up: POST /api/event")
+        raise NotFound(Text("refusal.no_event_set_up", "no event is set up: POST /api/event"))
     return _listing(_store(svc))
 
 
@@ -72,14 +73,15 @@ async def hand_records(svc: Service = Depends(service), v: Viewer = Depends(dire
 async def import_hand_records(body: HandRecordFileIn, svc: Service = Depends(service),
                               v: Viewer = Depends(director)) -> dict[str, Any]:
     if (body.content is None) == (body.content_base64 is None):
-        raise Invalid("give the file as exactly one of content (text) or content_base64 (bytes)")
+        raise Invalid(Text("refusal.records_content", "give the file as exactly one of content (text) or "
+                              "content_base64 (bytes)"))
     if body.content is not None:
         data = body.content.encode("utf-8")
     else:
         try:
             data = base64.b64decode(body.content_base64 or "", validate=True)
         except (binascii.Error, ValueError):
-            raise Invalid("content_base64 is not base64") from None
+            raise Invalid(Text("refusal.records_base64", "content_base64 is not base64")) from None
     store = _store(svc)
     await store.put(parse_file(body.filename, data), source=body.filename)
     return _listing(store)
@@ -91,7 +93,7 @@ async def generate_hand_records(svc: Service = Depends(service), v: Viewer = Dep
     store = _store(svc)
     ev = store.event
     if ev is None:
-        raise NotFound("no event is set up: POST /api/event")
+        raise NotFound(Text("refusal.no_event_set_up", "no event is set up: POST /api/event"))
     rng = source()                                   # the OS's CSPRNG: no seed, nobody can deal it again
     await store.put([record(n, random_deal(rng).to_pbn()) for n in sorted(set(ev.schedule))], source="generated")
     return _listing(store)

@@ -13,6 +13,7 @@ from service.errors import Invalid
 from service.live.visibility import Viewer
 from service.store.journal import CLUB, Row
 from service.wiring.container import Service
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 LANGUAGES = ("en", "zh-Hant")
@@ -37,7 +38,8 @@ async def set_language(body: dict[str, Any] = Body(..., examples=[{"language": "
                        svc: Service = Depends(service), v: Viewer = Depends(director)) -> dict[str, Any]:
     lang = body.get("language")
     if lang is not None and lang not in LANGUAGES:
-        raise Invalid(f"language is one of {', '.join(LANGUAGES)} (or null: each browser's own)")
+        raise Invalid(Text("refusal.language", "language is one of {languages} (or null: each browser's own)",
+                              languages=", ".join(LANGUAGES)))
     row = await svc.club.append_club("language", {"language": lang})
     svc.language = lang
     return {"seq": row.seq, "language": lang}

@@ -13,6 +13,7 @@ from service.errors import Unavailable
 from service.event.lead_check import MODES, LeadCheck
 from service.live.visibility import Viewer
 from service.wiring.container import Service
+from table.texts import Text
 
 router = APIRouter(prefix="/api")
 
@@ -24,7 +25,7 @@ class LeadCheckIn(BaseModel):
 
 def _check(svc: Service) -> LeadCheck:
     if svc.lead_check is None:
-        raise Unavailable("the lead check is not running")
+        raise Unavailable(Text("refusal.lead_check_down", "the lead check is not running"))
     return svc.lead_check
 
 

@@ -108,7 +108,7 @@ async def post_ruling(body: RulingIn, table_id: str = TableId, svc: Service = De
 
 async def _submit(svc: Service, table_id: str, data: dict[str, Any], v: Viewer) -> Any:
     if v.role == "spectator":
-        raise Unauthenticated("posting needs a director or seat token")
+        raise Unauthenticated(Text("refusal.posting_token", "posting needs a director or seat token"))
     actor = "director" if v.role == "director" else f"seat:{v.table}:{v.seat}"
     device = None if v.role == "director" else ("box" if data.get("type") == "call" else
                                                  "reader" if data.get("type") == "card" else None)
@@ -233,7 +233,7 @@ async def law(law: str = Path(..., max_length=10),
     except LawTextError as err:
         raise Invalid(str(err)) from err
     if found is None:
-        raise NotFound(f"no statement of law {law!r}")
+        raise NotFound(Text("refusal.no_law_text", "no statement of law '{law}'", law=law))
     return found
 
 
@@ -249,5 +249,5 @@ async def uploads(svc: Service = Depends(service), v: Viewer = Depends(director)
 async def uploads_retry(target: str = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$"), svc: Service = Depends(service),
                         v: Viewer = Depends(director)) -> dict[str, Any]:
     if svc.uploads is None or target not in svc.uploads.targets:
-        raise NotFound(f"no upload target {target!r}")
+        raise NotFound(Text("refusal.no_upload_target", "no upload target '{target}'", target=target))
     return {"target": target, "requeued": await svc.uploads.retry_failed(target)}

@@ -42,7 +42,7 @@ BoardNo = Path(..., ge=1, le=9999)
 
 def own_table(v: Viewer, table_id: str) -> None:
     if v.role == "spectator":
-        raise Unauthenticated("a seat's or the director's token is required")
+        raise Unauthenticated(Text("refusal.seat_or_director_token", "a seat's or the director's token is required"))
     if v.role == "seat" and v.table != table_id:
         raise Forbidden(Text("refusal.other_table", "this seat token belongs to table {table}", table=v.table))
 
@@ -161,6 +161,7 @@ async def confirm(body: ConfirmIn, table_id: str = TableId, number: int = BoardN
     row = await svc.club.confirm(table_id, number, answer, actor)
     out: dict[str, Any] = {"table": table_id, "board": number, "seq": row.seq, **answer}
     if not body.accept:
-        call = await svc.club.call_director(table_id, answer.get("seat"), f"result of board {number} disputed", actor)
+        call = await svc.club.call_director(table_id, answer.get("seat"), f"result of board {number} disputed", actor,
+                                           board=number, code="RESULT_DISPUTED")     # the console words the code
         out["director_call"] = call["id"]
     return out

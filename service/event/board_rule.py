@@ -37,6 +37,7 @@ from service.live.runtime import TableRuntime
 from service.live.visibility import NOTHING, Viewer
 from service.store.journal import CLUB, Row, utcnow
 from table.events import TableEvent
+from table.texts import Text
 
 
 class ClubBoardRule:
@@ -138,7 +139,7 @@ class ClubBoardRule:
     async def set_vugraph(self, table_id: str, on: bool, actor: str = "director") -> Row:
         """The director marks (or unmarks) ``table_id`` as a vugraph table; journalled."""
         if table_id not in self.club.tables:
-            raise NotFound(f"no table {table_id!r}")
+            raise NotFound(Text("refusal.no_table", "no table '{table}'", table=table_id))
         row = Row(CLUB, self.club.club_seq + 1, utcnow(), actor, "vugraph", {"table": table_id, "on": bool(on)})
         await asyncio.shield(self.club.write(row))
         self.club.club_seq = row.seq

@@ -15,6 +15,7 @@ from service.event.start_rule import why_not_start
 from service.event.tournament import LiveTournament
 from service.live.club import Club
 from service.live.runtime import TableRuntime
+from table.texts import Text
 
 
 @dataclass(frozen=True)
@@ -51,13 +52,14 @@ def in_play(rt: TableRuntime) -> bool:
 def may_start(ev: LiveTournament | None, club: Club, rt: TableRuntime, board: int) -> Verdict:
     """May table ``rt`` start ``board`` now, from its terminal?"""
     if in_play(rt) and rt.board_number != board:
-        return Verdict(False, "IN_PLAY", f"board {rt.board_number} is in play at table {rt.id}: finish it first")
+        return Verdict(False, "IN_PLAY", Text("refusal.other_board_in_play", "board {board} is in play at table "
+                                              "{table}: finish it first", board=rt.board_number, table=rt.id))
     if result_pending(ev, rt, board):
-        return Verdict(False, "PLAYED", f"table {rt.id} has keyed board {board}'s result already: the opponents "
-                                        "answer for it")
+        return Verdict(False, "PLAYED", Text("refusal.keyed_already", "table {table} has keyed board {board}'s "
+                                             "result already: the opponents answer for it", table=rt.id, board=board))
     why = why_not_start(ev, club, rt.id, board)
     if why is not None:
-        return Verdict(False, "WRONG_BOARD", f"Law 15: {why}", "15")
+        return Verdict(False, "WRONG_BOARD", Text("refusal.law_15", "Law 15: ") + why, "15")
     return Verdict(True)
 
 

@@ -38,17 +38,25 @@ from service.store.journal import CLUB, Row
 from table.board import Vulnerability
 from table.cards import CardError, Deal, Seat
 from table.handrecords.base import HandRecordBoard
+from table.texts import Text, translatable
 
 log = logging.getLogger(__name__)
 
 SIMULATED = "sim"
 MAX_LOG = 200                  # problems kept in the snapshot (a whole evening's worth; older ones drop)
 FIXES = ("WRONG_POCKET", "WRONG_CARD", "MISSING_CARD")    # problems whose card the volunteer puts where it belongs
-DECIDED = {"continue": "Board {b}: fixed by hand as the console said; the dealing goes on.",
-           "redeal": "Board {b}: the cards are back in the machine; it is dealt again.",
-           "retry": "Board {b}: done as the console said; it is dealt again.",    # the board was not dealt
-           "skip": "Board {b}: skipped; deal it later.",
-           "abort": "Board {b}: the dealing was stopped."}
+
+
+def decided(decision: str, board: int) -> Text:
+    """The log's line for the director's ``decision`` on ``board`` (retry: the board was not dealt)."""
+    return {"continue": Text("dealing.decided_continue", "Board {board}: fixed by hand as the console said; the "
+                             "dealing goes on.", board=board),
+            "redeal": Text("dealing.decided_redeal", "Board {board}: the cards are back in the machine; it is dealt "
+                           "again.", board=board),
+            "retry": Text("dealing.decided_retry", "Board {board}: done as the console said; it is dealt again.",
+                          board=board),
+            "skip": Text("dealing.decided_skip", "Board {board}: skipped; deal it later.", board=board),
+            "abort": Text("dealing.decided_abort", "Board {board}: the dealing was stopped.", board=board)}[decision]
 
 
 def as_board(r: HandRecord) -> HandRecordBoard:
@@ -147,15 +155,22 @@ def compare(dealt: dict[int, str], fixed: list[int], records: list[HandRecord]) 
     differ = sorted(n for n, d in dealt.items() if n not in now or now[n] != Deal.from_pbn(d))
     not_dealt = sorted(n for n in now if n not in dealt)
     equal = not differ and not not_dealt
+    message: Text
     if equal:
-        message = (f"The dealt set is the evening's hand records: {len(dealt)} boards, every card checked"
-                   + (f" (fixed by hand as the console said: board {', '.join(map(str, fixed))})." if fixed else "."))
+        message = (Text("dealing.equal", "The dealt set is the evening's hand records: {count} boards, every card "
+                        "checked", count=len(dealt))
+                   + (Text("dealing.equal_fixed", " (fixed by hand as the console said: board {boards}).",
+                           boards=", ".join(map(str, fixed))) if fixed else "."))
     else:
-        parts = ([f"not dealt: board {', '.join(map(str, not_dealt))}"] if not_dealt else []) + \
-                ([f"different from the hand records: board {', '.join(map(str, differ))}"] if differ else [])
-        message = "The dealt set is not yet the evening's hand records (" + "; ".join(parts) + \
-            "): deal those boards again."
-    return {"equal": equal, "message": message, "dealt": {str(n): d for n, d in sorted(dealt.items())},
+        message = Text("dealing.differs", "The dealt set is not yet the evening's hand records (")
+        if not_dealt:
+            message += Text("dealing.not_dealt", "not dealt: board {boards}", boards=", ".join(map(str, not_dealt)))
+        if differ:
+            message += ("; " if not_dealt else "") + Text("dealing.different", "different from the hand records: "
+                                                          "board {boards}", boards=", ".join(map(str, differ)))
+        message += Text("dealing.differs_end", "): deal those boards again.")
+    return {"equal": equal, "message": message, **translatable(message, "message"),
+            "dealt": {str(n): d for n, d in sorted(dealt.items())},
             "fixed_by_hand": fixed, "not_dealt": not_dealt, "differ": differ}
 
 
@@ -200,17 +215,18 @@ class DealingDesk:
         """Deal the evening's hand records on ``machine``; answers once the machine is connected (``Conflict``
         when it cannot be reached within ``connect_timeout`` seconds: nothing was dealt)."""
         if self.hand_records.event is None:
-            raise NotFound("no event is set up: set up the event and import its hand records first")
+            raise NotFound(Text("refusal.dealing_no_event", "no event is set up: set up the event and import its hand "
+                                "records first"))
         records = self.hand_records.all()
         if not records:
-            raise Conflict("the evening has no hand records: the machine deals the hand records, so import the "
-                           "session's file or generate a set first")
+            raise Conflict(Text("refusal.dealing_no_records", "the evening has no hand records: the machine deals the "
+                                "hand records, so import the session's file or generate a set first"))
         machine = machine.strip()
         sim_kwargs = self._simulated(machine, faults)
         with self._lock:
             if self.run is not None and self.run.state in ("connecting", "dealing", "waiting"):
-                raise Conflict(f"the machine is already dealing (board {self.run.current or '-'}): finish or abort "
-                               "that run first")
+                raise Conflict(Text("refusal.dealing_busy", "the machine is already dealing (board {board}): finish or "
+                                    "abort that run first", board=self.run.current or "-"))
             number = max([r.number for r in (self.run, *self._ended.values()) if r is not None], default=0) + 1
             run = self.run = DealingRun(number, "simulated machine" if sim_kwargs is not None else machine, records,
                                         self.hand_records.event.since)
@@ -230,17 +246,19 @@ class DealingDesk:
             run = self._shown()
             stop = run.stop if run is not None else None
             if run is None or stop is None:
-                raise Conflict("no board is waiting for a decision")
+                raise Conflict(Text("refusal.dealing_no_stop", "no board is waiting for a decision"))
             if stop["board"] != board:
-                raise Conflict(f"board {stop['board']} is waiting, not board {board}")
+                raise Conflict(Text("refusal.dealing_other_stop", "board {board} is waiting, not board {board2}",
+                                    board=stop["board"], board2=board))
             if decision not in stop["choices"]:
-                raise Invalid(f"{decision!r} is not a choice for board {board} now "
-                              f"({', '.join(stop['choices'])})")
+                raise Invalid(Text("refusal.dealing_choice", "'{decision}' is not a choice for board {board} now "
+                                   "({choices})", decision=decision, board=board,
+                                   choices=", ".join(stop["choices"])))
             run.stop = None
             run.state = "dealing"
+            line = decided(decision if decision != "continue" or "redeal" in stop["choices"] else "retry", board)
             run.log.append({"board": board, "kind": "DECISION", "decision": decision, "blocking": False,
-                            "message": DECIDED[decision if decision != "continue" or "redeal" in stop["choices"]
-                                               else "retry"].format(b=board)})
+                            "message": line, **translatable(line, "message")})
             del run.log[:-MAX_LOG]
             run.decisions.put(decision)
         self._push(run)
@@ -259,13 +277,15 @@ class DealingDesk:
     def _simulated(self, machine: str, faults: str | None) -> dict[str, Any] | None:
         if machine.lower() != SIMULATED:
             if faults:
-                raise Invalid("faults are for the simulated machine only (machine \"sim\")")
+                raise Invalid(Text("refusal.dealing_faults_sim", "faults are for the simulated machine only "
+                                   '(machine "sim")'))
             if not machine:
-                raise Invalid("name the dealing machine: its serial port (e.g. /dev/ttyUSB0) or socket://HOST:PORT")
+                raise Invalid(Text("refusal.dealing_name", "name the dealing machine: its serial port "
+                                   "(e.g. /dev/ttyUSB0) or socket://HOST:PORT"))
             return None
         if not self.settings.simulation.tables:
-            raise Conflict("a simulated dealing machine is offered only when the service runs simulated tables "
-                           "(make run); give the real machine's serial port")
+            raise Conflict(Text("refusal.dealing_sim_only", "a simulated dealing machine is offered only when "
+                                "the service runs simulated tables (make run); give the real machine's serial port"))
         from hw_sim.dealer_sim import DealerFaults
         from hw_sim.errors import DealerFaultError
         try:
@@ -318,7 +338,7 @@ class DealingDesk:
             driver = _ReadingDealer(machine, **kwargs)
         except (DriverError, OSError) as err:
             self._set(run, state="failed", error=str(err))
-            answer(f"the dealing machine cannot be used: {err}")
+            answer(Text("refusal.dealing_unusable", "the dealing machine cannot be used: {error}", error=err))
             if sim is not None:
                 sim.close()
             return
@@ -327,11 +347,12 @@ class DealingDesk:
             try:
                 driver.pump(0.05)
                 if not driver.connected and driver.open_failures:     # no such port: say so now, not in 5 s
-                    raise DriverError(f"the dealing machine at {machine} cannot be opened ({driver.last_error})")
+                    raise DriverError(Text("refusal.dealing_cannot_open", "the dealing machine at {machine} cannot be "
+                                           "opened ({error})", machine=machine, error=driver.last_error))
                 driver.wait_ready(connect_timeout)
             except DriverError as err:
                 self._set(run, state="failed", error=str(err))
-                answer(str(err))
+                answer(err.args[0] if err.args and isinstance(err.args[0], str) else str(err))   # a Text stays one
                 return
             self._set(run, state="dealing", device=driver.serial)
             answer(None)
@@ -346,7 +367,7 @@ class DealingDesk:
             log.exception("dealing on %s failed", machine)
             error = f"the dealing stopped: {err}"
         finally:
-            answer("the dealing machine stopped before it connected")
+            answer(Text("refusal.dealing_stopped_early", "the dealing machine stopped before it connected"))
             driver.close()
             if sim is not None:
                 sim.close()

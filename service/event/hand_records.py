@@ -20,6 +20,7 @@ from service.live.club import Club
 from service.store.journal import CLUB, Row
 from table.board import dealer_for, vulnerability_for
 from table.cards import CardError, Deal
+from table.texts import Text
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ def record(board: int, deal: str, dealer: str | None = None, vulnerable: str | N
     try:
         pbn = Deal.from_pbn(deal).to_pbn()
     except (CardError, ValueError) as err:
-        raise Invalid(f"board {board}: not a deal: {err}") from None
+        raise Invalid(Text("refusal.not_a_deal", "board {board}: not a deal: {why}", board=board, why=err)) from None
     return HandRecord(board, pbn, dealer or str(dealer_for(board)), vulnerable or str(vulnerability_for(board)))
 
 
@@ -98,7 +99,8 @@ class HandRecords:
         """``Invalid`` unless ``records`` are the event's boards, each once; ``Conflict`` once play began."""
         ev = self.event
         if ev is None:
-            raise Conflict("no event is set up: hand records belong to an event's boards")
+            raise Conflict(Text("refusal.records_no_event", "no event is set up: hand records belong to an event's "
+                                "boards"))
         numbers = Counter(r.board for r in records)
         twice = sorted(n for n, k in numbers.items() if k > 1)
         boards = set(ev.schedule)
@@ -107,9 +109,11 @@ class HandRecords:
                    ([f"missing board(s): {', '.join(map(str, missing))}"] if missing else []) + \
                    ([f"board(s) not in the event: {', '.join(map(str, extra))}"] if extra else [])
         if problems:
-            raise Invalid("the hand records do not match the event's boards: " + "; ".join(problems))
+            raise Invalid(Text("refusal.records_mismatch", "the hand records do not match the event's boards: "
+                               "{problems}", problems="; ".join(problems)))
         if ev.has_play():
-            raise Conflict("the event's first board has started: its hand records can no longer be replaced")
+            raise Conflict(Text("refusal.records_started", "the event's first board has started: its hand "
+                                "records can no longer be replaced"))
 
     async def put(self, records: list[HandRecord], actor: str = "director", source: str = "") -> Row:
         """Journal ``records`` as the running event's set (checked first: nothing changes when refused)."""

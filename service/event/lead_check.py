@@ -23,6 +23,7 @@ from service.live.club import Club
 from service.live.runtime import TableRuntime
 from service.store.journal import CLUB, Row
 from table.cards import Deal, Seat, parse_card
+from table.texts import Text
 
 MODES = ("off", "warn", "must comply")
 MAX_WRONG = 2                                     # wrong leads on a board before the check stops for it
@@ -54,7 +55,7 @@ class LeadCheck:
 
     async def set_mode(self, mode: str, actor: str = "director") -> Row:
         if mode not in MODES:
-            raise Invalid(f"the lead check is one of: {', '.join(MODES)}")
+            raise Invalid(Text("refusal.lead_check_modes", "the lead check is one of: {modes}", modes=", ".join(MODES)))
         row = await self.club.append_club("lead_check", {"mode": mode}, actor)
         self.setting = mode
         return row

@@ -13,6 +13,8 @@ import csv
 import io
 import re
 
+from table.texts import Text
+
 MAX_CSV_CHARS = 500_000
 MAX_MEMBERS = 5000
 MAX_NAME = 80
@@ -51,12 +53,13 @@ def _column(header: list[str], names: tuple[str, ...]) -> int | None:
 def parse_members(text: str) -> dict[str, str]:
     """Member number -> name, in the file's order (``MemberListError`` with the line for a bad row)."""
     if len(text) > MAX_CSV_CHARS:
-        raise MemberListError(f"the member list is longer than {MAX_CSV_CHARS} characters")
+        raise MemberListError(Text("members.too_long", "the member list is longer than {count} characters",
+                                   count=MAX_CSV_CHARS))
     text = text.lstrip("\ufeff")
     lines = text.splitlines()
     first = next((ln for ln in lines if ln.strip()), None)
     if first is None:
-        raise MemberListError("the member list is empty")
+        raise MemberListError(Text("members.empty", "the member list is empty"))
     rows = list(csv.reader(io.StringIO(text), delimiter=_delimiter(first)))
     numbered = [(i + 1, [c.strip() for c in row]) for i, row in enumerate(rows) if any(c.strip() for c in row)]
     line, header = numbered[0]
@@ -64,31 +67,37 @@ def parse_members(text: str) -> dict[str, str]:
     if num_col is not None and name_col is not None and num_col != name_col:
         body = numbered[1:]
     elif num_col is None and name_col is None and not (NUMBER.match(header[0]) and _has_digit(header[0])):
-        raise MemberListError(f"line {line}: the header needs a member-number column (member, number or id) "
-                              "and a name column (name)")
+        raise MemberListError(Text("members.header", "line {line}: the header needs a member-number column (member, "
+                                   "number or id) and a name column (name)", line=line))
     elif num_col is not None or name_col is not None:
-        raise MemberListError(f"line {line}: the header needs both a member-number column (member, number or id) "
-                              "and a name column (name)")
+        raise MemberListError(Text("members.header_both", "line {line}: the header needs both a member-number column "
+                                   "(member, number or id) and a name column (name)", line=line))
     else:
         num_col, name_col, body = 0, 1, numbered
     out: dict[str, str] = {}
     for line, row in body:
         if max(num_col, name_col) >= len(row):
-            raise MemberListError(f"line {line}: expected a member number and a name, got {len(row)} field(s)")
+            raise MemberListError(Text("members.fields", "line {line}: expected a member number and a name, got "
+                                       "{count} field(s)", line=line, count=len(row)))
         number, name = row[num_col], " ".join(row[name_col].split())
         if not NUMBER.match(number):
-            raise MemberListError(f"line {line}: {number!r} is not a member number (1-20 letters, digits, . _ / -)")
+            raise MemberListError(Text("members.number", "line {line}: '{number}' is not a member number (1-20 "
+                                       "letters, digits, . _ / -)", line=line, number=number))
         if not name:
-            raise MemberListError(f"line {line}: member {number} has no name")
+            raise MemberListError(Text("members.no_name", "line {line}: member {number} has no name", line=line,
+                                       number=number))
         if len(name) > MAX_NAME:
-            raise MemberListError(f"line {line}: the name is longer than {MAX_NAME} characters")
+            raise MemberListError(Text("members.name_long", "line {line}: the name is longer than {count} characters",
+                                       line=line, count=MAX_NAME))
         if number in out:
-            raise MemberListError(f"line {line}: member number {number} is given twice")
+            raise MemberListError(Text("members.twice", "line {line}: member number {number} is given twice",
+                                       line=line, number=number))
         out[number] = name
         if len(out) > MAX_MEMBERS:
-            raise MemberListError(f"line {line}: more than {MAX_MEMBERS} members")
+            raise MemberListError(Text("members.too_many", "line {line}: more than {count} members", line=line,
+                                       count=MAX_MEMBERS))
     if not out:
-        raise MemberListError("the member list has a header but no members")
+        raise MemberListError(Text("members.none", "the member list has a header but no members"))
     return out
 
 
@@ -97,9 +106,10 @@ def player_name(value: str, members: dict[str, str]) -> str:
     is a free name (``ValueError`` when empty or too long)."""
     v = " ".join(str(value).split())
     if not v:
-        raise ValueError("a player's name or member number is empty")
+        raise ValueError(Text("members.name_empty", "a player's name or member number is empty"))
     if len(v) > MAX_NAME:
-        raise ValueError(f"a player's name is longer than {MAX_NAME} characters")
+        raise ValueError(Text("members.player_long", "a player's name is longer than {count} characters",
+                                count=MAX_NAME))
     if v in members:
         return f"{members[v]} ({v})"
     return v

@@ -42,7 +42,8 @@ from service.store.journal import Row
 from table.cards import SEATS, Deal, Seat
 from table.events import HandRead, TableEvent, board_started
 from table.irregularity import Irregularity
-from table.verify import check_board, check_pickup, identify, seat_name
+from table.texts import Text
+from table.verify import check_board, check_pickup, identify
 
 log = logging.getLogger(__name__)
 
@@ -100,14 +101,19 @@ class ReaderPickups:
             expected = set(ev.expected_boards(table_id)) - ({board} if here else set())
             irr = check_board(board, expected, table=table_id, round=ev.rounds[table_id], played_here=here)
             assert irr is not None
-            irr.detail = why + ": caught from the hands picked up, before the first call; the board is not started"
+            irr.detail = why + Text("pickup.caught", ": caught from the hands picked up, before the first call; "
+                                    "the board is not started")
             self._tell(table_id, board, irr)
-            self._hold(table_id, f"table {table_id}: {why} (Law 15): the director is called; the board is not "
-                                 "started, no call can be made")
+            self._hold(table_id, Text("hold.table", "table {table}: ", table=table_id) + why
+                       + Text("hold.wrong_board", " (Law 15): the director is called; the board is not started, no "
+                              "call can be made"))
             return True
         if missing:
-            self._hold(table_id, f"table {table_id}: board {board}'s hands are being read (not yet: "
-                                 f"{', '.join(seat_name(s) for s in missing)}): no call before every hand is read")
+            waiting: Text = Text("hold.reading", "table {table}: board {board}'s hands are being read (not yet: ",
+                                 table=table_id, board=board)
+            for i, s in enumerate(missing):
+                waiting += (", " if i else "") + Text("hold.seat", "{seat_name}", seat_name=s)
+            self._hold(table_id, waiting + Text("hold.reading_end", "): no call before every hand is read"))
             return True
         self.wrong.pop(table_id, None)
         found = check_pickup(hands, deals, board)
@@ -115,8 +121,9 @@ class ReaderPickups:
             for irr in found:
                 self._tell(table_id, board, irr)
             laws = ", ".join(sorted({i.law for i in found}))
-            self._hold(table_id, f"table {table_id}: board {board}'s hands do not match its hand record (Law "
-                                 f"{laws}): the director is called; the board is not started, no call can be made")
+            self._hold(table_id, Text("hold.mismatch", "table {table}: board {board}'s hands do not match its hand "
+                                      "record (Law {laws}): the director is called; the board is not started, no "
+                                      "call can be made", table=table_id, board=board, laws=laws))
             return True
         await self._start(table_id, board)
         return True

@@ -11,8 +11,9 @@ event's own after-the-fact check of a started board is ``LiveTournament._board_s
 from __future__ import annotations
 
 from results import ResultsError
-from service.event.tournament import LiveTournament
+from service.event.tournament import LiveTournament, wrong_board_words
 from service.live.club import Club
+from table.texts import Text
 
 
 def _boards(ev: LiveTournament, table_id: str, rnd: int) -> tuple[int, ...]:
@@ -29,7 +30,8 @@ def why_not_start(ev: LiveTournament | None, club: Club, table_id: str, board: i
         return None
     played = club.ledger.played.get(table_id, set())
     if board in played:
-        return f"table {table_id} has already played board {board} (Law 15B)"
+        return Text("refusal.played_already", "table {table} has already played board {board} (Law 15B)",
+                    table=table_id, board=board)
     rnd = ev.rounds[table_id]
     now = _boards(ev, table_id, rnd)
     if board in now or board in ev.late.get(table_id, ()):
@@ -38,8 +40,5 @@ def why_not_start(ev: LiveTournament | None, club: Club, table_id: str, board: i
     later = [r for r in plan.movement.rounds if r > rnd and _boards(ev, table_id, r)]
     if later and board in _boards(ev, table_id, later[0]):
         return None
-    detail = (f"board {board} is not one of table {table_id}'s boards in round {rnd} "
-              f"({', '.join(map(str, now)) or 'none: a sit-out'})")
-    if later:
-        detail += f" nor of round {later[0]} ({', '.join(map(str, _boards(ev, table_id, later[0])))})"
-    return detail
+    return wrong_board_words(board, table_id, rnd, now, later[0] if later else None,
+                             _boards(ev, table_id, later[0]) if later else ())

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
@@ -97,6 +97,21 @@ def _played(rows: Iterable[Row]) -> tuple[tuple[str, ...], tuple[tuple[int, str]
 
 
 # ---------------------------------------------------------------------------------------------- the live event
+def wrong_board_words(board: int, table: str, rnd: int, boards: Sequence[int], later: int | None,
+                      later_boards: Sequence[int]) -> Text:
+    """Why ``board`` is a wrong board at ``table`` (Law 15): not one of its ``boards`` of round ``rnd``, nor of its
+    ``later`` round's (None: no later round) -- the one wording of the event's alert and of a refused start."""
+    words = (Text("event.wrong_board", "board {board} is not one of table {table}'s boards in round {round} "
+                  "({boards})", board=board, table=table, round=rnd, boards=", ".join(map(str, boards)))
+             if boards else
+             Text("event.wrong_board_sit_out", "board {board} is not one of table {table}'s boards in round "
+                  "{round} (none: a sit-out)", board=board, table=table, round=rnd))
+    if later is not None:
+        words += Text("event.wrong_board_next", " nor of round {round} ({boards})", round=later,
+                      boards=", ".join(map(str, later_boards)))
+    return words
+
+
 class LiveTournament:
     def __init__(self, cfg: EventConfig, club: Club, since: str | None = None) -> None:
         self.cfg = cfg
@@ -237,15 +252,9 @@ class LiveTournament:
     def _alert(self, table_id: str, number: int, seq: int, publish: bool) -> None:
         rnd, exp = self.rounds[table_id], self.expected_boards(table_id)
         nxt = self._next_round(table_id)
-        detail = (Text("event.wrong_board", "board {board} is not one of table {table}'s boards in round {round} "
-                       "({boards})", board=number, table=table_id, round=rnd, boards=", ".join(map(str, exp)))
-                  if exp else
-                  Text("event.wrong_board_sit_out", "board {board} is not one of table {table}'s boards in round "
-                       "{round} (none: a sit-out)", board=number, table=table_id, round=rnd))
-        if nxt is not None:
-            plan, mt = self.where[table_id]
-            detail += Text("event.wrong_board_next", " nor of round {round} ({boards})", round=nxt,
-                           boards=", ".join(map(str, _expected(plan.movement, mt, nxt))))
+        plan, mt = self.where[table_id]
+        detail = wrong_board_words(number, table_id, rnd, exp, nxt,
+                                   _expected(plan.movement, mt, nxt) if nxt is not None else ())
         irr = {"code": "WRONG_BOARD", "law": "15", "seat": None, "phase": "board", "detail": detail,
                **translatable(detail, "detail"),
                "disposition": None, "open": True, "law_text": LAW15}
@@ -272,14 +281,15 @@ class LiveTournament:
         ids = list(tables) if tables else [t for t, (plan, _mt) in self.where.items()
                                            if self.rounds[t] < plan.movement.rounds[-1]]
         if not ids:
-            raise Conflict("every table is in its last round")
+            raise Conflict(Text("refusal.all_last_round", "every table is in its last round"))
         targets: dict[str, int] = {}
         for tid in ids:
             if tid not in self.where:
-                raise NotFound(f"table {tid!r} is not in the event")
+                raise NotFound(Text("refusal.table_not_in_event", "table '{table}' is not in the event", table=tid))
             later = [r for r in self.where[tid][0].movement.rounds if r > self.rounds[tid]]
             if not later:
-                raise Conflict(f"table {tid} is in its last round ({self.rounds[tid]})")
+                raise Conflict(Text("refusal.last_round", "table {table} is in its last round ({round})", table=tid,
+                                    round=self.rounds[tid]))
             targets[tid] = later[0]
         row = await self.club.append_club("round", {"rounds": targets}, actor)
         self._apply_round(row.body, row.at)
@@ -291,7 +301,7 @@ class LiveTournament:
         """The round's length in minutes (``None``: no clock); ``restart`` begins the tables' rounds now."""
         for tid in tables or ():
             if tid not in self.where:
-                raise NotFound(f"table {tid!r} is not in the event")
+                raise NotFound(Text("refusal.table_not_in_event", "table '{table}' is not in the event", table=tid))
         body: dict[str, Any] = {"minutes": minutes, "restart": restart}
         if tables:
             body["tables"] = list(tables)
@@ -305,15 +315,17 @@ class LiveTournament:
         ``law_edition``); ``Conflict`` in words after that: one board is ruled under one law book at every table
         that plays it. None: the edition is already ``name``."""
         if name not in EDITIONS:
-            raise Invalid(f"law edition {name!r} is not available (available: {', '.join(EDITIONS)})")
+            raise Invalid(Text("refusal.no_edition", "law edition '{edition}' is not available (available: {editions})",
+                               edition=name, editions=", ".join(EDITIONS)))
         if name == self.law_edition:
             return None
         started = self.started_tables()
         if started:
             now = edition(self.law_edition).name
-            raise Conflict(f"boards have started at table {', '.join(started)} under the {now} "
-                           "laws: the law edition cannot change within an event (every table plays a board under the "
-                           "same laws). Set up a new event to play under another edition.", code="EDITION_LOCKED",
+            raise Conflict(Text("refusal.edition_locked", "boards have started at table {tables} under the {edition} "
+                                "laws: the law edition cannot change within an event (every table plays a board "
+                                "under the same laws). Set up a new event to play under another edition.",
+                                tables=", ".join(started), edition=now), code="EDITION_LOCKED",
                            tables=started, law_edition=self.law_edition)
         row = await self.club.append_club("law_edition", {"law_edition": name}, actor)
         self._apply_edition(row.body)
@@ -357,12 +369,13 @@ class LiveTournament:
         is sent the table's names at once (a ``players`` message on its stream)."""
         directions = {direction_of(seat) for seat in names}
         if len(directions) != 1:
-            raise Invalid("give the seats of one pair: N and S, or E and W")
+            raise Invalid(Text("refusal.one_pair_seats", "give the seats of one pair: N and S, or E and W"))
         direction = directions.pop()
         rnd = self.rounds[table_id]
         pair = self.pair_at(table_id, direction, rnd)
         if pair is None:
-            raise Conflict(f"no pair sits {direction} at table {table_id} in round {rnd}")
+            raise Conflict(Text("refusal.no_pair_sits", "no pair sits {side} at table {table} in round {round}",
+                                side=direction, table=table_id, round=rnd))
         row = await self.club.append_club("players", {"table": table_id, "round": rnd, "pair": pair,
                                                       "names": names}, actor)
         self._apply_names(row.body)
@@ -398,10 +411,11 @@ class LiveTournament:
         ids = list(tables) if tables else list(self.where)
         for tid in ids:
             if tid not in self.where:
-                raise NotFound(f"table {tid!r} is not in the event")
+                raise NotFound(Text("refusal.table_not_in_event", "table '{table}' is not in the event", table=tid))
             rounds = self.where[tid][0].movement.rounds
             if rnd not in rounds:
-                raise Invalid(f"table {tid}'s movement has rounds {rounds[0]}..{rounds[-1]}")
+                raise Invalid(Text("refusal.round_range", "table {table}'s movement has rounds {first}..{last}",
+                                   table=tid, first=rounds[0], last=rounds[-1]))
         row = await self.club.append_club("round", {"round": rnd, "tables": ids}, actor)
         self._apply_round(row.body, row.at)
         self._bump()
@@ -417,9 +431,10 @@ class LiveTournament:
         pairs the movement seats there for it, and the board's results stay private until it is played (the
         release rule waits for every table the movement gives it)."""
         if table_id not in self.where:
-            raise NotFound(f"table {table_id!r} is not in the event")
+            raise NotFound(Text("refusal.table_not_in_event", "table '{table}' is not in the event", table=table_id))
         if board not in self._scheduled_at(table_id):
-            raise Invalid(f"the movement does not give board {board} to table {table_id}")
+            raise Invalid(Text("refusal.not_in_movement", "the movement does not give board {board} to table {table}",
+                               board=board, table=table_id))
         row = await self.club.append_club("late_play", {"table": table_id, "board": board, "on": on}, actor)
         self._apply_late(row.body)
         self.club.late_play_changed(table_id, board, on)     # owed again: hidden from its pairs and the public

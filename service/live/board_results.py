@@ -16,6 +16,7 @@ from results.scoring import Line, award_percent, matchpoint_board, parse_award
 from service.live.runtime import TableRuntime
 from table.board import Vulnerability
 from table.scoring import parse_contract, score_ns
+from table.texts import Text
 
 
 class AdjustmentError(ValueError):
@@ -69,10 +70,11 @@ def _percent(value: Any) -> float:
     try:
         award = parse_award(value) if isinstance(value, str) else float(value)
     except (ResultsError, TypeError, ValueError):
-        raise AdjustmentError(f"{value!r} is not A+, A=, A- or a percentage") from None
+        raise AdjustmentError(Text("refusal.adjust_award", "{value} is not A+, A=, A- or a percentage",
+                                   value=repr(value))) from None
     pct = award_percent(award)
     if not 0 <= pct <= 100:
-        raise AdjustmentError("a percentage is 0..100")
+        raise AdjustmentError(Text("refusal.adjust_percent", "a percentage is 0..100"))
     return pct
 
 
@@ -90,19 +92,20 @@ def adjustment(body: dict[str, Any], vulnerable: str) -> Adjustment:
         try:
             c = parse_contract(str(body.get("contract") or ""), declarer=decl or None)
         except ValueError as err:
-            raise AdjustmentError(str(err)) from None
+            raise AdjustmentError(Text("refusal.adjust_contract", "{why}", why=err)) from None
         if c is None:
             return {"kind": "assigned", "law": "12C2", "contract": "PASS", "declarer": None, "tricks": None,
                     "score_ns": 0, "note": note}
         if decl not in ("N", "E", "S", "W"):
-            raise AdjustmentError("an assigned contract needs its declarer (N, E, S or W)")
+            raise AdjustmentError(Text("refusal.adjust_declarer", "an assigned contract needs its declarer (N, E, S "
+                                       "or W)"))
         tricks = body.get("tricks")
         if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= 13:
-            raise AdjustmentError("tricks is the declarer side's total, 0..13")
+            raise AdjustmentError(Text("event.result_tricks", "tricks is the declarer side's total, 0..13"))
         s = score_ns(c, Vulnerability(vulnerable) if vulnerable else Vulnerability("None"), tricks)
         return {"kind": "assigned", "law": "12C2", "contract": str(c), "declarer": decl, "tricks": tricks,
                 "score_ns": s, "note": note}
-    raise AdjustmentError("kind is artificial, assigned or cancel")
+    raise AdjustmentError(Text("refusal.adjust_kind", "kind is artificial, assigned or cancel"))
 
 
 def board_results(number: int, tables: Iterable[TableRuntime]) -> list[TableResult]:

@@ -53,6 +53,7 @@ from table.events import (
 )
 from table.irregularity import Irregularity
 from table.machine import TableError
+from table.texts import Text
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,7 @@ class Club:
     def table(self, table_id: str) -> TableRuntime:
         rt = self.tables.get(table_id)
         if rt is None:
-            raise NotFound(f"no table {table_id!r}")
+            raise NotFound(Text("refusal.no_table", "no table '{table}'", table=table_id))
         return rt
 
     def lock(self, table_id: str) -> asyncio.Lock:
@@ -175,7 +176,7 @@ class Club:
         try:
             event = event_from_dict(data)
         except EventError as err:
-            raise Invalid(str(err)) from err
+            raise Invalid(err.args[0]) from err             # its Text, if it has one: a page words it
         if isinstance(event, CallMade) and event.explanation is not None:     # a player's words: one clean line
             event.explanation = one_line(event.explanation, EXPLANATION_CHARS, "the explanation") or None
         return event
@@ -191,8 +192,9 @@ class Club:
                       device: str | None) -> tuple[Row, list[Irregularity]]:
         async with self._locks[rt.id]:
             if isinstance(event, ResultRecorded) and self.kind(rt.id) != "scoring":
-                raise Conflict(f"table {rt.id} plays its boards with readers: a result is keyed only at a "
-                               "scoring-only table (POST /api/tables/{id}/kind)")
+                raise Conflict(Text("refusal.result_at_played_table", "table {table} plays its boards with readers: "
+                                    "a result is keyed only at a scoring-only table ({path})", table=rt.id,
+                                    path="POST /api/tables/{id}/kind"))
             if rt.held is not None and isinstance(event, HELD):
                 raise Conflict(rt.held)
             if viewer is not None:
@@ -204,12 +206,16 @@ class Club:
                 raise Conflict(err.args[0]) from err        # its Text, if it has one: a page words it
             except Exception as err:                    # an engine bug: the table was rebuilt
                 log.exception("table %s: the engine failed on %s", rt.id, event)
-                raise Conflict(f"the law engine could not apply this event ({type(err).__name__}: {err})") from err
+                raise Conflict(Text("refusal.engine_failed", "the law engine could not apply this event ({error})",
+                                    error=f"{type(err).__name__}: {err}")) from err
             if device is not None and flagged and self.mode(rt.id, device, getattr(event, "seat", None)) == "prevent":
                 blocked = sorted({i.code for i in flagged if i.code in PREVENTABLE.get(device, ())})
                 if blocked:
                     rt.rebuild()
-                    raise Prevented(f"refused in prevent mode (Law 80E regulation): {', '.join(blocked)}", blocked)
+                    why: Text = Text("refusal.prevented", "refused in prevent mode (Law 80E regulation): ")
+                    for i, code in enumerate(blocked):      # each irregularity worded by its code on a page
+                        why += (", " if i else "") + Text("refusal.prevented_code", "{code}", code=code)
+                    raise Prevented(why, blocked)
             row = Row(rt.id, rt.seq + 1, utcnow(), actor, "event", to_dict(event))
             try:
                 await self.journal.append(row)
@@ -297,7 +303,7 @@ class Club:
             try:
                 adj = adjustment(body, rec.vulnerable if rec is not None else "")
             except AdjustmentError as err:
-                raise Invalid(str(err)) from err
+                raise Invalid(err.args[0]) from err         # its Text: a page words it
             row = Row(table_id, rt.seq + 1, utcnow(), actor, "adjustment", {"board": number, **adj, **extra})
             await asyncio.shield(self.write(row))
             rt.commit(row)
@@ -308,12 +314,15 @@ class Club:
         """A board the table never started takes only an artificial score (Law 12C1: "not played") or its
         cancellation, and only a board the movement gives that table."""
         if body.get("kind") not in ("artificial", "cancel"):
-            raise Invalid(f"table {table_id} has not played board {number}: only an artificial adjusted score "
-                          "(not played) or its cancellation applies")
+            raise Invalid(Text("refusal.adjust_not_played", "table {table} has not played board {board}: only an "
+                               "artificial adjusted score (not played) or its cancellation applies",
+                               table=table_id, board=number))
         if never and body.get("kind") == "cancel":
-            raise NotFound(f"table {table_id} has no adjustment on board {number} to cancel")
+            raise NotFound(Text("refusal.no_adjustment", "table {table} has no adjustment on board {board} to cancel",
+                                table=table_id, board=number))
         if self.tournament is not None and number not in self.tournament.scheduled_boards(table_id):
-            raise NotFound(f"the movement does not give board {number} to table {table_id}")
+            raise NotFound(Text("refusal.not_in_movement", "the movement does not give board {board} to table {table}",
+                                board=number, table=table_id))
 
     # ------------------------------------------------------------------ the terminal's rows
     def kind(self, table_id: str) -> str:
@@ -324,7 +333,7 @@ class Club:
         """Make a table scoring-only or played (journalled; the event set-up may call it for each table)."""
         self.table(table_id)
         if kind not in ("scoring", "played"):
-            raise Invalid("a table's kind is 'scoring' or 'played'")
+            raise Invalid(Text("refusal.table_kind", "a table's kind is 'scoring' or 'played'"))
         row = await self.append_club("table_kind", {"table": table_id, "kind": kind}, actor)
         self.table_kinds[table_id] = self.tables[table_id].kind = kind
         self.hub.publish_state(self.tables[table_id], ("director", "seat"))
@@ -355,9 +364,10 @@ class Club:
         """Mark a call answered; ``ruling``: the director's ruling in words, kept with the answer."""
         call = self.calls.get(number)
         if call is None:
-            raise NotFound(f"no director call {number}")
+            raise NotFound(Text("refusal.no_call", "no director call {number}", number=number))
         if call["answered"]:
-            raise Conflict(f"director call {number} was answered at {call['answered']}")
+            raise Conflict(Text("refusal.call_answered", "director call {number} was answered at {time}", number=number,
+                                time=call["answered"]))
         row = await self.append_club("director_call_answer", {"id": number, **({"ruling": ruling} if ruling else {})},
                                      actor)
         self.calls.apply_row(row)
@@ -380,8 +390,9 @@ class Club:
         pair that still has to play it (``service/event/board_rule.py``)."""
         owing = self.ledger.tables_owing(number)
         if owing and not force:
-            raise Conflict(f"board {number} is still to be played at table(s) {', '.join(owing)}: release it "
-                           "anyway only with force", tables=owing)
+            raise Conflict(Text("refusal.release_owing", "board {board} is still to be played at table(s) {tables}: "
+                                "release it anyway only with force", board=number, tables=", ".join(owing)),
+                           tables=owing)
         # released only once durable; the listeners' wake-up runs after this returns (no await in between)
         row = await self.append_club("release", {"board": number, **({"force": True} if owing else {})}, actor)
         self.director_released.add(number)

@@ -149,7 +149,7 @@ class DeviceManager:
             may_seat_call_director(self.club.table(table_id), seat, self.club.calls.listing(open_only=True))
             if self.call_limit is not None:
                 self.call_limit(table_id, seat)
-            await self.club.call_director(table_id, seat, SEAT_UNIT_CALL, f"device:{name}")
+            await self.club.call_director(table_id, seat, SEAT_UNIT_CALL, f"device:{name}", code="SEAT_UNIT")
         except ServiceError as err:
             log.info("table %s: the director call from %s refused: %s", table_id, name, err)
             self.club.hub.publish(table_id, {"type": "device", "table": table_id, "code": "REFUSED", "device": name,

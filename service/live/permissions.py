@@ -33,7 +33,7 @@ def authorize(rt: TableRuntime, viewer: Viewer, event: TableEvent, scoring: bool
     if viewer.role == "director":
         return event
     if viewer.role != "seat":
-        raise Unauthenticated("posting events needs a director or seat token")
+        raise Unauthenticated(Text("refusal.post_token", "posting events needs a director or seat token"))
     if viewer.table != rt.id:
         raise Forbidden(Text("refusal.other_table", "this seat token belongs to table {table}", table=viewer.table))
     me = viewer.seat or ""                       # a seat token always names its seat

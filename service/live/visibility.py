@@ -41,6 +41,7 @@ from service.live.runtime import TableRuntime, confirming_side, summarize
 from table.cards import SEATS, Seat, sort_cards
 from table.irregularity import Irregularity
 from table.machine import Table
+from table.texts import translatable
 
 Role = Literal["director", "seat", "spectator"]
 
@@ -382,6 +383,7 @@ def visible_state(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] 
         out["devices"] = [d.health() if hasattr(d, "health") else d for d in table.devices]
         out["replay_errors"] = list(table.replay_errors)
         out["held"] = table.held
+        out.update(translatable(table.held or "", "held"))
     return out
 
 
@@ -400,4 +402,5 @@ def summary(table: TableRuntime, viewer: Viewer, hidden: AbstractSet[int] = NOTH
         out["open_irregularities"] = sum(1 for i in t.irregularities if i.open)
         out["devices"] = [d.health() if hasattr(d, "health") else d for d in table.devices]
         out["held"] = table.held
+        out.update(translatable(table.held or "", "held"))
     return out

@@ -10,6 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from service.web.hardening import ECHO
+from table.texts import Text, translatable
 
 MAX_ERRORS = 20
 
@@ -45,4 +46,8 @@ async def validation_error_handler(request: Request, err: Exception) -> JSONResp
         if "input" in e:
             item["input"] = e["input"]
         errors.append(_safe(item))
-    return JSONResponse({"detail": errors}, status_code=422)
+    # the pieces a page words in its language (table/texts.py): which fields did not fit, by their names
+    fields = ", ".join(dict.fromkeys(".".join(str(x) for x in e.get("loc", ())[1:]) or str(e.get("loc", ("?",))[0])
+                                     for e in err.errors()[:MAX_ERRORS]))
+    return JSONResponse({"detail": errors, **translatable(Text("refusal.schema", "these fields do not fit: {fields}",
+                                                                fields=fields), "detail")}, status_code=422)

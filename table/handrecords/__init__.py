@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from ..texts import Text
 from . import ber, bhg, bri, cds, csv, dge, dlm, dup, lin, pbn, rzd
 from .base import HandRecordBoard, HandRecordError, check_set
 
@@ -63,8 +64,9 @@ def format_for(path: PathLike) -> HandRecordFormat:
         return _BY_SUFFIX[suffix]
     except KeyError:
         known = ", ".join(sorted(_BY_SUFFIX))
-        raise HandRecordError(os.fspath(path), f"unknown hand-record format {suffix or '(no suffix)'!r} "
-                              f"(known: {known})") from None
+        raise HandRecordError(os.fspath(path), Text("records.unknown_format", "unknown hand-record format {suffix} "
+                                                    "(known: {known})", suffix=repr(suffix or "(no suffix)"),
+                                                    known=known)) from None
 
 
 def read_bytes(data: bytes, fmt: str, source: str = "<data>") -> list[HandRecordBoard]:

@@ -18,6 +18,7 @@ from ..board import Vulnerability, dealer_for, vulnerability_for
 from ..cards import ALL_CARDS, RANKS, SEATS, SUITS, CardError, Deal, Seat
 from ..errors import BridgeError
 from ..events import BoardStarted
+from ..texts import Text
 
 CARD_INDEX = {c: i for i, c in enumerate(ALL_CARDS)}
 
@@ -30,8 +31,10 @@ class HandRecordError(BridgeError, ValueError):
         self.source = source
         self.board = board
         self.what = what
-        where = f"{source}, board {board}" if board is not None else source
-        super().__init__(f"{where}: {what}")
+        # keyed (table/texts.py): a page words where, and ``what`` when it is a Text
+        where = (Text("records.where_board", "{source}, board {board}: ", source=source, board=board)
+                 if board is not None else Text("records.where", "{source}: ", source=source))
+        super().__init__(where + what)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,18 +86,20 @@ def make_deal(hands: Mapping[Seat, Iterable[str]], source: str, board: int | Non
     try:
         return Deal(hands)
     except CardError as err:
-        raise HandRecordError(source, f"not a valid deal: {err}", board) from None
+        raise HandRecordError(source, Text("records.not_a_deal", "not a valid deal: {why}", why=err), board) from None
 
 
 def hand_from_suits(suits: Sequence[str], source: str, board: int | None) -> list[str]:
     """Cards of one hand from its four rank strings in S, H, D, C order (``"AK2"``, ``"T9"``, ``""``)."""
     if len(suits) != 4:
-        raise HandRecordError(source, f"a hand has {len(suits)} suits, not 4", board)
+        raise HandRecordError(source, Text("records.suits", "a hand has {count} suits, not 4", count=len(suits)),
+                              board)
     cards = []
     for suit, ranks in zip(SUITS, suits):
         for r in ranks.upper().replace("10", "T"):
             if r not in RANKS:
-                raise HandRecordError(source, f"{r!r} is not a card rank (in {ranks!r})", board)
+                raise HandRecordError(source, Text("records.rank", "{rank} is not a card rank (in {ranks})",
+                                                   rank=repr(r), ranks=repr(ranks)), board)
             cards.append(suit + r)
     return cards
 
@@ -120,7 +125,8 @@ def check_set(boards: Sequence[HandRecordBoard], source: str) -> list[HandRecord
         if other is None:
             seen[b.board] = b
         elif other != b:
-            raise HandRecordError(source, "appears twice with different deals (or markings)", b.board)
+            raise HandRecordError(source, Text("records.twice", "appears twice with different deals (or markings)"),
+                                  b.board)
     return [seen[n] for n in sorted(seen)]
 
 

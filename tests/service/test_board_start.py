@@ -111,10 +111,12 @@ def test_a_wrong_board_calls_the_director_with_law_15_and_he_rules(server: Serve
         r = east.post(f"/api/tables/1/boards/{never}/start", json={"confirm": never})
         assert r.status_code == 409 and r.json()["code"] == "WRONG_BOARD"
         [call] = [c for c in calls(director, "WRONG_BOARD", "1") if not c["answered"]]
-        assert director.post(f"/api/director-calls/{call['id']}/rule",
-                             json={"ruling": "play_here"}).status_code == 409      # no comparison for these pairs
+        refused = director.post(f"/api/director-calls/{call['id']}/rule", json={"ruling": "play_here"})
+        assert refused.status_code == 409                                           # no comparison for these pairs
+        assert [p["key"] for p in refused.json()["detail_parts"]] == ["refusal.late_not_in_movement"]
         ruled = director.post(f"/api/director-calls/{call['id']}/rule", json={"ruling": "correct_board"}).json()
         assert ruled["ruling"].startswith("Law 15A: table 1 plays its own boards (1, 2, 3, 4)")
+        assert [p["key"] for p in ruled["ruling_parts"]] == ["ruling.correct_board"]    # a Chinese console words it
         assert director.post(f"/api/director-calls/{call['id']}/rule",
                              json={"ruling": "correct_board"}).status_code == 409    # answered already
         assert director.post(f"/api/director-calls/{call['id']}/rule", json={"ruling": "x"}).status_code == 422

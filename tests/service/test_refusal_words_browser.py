@@ -10,6 +10,12 @@ pages word it with ``refusalWords()`` (common.js) through ``locales/<lang>/engin
   but card and call symbols and law numbers), not the English, and has no "(403)"; North's English page shows the
   English sentence, without the status; West's sign-in revoked, his page says why in Chinese.
 
+* ``test_director_refusals_carry_their_pieces``: over HTTP, the director's refusals (a movement larger than the
+  console plans, an export with no event, adjustments of a board the table never played, a call that does not
+  exist, a table that does not exist) carry their keys, the English unchanged, and their Chinese has no Latin word;
+* ``test_director_refusals_on_a_chinese_console_are_chinese``: the console in Chinese, in headless Chromium, shows
+  each of them in its toast (the page's own ``api``/``toast``/``refusalWords``) in Chinese, no Latin word.
+
 Before the refusals were keyed, every toast here was the English detail with its status ("seat W may play only
 its own cards (403)")."""
 from __future__ import annotations
@@ -74,9 +80,10 @@ def test_a_refusal_carries_its_pieces(server: ServerProcess) -> None:
             for key in keys_of(b):
                 assert CJK.search(ENGINE_ZH[f"engine.{key}"]), key
 
-        # a refusal still worded only in English (a configuration of the director's) has no pieces
+        # a director's action a seat tries is refused in pieces too
         kind = west.post("/api/tables/2/kind", json={"kind": "scoring"})
-        assert kind.status_code == 403 and "detail_parts" not in kind.json(), kind.text
+        assert kind.status_code == 403 and kind.json()["detail"] == "only the director may do this", kind.text
+        assert keys_of(kind.json()) == ["refusal.director_only"]
 
 
 def toast_after(page: Any, action: str) -> str:
@@ -142,3 +149,94 @@ def test_refusals_on_a_chinese_seat_page_are_chinese(server: ServerProcess, brow
             for page in pages.values():
                 page.context.close()
     assert not errors, errors
+
+
+# the director's refusals (issue 24): what is asked, its status, its key and its English
+DIRECTOR_REFUSALS: list[tuple[str, str, dict[str, Any] | None, int, str, str]] = [
+    ("POST", "/api/event", {"name": "Tuesday", "scoring": "MP",
+                            "movement": {"kind": "mitchell", "tables": 99, "boards_per_round": 2}},
+     422, "refusal.movement_max_tables", "movement tables is at most 60 here (got 99)"),
+    ("GET", "/api/exports/usebio", None, 404, "refusal.exports_no_event",
+     "no event is running: the exports need one (an [event] in the configuration)"),
+    ("POST", "/api/tables/1/boards/42/adjustment",
+     {"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 10}, 422, "refusal.adjust_not_played",
+     "table 1 has not played board 42: only an artificial adjusted score (not played) or its cancellation applies"),
+    ("POST", "/api/tables/1/boards/43/adjustment", {"kind": "cancel"}, 404, "refusal.no_adjustment",
+     "table 1 has no adjustment on board 43 to cancel"),
+    ("POST", "/api/director-calls/99/answer", None, 404, "refusal.no_call", "no director call 99"),
+    ("POST", "/api/director-calls/98/rule", {"ruling": "play_here"}, 404, "refusal.no_call", "no director call 98"),
+    ("POST", "/api/tables/9/kind", {"kind": "scoring"}, 404, "refusal.no_table", "no table '9'"),
+]
+
+
+def chinese_of(part: dict[str, Any]) -> str:
+    """A piece's Chinese, its parameters filled as they are (numbers and table ids here)."""
+    zh = ENGINE_ZH[f"engine.{part['key']}"]
+    return re.sub(r"\{(\w+)\}", lambda m: str(part["params"][m.group(1)]), zh)
+
+
+def test_director_refusals_carry_their_pieces(server: ServerProcess) -> None:
+    with server.client(server.token) as d:
+        for method, path, body, status, key, english in DIRECTOR_REFUSALS:
+            r = d.request(method, path, json=body)
+            assert r.status_code == status, (path, r.text)
+            answer = r.json()
+            assert answer["detail"] == english, (path, answer)
+            assert keys_of(answer) == [key], (path, answer)
+            chinese = "".join(chinese_of(p) for p in answer["detail_parts"])
+            assert CJK.search(chinese) and not latin_words(chinese), (path, chinese)
+        # a request that does not fit the schema: FastAPI's list stays the detail; its pieces name the fields
+        r = d.post("/api/tables/1/boards/0/adjustment", json={"kind": "cancel"})
+        assert r.status_code == 422 and isinstance(r.json()["detail"], list), r.text
+        assert keys_of(r.json()) == ["refusal.schema"] and r.json()["detail_parts"][0]["params"] == {"fields": "number"}
+
+
+def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProcess, browser: Any) -> None:
+    errors: list[str] = []
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    try:
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{server.base}/console?lang=zh-Hant#token={server.token}")
+        wait_until(page, "() => TOKEN !== '' && I18N.lang === 'zh-Hant' && 'engine.refusal.no_call' in I18N.dict",
+                   timeout=30)
+        toasts: dict[str, tuple[str, str]] = {}
+        for method, path, body, _status, _key, english in DIRECTOR_REFUSALS:
+            options = json.dumps({"method": method, **({"body": json.dumps(body)} if body is not None else {})})
+            action = f"api({json.dumps(path)}, {options}, TOKEN).catch(e => toast(refusalWords(e)))"
+            toasts[path] = (toast_after(page, action), english)
+        # the exports' own download (a fetch, not api()): its refusal is worded the same way
+        page.locator('#exports button.export[data-kind="usebio"]').click()
+        wait_until(page, "() => /賽事/.test(document.getElementById('exports-status').textContent)")
+        toasts["the USEBIO download"] = (str(page.evaluate("() => document.getElementById('exports-status')"
+                                                           ".textContent")), "no event is running")
+        page.screenshot(path=str(ARTIFACTS / "refusal-words-zh-console.png"), full_page=True)
+        for path, (toast, english) in toasts.items():
+            assert CJK.search(toast), (path, toast)
+            assert not latin_words(toast), (path, toast, latin_words(toast))
+            assert english not in toast and "(4" not in toast, (path, toast)
+        assert "第 1 桌沒有打第 42 副牌" in toasts["/api/tables/1/boards/42/adjustment"][0], toasts
+    finally:
+        ctx.close()
+    assert not errors, errors
+
+
+def test_an_events_director_refusals_carry_their_pieces(tmp_path: Path) -> None:
+    """With an event (a server of its own): an export before any result, a release of a board the tables still
+    have to play, late play of a board the movement does not give the table, a round it does not have."""
+    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
+        d.post("/api/event", json={"name": "Tuesday", "scoring": "MP", "movement": {
+            "kind": "mitchell", "tables": 2, "boards_per_round": 2}}).raise_for_status()
+        asked = {"an export before results": (d.get("/api/exports/lin"), 409,
+                                              ["refusal.nothing_to_export", "results.none"]),
+                 "a release still owed": (d.post("/api/boards/1/release"), 409, ["refusal.release_owing"]),
+                 "late play off the movement": (d.post("/api/tables/1/late-play", json={"board": 40}), 422,
+                                                ["refusal.not_in_movement"]),
+                 "a round the event has not": (d.post("/api/event/round", json={"round": 9}), 422,
+                                               ["refusal.round_range"])}
+        for what, (r, status, keys) in asked.items():
+            assert r.status_code == status, (what, r.text)
+            assert keys_of(r.json()) == keys, (what, r.json())
+            chinese = "".join(chinese_of(p) for p in r.json()["detail_parts"])
+            assert CJK.search(chinese) and not latin_words(chinese), (what, chinese)
+        assert asked["an export before results"][0].json()["detail"] == "nothing to export yet: no results to write"

@@ -235,15 +235,18 @@ async function api(path, opts = {}, token = "") {
   const r = await fetch(path, {...opts, headers});
   let body = null;
   try { body = await r.json(); } catch (e) { body = null; }
-  if (!r.ok) {
-    const err = new Error((body && body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : r.statusText) + ` (${r.status})`);
-    err.body = body;                         // the refusal's fields (its code), for a page that words it itself
-    err.status = r.status;
-    err.detail = body && typeof body.detail === "string" ? body.detail : err.message.replace(/ \(\d+\)$/, "");
-    err.detailParts = body && body.detail_parts;  // its pieces, for refusalWords() to word in the page's language
-    throw err;
-  }
+  if (!r.ok) throw refusal(r, body);
   return body;
+}
+// The error a refused answer (4xx/5xx) is thrown as: its English in the message, with the status; its fields for
+// a page that words it itself; its detail and pieces for refusalWords().
+function refusal(r, body) {
+  const err = new Error((body && body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : r.statusText) + ` (${r.status})`);
+  err.body = body;                         // the refusal's fields (its code), for a page that words it itself
+  err.status = r.status;
+  err.detail = body && typeof body.detail === "string" ? body.detail : err.message.replace(/ \(\d+\)$/, "");
+  err.detailParts = body && body.detail_parts;  // its pieces, for refusalWords() to word in the page's language
+  return err;
 }
 // A live stream; the token goes as a subprotocol (never in the URL). stillValid() is asked before reconnecting:
 // false ends the stream (a credential that ended is not retried for ever).

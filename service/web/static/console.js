@@ -45,7 +45,7 @@ function renderTables() {
       <b>${esc(tableName(id))}</b> <span class="muted">#${s.seq}</span>${outside ? ` <span class="out-badge">${esc(t("console.not_in_event", "not in the event"))}</span>` : ""}<br>
       ${esc(s.board ? t("console.board_short", "board {n}", {n: s.board.number}) : t("console.no_board", "no board yet"))} <span class="phase ${esc(s.phase)}">${esc(phaseText(s.phase))}</span><br>
       ${esc(t("console.turn", "turn"))}: <b>${s.turn ? esc(seatName(s.turn)) : "-"}</b> &middot; ${esc(t("console.contract", "contract"))} ${contractHtml(s.contract)}${s.declarer && s.contract && s.contract !== "PASS" ? " " + esc(seatName(s.declarer)) : ""}<br>
-      ${s.held ? `<span class="waiting held" title="${esc(s.held)}">${esc(t("console.held", "held: no call yet (the hands picked up)"))}</span><br>` : ""}
+      ${s.held ? `<span class="waiting held" title="${esc(engineText(s.held, s.held_parts))}">${esc(t("console.held", "held: no call yet (the hands picked up)"))}</span><br>` : ""}
       ${open ? `<span class="waiting">${esc(t("console.waiting", "{n} waiting", {n: open}))}</span> &middot; ` : ""}${deviceDots(s.devices)}
       <span class="seq" data-seq="${s.seq}" hidden></span></div>`;
   }).join("");

@@ -24,7 +24,7 @@
       try {
         const r = await api(`/api/director-calls/${b.dataset.call}/rule`, {method: "POST", body: JSON.stringify({ruling: b.dataset.ruling})}, token);
         calls.set(r.id, r); render();
-        if (typeof toast === "function") toast(r.ruling);
+        if (typeof toast === "function") toast(engineText(r.ruling, r.ruling_parts));
       } catch (e) { if (typeof toast === "function") toast(refusalWords(e)); }
     });
     if (typeof lawTexts === "function") lawTexts(el());
@@ -48,14 +48,19 @@
   };
   // What the call is about, in words: the codes the service names (a wrong board, cards that differ from the hand
   // record, a keyed lead the hand record contradicts), else the service's own words.
+  // The service's own words follow in brackets on an English page where they say more than the console's (a wrong
+  // board's rounds); a page in another language shows only its own words.
   function reasonHtml(c) {
     const words = c.code === "WRONG_BOARD" ? t("console_calls.wrong_board", "wrong board: board {n} is not one of the table's boards now; it did not start", {n: c.board})
       : c.code === "CARDS_DIFFER" ? t("console_calls.cards_differ", "my cards differ: the cards of board {n} differ from the hand record", {n: c.board})
       : c.code === "LEAD_CHECK" ? t("console_calls.lead_check", "the opening lead keyed on board {n} is not in the leader's hand per the hand record", {n: c.board})
+      : c.code === "RESULT_DISPUTED" ? t("console_calls.result_disputed", "result of board {n} disputed", {n: c.board})
+      : c.code === "SEAT_UNIT" ? t("console_calls.seat_unit", "called from the seat unit")
       : REASON_WORDS[c.code] ? REASON_WORDS[c.code]()
       : c.reason && c.reason !== "call" ? c.reason : "";
     const note = c.note ? ` <q class="note">${esc(c.note)}</q>` : "";
-    const theirs = c.code && c.reason && !REASON_WORDS[c.code] ? ` <span class="muted">(${esc(c.reason)})</span>` : "";
+    const theirs = c.code && c.reason && !REASON_WORDS[c.code] && !["RESULT_DISPUTED", "SEAT_UNIT"].includes(c.code) &&
+      (I18N.lang === "en" || !["WRONG_BOARD", "CARDS_DIFFER", "LEAD_CHECK"].includes(c.code)) ? ` <span class="muted">(${esc(c.reason)})</span>` : "";
     return words || note ? `&mdash; <span class="reason" data-code="${esc(c.code || "")}">${esc(words)}</span>${theirs}${note}` : "";
   }
   async function load() {

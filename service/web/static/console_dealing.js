@@ -101,13 +101,13 @@
       out.className = run.outcome.equal ? "deal-equal" : "deal-differs";
       out.textContent = run.outcome.equal
         ? t("console_dealing.equal", "The dealt set is the evening's hand records: {n} boards, every card checked.", {n: Object.keys(run.outcome.dealt || {}).length})
-        : run.outcome.message;
+        : engineText(run.outcome.message, run.outcome.message_parts);
     } else { out.hidden = true; }
     const words = STATUS();
     $("deal-boards").innerHTML = (run.boards || []).map(b => `<li class="deal-board deal-${esc(b.status)}" data-board="${b.board}">
       <b>${b.board}</b> ${esc(words[b.status] || b.status)}</li>`).join("");
     const problems = (run.problems || []).slice().reverse();
-    $("deal-problems").innerHTML = problems.length ? problems.map(p => `<li class="deal-problem${p.blocking ? " deal-blocking" : ""}${p.kind === "DECISION" ? " deal-decision" : ""}" data-kind="${esc(p.kind)}" data-board="${p.board}">${esc(p.message)}</li>`).join("")
+    $("deal-problems").innerHTML = problems.length ? problems.map(p => `<li class="deal-problem${p.blocking ? " deal-blocking" : ""}${p.kind === "DECISION" ? " deal-decision" : ""}" data-kind="${esc(p.kind)}" data-board="${p.board}">${esc(engineText(p.message, p.message_parts))}</li>`).join("")
       : `<li class="muted">${esc(t("console_dealing.no_problems", "Nothing yet."))}</li>`;
   }
 

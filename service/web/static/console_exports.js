@@ -30,9 +30,9 @@ async function download(kind, button) {
       r = await fetch(`/api/exports/${kind}`, {headers: {Authorization: "Bearer " + exportsToken()}});
     }
     if (!r.ok) {
-      let detail = r.statusText;
-      try { detail = (await r.json()).detail || detail; } catch (e) { /* not JSON */ }
-      throw new Error(`${detail} (${r.status})`);
+      let body = null;
+      try { body = await r.json(); } catch (e) { /* not JSON */ }
+      throw refusal(r, body);             // worded in the page's language by refusalWords()
     }
     const name = (/filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "") || [])[1] || kind;
     const url = URL.createObjectURL(await r.blob());
