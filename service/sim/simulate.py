@@ -58,10 +58,17 @@ class SimulatedClub:
             self._tasks.append(asyncio.create_task(self._run(tid), name=f"sim-{tid}"))
 
     async def stop(self) -> None:
+        """Stop the robots; returns once nothing more of theirs can reach the journal. Club.submit shields the
+        event it applies, so a robot cancelled in the middle leaves its event to finish: taking each table's lock
+        after it (asyncio's locks serve in order) waits for it."""
         for t in self._tasks:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
+        await asyncio.sleep(0)                   # a shielded event just created reaches its table's lock first
+        for tid in self.table_ids:
+            async with self.club.lock(tid):
+                pass
 
     @staticmethod
     def _played(rt: TableRuntime) -> int:
