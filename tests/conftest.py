@@ -105,8 +105,12 @@ def _runs_for_minutes(item: pytest.Item) -> bool:
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """How pytest-xdist shares the tests out: a module's tests form one unit, run by one worker, so its
     module-scoped server or browser starts once; a test of RUN_ALONE is a unit of its own. Units go out in the
-    order of the collection (longest first: ``pytest_collection_modifyitems``)."""
+    order of the collection (longest first: ``pytest_collection_modifyitems``). pytest-xdist's own loadscope
+    reorders the units by their number of tests, most first (``--loadscope-reorder``, on by default), which put the
+    one-test units of RUN_ALONE, the longest of all, last: that is switched off here."""
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False
 
     class ByModule(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
