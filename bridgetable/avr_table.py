@@ -39,7 +39,7 @@ from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host.constants import Zone
 from firmware_host.session import SessionConfig
-from hw_sim.avr import SeatUnit, ntag_uids
+from hw_sim.avr import SeatUnit, ntag_uids, sync_units
 from hw_sim.faults import FaultSpec
 from hw_sim.tags import misread_uid
 from table.cards import SEATS, Deal
@@ -232,8 +232,7 @@ class AvrTable(SimulatedTable):
                 mismatches.append(f"{ev.seat}'s hand read as {sorted(ev.cards)}")
         for unit in self.units.values():               # read: the players lift their hands
             unit.remove()
-        for unit in self.units.values():               # and the next card laid is a card played
-            unit.sync(SETTLE_MS, timeout=self.action_timeout)
+        sync_units(self.units.values(), SETTLE_MS, self.action_timeout)   # and the next card laid is a card played
         return len(got)
 
     def _before_action(self, port: Any, action_no: int, record: GameRecord) -> None:
@@ -252,8 +251,7 @@ class AvrTable(SimulatedTable):
     def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
         """Before the readers are told of a new board, every unit has done and sent what the last board's
         actions caused (a card laid twice is still reported twice)."""
-        for unit in self.units.values():
-            unit.sync(SETTLE_MS, timeout=self.action_timeout)
+        sync_units(self.units.values(), SETTLE_MS, self.action_timeout)
         time.sleep(FLUSH_S)
         return super()._start_board(ev)
 
@@ -264,8 +262,7 @@ class AvrTable(SimulatedTable):
         for unit in self.units.values():
             unit.remove()
             unit.remove(dummy=True)
-        for unit in self.units.values():
-            unit.sync(window_ms + SETTLE_MS, timeout=self.action_timeout)
+        sync_units(self.units.values(), window_ms + SETTLE_MS, self.action_timeout)
         for port in self.reader_ports.values():
             port.on_antenna.clear()
 

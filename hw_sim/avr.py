@@ -30,6 +30,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -253,8 +254,17 @@ class SeatUnit:
     def sync(self, settle_ms: int = 0, timeout: float = 10.0) -> None:
         """Wait until every key press and tag action asked so far has been carried out, and ``settle_ms``
         emulated milliseconds more (time for the firmware to read and send what the last action caused)."""
+        self.synced(self.ask_sync(settle_ms), timeout)
+
+    def ask_sync(self, settle_ms: int = 0) -> str:
+        """The first half of :meth:`sync`: the harness is asked, the answer's id returned for :meth:`synced`
+        (several units synced at once: :func:`sync_units`)."""
         ident = f"s{time.monotonic_ns()}"
         self.command(f"sync {ident} {settle_ms}")
+        return ident
+
+    def synced(self, ident: str, timeout: float = 10.0) -> None:
+        """The second half of :meth:`sync`: wait for the answer to :meth:`ask_sync`."""
         self._expect(f"synced {ident}", timeout)
 
     def stats(self, timeout: float = 5.0) -> dict[str, int]:
@@ -292,3 +302,12 @@ class SeatUnit:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def sync_units(units: Iterable[SeatUnit], settle_ms: int = 0, timeout: float = 10.0) -> None:
+    """:meth:`SeatUnit.sync` of several units side by side: each is asked first, then each answer awaited. Each
+    unit's answer still comes only once its own actions are done and ``settle_ms`` emulated ms more have passed;
+    one unit after the other, each would have waited for its own ``settle_ms`` after the previous unit's."""
+    asked = [(unit, unit.ask_sync(settle_ms)) for unit in units]
+    for unit, ident in asked:
+        unit.synced(ident, timeout)

@@ -80,14 +80,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 # The tests that run for minutes (they carry a per-test timeout above the suite's, pyproject.toml): each runs on a
 # pytest-xdist worker of its own, beside the rest of its module. Listed by name because the scheduler sees names
-# only; collection fails when a test with such a timeout is missing here.
+# only; collection fails when a test with such a timeout is missing here. Longest first (CI's --durations, issue
+# 22): they are handed out in this order, two to a worker at the start, so the longest start at once.
 RUN_ALONE = (
+    "tests/firmware/test_avr_replay.py::test_two_hundred_corpus_boards_with_every_hand_read_at_the_table",
     "tests/bridgetable/test_sim_replay.py::test_seeded_faults_two_hundred_whole_boards",
+    "tests/firmware/test_avr_replay.py::test_fifty_seeded_fault_runs_with_a_watchdog_reset_mid_board",
+    "tests/firmware/test_avr_replay.py::test_fifty_seeded_fault_runs_give_the_fault_free_verdicts",
     "tests/bridgetable/test_sim_replay.py::test_two_hundred_corpus_records_over_pty_and_pyusb[",
     "tests/firmware/test_avr_replay.py::test_two_hundred_corpus_boards_give_the_replay_verdicts",
-    "tests/firmware/test_avr_replay.py::test_fifty_seeded_fault_runs_give_the_fault_free_verdicts",
-    "tests/firmware/test_avr_replay.py::test_two_hundred_corpus_boards_with_every_hand_read_at_the_table",
-    "tests/firmware/test_avr_replay.py::test_fifty_seeded_fault_runs_with_a_watchdog_reset_mid_board",
 )
 
 
@@ -105,8 +106,12 @@ def _runs_for_minutes(item: pytest.Item) -> bool:
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """How pytest-xdist shares the tests out: a module's tests form one unit, run by one worker, so its
     module-scoped server or browser starts once; a test of RUN_ALONE is a unit of its own. Units go out in the
-    order of the collection (longest first: ``pytest_collection_modifyitems``)."""
+    order of the collection (longest first: ``pytest_collection_modifyitems``). pytest-xdist's own loadscope
+    reorders the units by their number of tests, most first (``--loadscope-reorder``, on by default), which put the
+    one-test units of RUN_ALONE, the longest of all, last: that is switched off here."""
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False
 
     class ByModule(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
@@ -140,7 +145,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     def cost(item: pytest.Item) -> tuple[int, int]:
         module = item.nodeid.split("::", 1)[0]
         if _runs_alone(item.nodeid):
-            return 0, 0
+            return 0, next(k for k, name in enumerate(RUN_ALONE) if item.nodeid.startswith(name))
         if module in LONGEST_MODULES:
             return 1, LONGEST_MODULES.index(module)
         return (2, 0) if item.get_closest_marker("slow") else (3, 0)
