@@ -202,7 +202,7 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
             cards = _req(d, "cards")
             if not isinstance(cards, list):
                 raise EventError(Text("event.cards_list", "cards must be a list"))
-            return HandRead(seat=seat(_req(d, "seat")), cards=tuple(parse_card(c) for c in cards), **extra)
+            return HandRead(seat=seat(_req(d, "seat")), cards=tuple(parse_card(str(c)) for c in cards), **extra)
         if kind == "call":
             explanation = d.get("explanation")
             if explanation is not None:
@@ -230,7 +230,7 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
             cards = _req(d, "cards")
             if not isinstance(cards, list) or not cards:
                 raise EventError(Text("event.cards_nonempty", "cards must be a non-empty list"))
-            return CardExposed(seat=seat(_req(d, "seat")), cards=tuple(parse_card(c) for c in cards),
+            return CardExposed(seat=seat(_req(d, "seat")), cards=tuple(parse_card(str(c)) for c in cards),
                                deliberate=bool(d.get("deliberate", False)), **extra)
         if kind == "claim":
             tricks = _int(_req(d, "tricks"), "tricks")

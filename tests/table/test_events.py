@@ -93,6 +93,14 @@ def test_fuzzed_event_objects_either_parse_or_raise_event_error(obj):
     assert event_from_dict(to_dict(e)) == e
 
 
+@pytest.mark.parametrize("kind", ["hand", "exposed"])
+def test_a_card_list_holding_no_text_is_an_event_error(kind):
+    # found by the fuzzer: parse_card(None) raised AttributeError, which a service would answer with a 500
+    for bad in (None, 3, ["S"]):
+        with pytest.raises(EventError, match="not a card"):
+            event_from_dict({"type": kind, "seat": "N", "cards": [bad]})
+
+
 def test_recorded_contract_without_auction_is_scored():
     t = Table()
     try:
