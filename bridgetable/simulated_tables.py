@@ -124,6 +124,8 @@ def _strip(e: Any) -> dict[str, Any]:
     d.pop("ts", None)
     if isinstance(e, HandRead):
         d["cards"] = sorted(d["cards"])               # a hand is its cards, in whatever order a reader read them
+    if isinstance(e, CallMade):
+        d.pop("explanation", None)     # a bidding box sends a call and its alert; an explanation is written on a page
     return d
 
 

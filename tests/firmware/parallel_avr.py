@@ -39,12 +39,15 @@ def corpus_sample(corpus: Path, n_pbn: int, n_lin: int) -> list[GameRecord]:
 
 
 def stripped(events: Iterable[Any]) -> list[str]:
-    """Events as comparable text: without their source and timestamp."""
+    """Events as comparable text: without their source and timestamp, and a call without its written explanation
+    (a bidding box sends the call and its alert; a LIN record's ``an`` gives the explanation the box cannot)."""
     out = []
     for e in events:
         d = to_dict(e)
         d.pop("source", None)
         d.pop("ts", None)
+        if d.get("type") == "call":
+            d.pop("explanation", None)
         out.append(json.dumps(d, sort_keys=True, ensure_ascii=False))
     return out
 
