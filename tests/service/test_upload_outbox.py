@@ -289,8 +289,13 @@ def test_a_feed_holds_a_board_until_released_and_writes_only_its_latest_version(
     async def go(club: Club, ob: Outbox) -> tuple[dict[str, Any], dict[str, Any]]:
         await quick_board(club, "A", 1)
         await club.adjust("A", 1, {"kind": "assigned", "contract": "4S", "declarer": "N", "tricks": 9})
-        await asyncio.sleep(0.3)
-        held = {t["name"]: t for t in (await ob.stats())["targets"]}
+        deadline = time.monotonic() + 10        # the outbox's workers: the older version superseded, the hook tried
+        while True:
+            held = {t["name"]: t for t in (await ob.stats())["targets"]}
+            settled = held["feed"]["superseded"] >= 1 and held["scorer"]["since_start"].get("network", 0) >= 1
+            if settled or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.05)
         assert not (tmp_path / "lin" / "A-1.lin").exists()       # not released: nothing on the public feed
         await club.release(1)
         deadline = time.monotonic() + 10
