@@ -47,16 +47,11 @@ def lin_rs_entry(r: BoardResult | None) -> str:
 def _played(r: BoardResult | None) -> str:
     """A board played at the table as BBO writes it: the calls (``mb``), a page, the cards (``pc``) with a page
     after each trick, and a claim (``mc``, declarer's total tricks) when the play stopped short of 13 tricks."""
-    from table.formats.lin import _an_text, _lin_call
+    from table.formats.lin import _mb
     if r is None or r.kind != "table" or not r.auction:
         return "pg||"
     alerts = dict(r.alerts)
-    out = ""
-    for k, c in enumerate(r.auction):
-        out += f"mb|{_lin_call(c)}{'!' if k in alerts else ''}|"
-        if alerts.get(k):                   # BBO's form: the explanation in an ``an`` after the alerted call
-            out += f"an|{_an_text(alerts[k])}|"
-    out += "pg||"
+    out = "".join(_mb(c, k in alerts, alerts.get(k)) for k, c in enumerate(r.auction)) + "pg||"
     for k, card in enumerate(r.play, 1):
         out += f"pc|{card}|" + ("pg||" if k % 4 == 0 else "")
     if r.play and len(r.play) < 52 and r.tricks is not None:

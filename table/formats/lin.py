@@ -131,6 +131,14 @@ def _an_text(text: str) -> str:
     return _clean(text).replace("|", "/")
 
 
+def _mb(call: str, alert: bool, explanation: str | None) -> str:
+    """A call as BBO writes it: ``mb|1N!|``, an alert's written explanation in an ``an`` right after it."""
+    out = f"mb|{_lin_call(call)}{'!' if alert else ''}|"
+    if alert and explanation:
+        out += f"an|{_an_text(explanation)}|"
+    return out
+
+
 def _names(value: str) -> list[str]:
     """``pn`` list (S,W,N,E per room). A comma inside a name (``Levin, mrs``) splits it: an entry that
     starts with a blank is glued back to the one before until the count is 4 or 8."""
@@ -502,9 +510,7 @@ def _line(rec: GameRecord, names: str) -> str | None:
             out.append("pg||")                          # vugraph style: the auction is a page of its own
             in_play = True
         if isinstance(e, CallMade):
-            out.append(f"mb|{_lin_call(e.call)}{'!' if e.alert else ''}|")
-            if e.alert and e.explanation:          # BBO's form; LIN has no escape, so a bar becomes a slash
-                out.append(f"an|{_an_text(e.explanation)}|")
+            out.append(_mb(e.call, e.alert, e.explanation))
             if i == marked:
                 out.append(f"an|{_SYNTHESIZED}|")
         elif isinstance(e, CardPlayed):
