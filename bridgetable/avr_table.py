@@ -39,7 +39,7 @@ from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host.constants import Zone
 from firmware_host.session import SessionConfig
-from hw_sim.avr import SeatUnit, ntag_uids, sync_units
+from hw_sim.avr import EmulatedClock, SeatUnit, ntag_uids, sync_units
 from hw_sim.faults import FaultSpec
 from hw_sim.tags import misread_uid
 from table.cards import SEATS, Deal
@@ -176,6 +176,12 @@ class AvrTable(SimulatedTable):
             raise
         self.transport = "avr"
 
+    @property
+    def sync_timeout(self) -> float:
+        """Wall seconds to wait for the units' answer to a sync (a few emulated ms of settling): generous, as a
+        loaded machine emulates them slower than the wall clock; only a unit that stopped answering runs out."""
+        return 4 * self.action_timeout
+
     def close(self) -> None:
         super().close()                               # the units quit and unlink their links first
         self._remove_unit_dir()
@@ -202,6 +208,8 @@ class AvrTable(SimulatedTable):
             self.reader_ports[str(s)] = AvrPort(unit, "reader", reader_serial, self.faults)
             self.readers[s] = (self.reader_ports[str(s)], reader)  # type: ignore[assignment]
             self.boxes[s] = (AvrPort(unit, "box", box_serial, self.faults), box)  # type: ignore[assignment]
+        # the harness's waits count the units' emulated time (the drivers, the host's side, keep the wall clock)
+        self.clock = EmulatedClock(self.units.values())
         for d in self.drivers:
             d.start(0.02)
 
@@ -232,13 +240,13 @@ class AvrTable(SimulatedTable):
                 mismatches.append(f"{ev.seat}'s hand read as {sorted(ev.cards)}")
         for unit in self.units.values():               # read: the players lift their hands
             unit.remove()
-        sync_units(self.units.values(), SETTLE_MS, self.action_timeout)   # and the next card laid is a card played
+        sync_units(self.units.values(), SETTLE_MS, self.sync_timeout)   # and the next card laid is a card played
         return len(got)
 
     def _before_action(self, port: Any, action_no: int, record: GameRecord) -> None:
         if action_no in self._watchdog_plan(record):
             port.unit.watchdog_reset()                 # the action waits in the unit until its link is back
-            port.unit.sync(SETTLE_MS, timeout=self.action_timeout)
+            port.unit.sync(SETTLE_MS, timeout=self.sync_timeout)
 
     def _watchdog_plan(self, record: GameRecord) -> set[int]:
         """The device actions before which a unit's watchdog resets it, seeded per record (as the unplugs)."""
@@ -251,7 +259,7 @@ class AvrTable(SimulatedTable):
     def _start_board(self, ev: BoardStarted) -> tuple[Deal | None, dict[str, str]]:
         """Before the readers are told of a new board, every unit has done and sent what the last board's
         actions caused (a card laid twice is still reported twice)."""
-        sync_units(self.units.values(), SETTLE_MS, self.action_timeout)
+        sync_units(self.units.values(), SETTLE_MS, self.sync_timeout)
         time.sleep(FLUSH_S)
         return super()._start_board(ev)
 
@@ -262,7 +270,7 @@ class AvrTable(SimulatedTable):
         for unit in self.units.values():
             unit.remove()
             unit.remove(dummy=True)
-        sync_units(self.units.values(), window_ms + SETTLE_MS, self.action_timeout)
+        sync_units(self.units.values(), window_ms + SETTLE_MS, self.sync_timeout)
         for port in self.reader_ports.values():
             port.on_antenna.clear()
 

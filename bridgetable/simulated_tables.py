@@ -71,7 +71,7 @@ from drivers.link import register_usb_backend
 from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host import SessionConfig, Zone
-from hw_sim.clock import REAL_CLOCK, VirtualClock
+from hw_sim.clock import REAL_CLOCK, Clock, VirtualClock
 from hw_sim.devices import BiddingBox, SeatReader, SimDevice
 from hw_sim.faults import FaultSpec
 from hw_sim.port import DevicePort
@@ -155,7 +155,7 @@ class SimulatedTable:
         self.faults = replace(spec, seed=seed) if seed is not None else spec
         self.name = name or f"T{next(_tables)}"
         self.virtual = transport == "inproc"
-        self.clock = VirtualClock() if self.virtual else REAL_CLOCK
+        self.clock: Clock = VirtualClock() if self.virtual else REAL_CLOCK
         self.action_timeout = action_timeout or (600.0 if self.virtual else 30.0)
         self.n_decks = n_decks
         self._learn_over_wire = decks is None

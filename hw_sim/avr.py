@@ -311,3 +311,41 @@ def sync_units(units: Iterable[SeatUnit], settle_ms: int = 0, timeout: float = 1
     asked = [(unit, unit.ask_sync(settle_ms)) for unit in units]
     for unit, ident in asked:
         unit.synced(ident, timeout)
+
+
+class EmulatedClock:
+    """The seat units' emulated time in seconds (the slowest unit's), for a harness's deadlines: "no answer
+    within 30 s" then means 30 s of the chips' time, as at a real table. The emulation is paced to the wall clock
+    but falls behind it on a loaded machine (each unit needs a share of a core to keep up); a wall-clock deadline
+    would then fail a unit that was merely slow to be emulated. Asked of the units at most every ``refresh_s``
+    wall seconds (a ``stats`` command each). While a unit does not answer, wall time counts; once one has
+    stopped, only wall time does (a deadline still comes)."""
+
+    virtual = False
+
+    def __init__(self, units: Iterable[SeatUnit], refresh_s: float = 0.25) -> None:
+        self.units = list(units)
+        self.refresh_s = refresh_s
+        self._asked = self._answered = time.monotonic() - refresh_s
+        self._now = 0.0
+        self._stopped = False
+
+    def now(self) -> float:
+        wall = time.monotonic()
+        if self._stopped:
+            self._now += wall - self._answered
+            self._answered = wall
+        elif wall - self._asked >= self.refresh_s:
+            self._asked = wall
+            try:
+                emulated = min(unit.stats()["emulated_ms"] for unit in self.units) / 1000.0
+                self._now = max(self._now, emulated)
+            except TimeoutError:                     # no answer in time: the wall time it took counts
+                self._now += time.monotonic() - self._answered
+            except (AvrUnavailable, OSError, ValueError):
+                self._stopped = True
+            self._answered = time.monotonic()
+        return self._now
+
+    def advance(self, dt: float) -> None:           # emulated time passes by itself
+        time.sleep(max(0.0, dt))

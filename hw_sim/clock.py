@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Protocol
 
 
 class RealClock:
@@ -36,4 +37,13 @@ class VirtualClock:
 
 
 REAL_CLOCK = RealClock()
-Clock = RealClock | VirtualClock
+
+
+class Clock(Protocol):
+    """What the simulators ask of a clock (the two above; the emulated seat units' time, ``hw_sim.avr``)."""
+
+    virtual: bool
+
+    def now(self) -> float: ...
+
+    def advance(self, dt: float) -> None: ...

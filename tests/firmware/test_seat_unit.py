@@ -2,7 +2,9 @@
 ports (pyserial on a pty, as /dev/ttyUSB0 would be), and by a bare HostSession for protocol details."""
 from __future__ import annotations
 
+import os
 import queue
+import signal
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -18,7 +20,7 @@ from drivers.seat_reader import SeatReaderDriver
 from firmware_host import Binding, CallPressed, CardRead, Frame, HostSession, LinkState, Nack, encode_frame
 from firmware_host.constants import Capability, ErrorCode, Mode, Phase
 from firmware_host.messages import ShowContract, ShowError
-from hw_sim.avr import SeatUnit, ntag_uids
+from hw_sim.avr import EmulatedClock, SeatUnit, ntag_uids
 from table.cards import Deal
 from table.events import CallMade, CardPlayed
 
@@ -418,3 +420,24 @@ def test_prevent_mode_undo_and_the_stop_card_through_the_host_driver(unit, deck)
         for d in (reader, box):
             d.stop()
             d.close()
+
+
+def test_the_emulated_clock_counts_the_chips_time_not_the_wall_time_a_loaded_machine_takes(unit):
+    """A unit the machine does not run for a second (stopped: the CPU's time went elsewhere) has not lived that
+    second: a harness deadline in EmulatedClock time has not come closer; closed, the wall clock counts on."""
+    clock = EmulatedClock([unit], refresh_s=0.0)
+    first = clock.now()
+    time.sleep(0.3)
+    assert clock.now() > first                               # a running unit's time passes
+    before, wall = clock.now(), time.monotonic()
+    os.kill(unit._proc.pid, signal.SIGSTOP)
+    try:
+        time.sleep(1.5)
+    finally:
+        os.kill(unit._proc.pid, signal.SIGCONT)
+    after = clock.now()                  # answered at once: the unit runs at most 1 emulated ms per turn
+    assert time.monotonic() - wall >= 1.5 and after - before < 0.5, (before, after)
+    unit.close()
+    stopped = clock.now()
+    time.sleep(0.3)
+    assert clock.now() - stopped >= 0.3                      # a stopped unit: the wall clock counts

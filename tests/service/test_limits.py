@@ -24,6 +24,7 @@ from service.sim.dealing import deal_for
 from service.store.journal import Row
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
+PROBE_TIMEOUT_S = 8.0
 LIMITED = {**CONFIG, "limits": {"spectator_streams_per_address": 3, "spectator_streams": 5, "card_redemptions": 5,
                                  "connections_per_address": 20, "connections": 40}}
 
@@ -33,23 +34,26 @@ def test_a_slow_client_holding_1100_unfinished_requests_locks_nobody_out(tmp_pat
         loris = SlowLoris(server.port, 1100)
         loris.start()
         worst, answers = 0.0, 0
-        deadline = time.monotonic() + 20.0
+        start = time.monotonic()
         try:
-            while time.monotonic() < deadline:
+            # 20 s of probes under the attack, at least 20 of them (a loaded machine answers slower, not fewer)
+            while time.monotonic() - start < 20.0 or answers < 20:
+                assert time.monotonic() - start < 120.0, answers
                 t = time.monotonic()
-                r = httpx.get(server.base + "/api/health", timeout=1.0)   # a new connection each time
+                r = httpx.get(server.base + "/api/health", timeout=PROBE_TIMEOUT_S)   # a new connection each time
                 worst = max(worst, time.monotonic() - t)
-                assert r.status_code == 200, r.text
+                assert r.status_code == 200, r.text        # a client the attack locked out is answered 503
                 answers += 1
                 time.sleep(0.2)
         finally:
             loris.done.set()
             loris.join(10)
         assert loris.opened >= 1100, loris.opened               # the attack really held that many
-        # every probe answered within the client's 1 s limits on connecting and on reading (a failure raises); a
-        # client locked out waits for a slot or for the 10 s header timeout. How fast is bench/slow_clients.py's:
-        # a bound of 1 s on the whole probe failed beside four busy test workers (1.17 s)
-        assert answers >= 20 and worst < 3.0, (answers, worst)
+        # every probe answered within the client's limits on connecting and on reading (a failure raises), below
+        # the 10 s after which the guard closes the attacker's unfinished requests: no probe waited for a slot the
+        # guard freed. How fast is bench/slow_clients.py's, on a quiet machine: bounds of 1 s, then 3 s, on a
+        # probe failed beside the suite's emulated seat units (the CI machine's load above 40 on 2 cores).
+        assert answers >= 20 and worst < PROBE_TIMEOUT_S, (answers, worst)
         log_size = server.log_path.stat().st_size
         assert log_size < 1_000_000, log_size
         # afterwards everything works, the attacker's address included

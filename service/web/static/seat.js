@@ -349,7 +349,7 @@ function nextBoard(s) {
 function mayStart(s) { return s.kind !== "scoring" && !s.withheld && (!s.board || s.phase === "board_complete"); }
 async function renderStart(s) {
   const el = $("start-section");
-  if (!mayStart(s)) { el.hidden = true; el.innerHTML = ""; UI.startKey = null; return; }
+  if (!mayStart(s)) { el.hidden = true; el.innerHTML = ""; el.dataset.sig = ""; UI.startKey = null; return; }
   if (!el.hidden && UI.startKey && el.innerHTML) return;           // the same offer: keep what is typed
   const key = UI.startKey = {};
   let offer;
@@ -358,6 +358,11 @@ async function renderStart(s) {
   el.hidden = false;
   const other = UI.startPick === "other";           // a board the terminal does not offer: the player names it
   const picked = other || (UI.startPick && offer.boards.includes(UI.startPick)) ? UI.startPick : null;
+  // A state pushed while the player taps must not rebuild the same offer: a tap whose press and release land on
+  // two different buttons is no click at all, and the player's choice would be lost.
+  const sig = JSON.stringify([offer.boards, !!offer.hand_records, other, picked, UI.startRefusal || "", document.documentElement.lang]);
+  if (el.innerHTML && el.dataset.sig === sig) return;
+  el.dataset.sig = sig;
   const typed = $("start-confirm") ? $("start-confirm").value : "", named = $("start-number") ? $("start-number").value : "";
   el.innerHTML = `<h2>${esc(t("seat.start_title", "Start a board"))}</h2>` +
     (UI.startRefusal ? `<p class="warn-line" id="start-refusal">${esc(UI.startRefusal)}</p>` : "") +
