@@ -269,7 +269,15 @@ class SeatUnit:
 
     def stats(self, timeout: float = 5.0) -> dict[str, int]:
         """The harness's counters (emulated ms, MFRC522 transceives, bytes and faults per link)."""
+        self.ask_stats()
+        return self.answered_stats(timeout)
+
+    def ask_stats(self) -> None:
+        """The first half of :meth:`stats` (several units asked at once: :class:`EmulatedClock`)."""
         self.command("stats")
+
+    def answered_stats(self, timeout: float = 5.0) -> dict[str, int]:
+        """The second half of :meth:`stats`."""
         line = self._expect("stats", timeout)
         return {k: int(v, 16) if k == "pins" else int(v)
                 for k, v in (part.split("=") for part in line.split()[1:])}
@@ -317,35 +325,37 @@ class EmulatedClock:
     """The seat units' emulated time in seconds (the slowest unit's), for a harness's deadlines: "no answer
     within 30 s" then means 30 s of the chips' time, as at a real table. The emulation is paced to the wall clock
     but falls behind it on a loaded machine (each unit needs a share of a core to keep up); a wall-clock deadline
-    would then fail a unit that was merely slow to be emulated. Asked of the units at most every ``refresh_s``
-    wall seconds (a ``stats`` command each). While a unit does not answer, wall time counts; once one has
-    stopped, only wall time does (a deadline still comes)."""
+    would then fail a unit that was merely slow to be emulated.
+
+    The units are asked (a ``stats`` command to each, side by side) at most every ``refresh_s`` wall seconds;
+    in between the clock runs on with the wall clock from the last answer, so it is never behind the units by
+    more than ``refresh_s`` and a harness polling it often costs nothing. A unit that does not answer in time
+    leaves the wall clock to count; one that stopped, from then on (a deadline still comes)."""
 
     virtual = False
 
-    def __init__(self, units: Iterable[SeatUnit], refresh_s: float = 0.25) -> None:
+    def __init__(self, units: Iterable[SeatUnit], refresh_s: float = 2.0) -> None:
         self.units = list(units)
         self.refresh_s = refresh_s
-        self._asked = self._answered = time.monotonic() - refresh_s
-        self._now = 0.0
+        self._answered = -float("inf")              # wall time of the last answer
+        self._emulated = 0.0                         # the units' emulated seconds then
         self._stopped = False
 
     def now(self) -> float:
         wall = time.monotonic()
-        if self._stopped:
-            self._now += wall - self._answered
-            self._answered = wall
-        elif wall - self._asked >= self.refresh_s:
-            self._asked = wall
+        if not self._stopped and wall - self._answered >= self.refresh_s:
             try:
-                emulated = min(unit.stats()["emulated_ms"] for unit in self.units) / 1000.0
-                self._now = max(self._now, emulated)
-            except TimeoutError:                     # no answer in time: the wall time it took counts
-                self._now += time.monotonic() - self._answered
+                for unit in self.units:
+                    unit.ask_stats()
+                self._emulated = min(unit.answered_stats()["emulated_ms"] for unit in self.units) / 1000.0
+                self._answered = wall
+            except TimeoutError:                     # no answer in time: the wall time counts
+                pass
             except (AvrUnavailable, OSError, ValueError):
                 self._stopped = True
-            self._answered = time.monotonic()
-        return self._now
+        if self._answered == -float("inf"):
+            self._emulated, self._answered = 0.0, wall
+        return self._emulated + (wall - self._answered)
 
     def advance(self, dt: float) -> None:           # emulated time passes by itself
         time.sleep(max(0.0, dt))
