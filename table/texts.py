@@ -7,12 +7,12 @@ same ``{name}`` placeholders, wording a seat, suit, card or call parameter in th
 
 A parameter's name says what it holds, so a page can word it: ``seat``/``seat2``/``offender``/``partner``/
 ``leader``/``declarer``/``dummy``/``claimer`` a seat letter (``seat_name``/``seat2_name``: the same, which the
-English names in full, "North"); ``suit`` a suit letter (S H D C; the English names the suit; ``one_suit`` the
-same in the singular: "a spade"); ``suits`` suit letters joined by "/"; ``card``/``cards`` card codes ("SA",
-several separated by spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); ``side``/``side2`` a side (NS,
-EW); ``option`` a rectification option's code; ``code`` an irregularity's code; ``disposition`` how one was
-disposed of; ``kind`` an event's type; ``credential`` the English name of a sign-in credential (a refusal's
-parameters); anything else is shown as it is (a law number, a count)."""
+English names in full, "North"); ``suit`` a suit letter (S H D C; the English names the suit; ``one_suit`` the same
+in the singular: "a spade"); ``suits`` suit letters joined by "/"; ``card``/``cards`` card codes ("SA", several
+separated by spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); ``side``/``side2`` a side (NS, EW); ``option``
+a rectification option's code; ``code`` an irregularity's code; ``disposition`` how one was disposed of; ``kind`` an
+event's type; ``vulnerability`` a board's (None, NS, EW, All); ``credential`` the English name of a sign-in
+credential (a refusal's parameters); anything else is shown as it is (a law number, a count)."""
 from __future__ import annotations
 
 from typing import Any

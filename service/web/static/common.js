@@ -112,6 +112,7 @@ function engineParam(name, value) {
   if (/^code\d*$/.test(name)) return irrText(value);
   if (name === "disposition") return dispositionText({disposition: value});
   if (name === "kind") return t("common.event." + value, value);
+  if (name === "vulnerability") return t("common.vul." + value, value);
   if (name === "credential") return t("common.credential." + String(value).replace(/\W+/g, "_"), value);
   return value;
 }
