@@ -16,10 +16,10 @@ ENGINE_ZH = ROOT / "service" / "web" / "static" / "locales" / "zh-Hant" / "engin
 
 
 def engine_texts() -> dict[str, str]:
-    """Every ``Text(key, english, ...)`` in table/, results/ and service/: key -> the English template a page words
-    (constants only, so a key is greppable)."""
+    """Every ``Text(key, english, ...)`` in table/, results/, service/ and drivers/ (the dealing machine's lines):
+    key -> the English template a page words (constants only, so a key is greppable)."""
     found: dict[str, str] = {}
-    for path in [*(ROOT / "table").rglob("*.py"), *(ROOT / "results").rglob("*.py"), *(ROOT / "service").rglob("*.py")]:
+    for path in (p for part in ("table", "results", "service", "drivers") for p in (ROOT / part).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Text":
                 key = node.args[0]
