@@ -192,6 +192,14 @@ def test_director_refusals_carry_their_pieces(server: ServerProcess) -> None:
         r = d.post("/api/tables/1/boards/0/adjustment", json={"kind": "cancel"})
         assert r.status_code == 422 and isinstance(r.json()["detail"], list), r.text
         assert keys_of(r.json()) == ["refusal.schema"] and r.json()["detail_parts"][0]["params"] == {"fields": "number"}
+        # a movement the planner refuses: its complaint a keyed piece after the refusal's (not an English parameter)
+        r = d.post("/api/event", json={"name": "Tuesday", "scoring": "MP", "movement": {
+            "kind": "mitchell", "tables": 3, "rounds": 9, "boards_per_round": 2}})
+        assert r.status_code == 422 and r.json()["detail"] == ("the event cannot be planned: a 3-table Mitchell (odd) "
+                                                               "has at most 3 rounds"), r.text
+        assert keys_of(r.json()) == ["refusal.event_not_planned", "movement.mitchell_rounds_odd"]
+        chinese = "".join(chinese_of(p) for p in r.json()["detail_parts"])
+        assert CJK.search(chinese) and not latin_words(chinese), chinese
 
 
 def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProcess, browser: Any) -> None:
