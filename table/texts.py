@@ -13,7 +13,8 @@ separated by spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); ``side``/`
 a rectification option's code; ``code`` an irregularity's code; ``disposition`` how one was disposed of; ``kind`` an
 event's type; ``vulnerability`` a board's (None, NS, EW, All); ``card_name`` a card code the English names in words
 ("ace of spades"); ``pocket``/``pocket2`` a dealing machine's pocket, a seat letter ("North pocket"; empty: "reject
-tray"); ``credential`` the English name of a sign-in credential (a refusal's parameters); anything else is shown as
+tray"); ``decision``/``choices`` a dealing machine's decision(s) (continue, redeal, skip, abort; several joined by
+", "); ``credential`` the English name of a sign-in credential (a refusal's parameters); anything else is shown as
 it is (a law number, a count)."""
 from __future__ import annotations
 

@@ -102,6 +102,11 @@ def test_the_console_deals_the_file_with_a_misread_and_a_wrong_pocket(tmp_path: 
             for kind, line in lines.items():
                 assert CJK.search(line) and not LATIN.search(line), (kind, line)
             assert "牌袋" in lines["WRONG_POCKET"] and "「繼續」" in lines["WRONG_POCKET"], lines
+            # a decision the board does not offer: the API's words for the decisions become the console's buttons'
+            refused = str(phone.evaluate("""() => engineText('', [{key: 'refusal.dealing_choice', params: {
+                decision: 'redeal', board: '3', choices: 'continue, skip'}}])"""))
+            assert CJK.search(refused) and not LATIN.search(refused), refused
+            assert "重發" in refused and "跳過" in refused, refused
             assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
             section = phone.locator("#dealing-section")
             assert section.evaluate("s => s.scrollWidth <= s.clientWidth")

@@ -116,6 +116,9 @@ function engineParam(name, value) {
   if (name === "disposition") return dispositionText({disposition: value});
   if (name === "kind") return t("common.event." + value, value);
   if (name === "vulnerability") return t("common.vul." + value, value);
+  // a dealing machine's decision(s): the API's words in English, the console's button words in another language
+  if (name === "decision" || name === "choices") return I18N.lang === "en" ? value
+    : String(value).split(", ").map(c => t("console_dealing.choice." + c, c)).join("、");
   if (name === "credential") return t("common.credential." + String(value).replace(/\W+/g, "_"), value);
   return value;
 }
