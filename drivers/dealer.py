@@ -35,9 +35,11 @@ is injectable, so a simulated machine on a virtual clock deals a set in millisec
 from __future__ import annotations
 
 import logging
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import reduce
 from typing import Any
 
 from firmware_host import (
@@ -54,7 +56,7 @@ from firmware_host import (
 from firmware_host.constants import ErrorCode
 from table.cards import ALL_CARDS
 from table.handrecords.base import HandRecordBoard
-from table.verify import SEAT_NAME, card_name
+from table.texts import Text
 
 from .base import DeviceDriver
 from .decks import DeckRegistry
@@ -85,8 +87,18 @@ class DealerError(DriverError):
     """The machine could not be used: it did not connect, or fell silent in the middle of a board."""
 
 
-def _pocket(seat: str | None) -> str:
-    return f"{SEAT_NAME[seat]} pocket" if seat else "reject tray"   # type: ignore[index]
+def _on_board(board: int, step: Text) -> Text:
+    """A problem's line: the board, then what to do (``BoardVerifier.instructions`` lists the steps alone). Keyed
+    (table/texts.py): the console words it; a ``pocket`` parameter is a seat letter, or empty for the reject tray."""
+    return Text("dealing.on_board", "Board {board}: ", board=board) + step
+
+
+def _step(message: str) -> str:
+    """A problem's line without its board: its keyed step, or the English after "Board n: "."""
+    if isinstance(message, Text) and len(message.parts) > 1 and getattr(message.parts[0], "key", "") == \
+            "dealing.on_board":
+        return reduce(operator.add, message.parts[1:])
+    return message.split(": ", 1)[-1] if message.startswith("Board") else message
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,9 +161,10 @@ class BoardVerifier:
             return None
         self.wrong_board = number
         return self.add(Problem(WRONG_BOARD, self.board,
-                                 f"The machine has board {number} in it, but board {self.board} is to be dealt now. "
-                                 f"Take board {number} out, put board {self.board} in, then press Continue.",
-                                 read_board=number))
+                                Text("dealing.wrong_board", "The machine has board {read} in it, but board {board} is "
+                                     "to be dealt now. Take board {read} out, put board {board} in, then press "
+                                     "Continue.", read=number, board=self.board),
+                                read_board=number))
 
     def card(self, card: str | None, pocket: str, uid: bytes) -> Problem | None:
         """One CARD_DEALT: the hot path, a few dictionary look-ups."""
@@ -165,16 +178,19 @@ class BoardVerifier:
                     self.dealt.setdefault(card, (pocket, uid))
                     own = self.owner[card]
                     return self.add(Problem(
-                        WRONG_CARD, b, f"Board {b}: the {card_name(card)} that went into the {_pocket(pocket)} is "
-                        f"from deck {found.deck!r}, not from this board's deck {self.deck!r}. Take it out, put the "
-                        f"{card_name(card)} of deck {self.deck!r} in {SEAT_NAME[own]}'s pocket, then press Continue.",
+                        WRONG_CARD, b, _on_board(b, Text(
+                            "dealing.wrong_card", "the {card_name} that went into the {pocket} is from deck {deck}, "
+                            "not from this board's deck {deck2}. Take it out, put the {card_name} of deck {deck2} in "
+                            "{seat_name}'s pocket, then press Continue.", card_name=card, pocket=pocket,
+                            deck=repr(found.deck), deck2=repr(self.deck), seat_name=own)),
                         card, pocket, belongs=str(own), uid=uid.hex().upper()))
         if card is None:
             tag = uid.hex().upper()
             return self.add(Problem(
-                UNKNOWN_CARD, b, f"Board {b}: a card the machine could not identify (tag {tag}) went into the "
-                f"{_pocket(pocket)}. Take out of that pocket the card that is not from this board's deck "
-                f"(look at the backs), then press Continue.", None, pocket, uid=tag))
+                UNKNOWN_CARD, b, _on_board(b, Text(
+                    "dealing.unknown_card", "a card the machine could not identify (tag {tag}) went into the "
+                    "{pocket}. Take out of that pocket the card that is not from this board's deck (look at the "
+                    "backs), then press Continue.", tag=tag, pocket=pocket)), None, pocket, uid=tag))
         first = self.dealt.get(card)
         if first is not None:
             return self._duplicate(card, pocket, uid.hex().upper(), first)
@@ -182,45 +198,55 @@ class BoardVerifier:
         own = self.owner[card]
         if own != pocket:
             return self.add(Problem(
-                WRONG_POCKET, b, f"Board {b}: the {card_name(card)} went into the {_pocket(pocket)}; it belongs to "
-                f"{SEAT_NAME[own]}. Take it out and put it in {SEAT_NAME[own]}'s pocket, then press Continue.",
+                WRONG_POCKET, b, _on_board(b, Text(
+                    "dealing.wrong_pocket", "the {card_name} went into the {pocket}; it belongs to {seat_name}. Take "
+                    "it out and put it in {seat_name}'s pocket, then press Continue.", card_name=card,
+                    pocket=pocket, seat_name=own)),
                 card, pocket, belongs=str(own), uid=uid.hex().upper()))
         return None
 
     def _duplicate(self, card: str, pocket: str, tag: str, first: tuple[str, bytes]) -> Problem:
         b = self.board
+        # whole sentences (where the first went, why): a page words each in its own order
+        where = (Text("dealing.second_card_there", "a second {card_name} went into the {pocket} (the first went "
+                      "there too): ", card_name=card, pocket=pocket) if first[0] == pocket else
+                 Text("dealing.second_card", "a second {card_name} went into the {pocket} (the first went into the "
+                      "{pocket2}): ", card_name=card, pocket=pocket, pocket2=first[0]))
         if first[1].hex().upper() == tag:
             self.double_reads.append(pocket)
-            how = "the machine read it twice, so two cards probably stuck together and the second went in unread"
-            todo = (f"Check the {_pocket(pocket)}: it must hold only {SEAT_NAME[self.owner[card]]}'s cards (see "
-                    "the hand record); move any other card to its own pocket")
+            what = Text("dealing.read_twice", "the machine read it twice, so two cards probably stuck together and "
+                        "the second went in unread. Check the {pocket}: it must hold only {seat_name}'s cards (see "
+                        "the hand record); move any other card to its own pocket, then press Continue.",
+                        pocket=pocket, seat_name=self.owner[card])
         else:
-            how = "the deck has two of this card"
-            todo = f"Take the extra {card_name(card)} out of the {_pocket(pocket)} and set it aside"
-        return self.add(Problem(
-            DUPLICATE_CARD, b, f"Board {b}: a second {card_name(card)} went into the {_pocket(pocket)} ("
-            + ("the first went there too" if first[0] == pocket else f"the first went into the {_pocket(first[0])}")
-            + f"): {how}. {todo}, then press Continue.", card, pocket, uid=tag))
+            what = Text("dealing.two_of_card", "the deck has two of this card. Take the extra {card_name} out of the "
+                        "{pocket} and set it aside, then press Continue.", card_name=card, pocket=pocket)
+        return self.add(Problem(DUPLICATE_CARD, b, _on_board(b, where + what), card, pocket, uid=tag))
 
     def jam(self, pocket: str | None, cards_dealt: int) -> Problem:
-        where = f"at the {_pocket(pocket)}" if pocket else "in the feeder"
-        return self.add(Problem(
-            JAM, self.board, f"Board {self.board}: the machine jammed {where} after {cards_dealt} cards. Clear the "
-            "stuck card and restart the machine; checking goes on by itself.", pocket=pocket, blocking=False))
+        jammed = (Text("dealing.jam_pocket", "the machine jammed at the {pocket} after {count} cards. Clear the stuck "
+                       "card and restart the machine; checking goes on by itself.", pocket=pocket, count=cards_dealt)
+                  if pocket else
+                  Text("dealing.jam_feeder", "the machine jammed in the feeder after {count} cards. Clear the stuck "
+                       "card and restart the machine; checking goes on by itself.", count=cards_dealt))
+        return self.add(Problem(JAM, self.board, _on_board(self.board, jammed), pocket=pocket, blocking=False))
 
     def unreadable(self, cards_dealt: int) -> Problem:
         self.rejected += 1
         return self.add(Problem(
-            UNREADABLE_CARD, self.board, f"Board {self.board}: the machine could not read a card and put it in the "
-            f"reject tray (after {cards_dealt} cards). Leave it there and restart the machine; you will be told "
-            "where it goes when the board is finished.", blocking=False))
+            UNREADABLE_CARD, self.board, _on_board(self.board, Text(
+                "dealing.unreadable", "the machine could not read a card and put it in the reject tray (after "
+                "{count} cards). Leave it there and restart the machine; you will be told where it goes when the "
+                "board is finished.", count=cards_dealt)), blocking=False))
 
     def unknown_rejected(self, text: str) -> Problem:
         self.rejected += 1
-        return self.add(Problem(
-            UNKNOWN_CARD, self.board, f"Board {self.board}: the machine set aside a card whose tag it does not know"
-            f"{' (' + text + ')' if text else ''}. Leave it in the reject tray for now; the machine goes on.",
-            blocking=False))
+        # the machine's own words (``detail``) stay as it sent them
+        aside = (Text("dealing.unknown_tag_said", "the machine set aside a card whose tag it does not know ({detail}). "
+                      "Leave it in the reject tray for now; the machine goes on.", detail=text) if text else
+                 Text("dealing.unknown_tag", "the machine set aside a card whose tag it does not know. Leave it in "
+                      "the reject tray for now; the machine goes on."))
+        return self.add(Problem(UNKNOWN_CARD, self.board, _on_board(self.board, aside), blocking=False))
 
     def machine_error(self, code: int, text: str) -> Problem:
         """Any other ERROR. BUSY, HARDWARE_FAULT and UNSUPPORTED mean the board was not dealt; anything else
@@ -231,9 +257,13 @@ class BoardVerifier:
             name = f"0x{code:04X}"
         stops = code in (ErrorCode.BUSY, ErrorCode.HARDWARE_FAULT, ErrorCode.UNSUPPORTED)
         self.refused = self.refused or stops
-        todo = "Check the machine, then press Continue to deal the board again." if stops else "Dealing goes on."
-        return self.add(Problem(MACHINE_ERROR, self.board, f"Board {self.board}: the machine reports a fault "
-                                 f"({name}{': ' + text if text else ''}). {todo}", blocking=stops))
+        # the fault's code name and the machine's own words (``detail``) stay as it sent them
+        fault = (Text("dealing.fault_said", "the machine reports a fault ({fault}: {detail}). ", fault=name,
+                      detail=text) if text else
+                 Text("dealing.fault", "the machine reports a fault ({fault}). ", fault=name))
+        todo = (Text("dealing.fault_stops", "Check the machine, then press Continue to deal the board again.") if stops
+                else Text("dealing.fault_goes_on", "Dealing goes on."))
+        return self.add(Problem(MACHINE_ERROR, self.board, _on_board(self.board, fault + todo), blocking=stops))
 
     def finish(self) -> list[Problem]:
         """The board is over (DEAL_DONE or DECK_INCOMPLETE): every card not dealt is missing."""
@@ -243,28 +273,33 @@ class BoardVerifier:
         for c in missing:
             own = self.owner[c]
             if self.rejected:
-                hint = (f"The machine set aside {self.rejected} card(s): if the {card_name(c)} is among them, take it "
-                        "from the reject tray.")
+                hint = Text("dealing.missing_rejected", "The machine set aside {count} card(s): if the {card_name} is "
+                            "among them, take it from the reject tray. ", count=self.rejected, card_name=c)
             elif self.double_reads:
-                hint = f"It probably went into the {_pocket(self.double_reads[0])} stuck to another card: look there."
+                hint = Text("dealing.missing_stuck", "It probably went into the {pocket} stuck to another card: look "
+                            "there. ", pocket=self.double_reads[0])
             else:
-                hint = f"The deck seems to lack it: find it (or use a spare {card_name(c)})."
-            out.append(self.add(Problem(
-                MISSING_CARD, self.board, f"Board {self.board}: the {card_name(c)} never reached a pocket; it belongs "
-                f"to {SEAT_NAME[own]}. {hint} Put it in {SEAT_NAME[own]}'s pocket, then press Continue.",
-                c, str(own))))
+                hint = Text("dealing.missing_lacking", "The deck seems to lack it: find it (or use a spare "
+                            "{card_name}). ", card_name=c)
+            line = (Text("dealing.missing", "the {card_name} never reached a pocket; it belongs to {seat_name}. ",
+                         card_name=c, seat_name=own) + hint
+                    + Text("dealing.put_in", "Put it in {seat_name}'s pocket, then press Continue.", seat_name=own))
+            out.append(self.add(Problem(MISSING_CARD, self.board, _on_board(self.board, line), c, str(own))))
         return out
 
     def instructions(self) -> str:
         """What the volunteer must do about this board, step by step."""
-        steps = [p.message.split(": ", 1)[-1] if p.message.startswith("Board") else p.message
-                 for p in self.problems if p.blocking]
+        steps = [_step(p.message) for p in self.problems if p.blocking]
         if not steps:
-            return f"Board {self.board} is correct."
-        lines = [f"Board {self.board} needs attention:"] + [f"  {k}. {s}" for k, s in enumerate(steps, 1)]
+            return Text("dealing.correct", "Board {board} is correct.", board=self.board)
+        # joined pieces, not "\n".join: each step stays keyed for the console
+        out: str = Text("dealing.attention", "Board {board} needs attention:", board=self.board)
+        for k, s in enumerate(steps, 1):
+            out = out + f"\n  {k}. " + s
         if not self.refused:
-            lines.append("Or put all the board's cards back in the machine and press Redeal.")
-        return "\n".join(lines)
+            out = out + "\n" + Text("dealing.redeal", "Or put all the board's cards back in the machine and press "
+                                     "Redeal.")
+        return out
 
 
 # ------------------------------------------------------------------------------------------ reports
@@ -391,9 +426,13 @@ class DealerDriver(DeviceDriver):
         deadline = self.clock() + timeout
         while not self.connected:
             if self.clock() >= deadline:
-                why = (" (the device there is not a dealing machine: it was refused)"
-                       if self.session.health.refusals else f" ({self.last_error})" if self.last_error else "")
-                raise DealerError(f"the dealing machine at {self.url} did not connect within {timeout:g} s{why}")
+                # keyed (table/texts.py): the console words it; the port's own error (``error``) stays as it is
+                late = Text("dealing.no_connect", "the dealing machine at {machine} did not connect within {seconds} "
+                            "s", machine=self.url, seconds=f"{timeout:g}")
+                raise DealerError(late + Text("dealing.not_a_dealer", " (the device there is not a dealing machine: "
+                                              "it was refused)") if self.session.health.refusals else
+                                  late + Text("dealing.port_error", " ({error})", error=self.last_error)
+                                  if self.last_error else late)
             self.pump(0.05)
 
     def deal_board(self, record: HandRecordBoard, *, timeout: float = 10.0, jam_timeout: float = 600.0,
@@ -414,8 +453,9 @@ class DealerDriver(DeviceDriver):
                 if progress != seen:
                     last, seen = now, progress
                 elif now - last > (jam_timeout if self.jammed else timeout):
-                    raise DealerError(f"board {record.board}: the machine has said nothing for "
-                                      f"{now - last:.0f} s ({len(v.dealt)} cards dealt)")
+                    raise DealerError(Text("dealing.silent", "board {board}: the machine has said nothing for "
+                                           "{seconds} s ({count} cards dealt)", board=record.board,
+                                           seconds=f"{now - last:.0f}", count=len(v.dealt)))
             return v
         finally:
             self._on_problem = None

@@ -32,6 +32,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from table.texts import Text
+
 from .errors import MovementError
 
 __all__ = ["Sitting", "Movement", "mitchell", "howell", "teams_match", "round_robin_teams",
@@ -343,7 +345,14 @@ def mitchell(tables: int, rounds: int | None = None, boards_per_round: int = 2, 
     max_rounds = t if odd or even == "relay" else t - 1
     r_count = max_rounds if rounds is None else rounds
     if not 1 <= r_count <= max_rounds:
-        raise MovementError(f"a {t}-table Mitchell ({'odd' if odd else even}) has at most {max_rounds} rounds")
+        # one keyed sentence per kind of table count (not an English word as a parameter): a page words it
+        raise MovementError(
+            Text("movement.mitchell_rounds_odd", "a {tables}-table Mitchell (odd) has at most {rounds} rounds",
+                 tables=t, rounds=max_rounds) if odd else
+            Text("movement.mitchell_rounds_relay", "a {tables}-table Mitchell (relay) has at most {rounds} rounds",
+                 tables=t, rounds=max_rounds) if even == "relay" else
+            Text("movement.mitchell_rounds_skip", "a {tables}-table Mitchell (skip) has at most {rounds} rounds",
+                 tables=t, rounds=max_rounds))
     switch = set(arrow_switch)
     gone = set(absent)
     relay = not odd and even == "relay"

@@ -37,6 +37,7 @@ from typing import Any, NotRequired, TypedDict
 from table.board import Vulnerability, vulnerability_for
 from table.editions import edition
 from table.scoring import parse_contract, score_ns
+from table.texts import Text
 
 from .errors import ResultEntryError, ResultsError
 from .movement import Movement
@@ -228,7 +229,8 @@ class Session:
         teams = self.scoring is Scoring.TEAMS_IMPS
         self.kind = kind or ("teams" if teams else "pairs")
         if teams and any(s.movement.kind != "teams" for s in self.sections.values()):
-            raise ResultsError("teams IMP scoring needs a teams movement (teams_match / round_robin_teams)")
+            raise ResultsError(Text("session.teams_movement", "teams IMP scoring needs a teams movement (teams_match "
+                                    "/ round_robin_teams)"))
         self.date, self.site = date, site
         self.deals: dict[int, str] = dict(deals or {})
         if n_max not in ("results", "movement"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .errors import BridgeError
+from .texts import Text
 
 STRAINS = ("C", "D", "H", "S", "NT")          # lowest first (Law 18E)
 STRAIN_RANK = {s: i for i, s in enumerate(STRAINS)}
@@ -33,7 +34,7 @@ def parse_call(text: str) -> str:
         strain = _STRAIN_ALIASES.get(t[1:])
         if strain and level >= 1:
             return f"{level}{strain}"
-    raise CallError(f"not a call: {text!r}")
+    raise CallError(Text("calls.not_a_call", "not a call: {text}", text=repr(text)))
 
 
 # Bids 1C..9NT with their sufficiency keys (Law 18B/C), precomputed: calls are a small set of strings, so a

@@ -10,6 +10,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from .errors import BridgeError
+from .texts import Text
 
 
 class Seat(StrEnum):
@@ -61,11 +62,11 @@ def side_of(seat: str) -> str:
 
 def seat(value: object) -> Seat:
     if not isinstance(value, str):
-        raise CardError(f"not a seat: {value!r}")
+        raise CardError(Text("cards.not_a_seat", "not a seat: {value}", value=repr(value)))
     try:
         return Seat(value.strip().upper()[:1])
     except ValueError:
-        raise CardError(f"not a seat: {value!r}") from None
+        raise CardError(Text("cards.not_a_seat", "not a seat: {value}", value=repr(value))) from None
 
 
 def parse_card(text: str) -> str:
@@ -74,7 +75,7 @@ def parse_card(text: str) -> str:
     if len(t) == 3 and t[1:] == "10":
         t = t[0] + "T"
     if t not in CARD_SET:
-        raise CardError(f"not a card: {text!r}")
+        raise CardError(Text("cards.not_a_card", "not a card: {text}", text=repr(text)))
     return t
 
 
@@ -100,7 +101,7 @@ class Deal:
             listed[s] = cards_listed
             cards = self.hands[s] = frozenset(cards_listed)
             if len(cards) != len(cards_listed):
-                raise CardError(f"{s}'s hand lists a card twice")
+                raise CardError(Text("cards.seat_twice", "{seat}'s hand lists a card twice", seat=s))
             every |= cards
             held += len(cards)
         if len(every) != held:                    # a card in two hands: name the first, in the order given
@@ -108,13 +109,15 @@ class Deal:
             for s in SEATS:
                 for c in listed[s]:
                     if c in seen:
-                        raise CardError(f"card {c} is in both {seen[c]} and {s}")
+                        raise CardError(Text("cards.two_hands", "card {card} is in both {seat} and {seat2}", card=c,
+                                                  seat=seen[c], seat2=s))
                     seen[c] = s
         self._suit_counts: dict[Seat, dict[str, int]] | None = None
         if complete:
             for s, cards in self.hands.items():
                 if len(cards) != 13:
-                    raise CardError(f"{s} holds {len(cards)} cards, not 13")
+                    raise CardError(Text("cards.not_13", "{seat} holds {count} cards, not 13", seat=s,
+                                         count=len(cards)))
         self._owner: dict[str, Seat] | None = None
 
     @property
@@ -136,11 +139,12 @@ class Deal:
         """Read a PBN deal string ``"N:AKQ.xxx.. ..."``; a missing fourth hand is completed (PBN 2.1 allows ``-``)."""
         text = text.strip()
         if len(text) < 2 or text[1] != ":":
-            raise CardError(f"deal lacks a first-seat prefix: {text!r}")
+            raise CardError(Text("cards.no_prefix", "deal lacks a first-seat prefix: {text}", text=repr(text)))
         first = _SEAT_LETTER.get(text[0]) or seat(text[0])
         parts = text[2:].split()
         if len(parts) != 4:
-            raise CardError(f"deal has {len(parts)} hands, not 4: {text!r}")
+            raise CardError(Text("cards.hands", "deal has {count} hands, not 4: {text}", count=len(parts),
+                                 text=repr(text)))
         hands: dict[str, Sequence[str]] = {}
         written: dict[Seat, str] = {}
         counts: dict[Seat, dict[str, int]] = {}
@@ -153,7 +157,8 @@ class Deal:
             else:
                 suits = part.split(".")
                 if len(suits) != 4:
-                    raise CardError(f"hand {part!r} has {len(suits)} suits, not 4")
+                    raise CardError(Text("cards.suits", "hand {hand} has {count} suits, not 4", hand=repr(part),
+                                         count=len(suits)))
                 a, b, c, d = suits
                 # the cache's look-ups inline (a void's () is falsy and takes the call: still right)
                 sp, he, di, cl = (hs.get(a) or _holding(0, a, part), hh.get(b) or _holding(1, b, part),
@@ -173,7 +178,8 @@ class Deal:
         except CardError:
             for s, part in written.items():      # name the hand as written when it lists a card twice
                 if len(set(hands[s])) != len(hands[s]):
-                    raise CardError(f"hand {part!r} lists a card twice") from None
+                    raise CardError(Text("cards.hand_twice", "hand {hand} lists a card twice",
+                                         hand=repr(part))) from None
             raise
 
     def suit_counts(self) -> dict[Seat, dict[str, int]]:
@@ -221,7 +227,7 @@ def _holding(k: int, ranks: str, part: str) -> tuple[str, ...]:
             norm = norm.replace("10", "T")          # "10" written out; a lone 1 or 0 is an error
         if not _RANK_CHARS.issuperset(norm):
             bad = next(r for r in norm if r not in _RANK_CHARS)
-            raise CardError(f"bad rank {bad!r} in {part!r}")
+            raise CardError(Text("cards.bad_rank", "bad rank {rank} in {hand}", rank=repr(bad), hand=repr(part)))
         suit = SUITS[k]
         cards = tuple([suit + r for r in norm])
         if len(cache) < 20_000:                     # any spelling beyond the 8,192 rank-order ones is rare

@@ -254,7 +254,9 @@ def event_from_dict(d: dict[str, Any]) -> TableEvent:
     except (CardError, CallError, ValueError) as err:
         if isinstance(err, EventError):
             raise
-        raise EventError(Text("event.malformed", "{kind} event: {why}", kind=kind, why=err)) from err
+        # the complaint joined, not a parameter: a keyed one (a card's, table/cards.py) is worded by the page too
+        why = err.args[0] if err.args and isinstance(err.args[0], str) else str(err)
+        raise EventError(Text("event.malformed", "{kind} event: ", kind=kind) + why) from err
     raise EventError(Text("event.unknown_type", "unknown event type {value}", value=repr(kind)))
 
 

@@ -7,18 +7,40 @@ same ``{name}`` placeholders, wording a seat, suit, card or call parameter in th
 
 A parameter's name says what it holds, so a page can word it: ``seat``/``seat2``/``offender``/``partner``/
 ``leader``/``declarer``/``dummy``/``claimer`` a seat letter (``seat_name``/``seat2_name``: the same, which the
-English names in full, "North"); ``suit`` a suit letter (S H D C; the English names the suit; ``one_suit`` the
-same in the singular: "a spade"); ``suits`` suit letters joined by "/"; ``card``/``cards`` card codes ("SA",
-several separated by spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); ``side``/``side2`` a side (NS,
-EW); ``option`` a rectification option's code; ``code`` an irregularity's code; ``disposition`` how one was
-disposed of; ``kind`` an event's type; ``credential`` the English name of a sign-in credential (a refusal's
-parameters); anything else is shown as it is (a law number, a count)."""
+English names in full, "North"); ``suit`` a suit letter (S H D C; the English names the suit; ``one_suit`` the same
+in the singular: "a spade"); ``suits`` suit letters joined by "/"; ``card``/``cards`` card codes ("SA", several
+separated by spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); ``side``/``side2`` a side (NS, EW); ``option``
+a rectification option's code; ``code`` an irregularity's code; ``disposition`` how one was disposed of; ``kind`` an
+event's type; ``vulnerability`` a board's (None, NS, EW, All); ``card_name`` a card code the English names in words
+("ace of spades"); ``pocket``/``pocket2`` a dealing machine's pocket, a seat letter ("North pocket"; empty: "reject
+tray"); ``decision``/``choices`` a dealing machine's decision(s) (continue, redeal, skip, abort; several joined by
+", "); ``credential`` the English name of a sign-in credential (a refusal's parameters); anything else is shown as
+it is (a law number, a count)."""
 from __future__ import annotations
 
 from typing import Any
 
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}   # a suit parameter in English
 SEAT_WORDS = {"N": "North", "E": "East", "S": "South", "W": "West"}          # a ``seat_name`` in English
+RANK_WORDS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
+
+
+def card_words(card: str) -> str:
+    """A card in English words (a ``card_name`` parameter): ``"HT"`` -> ``"10 of hearts"``."""
+    return f"{RANK_WORDS.get(card[1], card[1])} of {SUIT_WORDS[card[0]]}"
+
+
+def _english(name: str, value: str) -> str:
+    """A parameter as the English sentence writes it (see the module docstring)."""
+    if name.startswith("suit"):
+        return SUIT_WORDS.get(value, value)
+    if name == "one_suit":
+        return SUIT_WORDS.get(value, "s")[:-1]
+    if name.startswith("card") and name.endswith("_name"):
+        return card_words(value) if len(value) == 2 and value[0] in SUIT_WORDS else value
+    if name.startswith("pocket"):
+        return f"{SEAT_WORDS[value]} pocket" if value in SEAT_WORDS else "reject tray"
+    return SEAT_WORDS.get(value, value) if name.endswith("_name") else value
 
 
 class Text(str):
@@ -35,9 +57,7 @@ class Text(str):
         """``page``: the English a page shows when the recorded English is written for a program (a reader of
         the journal parses ``tricks_transferred=1``; a player reads "1 trick transferred")."""
         fields = {k: str(v) for k, v in params.items()}
-        english_fields = {k: SUIT_WORDS.get(v, v) if k.startswith("suit") else
-                          SUIT_WORDS.get(v, "s")[:-1] if k == "one_suit" else
-                          SEAT_WORDS.get(v, v) if k.endswith("_name") else v for k, v in fields.items()}
+        english_fields = {k: _english(k, v) for k, v in fields.items()}
         return _rebuild(english.format(**english_fields), key, fields, (), page or english)
 
     def __reduce__(self) -> tuple[Any, ...]:          # copies and pickles keep the key and parameters

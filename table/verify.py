@@ -35,11 +35,9 @@ from .codes import IrregularityCode
 from .events import BoardStarted, CallMade, CardPlayed, ContractRecorded, HandRead, TableEvent
 from .handrecords.base import HandRecordBoard
 from .irregularity import Irregularity, Option
-from .texts import Text
+from .texts import Text, card_words
 
 SEAT_NAME = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
-_RANK_NAME = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "10"}
-_SUIT_NAME = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 _TURN = {1: Text("board.turned_1", "the board is turned a quarter turn clockwise (each player holds his right-hand "
                  "opponent's hand)"),
          2: Text("board.turned_2", "the board is turned half a turn (each player holds his partner's hand)"),
@@ -48,8 +46,8 @@ _TURN = {1: Text("board.turned_1", "the board is turned a quarter turn clockwise
 
 
 def card_name(card: str) -> str:
-    """``"HT"`` -> ``"10 of hearts"``, ``"SA"`` -> ``"ace of spades"``."""
-    return f"{_RANK_NAME.get(card[1], card[1])} of {_SUIT_NAME[card[0]]}"
+    """``"HT"`` -> ``"10 of hearts"``, ``"SA"`` -> ``"ace of spades"`` (as a Text's ``card_name`` parameter)."""
+    return card_words(card)
 
 
 def seat_name(seat: str) -> str:

@@ -92,7 +92,8 @@ def planned_event(body: dict[str, Any], laws: str) -> EventConfig:
     try:
         build_session(cfg, cfg.law_edition or laws)
     except (ValueError, TypeError, ResultsError) as err:
-        raise Invalid(Text("refusal.event_not_planned", "the event cannot be planned: {why}", why=err)) from None
+        why = err.args[0] if err.args and isinstance(err.args[0], str) else str(err)    # a Text: the page words it
+        raise Invalid(Text("refusal.event_not_planned", "the event cannot be planned: ") + why) from None
     return cfg
 
 

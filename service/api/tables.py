@@ -17,7 +17,7 @@ from service.live.lawtext import LawTextError, edition_name, law_text, statement
 from service.live.runtime import TableRuntime
 from service.live.visibility import NOTHING, Viewer, summary, turn_of
 from service.wiring.container import Service
-from table.texts import Text
+from table.texts import Text, translatable
 
 router = APIRouter(prefix="/api")
 TableId = Path(..., pattern=r"^[A-Za-z0-9_-]{1,32}$")
@@ -120,7 +120,7 @@ async def _submit(svc: Service, table_id: str, data: dict[str, Any], v: Viewer) 
     out = {"table": table_id, "seq": row.seq, "at": row.at, "phase": rt.table.state, "turn": turn_of(rt.table),
            "flagged": svc.club.flagged_for(rt, v, flagged)}
     if warning:
-        out["warning"] = {"code": "LEAD_NOT_IN_HAND", "text": warning}
+        out["warning"] = {"code": "LEAD_NOT_IN_HAND", "text": warning, **translatable(warning, "text")}
     return out
 
 

@@ -97,9 +97,14 @@ class _ReadingDealer(DealerDriver):
         return v
 
 
+def _words(err: Exception) -> str:
+    """An error's message, its Text when it is one (a page words the run's ``error`` by its ``error_parts``)."""
+    return err.args[0] if err.args and isinstance(err.args[0], str) else str(err)
+
+
 def _problem(p: Problem) -> dict[str, Any]:
-    return {"board": p.board, "kind": p.kind, "message": p.message, "blocking": p.blocking, "card": p.card,
-            "pocket": p.pocket, "belongs": p.belongs}
+    return {"board": p.board, "kind": p.kind, "message": p.message, **translatable(p.message, "message"),
+            "blocking": p.blocking, "card": p.card, "pocket": p.pocket, "belongs": p.belongs}
 
 
 class DealingRun:
@@ -146,7 +151,8 @@ class DealingRun:
         return {"run": self.number, "version": self.version, "state": self.state, "machine": self.machine,
                 "device": self.device, "current": self.current,
                 "total": len(self.boards), "done": done, "boards": [dict(b) for b in self.boards.values()],
-                "problems": list(self.log), "stop": self.stop, "outcome": outcome, "error": self.error}
+                "problems": list(self.log), "stop": self.stop, "outcome": outcome, "error": self.error,
+                **translatable(self.error or "", "error")}
 
 
 def compare(dealt: dict[int, str], fixed: list[int], records: list[HandRecord]) -> dict[str, Any]:
@@ -337,7 +343,7 @@ class DealingDesk:
                 kwargs["decks"] = DeckRegistry.load(self.settings.decks)
             driver = _ReadingDealer(machine, **kwargs)
         except (DriverError, OSError) as err:
-            self._set(run, state="failed", error=str(err))
+            self._set(run, state="failed", error=_words(err))
             answer(Text("refusal.dealing_unusable", "the dealing machine cannot be used: {error}", error=err))
             if sim is not None:
                 sim.close()
@@ -351,8 +357,8 @@ class DealingDesk:
                                            "opened ({error})", machine=machine, error=driver.last_error))
                 driver.wait_ready(connect_timeout)
             except DriverError as err:
-                self._set(run, state="failed", error=str(err))
-                answer(err.args[0] if err.args and isinstance(err.args[0], str) else str(err))   # a Text stays one
+                self._set(run, state="failed", error=_words(err))
+                answer(_words(err))                 # a Text stays one
                 return
             self._set(run, state="dealing", device=driver.serial)
             answer(None)
@@ -362,7 +368,7 @@ class DealingDesk:
                             progress=lambda _k, _n, result: self._board_done(run, result), timeout=30.0)
         except DriverError as err:
             log.warning("dealing on %s stopped: %s", machine, err)
-            error = str(err)
+            error = _words(err)
         except Exception as err:                # the run ends in words, never a silent dead thread
             log.exception("dealing on %s failed", machine)
             error = f"the dealing stopped: {err}"
@@ -400,6 +406,7 @@ class DealingDesk:
             return Decision.ABORT.value
         self._set(run, state="waiting", current=stop.board, stop={
             "board": stop.board, "attempt": stop.attempt, "message": stop.message,
+            **translatable(stop.message, "message"),
             "choices": [c.value for c in stop.choices], "problems": [_problem(p) for p in stop.problems]})
         return run.decisions.get()
 

@@ -37,8 +37,13 @@ def record(board: int, deal: str, dealer: str | None = None, vulnerable: str | N
     try:
         pbn = Deal.from_pbn(deal).to_pbn()
     except (CardError, ValueError) as err:
-        raise Invalid(Text("refusal.not_a_deal", "board {board}: not a deal: {why}", board=board, why=err)) from None
+        why = err.args[0] if err.args and isinstance(err.args[0], str) else str(err)    # a Text: a page words it
+        raise Invalid(Text("refusal.not_a_deal", "board {board}: not a deal: ", board=board) + why) from None
     return HandRecord(board, pbn, dealer or str(dealer_for(board)), vulnerable or str(vulnerability_for(board)))
+
+
+def _listed(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))
 
 
 class HandRecords:
@@ -105,12 +110,18 @@ class HandRecords:
         twice = sorted(n for n, k in numbers.items() if k > 1)
         boards = set(ev.schedule)
         missing, extra = sorted(boards - set(numbers)), sorted(set(numbers) - boards)
-        problems = ([f"board(s) given twice: {', '.join(map(str, twice))}"] if twice else []) + \
-                   ([f"missing board(s): {', '.join(map(str, missing))}"] if missing else []) + \
-                   ([f"board(s) not in the event: {', '.join(map(str, extra))}"] if extra else [])
+        # each problem a keyed piece (not an English parameter), joined with "; " as before
+        problems = ([Text("refusal.records_twice", "board(s) given twice: {boards}", boards=_listed(twice))]
+                    if twice else []) + \
+                   ([Text("refusal.records_missing", "missing board(s): {boards}", boards=_listed(missing))]
+                    if missing else []) + \
+                   ([Text("refusal.records_extra", "board(s) not in the event: {boards}", boards=_listed(extra))]
+                    if extra else [])
         if problems:
-            raise Invalid(Text("refusal.records_mismatch", "the hand records do not match the event's boards: "
-                               "{problems}", problems="; ".join(problems)))
+            message: str = Text("refusal.records_mismatch", "the hand records do not match the event's boards: ")
+            for k, problem in enumerate(problems):
+                message = message + ("; " if k else "") + problem
+            raise Invalid(message)
         if ev.has_play():
             raise Conflict(Text("refusal.records_started", "the event's first board has started: its hand "
                                 "records can no longer be replaced"))

@@ -27,9 +27,14 @@ from table.texts import Text
 
 MODES = ("off", "warn", "must comply")
 MAX_WRONG = 2                                     # wrong leads on a board before the check stops for it
-NOT_IN_HAND = "the lead is not in the leader's hand per the hand record"
-DECLARING_SIDE = ("the lead is a card of the declaring side per the hand record, and the opening lead is the "
-                  "defenders' (declarer's left-hand opponent leads, Law 41A)")
+# the refusals' pieces, keyed (table/texts.py): the English is the API's detail, a page words each piece
+NOT_IN_HAND = Text("refusal.lead_not_in_hand", "the lead is not in the leader's hand per the hand record")
+DECLARING_SIDE = Text("refusal.lead_declaring_side", "the lead is a card of the declaring side per the hand record, "
+                      "and the opening lead is the defenders' (declarer's left-hand opponent leads, Law 41A)")
+CALLED = Text("refusal.lead_called", ": the director is called")
+TOLD = Text("refusal.lead_told", ": the director is told")
+CHECK_LEAD = Text("refusal.lead_check_lead", ": check the opening lead")
+CHECK_BOTH = Text("refusal.lead_check_both", ": check the opening lead and the declarer")
 
 
 class LeadCheck:
@@ -99,10 +104,8 @@ class LeadCheck:
                                           f"leader's hand per the hand record ({what}); the lead is no longer "
                                           "checked on this board", f"seat:{rt.id}:{seat}", board=board,
                                           code="LEAD_CHECK")
-        called = ": the director is called" if last else ""
         if impossible:
-            raise Conflict(DECLARING_SIDE + (called or ": check the opening lead and the declarer"),
-                           code="LEAD_DECLARING_SIDE")
+            raise Conflict(DECLARING_SIDE + (CALLED if last else CHECK_BOTH), code="LEAD_DECLARING_SIDE")
         if mode == "warn":
-            return NOT_IN_HAND + ": the director is told"
-        raise Conflict(NOT_IN_HAND + (called or ": check the opening lead"), code="LEAD_NOT_IN_HAND")
+            return NOT_IN_HAND + TOLD
+        raise Conflict(NOT_IN_HAND + (CALLED if last else CHECK_LEAD), code="LEAD_NOT_IN_HAND")

@@ -62,6 +62,7 @@ from ..events import (
 )
 from ..record import GameRecord, Recorded
 from ..scoring import parse_contract
+from ..texts import Text
 from ..tricks import trick_winner_index, trump_of
 
 __all__ = ["read_lin", "write_lin", "LinError"]
@@ -204,7 +205,6 @@ def _record(chunk: list[tuple[str, str]], state: _FileState, source: str, index:
         started = started or tag in _BODY
 
     board, room = _board_number(head)
-    where = f"record {index}" + (f" (board {board})" if board is not None else "")
     _tags(rec, vg, names, room)
     try:
         dealer, deal = _parse_md(head["md"]) if "md" in head else (None, None)
@@ -216,7 +216,10 @@ def _record(chunk: list[tuple[str, str]], state: _FileState, source: str, index:
         if rs and vg:
             _match_result(rec, calls, rs, vg, board, room)
     except ValueError as err:                           # CardError, CallError, EventError, LinError
-        rec.error = f"{where}: {err}"
+        # keyed where the complaint is (table/texts.py): a page words the record and, when keyed, the complaint
+        where = (Text("lin.where_board", "record {record} (board {board}): ", record=index, board=board)
+                 if board is not None else Text("lin.where", "record {record}: ", record=index))
+        rec.error = where + (err.args[0] if err.args and isinstance(err.args[0], str) else str(err))
     return rec
 
 
@@ -252,7 +255,7 @@ def _parse_hand(text: str) -> list[str]:
         elif ch in RANK_VALUE and suit:
             cards.append(suit + ch)
         elif not ch.isspace():
-            raise LinError(f"md: bad hand {text.strip()!r}")
+            raise LinError(Text("lin.bad_hand", "md: bad hand {hand}", hand=repr(text.strip())))
     return cards
 
 
@@ -263,20 +266,21 @@ def _parse_md(value: str) -> tuple[Seat | None, str | None]:
     dealer = _DIGIT_SEAT.get(v[:1])
     if v[:1].isdigit():
         if dealer is None:
-            raise LinError(f"md: dealer digit {v[0]!r} is not 1-4")
+            raise LinError(Text("lin.dealer_digit", "md: dealer digit {digit} is not 1-4", digit=repr(v[0])))
         v = v[1:]
     parts = v.split(",")
     if len(parts) > 4 and any(p.strip() for p in parts[4:]):
-        raise LinError(f"md: {len(parts)} hands")
+        raise LinError(Text("lin.hands", "md: {count} hands", count=len(parts)))
     hands = {s: _parse_hand(p) for s, p in zip(LIN_ORDER, parts)}
     hands = {s: cs for s, cs in hands.items() if cs}
     if not hands:
         return dealer, None
     for s, cs in hands.items():
         if len(set(cs)) != len(cs):
-            raise LinError(f"md: {_SEAT_WORD[s]} holds a card twice")
+            raise LinError(Text("lin.card_twice", "md: {seat_name} holds a card twice", seat_name=s))
         if len(cs) != 13:
-            raise LinError(f"md: {_SEAT_WORD[s]} holds {len(cs)} cards, not 13")
+            raise LinError(Text("lin.not_13", "md: {seat_name} holds {count} cards, not 13", seat_name=s,
+                                     count=len(cs)))
     d = Deal(hands, complete=False)                     # raises CardError on a card in two hands
     if len(hands) == 3:
         missing = next(s for s in SEATS if s not in hands)
@@ -295,11 +299,11 @@ def _board_event(board: int | None, dealer: Seat | None, sv: str | None, deal: s
         try:                                            # LIN letters first, then spelled-out forms
             vul = _LIN_VUL.get(key.lower()) or parse_vulnerability(key).value
         except ValueError:
-            raise LinError(f"sv: unknown vulnerability {key!r}") from None
+            raise LinError(Text("lin.vulnerability", "sv: unknown vulnerability {value}", value=repr(key))) from None
     if board is None and dealer is None:
-        raise LinError("no board number and no dealer digit in md: the dealer is unknown")
+        raise LinError(Text("lin.no_dealer", "no board number and no dealer digit in md: the dealer is unknown"))
     if board is None and vul is None:
-        raise LinError("no board number and no sv: the vulnerability is unknown")
+        raise LinError(Text("lin.no_vulnerability", "no board number and no sv: the vulnerability is unknown"))
     return board_started(board, dealer=dealer, vulnerable=vul, deal=deal)
 
 
@@ -372,7 +376,9 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
             # the engine's to flag (13A1), not a reason to move the card to another seat
             player = due or owner.get(card)
             if player is None:
-                raise LinError(f"pc|{value.strip()}: no deal and no contract, so who played it is unknown")
+                raise LinError(Text("lin.pc_unknown", "pc|{value}: no deal and no contract, so who played it "
+                                    "is unknown",
+                                    value=value.strip()))
             holder = owner.get(card)
             if due and holder and holder != due and not misfit:     # once is enough
                 misfit = True
@@ -384,12 +390,14 @@ def _body(rec: GameRecord, body: list[tuple[str, str]], start: BoardStarted,
             try:
                 tricks = int(value.strip())
             except ValueError:
-                raise LinError(f"mc|{value.strip()}: not a number of tricks") from None
+                raise LinError(Text("lin.mc_number", "mc|{value}: not a number of tricks",
+                                    value=value.strip())) from None
             if not 0 <= tricks <= 13:
-                raise LinError(f"mc|{tricks}: a side takes 0 to 13 tricks")
+                raise LinError(Text("lin.mc_range", "mc|{value}: a side takes 0 to 13 tricks", value=tricks))
             declarer = _contract(calls)[1]
             if declarer is None:
-                raise LinError(f"mc|{tricks}: a claim, but the auction reached no contract")
+                raise LinError(Text("lin.mc_no_contract", "mc|{value}: a claim, but the auction reached no contract",
+                                    value=tricks))
             rec.events += [ClaimMade(seat=declarer, tricks=tricks),
                            ClaimResponded(seat=declarer.lho, accept=True),
                            ClaimResponded(seat=declarer.rho, accept=True)]
@@ -401,7 +409,7 @@ def _unsynthesize(rec: GameRecord, calls: list[tuple[Seat, str]]) -> list[tuple[
     :func:`_synthetic_calls`): the calls become that contract again, as a ``ContractRecorded``."""
     rec.notes.remove(_SYNTHESIZED)
     if not _closed(calls):
-        raise LinError("an auction marked as synthesized does not close")
+        raise LinError(Text("lin.synthesized", "an auction marked as synthesized does not close"))
     contract, declarer = _contract(calls)
     entered = ContractRecorded("PASS") if contract is None else ContractRecorded(contract, declarer)
     at = next(i for i, e in enumerate(rec.events) if isinstance(e, CallMade))

@@ -52,6 +52,7 @@ from ..events import (
 )
 from ..record import GameRecord, Recorded
 from ..scoring import parse_contract
+from ..texts import Text
 from ..tricks import trick_winner_index, trump_of
 
 __all__ = ["read_pbn", "write_pbn"]
@@ -370,7 +371,7 @@ def read_pbn(path_or_stream: PathOrStream, source: str | None = None) -> Iterato
             yield GameRecord(source=name, index=index, tags=dict(raw.tags),
                              error=f"record {index + 1} (line {raw.line}): internal error {err!r}")
     if index < 0 and any(ln.strip() and not ln.lstrip().startswith("%") for ln in text.splitlines()):
-        yield GameRecord(source=name, index=0, error="no PBN game found (no tag pairs)")
+        yield GameRecord(source=name, index=0, error=Text("pbn.no_game", "no PBN game found (no tag pairs)"))
 
 
 # -- per-token tables, cached: real files use a few hundred distinct tokens
@@ -493,7 +494,7 @@ def _normal_deal(raw: str) -> tuple[str | None, str | None]:
     try:
         deal = Deal.from_pbn(t)
     except (CardError, ValueError) as err:
-        return None, f"bad Deal ({err})"
+        return None, Text("pbn.bad_deal", "bad Deal (") + (err.args[0] if err.args else str(err)) + ")"
     return "N:" + " ".join(hand_to_pbn(deal.hands[s]) if deal.hands[s] else "-" for s in SEATS), None
 
 
@@ -542,17 +543,17 @@ def _declarer_tricks(raw: str | None, declarer: Seat | None) -> int | None:
 def _board(b: str, dealer: str, vul: str, deal: str, auction: str) -> tuple[BoardStarted | None, tuple[str, ...]]:
     """The board event from the raw Board/Dealer/Vulnerable/Deal tags (cached: both rooms of a teams
     match share them), and the problems found. ``auction`` is the Auction tag, the dealer's stand-in."""
-    problems = []
+    problems: list[str] = []
     board = None
     b = b.strip()
     if b and b != "?":
         if b.isdecimal() and len(b) < 10 and int(b) > 0:
             board = int(b)
         else:
-            problems.append(f"Board {b[:30]!r} is not a board number")
+            problems.append(Text("pbn.bad_board", "Board {value} is not a board number", value=repr(b[:30])))
     d = _SEAT.get(dealer.strip())
     if d is None and dealer.strip() not in ("", "?"):
-        problems.append(f"Dealer {dealer.strip()[:20]!r} is not a seat")
+        problems.append(Text("pbn.bad_dealer", "Dealer {value} is not a seat", value=repr(dealer.strip()[:20])))
     if d is None and board is None:
         d = _SEAT.get(auction.strip())           # export format: the auction starts with the dealer
     v: str | None = None
@@ -562,7 +563,8 @@ def _board(b: str, dealer: str, vul: str, deal: str, auction: str) -> tuple[Boar
             parse_vulnerability(text)
             v = text
         except ValueError:
-            problems.append(f"Vulnerable {text[:20]!r} is not a vulnerability")
+            problems.append(Text("pbn.bad_vulnerable", "Vulnerable {value} is not a vulnerability",
+                                 value=repr(text[:20])))
     normal = None
     deal = deal.strip()
     if deal and deal != "?":
@@ -638,8 +640,13 @@ def _record(raw: _Raw, source: str, index: int) -> GameRecord:
                 else:
                     events += _claim(declarer, won)
     if problems:
-        where = f"board {start.board}, line {raw.line}" if start and start.board else f"line {raw.line}"
-        rec.error = f"record {index + 1} ({where}): " + "; ".join(problems)
+        # joined as pieces, not "; ".join: a keyed problem (the tags' faults) stays keyed for a page
+        error: str = (Text("pbn.where_board", "record {record} (board {board}, line {line}): ", record=index + 1,
+                           board=start.board, line=raw.line) if start and start.board else
+                      Text("pbn.where", "record {record} (line {line}): ", record=index + 1, line=raw.line))
+        for n, fault in enumerate(problems):
+            error = error + ("; " if n else "") + fault
+        rec.error = error
     return rec
 
 

@@ -84,7 +84,8 @@ def read_hand_records(path: PathLike) -> list[HandRecordBoard]:
     try:
         data = Path(path).read_bytes()
     except OSError as err:
-        raise HandRecordError(name, f"cannot read the file: {err.strerror or err}") from err
+        raise HandRecordError(name, Text("records.cannot_read", "cannot read the file: {why}",   # the system's words
+                                          why=err.strerror or err)) from err
     return fmt.read(data, name)
 
 
@@ -99,4 +100,5 @@ def write_hand_records(boards: Iterable[HandRecordBoard], path: PathLike) -> Non
         tmp.write_bytes(data)
         tmp.replace(target)
     except OSError as err:
-        raise HandRecordError(name, f"cannot write the file: {err.strerror or err}") from err
+        raise HandRecordError(name, Text("records.cannot_write", "cannot write the file: {why}",
+                                          why=err.strerror or err)) from err

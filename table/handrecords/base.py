@@ -21,6 +21,17 @@ from ..events import BoardStarted
 from ..texts import Text
 
 CARD_INDEX = {c: i for i, c in enumerate(ALL_CARDS)}
+# what several formats' readers say alike: one keyed sentence each (table/texts.py)
+NO_BOARDS = Text("records.no_boards", "no boards in the file")
+
+
+def not_whole(size: int, record: int, after_header: bool = False) -> Text:
+    """A file (or its part after the header) that is not a whole number of ``record``-byte boards."""
+    if after_header:
+        return Text("records.truncated_body", "truncated: {size} bytes after the header is not a whole number of "
+                    "{record}-byte boards", size=size, record=record)
+    return Text("records.truncated_bytes", "truncated: {size} bytes is not a whole number of {record}-byte boards",
+                size=size, record=record)
 
 
 class HandRecordError(BridgeError, ValueError):
@@ -86,7 +97,8 @@ def make_deal(hands: Mapping[Seat, Iterable[str]], source: str, board: int | Non
     try:
         return Deal(hands)
     except CardError as err:
-        raise HandRecordError(source, Text("records.not_a_deal", "not a valid deal: {why}", why=err), board) from None
+        # the deal's complaint is a Text of its own (table/cards.py): joined, so a page words both
+        raise HandRecordError(source, Text("records.not_a_deal", "not a valid deal: ") + err.args[0], board) from None
 
 
 def hand_from_suits(suits: Sequence[str], source: str, board: int | None) -> list[str]:
@@ -136,21 +148,29 @@ def require_positional(boards: Sequence[HandRecordBoard], fmt: str, source: str,
     boards numbered by position (consecutive, from ``first`` when given), a highest board number
     ``limit``, and dealer/vulnerability that only Law 2 markings can express."""
     if not boards:
-        raise HandRecordError(source, f"no boards to write ({fmt} cannot hold an empty set)")
+        raise HandRecordError(source, Text("records.write_empty", "no boards to write ({fmt} cannot hold an empty "
+                                                 "set)", fmt=fmt))
     numbers = [b.board for b in boards]
     start = numbers[0] if first is None else first
     if consecutive and numbers != list(range(start, start + len(numbers))):
-        want = f"consecutive from board {first}" if first is not None else "consecutive"
-        raise HandRecordError(source, f"{fmt} numbers boards by position, so they must be {want}; this set "
-                              f"has boards {_ranges(numbers)} (write PBN or CSV instead)")
+        ranges = _ranges(numbers)
+        raise HandRecordError(source, Text("records.positional_from", "{fmt} numbers boards by position, so they "
+                                           "must be consecutive from board {first}; this set has boards {boards} "
+                                           "(write PBN or CSV instead)", fmt=fmt, first=first, boards=ranges)
+                              if first is not None else
+                              Text("records.positional", "{fmt} numbers boards by position, so they must be "
+                                   "consecutive; this set has boards {boards} (write PBN or CSV instead)", fmt=fmt,
+                                   boards=ranges))
     if limit is not None and numbers[-1] > limit:
-        raise HandRecordError(source, f"{fmt} holds boards up to {limit} only", numbers[-1])
+        raise HandRecordError(source, Text("records.limit", "{fmt} holds boards up to {limit} only", fmt=fmt,
+                                           limit=limit), numbers[-1])
     if markings:
         for b in boards:
             if not b.standard_markings:
-                raise HandRecordError(source, f"dealer {b.dealer} / vulnerability {b.vulnerable} differ from the "
-                                      f"board number's (Law 2) and {fmt} cannot record them (write PBN or CSV)",
-                                      b.board)
+                raise HandRecordError(source, Text("records.markings", "dealer {seat} / vulnerability "
+                                                   "{vulnerability} differ from the board number's (Law 2) and "
+                                                   "{fmt} cannot record them (write PBN or CSV)", seat=b.dealer,
+                                                   vulnerability=b.vulnerable, fmt=fmt), b.board)
 
 
 def _ranges(numbers: Sequence[int]) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import SEATS
-from .base import HandRecordBoard, HandRecordError, deal_from_owners, owners_of, require_positional, standard
+from ..texts import Text
+from .base import NO_BOARDS, HandRecordBoard, HandRecordError, deal_from_owners, owners_of, require_positional, standard
 
 NAME = "BER"
 SUFFIXES = (".ber",)
@@ -20,16 +21,18 @@ _DIGIT = {s: str(i + 1) for i, s in enumerate(SEATS)}
 def read(data: bytes, source: str) -> list[HandRecordBoard]:
     text = bytes(b for b in data if b not in b" \t\r\n\x1a\0")
     if not text:
-        raise HandRecordError(source, "no boards in the file")
+        raise HandRecordError(source, NO_BOARDS)
     boards = []
     for k in range(0, len(text), 52):
         chunk = text[k:k + 52]
         n = k // 52 + 1
         if len(chunk) < 52:
-            raise HandRecordError(source, f"truncated: {len(chunk)} owner digits, a board needs 52", n)
+            raise HandRecordError(source, Text("records.ber_truncated", "truncated: {count} owner digits, a board "
+                                               "needs 52", count=len(chunk)), n)
         bad = next((b for b in chunk if b not in _OWNER), None)
         if bad is not None:
-            raise HandRecordError(source, f"{chr(bad)!r} is not an owner digit 1-4", n)
+            raise HandRecordError(source, Text("records.ber_digit", "{byte} is not an owner digit 1-4",
+                                               byte=repr(chr(bad))), n)
         boards.append(standard(n, deal_from_owners([_OWNER[b] for b in chunk], source, n)))
     return boards
 

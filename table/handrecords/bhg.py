@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 from ..board import dealer_for
 from ..cards import ALL_CARDS, SEATS, Seat
-from .base import CARD_INDEX, HandRecordBoard, HandRecordError, make_deal, require_positional, standard
+from ..texts import Text
+from .base import CARD_INDEX, NO_BOARDS, HandRecordBoard, HandRecordError, make_deal, require_positional, standard
 
 NAME = "BHG"
 SUFFIXES = (".bhg",)
@@ -38,17 +39,19 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
         if n == 0 or not line:
             continue
         if len(line) != 52:
-            raise HandRecordError(source, f"line {n + 1} has {len(line)} characters, a board needs 52 letters", n)
+            raise HandRecordError(source, Text("records.bhg_length", "line {line} has {count} characters, a board "
+                                               "needs 52 letters", line=n + 1, count=len(line)), n)
         bad = next((ch for ch in line if _index(ch) < 0), None)
         if bad is not None:
-            raise HandRecordError(source, f"{bad!r} is not a card letter (A-Z, a-z)", n)
+            raise HandRecordError(source, Text("records.bhg_letter", "{letter} is not a card letter (A-Z, a-z)",
+                                               letter=repr(bad)), n)
         first = SEATS.index(dealer_for(n))
         hands: dict[Seat, list[str]] = {}
         for k in range(4):                            # hands from the dealer round the table
             hands[SEATS[(first + k) % 4]] = [ALL_CARDS[_index(ch)] for ch in line[13 * k:13 * (k + 1)]]
         boards.append(standard(n, make_deal(hands, source, n)))
     if not boards:
-        raise HandRecordError(source, "no boards in the file")
+        raise HandRecordError(source, NO_BOARDS)
     return boards
 
 

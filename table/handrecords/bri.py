@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import ALL_CARDS, SEATS, Seat
-from .base import CARD_INDEX, HandRecordBoard, HandRecordError, make_deal, require_positional, standard
+from ..texts import Text
+from .base import CARD_INDEX, NO_BOARDS, HandRecordBoard, HandRecordError, make_deal, require_positional, standard
 
 NAME = "BRI"
 SUFFIXES = (".bri",)
@@ -23,16 +24,18 @@ def decode_cards(chunk: bytes, source: str, board: int) -> dict[Seat, list[str]]
     """North, East and South from 78 digits; West gets the rest."""
     text = chunk[:CARDS_LEN]
     if len(text) < CARDS_LEN or not text.isdigit():
-        raise HandRecordError(source, f"expected 78 digits (39 card numbers), found {bytes(text)[:40]!r}", board)
+        raise HandRecordError(source, Text("records.bri_digits", "expected 78 digits (39 card numbers), found {found}",
+                                           found=repr(bytes(text)[:40])), board)
     hands: dict[Seat, list[str]] = {s: [] for s in SEATS}
     for k in range(39):
         n = int(text[2 * k:2 * k + 2])
         if not 1 <= n <= 52:
-            raise HandRecordError(source, f"card number {n:02d} is not 01..52", board)
+            raise HandRecordError(source, Text("records.bri_number", "card number {number} is not 01..52",
+                                               number=f"{n:02d}"), board)
         hands[SEATS[k // 13]].append(ALL_CARDS[n - 1])
     used = {c for cs in hands.values() for c in cs}
     if len(used) != 39:
-        raise HandRecordError(source, "a card number appears twice", board)
+        raise HandRecordError(source, Text("records.bri_twice", "a card number appears twice"), board)
     hands[Seat.W] = [c for c in ALL_CARDS if c not in used]
     return hands
 
@@ -50,10 +53,11 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
         if not rec.strip(b" \0\r\n\x1a"):
             break                                    # padding after the last board
         if len(rec) < CARDS_LEN:
-            raise HandRecordError(source, f"truncated record ({len(rec)} bytes, a board needs {CARDS_LEN})", board)
+            raise HandRecordError(source, Text("records.bri_truncated", "truncated record ({size} bytes, a board needs "
+                                               "{need})", size=len(rec), need=CARDS_LEN), board)
         boards.append(standard(board, make_deal(decode_cards(rec, source, board), source, board)))
     if not boards:
-        raise HandRecordError(source, "no boards in the file")
+        raise HandRecordError(source, NO_BOARDS)
     return boards
 
 

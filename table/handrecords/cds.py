@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .base import HandRecordBoard, HandRecordError, check_set, require_positional, standard
+from ..texts import Text
+from .base import NO_BOARDS, HandRecordBoard, HandRecordError, check_set, not_whole, require_positional, standard
 from .rzd import decode_body, encode_body
 
 NAME = "CDS"
@@ -17,14 +18,15 @@ RECORD = 14
 
 def read(data: bytes, source: str) -> list[HandRecordBoard]:
     if not data:
-        raise HandRecordError(source, "no boards in the file")
+        raise HandRecordError(source, NO_BOARDS)
     if len(data) % RECORD:
-        raise HandRecordError(source, f"truncated: {len(data)} bytes is not a whole number of {RECORD}-byte boards")
+        raise HandRecordError(source, not_whole(len(data), RECORD))
     boards = []
     for k in range(0, len(data), RECORD):
         n = data[k]
         if n == 0:
-            raise HandRecordError(source, f"record {k // RECORD + 1} has board number 0")
+            raise HandRecordError(source, Text("records.cds_zero", "record {record} has board number 0",
+                                               record=k // RECORD + 1))
         boards.append(standard(n, decode_body(data[k + 1:k + RECORD], source, n, offset=1)))
     return check_set(boards, source)
 

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 from ..board import Vulnerability, parse_vulnerability
 from ..cards import SEATS, CardError, seat
-from .base import HandRecordBoard, HandRecordError, check_set, hand_from_suits, make_deal, suits_of
+from ..texts import Text
+from .base import NO_BOARDS, HandRecordBoard, HandRecordError, check_set, hand_from_suits, make_deal, suits_of
 
 NAME = "CSV"
 SUFFIXES = (".csv",)
@@ -26,37 +27,43 @@ def _text(data: bytes) -> str:
         return data.decode("latin-1")
 
 
+def _markings(row: int, value: str) -> Text:
+    return Text("records.csv_markings", "row {row}: {value} is not dealer/vulnerability (e.g. N/-, E/NS)", row=row,
+                value=repr(value))
+
+
 def read(data: bytes, source: str) -> list[HandRecordBoard]:
     boards = []
     try:
         rows = list(_csv.reader(io.StringIO(_text(data).replace("\0", ""), newline="")))
     except _csv.Error as err:
-        raise HandRecordError(source, f"not CSV: {err}") from None
+        raise HandRecordError(source, Text("records.not_csv", "not CSV: {why}", why=err)) from None   # Python's words
     for line, row in enumerate(rows, 1):
         if not any(f.strip() for f in row):
             continue
-        where = f"row {line}"
         if len(row) < 18:
-            raise HandRecordError(source, f"{where} has {len(row)} fields, a board needs 18")
+            raise HandRecordError(source, Text("records.csv_fields", "row {row} has {count} fields, a board needs 18",
+                                               row=line, count=len(row)))
         try:
             n = int(row[16].strip())
         except ValueError:
-            raise HandRecordError(source, f"{where}: board number {row[16]!r} is not a number") from None
+            raise HandRecordError(source, Text("records.csv_number", "row {row}: board number {value} is not a number",
+                                               row=line, value=repr(row[16]))) from None
         if not 1 <= n <= 0xFFFF:
-            raise HandRecordError(source, f"{where}: board number {n} is out of range")
+            raise HandRecordError(source, Text("records.csv_range", "row {row}: board number {number} is out of range",
+                                               row=line, number=n))
         dealer_text, sep, vul_text = row[17].strip().partition("/")
         try:
             dealer = seat(dealer_text) if dealer_text else None
             vul = parse_vulnerability(vul_text) if sep else None
         except (CardError, ValueError):
-            raise HandRecordError(source, f"{where}: {row[17]!r} is not dealer/vulnerability (e.g. N/-, E/NS)",
-                                  n) from None
+            raise HandRecordError(source, _markings(line, row[17]), n) from None
         if dealer is None or vul is None:
-            raise HandRecordError(source, f"{where}: {row[17]!r} is not dealer/vulnerability (e.g. N/-, E/NS)", n)
+            raise HandRecordError(source, _markings(line, row[17]), n)
         hands = {s: hand_from_suits([f.strip() for f in row[4 * k:4 * k + 4]], source, n) for k, s in enumerate(SEATS)}
         boards.append(HandRecordBoard.of(n, make_deal(hands, source, n), dealer, vul))
     if not boards:
-        raise HandRecordError(source, "no boards in the file")
+        raise HandRecordError(source, NO_BOARDS)
     return check_set(boards, source)
 
 

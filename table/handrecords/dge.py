@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import SEATS, Seat
-from .base import HandRecordBoard, HandRecordError, make_deal, require_positional, standard, suits_of
+from ..texts import Text
+from .base import NO_BOARDS, HandRecordBoard, HandRecordError, make_deal, require_positional, standard, suits_of
 
 NAME = "DGE"
 SUFFIXES = (".dge",)
@@ -24,9 +25,11 @@ _RANKS = frozenset(b"AKQJT98765432")
 def decode_hands(chunk: bytes, source: str, board: int) -> dict[Seat, list[str]]:
     text = chunk[:HANDS_LEN]
     if len(text) < HANDS_LEN:
-        raise HandRecordError(source, f"truncated record ({len(text)} bytes, the hands need {HANDS_LEN})", board)
+        raise HandRecordError(source, Text("records.dge_truncated", "truncated record ({size} bytes, the hands need "
+                                           "{need})", size=len(text), need=HANDS_LEN), board)
     if text[0] not in MARKERS:
-        raise HandRecordError(source, f"a record starts with a suit marker (0x03-0x06), not 0x{text[0]:02X}", board)
+        raise HandRecordError(source, Text("records.dge_start", "a record starts with a suit marker (0x03-0x06), not "
+                                           "0x{byte}", byte=f"{text[0]:02X}"), board)
     hands: dict[Seat, list[str]] = {s: [] for s in SEATS}
     groups = -1
     suit = ""
@@ -35,13 +38,16 @@ def decode_hands(chunk: bytes, source: str, board: int) -> dict[Seat, list[str]]
             groups += 1
             suit = MARKERS[byte]
             if groups >= 16:
-                raise HandRecordError(source, "more than 16 suit markers (4 hands of 4 suits)", board)
+                raise HandRecordError(source, Text("records.dge_markers_over", "more than 16 suit markers (4 hands "
+                                                   "of 4 suits)"), board)
         elif byte in _RANKS:
             hands[SEATS[groups // 4]].append(suit + chr(byte))
         else:
-            raise HandRecordError(source, f"byte 0x{byte:02X} is neither a suit marker nor a rank", board)
+            raise HandRecordError(source, Text("records.dge_byte", "byte 0x{byte} is neither a suit marker nor a rank",
+                                               byte=f"{byte:02X}"), board)
     if groups != 15:
-        raise HandRecordError(source, f"{groups + 1} suit markers, not 16 (4 hands of 4 suits)", board)
+        raise HandRecordError(source, Text("records.dge_markers", "{count} suit markers, not 16 (4 hands of 4 suits)",
+                                           count=groups + 1), board)
     return hands
 
 
@@ -62,7 +68,7 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
             break
         boards.append(standard(board, make_deal(decode_hands(rec, source, board), source, board)))
     if not boards:
-        raise HandRecordError(source, "no boards in the file")
+        raise HandRecordError(source, NO_BOARDS)
     return boards
 
 

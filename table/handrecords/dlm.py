@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from functools import reduce
 
 from ..cards import SEATS, Seat
+from ..texts import Text
 from .base import HandRecordBoard, HandRecordError, deal_from_owners, owners_of, require_positional, standard
 
 NAME = "DLM"
@@ -37,36 +38,43 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
     text = data.decode("latin-1")
     lines = [ln.strip() for ln in text.replace("\r", "\n").split("\n") if ln.strip()]
     if not lines or lines[0] != "[Document]":
-        raise HandRecordError(source, "not a DLM file: the first line is not [Document]")
+        raise HandRecordError(source, Text("records.dlm_document", "not a DLM file: the first line is not [Document]"))
     fields: dict[str, str] = {}
     for ln in lines[1:]:
         key, sep, text_value = ln.partition("=")
         if not sep:
-            raise HandRecordError(source, f"line {ln[:40]!r} is not key=value")
+            raise HandRecordError(source, Text("records.dlm_line", "line {line} is not key=value", line=repr(ln[:40])))
         fields[key.strip()] = text_value.strip()
     try:
         first, last = int(fields["From board"]), int(fields["To board"])
     except KeyError as err:
-        raise HandRecordError(source, f"the header lacks {err.args[0]!r}") from None
+        raise HandRecordError(source, Text("records.dlm_lacks", "the header lacks {field}",
+                                           field=repr(err.args[0]))) from None
     except ValueError:
-        raise HandRecordError(source, "From board / To board are not numbers") from None
+        raise HandRecordError(source, Text("records.dlm_numbers", "From board / To board are not numbers")) from None
     if not 1 <= first <= last <= MAX_BOARD:
-        raise HandRecordError(source, f"board range {first}..{last} is not within 1..{MAX_BOARD}")
+        raise HandRecordError(source, Text("records.dlm_range", "board range {first}..{last} is not within 1..{limit}",
+                                           first=first, last=last, limit=MAX_BOARD))
     if fields.get("Crypto key", "0").strip() not in ("", "0"):
-        raise HandRecordError(source, "the file is encrypted (Crypto key is not 0); export it unencrypted")
+        raise HandRecordError(source, Text("records.dlm_encrypted", "the file is encrypted (Crypto key is not 0); "
+                                           "export it unencrypted"))
     expected = (last - first + 1) ^ (1 if fields.get("Status", "").lower() == "show" else 0)
     if fields.get("Checksum") is not None and fields["Checksum"] != str(expected):
-        raise HandRecordError(source, f"header checksum {fields['Checksum']!r} should be {expected}: damaged file")
+        raise HandRecordError(source, Text("records.dlm_header_checksum", "header checksum {found} should be "
+                                           "{expected}: damaged file", found=repr(fields["Checksum"]),
+                                           expected=expected))
     boards = []
     for n in range(first, last + 1):
         value = fields.get(f"Board {n:02d}")
         if value is None:
-            raise HandRecordError(source, "missing from the file", n)
+            raise HandRecordError(source, Text("records.dlm_missing", "missing from the file"), n)
         letters, digits = value[:26], value[26:]
         if len(letters) != 26 or any(not "a" <= ch <= "p" for ch in letters) or not _DIGITS.fullmatch(digits):
-            raise HandRecordError(source, f"{value!r} is not 26 letters a-p and a checksum", n)
+            raise HandRecordError(source, Text("records.dlm_letters", "{value} is not 26 letters a-p and a checksum",
+                                               value=repr(value)), n)
         if int(digits) != _checksum(n, letters):
-            raise HandRecordError(source, f"checksum {digits} should be {_checksum(n, letters):03d}: damaged line", n)
+            raise HandRecordError(source, Text("records.dlm_checksum", "checksum {found} should be {expected}: damaged "
+                                               "line", found=digits, expected=f"{_checksum(n, letters):03d}"), n)
         owners = []
         for ch in letters:
             v = ord(ch) - 97

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .base import HandRecordBoard, HandRecordError, make_deal, require_positional, standard
+from ..texts import Text
+from .base import HandRecordBoard, HandRecordError, make_deal, not_whole, require_positional, standard
 from .bri import CARDS_LEN, decode_cards, encode_cards
 from .dge import decode_hands, encode_hands
 
@@ -27,21 +28,25 @@ _NUMBER = re.compile(rb" *[0-9]+ *")
 
 def read(data: bytes, source: str) -> list[HandRecordBoard]:
     if len(data) < RECORD:
-        raise HandRecordError(source, f"too short for a DUP file ({len(data)} bytes; one board takes {RECORD})")
+        raise HandRecordError(source, Text("records.dup_short", "too short for a DUP file ({size} bytes; one board "
+                                           "takes {record})", size=len(data), record=RECORD))
     if len(data) % RECORD:
-        raise HandRecordError(source, f"truncated: {len(data)} bytes is not a whole number of {RECORD}-byte boards",
+        raise HandRecordError(source, not_whole(len(data), RECORD),
                               len(data) // RECORD + 1)
     head = data[HEADER_AT:RECORD]
     # only the first board (bytes 2-3) and the count (bytes 7-8) are known to mean something
     if head[0] == 0 or not (_NUMBER.fullmatch(head[2:4]) and _NUMBER.fullmatch(head[7:9])):
-        raise HandRecordError(source, f"no DUP header in the first record (found {head!r})")
+        raise HandRecordError(source, Text("records.dup_header", "no DUP header in the first record (found {found})",
+                                           found=repr(head)))
     if head[1:2] != b"N":
-        raise HandRecordError(source, "the header's 'reversed' flag is set; reversed sets are not supported")
+        raise HandRecordError(source, Text("records.dup_reversed", "the header's 'reversed' flag is set; reversed sets "
+                                           "are not supported"))
     first, count = int(head[2:4]), int(head[7:9])
     records = len(data) // RECORD
     if count != records or first < 1:
-        raise HandRecordError(source, f"the header announces {count} boards from board {first}, "
-                              f"the file holds {records}")
+        raise HandRecordError(source, Text("records.dup_count", "the header announces {count} boards from board "
+                                           "{first}, the file holds {records}", count=count, first=first,
+                                           records=records))
     boards = []
     for k in range(records):
         rec = data[k * RECORD:(k + 1) * RECORD]
@@ -49,7 +54,8 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
         one = make_deal(decode_cards(rec[:CARDS_LEN], source, number), source, number)
         two = make_deal(decode_hands(rec[CARDS_LEN:HEADER_AT], source, number), source, number)
         if one != two:
-            raise HandRecordError(source, "the two copies of the deal in the record disagree (damaged file)",
+            raise HandRecordError(source, Text("records.dup_copies", "the two copies of the deal in the record "
+                                                   "disagree (damaged file)"),
                                   number)
         boards.append(standard(number, one))
     return boards
@@ -58,7 +64,8 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
 def write(boards: Sequence[HandRecordBoard], source: str) -> bytes:
     require_positional(boards, NAME, source, first=None, limit=99)
     if len(boards) > 99:
-        raise HandRecordError(source, f"DUP holds at most 99 boards, not {len(boards)}")
+        raise HandRecordError(source, Text("records.dup_limit", "DUP holds at most 99 boards, not {count}",
+                                           count=len(boards)))
     header = f"YN{boards[0].board:<2d} 0 {len(boards):02d} ".encode("ascii")
     out = bytearray()
     for k, b in enumerate(boards):

@@ -13,6 +13,7 @@ from ..cards import CardError, Deal
 from ..events import BoardStarted
 from ..formats.pbn import read_pbn, write_pbn
 from ..record import GameRecord
+from ..texts import Text
 from .base import HandRecordBoard, HandRecordError, check_set
 
 NAME = "PBN"
@@ -25,19 +26,23 @@ def read(data: bytes, source: str) -> list[HandRecordBoard]:
         start = rec.events[0] if rec.events and isinstance(rec.events[0], BoardStarted) else None
         number = start.board if start is not None else None
         if start is None or number is None:
-            raise HandRecordError(source, f"game {rec.index + 1} has no board number"
-                                  + (f" ({rec.error})" if rec.error else ""))
+            # the game's own complaint (the PBN reader's, table/formats/pbn.py) follows in brackets
+            raise HandRecordError(source, Text("records.pbn_no_number", "game {game} has no board number",
+                                               game=rec.index + 1) + ((" (" + rec.error + ")") if rec.error else ""))
         if not start.deal:
-            raise HandRecordError(source, "has no usable Deal tag" + (f" ({rec.error})" if rec.error else ""), number)
+            raise HandRecordError(source, Text("records.pbn_no_deal", "has no usable Deal tag")
+                                  + ((" (" + rec.error + ")") if rec.error else ""), number)
         try:
             deal = Deal.from_pbn(start.deal)
         except CardError as err:
-            raise HandRecordError(source, f"unusable deal {start.deal!r}: {err}", number) from None
+            raise HandRecordError(source, Text("records.pbn_deal", "unusable deal {deal}: ", deal=repr(start.deal))
+                                  + err.args[0], number) from None
         if any(len(h) != 13 for h in deal.hands.values()):
-            raise HandRecordError(source, f"the deal {start.deal!r} does not give all four hands", number)
+            raise HandRecordError(source, Text("records.pbn_incomplete", "the deal {deal} does not give all four hands",
+                                               deal=repr(start.deal)), number)
         boards.append(HandRecordBoard(number, deal, start.dealer, start.vulnerable))
     if not boards:
-        raise HandRecordError(source, "no games with a deal in the file")
+        raise HandRecordError(source, Text("records.pbn_none", "no games with a deal in the file"))
     return check_set(boards, source)
 
 

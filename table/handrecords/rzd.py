@@ -11,7 +11,17 @@ import struct
 from collections.abc import Sequence
 
 from ..cards import RANKS, SEATS, SUITS, Deal, Seat
-from .base import CARD_INDEX, HandRecordBoard, HandRecordError, deal_from_owners, require_positional, standard
+from ..texts import Text
+from .base import (
+    CARD_INDEX,
+    NO_BOARDS,
+    HandRecordBoard,
+    HandRecordError,
+    deal_from_owners,
+    not_whole,
+    require_positional,
+    standard,
+)
 
 NAME = "RZD"
 SUFFIXES = (".rzd",)
@@ -42,16 +52,17 @@ def encode_body(deal: Deal, offset: int = 0) -> bytes:
 
 def read(data: bytes, source: str) -> list[HandRecordBoard]:
     if len(data) < HEADER:
-        raise HandRecordError(source, f"too short for an RZD header ({len(data)} bytes)")
+        raise HandRecordError(source, Text("records.rzd_short", "too short for an RZD header ({size} bytes)",
+                                           size=len(data)))
     count = struct.unpack_from("<H", data)[0]
     body = data[HEADER:]
     if len(body) % BODY:
-        raise HandRecordError(source, f"truncated: {len(body)} bytes after the header is not a whole number "
-                              f"of {BODY}-byte boards", len(body) // BODY + 1)
+        raise HandRecordError(source, not_whole(len(body), BODY, after_header=True), len(body) // BODY + 1)
     if count != len(body) // BODY:
-        raise HandRecordError(source, f"the header announces {count} boards, the file holds {len(body) // BODY}")
+        raise HandRecordError(source, Text("records.rzd_count", "the header announces {count} boards, the file holds "
+                                           "{records}", count=count, records=len(body) // BODY))
     if not count:
-        raise HandRecordError(source, "no boards in the file")
+        raise HandRecordError(source, NO_BOARDS)
     return [standard(k + 1, decode_body(body[k * BODY:(k + 1) * BODY], source, k + 1)) for k in range(count)]
 
 

@@ -178,6 +178,7 @@ def test_the_lead_check_off_warn_must_comply(server: ServerProcess, director: ht
         warning = r.json()["warning"]
         assert warning["code"] == "LEAD_NOT_IN_HAND"
         assert warning["text"] == "the lead is not in the leader's hand per the hand record: the director is told"
+        assert [p["key"] for p in warning["text_parts"]] == ["refusal.lead_not_in_hand", "refusal.lead_told"]
         [call] = calls(director, "LEAD_CHECK", "3")
         assert call["board"] == boards[1] and "warned" in call["reason"]
 
@@ -187,6 +188,7 @@ def test_the_lead_check_off_warn_must_comply(server: ServerProcess, director: ht
         assert r.status_code == 409
         first = r.json()["detail"]
         assert first == "the lead is not in the leader's hand per the hand record: check the opening lead"
+        assert [p["key"] for p in r.json()["detail_parts"]] == ["refusal.lead_not_in_hand", "refusal.lead_check_lead"]
         assert director.get("/api/tables/3").json()["phase"] == "board_ready"          # refused: nothing keyed
         # starting the board again does not reset the count
         assert north.post("/api/tables/3/events", json={"type": "board", "board": boards[2]}).status_code == 200

@@ -7,12 +7,16 @@ moved by hand) and the dealing goes on; at the end the console says the dealt se
 service's dealt set equals the file. Screenshot: tests/artifacts/console-dealing.png."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
 from service_harness import ServerProcess
 from test_dealing_machine import CONFIG, MISREAD_BOARD, WRONG_POCKET_BOARD, import_body, planted, the_file
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+LATIN = re.compile(r"[A-Za-z]{2,}")          # a word in Latin letters (a card reads ♠A, a seat 北)
 
 
 def stopped_at(page, board: int) -> None:
@@ -90,6 +94,19 @@ def test_the_console_deals_the_file_with_a_misread_and_a_wrong_pocket(tmp_path: 
             wait_until(phone, "document.getElementById('deal-outcome').textContent.startsWith('所發的牌即今晚的牌譜')")
             fixed = phone.locator(f"#deal-boards li[data-board='{WRONG_POCKET_BOARD}']")
             assert fixed.inner_text().endswith("已手動更正")
+            # what the machine reported, in Chinese (issue 24: the driver's lines keyed): no word in Latin letters
+            reported = phone.locator("#deal-problems li")
+            lines = {str(reported.nth(k).get_attribute("data-kind")): reported.nth(k).inner_text()
+                     for k in range(reported.count())}
+            assert {"DUPLICATE_CARD", "MISSING_CARD", "WRONG_POCKET", "DECISION"} <= set(lines), lines
+            for kind, line in lines.items():
+                assert CJK.search(line) and not LATIN.search(line), (kind, line)
+            assert "牌袋" in lines["WRONG_POCKET"] and "「繼續」" in lines["WRONG_POCKET"], lines
+            # a decision the board does not offer: the API's words for the decisions become the console's buttons'
+            refused = str(phone.evaluate("""() => engineText('', [{key: 'refusal.dealing_choice', params: {
+                decision: 'redeal', board: '3', choices: 'continue, skip'}}])"""))
+            assert CJK.search(refused) and not LATIN.search(refused), refused
+            assert "重發" in refused and "跳過" in refused, refused
             assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
             section = phone.locator("#dealing-section")
             assert section.evaluate("s => s.scrollWidth <= s.clientWidth")

@@ -126,10 +126,13 @@ def test_refusals_in_words(tmp_path: Path) -> None:
         try:
             r = d.post("/api/event/dealing", json={"machine": os.ttyname(slave)})
             assert r.status_code == 409 and "did not connect within 5 s" in r.json()["detail"], r.text
+            assert r.json()["detail_parts"][0]["key"] == "dealing.no_connect", r.text    # keyed (issue 24)
         finally:
             os.close(master)
             os.close(slave)
-        assert d.get("/api/event/dealing").json()["state"] == "failed"
+        failed = d.get("/api/event/dealing").json()
+        assert failed["state"] == "failed"
+        assert failed["error_parts"][0]["key"] == "dealing.no_connect"          # the console words the run's end
         r = d.post("/api/event/dealing", json={"machine": "sim"})
         assert r.status_code == 409 and "simulated tables" in r.json()["detail"]
         r = d.post("/api/event/dealing", json={"machine": "/dev/ttyUSB0", "faults": "jam=1"})

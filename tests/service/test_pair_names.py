@@ -178,9 +178,12 @@ def test_a_lead_the_declaring_side_held_is_refused_in_every_mode(srv: ServerProc
         assert r["detail"] == ("the lead is a card of the declaring side per the hand record, and the opening lead "
                                "is the defenders' (declarer's left-hand opponent leads, Law 41A): check the opening "
                                "lead and the declarer")
+        # in keyed pieces (issue 24): a Chinese page words the refusal
+        assert [p["key"] for p in r["detail_parts"]] == ["refusal.lead_declaring_side", "refusal.lead_check_both"]
         assert ok(d.get("/api/tables/2"))["phase"] == "board_ready"            # nothing keyed
         r = ok(key(north, first, 9, lead=declarers[1]), 409)                   # dummy's: refused, the director called
         assert r["detail"].endswith(": the director is called")
+        assert [p["key"] for p in r["detail_parts"]] == ["refusal.lead_declaring_side", "refusal.lead_called"]
         [call] = [c for c in ok(d.get("/api/director-calls")) if c.get("code") == "LEAD_CHECK"]
         assert call["board"] == first and call["table"] == "2"
         ok(key(north, first, 9, lead=declarers[0]))        # no longer checked on this board (no probing the deal)

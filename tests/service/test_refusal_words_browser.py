@@ -14,7 +14,10 @@ pages word it with ``refusalWords()`` (common.js) through ``locales/<lang>/engin
   console plans, an export with no event, adjustments of a board the table never played, a call that does not
   exist, a table that does not exist) carry their keys, the English unchanged, and their Chinese has no Latin word;
 * ``test_director_refusals_on_a_chinese_console_are_chinese``: the console in Chinese, in headless Chromium, shows
-  each of them in its toast (the page's own ``api``/``toast``/``refusalWords``) in Chinese, no Latin word.
+  each of them in its toast (the page's own ``api``/``toast``/``refusalWords``) in Chinese, no Latin word;
+* ``test_a_malformed_hand_record_file_is_refused_in_chinese``: the Chinese console's hand-record import refuses a
+  truncated .dup, a .ber of bad owner digits and a .pbn short of the event's boards in Chinese (the readers'
+  messages keyed, table/handrecords), no Latin word but the file's name, the English detail unchanged.
 
 Before the refusals were keyed, every toast here was the English detail with its status ("seat W may play only
 its own cards (403)")."""
@@ -189,6 +192,14 @@ def test_director_refusals_carry_their_pieces(server: ServerProcess) -> None:
         r = d.post("/api/tables/1/boards/0/adjustment", json={"kind": "cancel"})
         assert r.status_code == 422 and isinstance(r.json()["detail"], list), r.text
         assert keys_of(r.json()) == ["refusal.schema"] and r.json()["detail_parts"][0]["params"] == {"fields": "number"}
+        # a movement the planner refuses: its complaint a keyed piece after the refusal's (not an English parameter)
+        r = d.post("/api/event", json={"name": "Tuesday", "scoring": "MP", "movement": {
+            "kind": "mitchell", "tables": 3, "rounds": 9, "boards_per_round": 2}})
+        assert r.status_code == 422 and r.json()["detail"] == ("the event cannot be planned: a 3-table Mitchell (odd) "
+                                                               "has at most 3 rounds"), r.text
+        assert keys_of(r.json()) == ["refusal.event_not_planned", "movement.mitchell_rounds_odd"]
+        chinese = "".join(chinese_of(p) for p in r.json()["detail_parts"])
+        assert CJK.search(chinese) and not latin_words(chinese), chinese
 
 
 def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProcess, browser: Any) -> None:
@@ -240,3 +251,51 @@ def test_an_events_director_refusals_carry_their_pieces(tmp_path: Path) -> None:
             chinese = "".join(chinese_of(p) for p in r.json()["detail_parts"])
             assert CJK.search(chinese) and not latin_words(chinese), (what, chinese)
         assert asked["an export before results"][0].json()["detail"] == "nothing to export yet: no results to write"
+
+
+def test_a_malformed_hand_record_file_is_refused_in_chinese(tmp_path: Path, browser: Any) -> None:
+    """The Chinese console imports hand-record files through its own form (a file chosen, the import pressed): a
+    truncated Duplimate file, a file of owner digits that are not, a PBN file short of the event's boards. Each
+    refusal is the reader's complaint in Chinese, no Latin word but the file's name; the API's English detail is
+    unchanged. Before the readers' messages were keyed, the console showed them in English."""
+    from table.dealgen import HashDRBG, random_deal
+    from table.handrecords import HandRecordBoard, to_bytes
+
+    config = {**CONFIG, "event": {"name": "Hand records", "movement": {"kind": "mitchell", "tables": 2,
+                                                                      "boards_per_round": 2}}}
+    deals = [HandRecordBoard.of(n, random_deal(HashDRBG("zh-records"))) for n in range(1, 5)]
+    files = {"cut.dup": to_bytes(deals, "DUP")[:-3], "digits.ber": b"5" * 52, "short.pbn": to_bytes(deals[:2], "PBN")}
+    errors: list[str] = []
+    with ServerProcess(tmp_path / "srv", config) as srv:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+        try:
+            page = ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{srv.base}/console?lang=zh-Hant#token={srv.token}")
+            wait_until(page, "() => I18N.lang === 'zh-Hant' && 'engine.refusal.no_call' in I18N.dict && "
+                             "!document.getElementById('handrecords-section').hidden", timeout=30)
+            shown: dict[str, tuple[str, str]] = {}
+            for name, data in files.items():
+                path = tmp_path / name
+                path.write_bytes(data)
+                page.evaluate("() => { document.getElementById('hr-status').textContent = ''; }")
+                page.locator("#hr-file").set_input_files(str(path))
+                with page.expect_response(lambda r: r.url.endswith("/api/event/hand-records")
+                                          and r.request.method == "POST") as answer:
+                    page.locator("#hr-import").click()
+                english = answer.value.json()["detail"]
+                wait_until(page, "() => document.getElementById('hr-status').classList.contains('hr-bad')")
+                shown[name] = (str(page.locator("#hr-status").inner_text()), english)
+            page.screenshot(path=str(ARTIFACTS / "refusal-words-zh-hand-records.png"), full_page=True)
+        finally:
+            ctx.close()
+    assert shown["cut.dup"][1] == "cut.dup, board 4: truncated: 621 bytes is not a whole number of 156-byte boards"
+    assert shown["digits.ber"][1] == "digits.ber, board 1: '5' is not an owner digit 1-4"
+    assert shown["short.pbn"][1] == "the hand records do not match the event's boards: missing board(s): 3, 4"
+    for name, (status, english) in shown.items():
+        words = latin_words(status.replace(name, ""))
+        assert CJK.search(status) and not words, (name, status, words)
+        assert english not in status, (name, status)
+    assert "第 4 副牌" in shown["cut.dup"][0] and "156" in shown["cut.dup"][0], shown
+    assert "缺少的牌：第 3, 4 副" in shown["short.pbn"][0], shown
+    assert not errors, errors

@@ -16,10 +16,10 @@ ENGINE_ZH = ROOT / "service" / "web" / "static" / "locales" / "zh-Hant" / "engin
 
 
 def engine_texts() -> dict[str, str]:
-    """Every ``Text(key, english, ...)`` in table/, results/ and service/: key -> the English template a page words
-    (constants only, so a key is greppable)."""
+    """Every ``Text(key, english, ...)`` in table/, results/, service/ and drivers/ (the dealing machine's lines):
+    key -> the English template a page words (constants only, so a key is greppable)."""
     found: dict[str, str] = {}
-    for path in [*(ROOT / "table").rglob("*.py"), *(ROOT / "results").rglob("*.py"), *(ROOT / "service").rglob("*.py")]:
+    for path in (p for part in ("table", "results", "service", "drivers") for p in (ROOT / part).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Text":
                 key = node.args[0]
@@ -66,3 +66,23 @@ def test_a_text_is_its_english_and_keeps_its_key_through_copies_and_joins() -> N
     assert translatable("plain", "detail") == {}
     assert Text("play.minor_due", "minor penalty card {card} must be played before another small {suit} (50C)",
                 card="S5", suit="S") == "minor penalty card S5 must be played before another small spades (50C)"
+
+
+def test_a_malformed_events_complaint_is_keyed_not_an_english_parameter() -> None:
+    """A card or call that is not one: the complaint (table/cards.py, table/calls.py) is its own keyed piece after
+    the event's kind, so a Chinese page words both (it was an English ``why`` parameter)."""
+    from table.errors import BridgeError
+    from table.events import event_from_dict
+
+    for body, english, keys in (
+            ({"type": "card", "seat": "N", "card": "ZZ"}, "card event: not a card: 'ZZ'",
+             ["event.malformed", "cards.not_a_card"]),
+            ({"type": "call", "seat": "N", "call": "9Z"}, "call event: not a call: '9Z'",
+             ["event.malformed", "calls.not_a_call"])):
+        try:
+            event_from_dict(body)
+        except BridgeError as err:
+            message = err.args[0]
+        else:
+            raise AssertionError(body)
+        assert message == english and [p.key for p in message.pieces()] == keys

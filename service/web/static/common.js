@@ -106,12 +106,19 @@ function engineParam(name, value) {
   if (name === "one_suit") return I18N.lang === "en" ? ({S: "spade", H: "heart", D: "diamond", C: "club"}[value] || value) : suitWord(value);
   if (/^suits\d*$/.test(name)) return String(value).split("/").map(s => SYM[s] || s).join("/");
   if (/^cards?\d*$/.test(name)) return String(value).split(" ").filter(Boolean).map(cardWords).join(" ");
+  if (/^card\d*_name$/.test(name)) return I18N.lang === "en" && /^[SHDC]/.test(value) ? `${({A: "ace", K: "king", Q: "queen", J: "jack"})[value[1]] || rank(value[1])} of ${({S: "spades", H: "hearts", D: "diamonds", C: "clubs"})[value[0]]}` : cardWords(value);
+  // a dealing machine's pocket: a seat's, or (no seat) the reject tray
+  if (/^pocket\d*$/.test(name)) return SEATS.includes(value) ? t("common.pocket", "{seat} pocket", {seat: t("common.seat." + value, {N: "North", E: "East", S: "South", W: "West"}[value])}) : t("common.reject_tray", "reject tray");
   if (/^call\d*$/.test(name)) return callWords(value);
   if (/^option\d*$/.test(name)) return optionText(value);
   if (/^side\d*$/.test(name) && (value === "NS" || value === "EW")) return value === "NS" ? t("common.ns", "NS") : t("common.ew", "EW");
   if (/^code\d*$/.test(name)) return irrText(value);
   if (name === "disposition") return dispositionText({disposition: value});
   if (name === "kind") return t("common.event." + value, value);
+  if (name === "vulnerability") return t("common.vul." + value, value);
+  // a dealing machine's decision(s): the API's words in English, the console's button words in another language
+  if (name === "decision" || name === "choices") return I18N.lang === "en" ? value
+    : String(value).split(", ").map(c => t("console_dealing.choice." + c, c)).join("、");
   if (name === "credential") return t("common.credential." + String(value).replace(/\W+/g, "_"), value);
   return value;
 }

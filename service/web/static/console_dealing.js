@@ -54,7 +54,7 @@
   function statusLine(r) {
     if (r.state === "idle") return t("console_dealing.idle", "Not dealing.");
     if (r.state === "connecting") return t("console_dealing.connecting", "Connecting to the machine...");
-    if (r.state === "failed") return t("console_dealing.failed", "The dealing stopped: {error}", {error: r.error || ""});
+    if (r.state === "failed") return t("console_dealing.failed", "The dealing stopped: {error}", {error: engineText(r.error || "", r.error_parts)});
     const where = {done: r.done, total: r.total, machine: r.machine};
     if (r.state === "waiting") return t("console_dealing.waiting", "Board {board} waits for the volunteer ({done} of {total} boards done).", {...where, board: r.stop ? r.stop.board : "-"});
     if (r.state === "done") return t("console_dealing.done", "Finished: {done} of {total} boards on {machine}.", where);
@@ -84,7 +84,7 @@
       stop.hidden = false;
       stop.dataset.board = s.board;
       stop.innerHTML = `<b>${esc(t("console_dealing.stop_title", "Board {board} needs the volunteer", {board: s.board}))}</b>
-        <p class="deal-message">${esc(s.message)}</p>
+        <p class="deal-message">${esc(engineText(s.message, s.message_parts))}</p>
         <div class="deal-choices">${s.choices.map(c => `<button type="button" class="deal-choice" data-choice="${esc(c)}">${esc(words[c] || c)}</button>`).join("")}</div>`;
       stop.querySelectorAll("button.deal-choice").forEach(b => b.addEventListener("click", async () => {
         stop.querySelectorAll("button").forEach(x => { x.disabled = true; });
