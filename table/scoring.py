@@ -14,6 +14,7 @@ from functools import lru_cache
 from .board import Vulnerability
 from .calls import STRAINS
 from .errors import BridgeError
+from .texts import Text
 
 RISKS = ("", "X", "XX")
 _SEATS = ("N", "E", "S", "W")
@@ -32,13 +33,17 @@ class Contract:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.level, int) and 1 <= self.level <= 7):
-            raise ScoringError(f"contract level must be 1..7, not {self.level!r}")
+            raise ScoringError(Text("scoring.level", "contract level must be 1..7, not {level}",
+                                    level=repr(self.level)))
         if self.strain not in STRAINS:
-            raise ScoringError(f"contract strain must be one of {STRAINS}, not {self.strain!r}")
+            raise ScoringError(Text("scoring.strain", "contract strain must be one of {strains}, not {strain}",
+                                     strains=STRAINS, strain=repr(self.strain)))
         if self.risk not in RISKS:
-            raise ScoringError(f"contract risk must be '', 'X' or 'XX', not {self.risk!r}")
+            raise ScoringError(Text("scoring.risk", "contract risk must be '', 'X' or 'XX', not {risk}",
+                                     risk=repr(self.risk)))
         if self.declarer is not None and self.declarer not in _SEATS:
-            raise ScoringError(f"declarer must be N, E, S or W, not {self.declarer!r}")
+            raise ScoringError(Text("scoring.declarer", "declarer must be N, E, S or W, not {given}",
+                                     given=repr(self.declarer)))
 
     def __str__(self) -> str:
         return f"{self.level}{self.strain}{self.risk}"
@@ -57,7 +62,8 @@ def parse_contract(text: str, declarer: str | None = None) -> Contract | None:
         return None
     m = _CONTRACT_RE.fullmatch(t)
     if not m:
-        raise ScoringError(f"not a contract: {text!r} (expected e.g. '4S', '3NTX', '6H**' or 'Pass')")
+        raise ScoringError(Text("scoring.not_a_contract", "not a contract: {given} (expected e.g. '4S', '3NTX', '6H**' "
+                                 "or 'Pass')", given=repr(text)))
     level, strain, risk = m.groups()
     risk = (risk or "").replace("*", "X")
     return Contract(int(level), "NT" if strain == "N" else strain, risk, declarer)

@@ -92,7 +92,7 @@ def adjustment(body: dict[str, Any], vulnerable: str) -> Adjustment:
         try:
             c = parse_contract(str(body.get("contract") or ""), declarer=decl or None)
         except ValueError as err:
-            raise AdjustmentError(Text("refusal.adjust_contract", "{why}", why=err)) from None
+            raise AdjustmentError(err.args[0]) from None          # the scoring's own Text: a page words it
         if c is None:
             return {"kind": "assigned", "law": "12C2", "contract": "PASS", "declarer": None, "tricks": None,
                     "score_ns": 0, "note": note}

@@ -33,7 +33,9 @@ import pytest
 from headless import ARTIFACTS, wait_until
 from service_harness import ServerProcess
 
+from service.live.board_results import AdjustmentError, adjustment
 from service.sim.dealing import deal_for
+from table.texts import Text
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
 ENGINE_ZH = json.loads((Path(__file__).resolve().parents[2] / "service" / "web" / "static" / "locales" / "zh-Hant"
@@ -176,6 +178,22 @@ def chinese_of(part: dict[str, Any]) -> str:
     """A piece's Chinese, its parameters filled as they are (numbers and table ids here)."""
     zh = ENGINE_ZH[f"engine.{part['key']}"]
     return re.sub(r"\{(\w+)\}", lambda m: str(part["params"][m.group(1)]), zh)
+
+
+def test_an_assigned_contract_that_is_none_is_refused_in_the_scorings_words() -> None:
+    """The director's assigned score (Law 12C2) with a contract that is not one: the refusal is the scoring's own
+    keyed sentence (table/scoring.py), the English as before, its Chinese without a Latin word but the contract."""
+    for body, key, english in (
+            ({"kind": "assigned", "contract": "4Q", "declarer": "N", "tricks": 10}, "scoring.not_a_contract",
+             "not a contract: '4Q' (expected e.g. '4S', '3NTX', '6H**' or 'Pass')"),
+            ({"kind": "assigned", "contract": "4S", "declarer": "Z", "tricks": 10}, "scoring.declarer",
+             "declarer must be N, E, S or W, not 'Z'")):
+        with pytest.raises(AdjustmentError) as refused:
+            adjustment(body, "None")
+        text = refused.value.args[0]
+        assert str(text) == english and isinstance(text, Text) and text.key == key
+        chinese = chinese_of({"key": text.key, "params": text.params})
+        assert CJK.search(chinese) and not latin_words(chinese), chinese
 
 
 def test_director_refusals_carry_their_pieces(server: ServerProcess) -> None:
