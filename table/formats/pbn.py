@@ -113,7 +113,8 @@ def _load(path_or_stream: PathOrStream, source: str | None) -> tuple[str, str, s
     text = data.lstrip("\ufeff").rstrip("\x1a \t\r\n")   # BOM; DOS end-of-file marks
     bad = _CTRL_RE.findall(text) if _CTRL_RE.search(text) else ()
     if len(bad) > 16 and len(bad) * 50 > len(text):   # > 2 % control bytes: binary, not a damaged text
-        return "", name, f"not a text file ({len(bad)} binary control bytes in {len(text)} characters)", True
+        return "", name, Text("pbn.not_text", "not a text file ({bad} binary control bytes in {size} characters)",
+                               bad=len(bad), size=len(text)), True
     return text, name, None, bool(bad)
 
 
@@ -130,6 +131,10 @@ class _Raw:
         self.line = line
         self.problems: list[str] = []
         self.inherit = False                    # some value may start with "#"
+
+
+def _not_a_tag_pair(line: int, bad: str | None) -> Text:
+    return Text("pbn.not_a_tag_pair", "line {line}: not a tag pair: {value}", line=line, value=repr(bad))
 
 
 def _unescape(value: str) -> str:
@@ -153,7 +158,7 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
         for i, ln in enumerate(lines):
             if _CTRL_RE.search(ln):
                 lines[i] = _CTRL_RE.sub("", ln)
-                late.append((i + 1, f"line {i + 1}: binary control bytes removed"))
+                late.append((i + 1, Text("pbn.control_bytes", "line {line}: binary control bytes removed", line=i + 1)))
         text = "\n".join(lines)
     if "%" in text:
         text = _blank_escapes(text)
@@ -195,7 +200,7 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
                 if section is not None:
                     section += toks
                 if bad:
-                    game.problems.append(f"line {line + nl(d0[:d0.index('[')])}: not a tag pair: {bad!r}")
+                    game.problems.append(_not_a_tag_pair(line + nl(d0[:d0.index('[')]), bad))
                 game.notes += notes
             else:
                 pending += notes
@@ -225,7 +230,7 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
                 if "[" in datas[k]:
                     toks, _notes, bad = _data(datas[k], comments)
                     at = line + nl("".join(segs[:3 * k + 3]) + datas[k][:datas[k].index("[")])
-                    game.problems.append(f"line {at}: not a tag pair: {bad!r}")
+                    game.problems.append(_not_a_tag_pair(at, bad))
                 else:
                     toks = datas[k].split()
                 if names[k] == "Auction":
@@ -283,7 +288,7 @@ def _scan(text: str, dirty: bool = True) -> Iterator[_Raw]:
                     current.notes += notes
                     if bad:
                         at = line + nl("".join(segs[:3 * k]) + data[:data.index("[")])
-                        current.problems.append(f"line {at}: not a tag pair: {bad!r}")
+                        current.problems.append(_not_a_tag_pair(at, bad))
                 else:
                     toks = data.split()
                 if section is not None:
@@ -606,7 +611,8 @@ def _record(raw: _Raw, source: str, index: int) -> GameRecord:
     events = rec.events
     if start is None:
         if "Deal" in tags or auction is not None or play is not None:
-            problems.append("no Board number, and no Dealer and Vulnerable tags: the board is unknown")
+            problems.append(Text("pbn.board_unknown",
+                                  "no Board number, and no Dealer and Vulnerable tags: the board is unknown"))
     else:
         events.append(start)
         seats, calls = ((), ()) if auction is None else _calls(
@@ -636,7 +642,8 @@ def _record(raw: _Raw, source: str, index: int) -> GameRecord:
             won = _declarer_tricks(recorded.result, declarer)
             if won is not None:
                 if won > 13:
-                    problems.append(f"Result {recorded.result!r}: more than 13 tricks")
+                    problems.append(Text("pbn.result_over_13", "Result {value}: more than 13 tricks",
+                                          value=repr(recorded.result)))
                 else:
                     events += _claim(declarer, won)
     if problems:
@@ -654,7 +661,8 @@ def _calls(events: list[TableEvent], tokens: list[str], tag: str, dealer: Seat, 
            problems: list[str]) -> tuple[Sequence[Seat], list[str]]:
     seat = _SEAT.get(tag.strip())
     if seat is None:
-        problems.append(f"Auction {tag!r} is not a seat; calls start with the dealer")
+        problems.append(Text("pbn.auction_seat", "Auction {value} is not a seat; calls start with the dealer",
+                             value=repr(tag)))
         seat = dealer
     i = _IDX[seat]
     plain_calls = list(map(_PLAIN_CALL.get, tokens))
@@ -699,7 +707,8 @@ def _calls(events: list[TableEvent], tokens: list[str], tag: str, dealer: Seat, 
                     calls.append(PASS)
                     i += 1
             elif kind == _BAD:
-                problems.append(f"auction: {val!r} is not a call (call {len(calls) + 1}); the rest is ignored")
+                problems.append(Text("pbn.not_a_call", "auction: {value} is not a call (call {n}); the rest is ignored",
+                                      value=repr(val), n=len(calls) + 1))
                 done = True
                 break
             else:                                # "*" or "+": the auction section ends
@@ -734,7 +743,8 @@ def _play_slots(tokens: list[str], lead_at: dict[int, int], problems: list[str])
             elif kind == _END:
                 return slots
             else:
-                problems.append(f"play: {val!r} is not a card (trick {len(slots) // 4 + 1}); the rest is ignored")
+                problems.append(Text("pbn.not_a_card", "play: {value} is not a card (trick {trick}); the rest is "
+                                      "ignored", value=repr(val), trick=len(slots) // 4 + 1))
                 return slots
     return slots
 
@@ -745,7 +755,7 @@ def _play(events: list[TableEvent], tokens: list[str], tag: str, strain: str | N
     first = _SEAT.get(tag.strip())
     if first is None:
         if any(t not in ("-", "*", "+") for t in tokens):
-            problems.append(f"Play {tag!r} is not a seat: the play is not read")
+            problems.append(Text("pbn.play_seat", "Play {value} is not a seat: the play is not read", value=repr(tag)))
         return 0, False
     lead_at: dict[int, int] = {}                # trick -> column of an irregular leader (^L)
     cont = False
@@ -781,16 +791,18 @@ def _play(events: list[TableEvent], tokens: list[str], tag: str, strain: str | N
                 append(cev[order[k]][row[order[k]]])
                 k += 1
             if sum(1 for c in slots[t:] if c) > k:
-                problems.append(f"play: trick {t // 4 + 1} is incomplete but more cards follow; they are ignored")
+                problems.append(Text("pbn.trick_incomplete", "play: trick {trick} is incomplete but more cards follow; "
+                                      "they are ignored", trick=t // 4 + 1))
             break
         tricks += 1
         if tricks == 13:
             if any(slots[t + 4:]):
-                problems.append("play: cards after the 13th trick are ignored")
+                problems.append(Text("pbn.after_13_tricks", "play: cards after the 13th trick are ignored"))
             break
         if strain is False:                      # no contract known: no trump, so no next leader
             if any(slots[t + 4:]):
-                problems.append("play: no contract, so the leader after trick 1 is unknown; the rest is ignored")
+                problems.append(Text("pbn.no_contract_leader", "play: no contract, so the leader after trick 1 is "
+                                      "unknown; the rest is ignored"))
             break
         lead = order[trick_winner_index((c0, c1, c2, c3), trump)]
     return tricks, cont

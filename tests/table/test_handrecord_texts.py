@@ -46,6 +46,18 @@ MALFORMED: list[tuple[str, bytes, str]] = [
      "f.pbn, board 1: has no usable Deal tag (record 1 (board 1, line 1): bad Deal (deal has 1 hands, not 4: "
      "'N:AKQ'))"),
     ("PBN", b"hello", "f.pbn: game 1 has no board number (no PBN game found (no tag pairs))"),
+    # the PBN game reader's auction and play problems, inside the refusal's brackets
+    ("PBN", b'[Deal "N:AKQ"]\n', "f.pbn: game 1 has no board number (record 1 (line 1): bad Deal (deal has 1 hands, "
+     "not 4: 'N:AKQ'); no Board number, and no Dealer and Vulnerable tags: the board is unknown)"),
+    ("PBN", b'[Board "1"]\n[Deal "N:AKQ"]\n[Auction "N"]\n1C ZZ\n', "f.pbn, board 1: has no usable Deal tag "
+     "(record 1 (board 1, line 1): bad Deal (deal has 1 hands, not 4: 'N:AKQ'); auction: 'ZZ' is not a call (call 2); "
+     "the rest is ignored)"),
+    ("PBN", b'[Board "1"]\n[Deal "N:AKQ"]\n[Result "15"]\n[Contract "1C"]\n[Declarer "N"]\n',
+     "f.pbn, board 1: has no usable Deal tag (record 1 (board 1, line 1): bad Deal (deal has 1 hands, not 4: "
+     "'N:AKQ'); Result '15': more than 13 tricks)"),
+    ("PBN", b'[Board "1"]\n[Deal "N:AKQ"]\n[Auction "N"]\n1C Pass Pass Pass\n[Play "E"]\nS2 - S3 S4\nS5 S6 S7 S8\n',
+     "f.pbn, board 1: has no usable Deal tag (record 1 (board 1, line 1): bad Deal (deal has 1 hands, not 4: "
+     "'N:AKQ'); play: trick 1 is incomplete but more cards follow; they are ignored)"),
     ("PBN", b'[Board "1"]\n[Deal "N:AKQJT98765432... -  - -"]\n',
      "f.pbn, board 1: the deal 'N:AKQJT98765432... - - -' does not give all four hands"),
 ]
