@@ -19,6 +19,7 @@ from table.board import dealer_for, vulnerability_for
 from table.events import BoardStarted, RulingGiven, TableEvent, event_from_dict
 from table.irregularity import Irregularity
 from table.machine import Table, TableError
+from table.texts import Text
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +136,8 @@ class TableRuntime:
             option = event.option
             target = next((i for i in reversed(self.table.irregularities) if i.code == event.code and i.open), None)
             if target is not None and id(target) in self.ruled and event.code not in ("REVOKE", "REVOKE_TRICK12"):
-                raise TableError(f"{event.code} has already been ruled on; the table now complies with that ruling")
+                raise TableError(Text("refusal.already_ruled", "{code} has already been ruled on; the table now "
+                                      "complies with that ruling", code=event.code))
         flagged = self.table.apply(event)
         if target is not None and target.open:
             self.ruled[id(target)] = option

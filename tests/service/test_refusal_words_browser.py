@@ -296,13 +296,16 @@ def test_a_malformed_hand_record_file_is_refused_in_chinese(tmp_path: Path, brow
             for name, data in files.items():
                 path = tmp_path / name
                 path.write_bytes(data)
-                page.evaluate("() => { document.getElementById('hr-status').textContent = ''; }")
+                # the last file's refusal cleared, its mark too: the wait below is for this file's
+                page.evaluate("() => { const s = document.getElementById('hr-status'); s.textContent = '';"
+                              " s.classList.remove('hr-bad'); }")
                 page.locator("#hr-file").set_input_files(str(path))
                 with page.expect_response(lambda r: r.url.endswith("/api/event/hand-records")
                                           and r.request.method == "POST") as answer:
                     page.locator("#hr-import").click()
                 english = answer.value.json()["detail"]
-                wait_until(page, "() => document.getElementById('hr-status').classList.contains('hr-bad')")
+                wait_until(page, "() => document.getElementById('hr-status').classList.contains('hr-bad') && "
+                                 "document.getElementById('hr-status').textContent.length > 0")
                 shown[name] = (str(page.locator("#hr-status").inner_text()), english)
             page.screenshot(path=str(ARTIFACTS / "refusal-words-zh-hand-records.png"), full_page=True)
         finally:
@@ -317,3 +320,23 @@ def test_a_malformed_hand_record_file_is_refused_in_chinese(tmp_path: Path, brow
     assert "第 4 副牌" in shown["cut.dup"][0] and "156" in shown["cut.dup"][0], shown
     assert "缺少的牌：第 3, 4 副" in shown["short.pbn"][0], shown
     assert not errors, errors
+
+
+def test_a_ruling_given_twice_is_refused_in_its_words(server: ServerProcess) -> None:
+    """The second of two rulings on one irregularity (two directors' devices at once): refused (409) with its key,
+    the English unchanged; its Chinese has no Latin word but the irregularity the page words."""
+    with server.client(server.token) as d:
+        for event in ({"type": "board", "board": 5, "deal": deal_for(3, 5).to_pbn()},
+                      {"type": "call", "seat": "N", "call": "1S"}, {"type": "call", "seat": "E", "call": "1H"}):
+            d.post("/api/tables/1/events", json=event).raise_for_status()
+        ruling = {"code": "INSUFFICIENT_BID", "option": "refuse"}
+        d.post("/api/tables/1/rulings", json=ruling).raise_for_status()
+        again = d.post("/api/tables/1/rulings", json=ruling)
+        assert again.status_code == 409, again.text
+        answer = again.json()
+        assert answer["detail"] == ("INSUFFICIENT_BID has already been ruled on; the table now complies with that "
+                                    "ruling")
+        assert keys_of(answer) == ["refusal.already_ruled"]
+        assert answer["detail_parts"][0]["params"] == {"code": "INSUFFICIENT_BID"}
+        chinese = ENGINE_ZH["engine.refusal.already_ruled"].replace("{code}", "")
+        assert CJK.search(chinese) and not latin_words(chinese), chinese
