@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import resource
 import signal
 import socket
@@ -67,7 +68,29 @@ def raw_request(port: int, method: str, path: str, headers: list[tuple[str, str]
     return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
 
 
+_PORTS = random.SystemRandom()        # not the random module's state, which a property test may have seeded
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port() -> int:
+    """A port free now, below the system's range for outgoing connections: a server restarted on it later (a crash
+    test, a resumed session) finds it free, where a port the system handed out (bind to 0) could meanwhile be an
+    outgoing connection's local port (another test's client), and the restart failed with EADDRINUSE."""
+    low = _ephemeral_low()
+    for _ in range(200):
+        port = _PORTS.randrange(10000, max(10001, low))
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
