@@ -178,7 +178,16 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
 
             # the right board, its number typed again: each phone shows its own hand from the hand record
             board = round_one[0]
-            north.locator(f"#start-section button.start-board[data-board='{board}']").click()
+            # the ruling re-lays the phones' pages as it arrives: a tap made while the page moves lands elsewhere
+            # (on "Another board" below), and the player taps the board again, as here until the board is picked
+            for _tap in range(3):
+                north.locator(f"#start-section button.start-board[data-board='{board}']").click()
+                try:
+                    wait_until(north, "n => document.getElementById('start-send')?.textContent === `Start board ${n}`",
+                               board, timeout=10)
+                    break
+                except TimeoutError:
+                    continue
             north.fill("#start-confirm", str(board + 1))
             north.click("#start-send")
             wait_until(north, SAID, "The number typed is not the board's: check the number printed on the board.")

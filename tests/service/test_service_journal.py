@@ -49,7 +49,12 @@ def test_restart_rebuilds_every_table_and_continues(tmp_path: Path) -> None:
             d.post("/api/tables/X/events", json={"type": "board", "board": 1, "deal": deal_for(1, 1).to_pbn()})
             d.post("/api/tables/X/events", json={"type": "call", "seat": "N", "call": "1S"})
             d.post("/api/tables/X/events", json={"type": "call", "seat": "E", "call": "1H"})   # insufficient
-            time.sleep(2.0)
+            # the robots play on table 1 meanwhile: until more than 20 rows (2 s on a quiet machine; not a fixed
+            # sleep, which a loaded one filled with 18)
+            deadline = time.monotonic() + 60
+            while d.get("/api/tables/1").json()["seq"] <= 20:
+                assert time.monotonic() < deadline, "the simulated table did not play on"
+                time.sleep(0.2)
     # stopped: read the journal file directly
     db = sqlite3.connect(srv.database)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
