@@ -744,7 +744,8 @@ class Auction:
         if p.kind == IrregularityCode.CHANGE_OF_CALL:
             return self._rule_change_of_call(p, option)
         if option != "cancel" and not (option == "refuse" and p.kind == IrregularityCode.INSUFFICIENT_BID):
-            raise AuctionRulingError(f"{option!r} is not an option for {code}")
+            raise AuctionRulingError(Text("refusal.not_an_option", "'{option}' is not an option for {code}",
+                                           option=option, code=code))
         self._cancel(entry)
         self.pending = None
         if p.kind == IrregularityCode.INSUFFICIENT_BID:
@@ -831,15 +832,17 @@ class Auction:
         """The director's answer to the oldest open Law 23 question."""
         c = next((c for c in self.comparable if c.irr.open), None)
         if c is None:
-            raise AuctionRulingError("no open COMPARABLE_CALL_RULING to rule on")
+            raise AuctionRulingError(Text("refusal.nothing_open", "no open {code} to rule on",
+                                           code=IrregularityCode.COMPARABLE_CALL_RULING))
         rect = self.edition.rect(c.situation)
         if option == "comparable":
             c.irr.dispose("comparable", "23B")
             c.source.dispose("replaced_comparable", "23B")
             return []
         if option != "not_comparable":
-            raise AuctionRulingError(f"{option!r} is not an option for COMPARABLE_CALL_RULING "
-                                     "(comparable, not_comparable)")
+            raise AuctionRulingError(Text("refusal.not_an_option_of", "'{option}' is not an option for {code} "
+                                           "({options})", option=option, code=IrregularityCode.COMPARABLE_CALL_RULING,
+                                           options="comparable, not_comparable"))
         c.irr.dispose("not_comparable", rect.law)
         c.source.dispose("replaced_not_comparable", rect.law)
         partner = c.offender.partner
@@ -874,7 +877,8 @@ class Auction:
         irr = next((i for i in reversed(self.irregularities)
                     if i.code == IrregularityCode.INSUFFICIENT_BID and i.disposition_law == "27B1"), None)
         if irr is None:
-            raise AuctionRulingError("no insufficient bid replaced under 27B1 to rule conventional")
+            raise AuctionRulingError(Text("refusal.no_27b1_replacement", "no insufficient bid replaced under 27B1 "
+                                           "to rule conventional"))
         entry = self.calls[irr.position["call"]]
         if not self.closed:
             self.obligations[entry.seat.partner] = REST_OF_AUCTION
@@ -887,7 +891,8 @@ class Auction:
         first = p.replaced
         assert first is not None
         if option not in {o.code for o in p.irr.options}:
-            raise AuctionRulingError(f"{option!r} is not an option for CHANGE_OF_CALL")
+            raise AuctionRulingError(Text("refusal.not_an_option", "'{option}' is not an option for {code}",
+                                           option=option, code=IrregularityCode.CHANGE_OF_CALL))
         self.pending = None
         if option in ("inadvertent", "unintended", "accept"):
             p.irr.dispose(option, "25B1" if option == "accept" else "25A")
@@ -912,7 +917,8 @@ class Auction:
             p.irr.dispose(option, "25B2b2")
             self._check_closure()
         else:
-            raise AuctionRulingError(f"{option!r} is not an option for CHANGE_OF_CALL")
+            raise AuctionRulingError(Text("refusal.not_an_option", "'{option}' is not an option for {code}",
+                                           option=option, code=IrregularityCode.CHANGE_OF_CALL))
         return []
 
     # ------------------------------------------------------------------ record

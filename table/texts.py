@@ -10,12 +10,13 @@ A parameter's name says what it holds, so a page can word it: ``seat``/``seat2``
 English names in full, "North"); ``suit`` a suit letter (S H D C; the English names the suit; ``one_suit`` the same
 in the singular: "a spade"); ``suits`` suit letters joined by "/"; ``card``/``cards`` card codes ("SA", several
 separated by spaces); ``call``/``call2`` a call ("1NT", "Pass", "X"); ``side``/``side2`` a side (NS, EW); ``option``
-a rectification option's code; ``code`` an irregularity's code; ``disposition`` how one was disposed of; ``kind`` an
-event's type; ``vulnerability`` a board's (None, NS, EW, All); ``card_name`` a card code the English names in words
-("ace of spades"); ``pocket``/``pocket2`` a dealing machine's pocket, a seat letter ("North pocket"; empty: "reject
-tray"); ``decision``/``choices`` a dealing machine's decision(s) (continue, redeal, skip, abort; several joined by
-", "); ``credential`` the English name of a sign-in credential (a refusal's parameters); anything else is shown as
-it is (a law number, a count)."""
+a rectification option's code (``options``: several, joined by ", "; ``chooser``: whose choice an option is, a seat
+letter or declarer, defenders, director); ``code`` an irregularity's code; ``disposition`` how one was disposed of;
+``kind`` an event's type; ``vulnerability`` a board's (None, NS, EW, All); ``card_name`` a card code the English
+names in words ("ace of spades"); ``pocket``/``pocket2`` a dealing machine's pocket, a seat letter ("North pocket";
+empty: "reject tray"); ``decision``/``choices`` a dealing machine's decision(s) (continue, redeal, skip, abort;
+several joined by ", "); ``credential`` the English name of a sign-in credential (a refusal's parameters); anything
+else is shown as it is (a law number, a count)."""
 from __future__ import annotations
 
 from typing import Any

@@ -291,8 +291,9 @@ class Play(PlayState):
         irr = p.irr
         opt = next((o for o in irr.options if o.code == option), None)
         if opt is None:
-            raise PlayRulingError(f"{option!r} is not an option for {code}; the options are "
-                                  + ", ".join(o.code for o in irr.options))
+            raise PlayRulingError(Text("refusal.not_an_option_among", "'{option}' is not an option for {code}; "
+                                       "the options are {options}", option=option, code=code,
+                                       options=", ".join(o.code for o in irr.options)))
         check_chooser(self, opt, who, code)
         p.extra["chooser_seat"] = who
         RULINGS[code](self, p, option, out)
@@ -335,7 +336,8 @@ class Play(PlayState):
         out: list[Irregularity] = []
         seat = Seat(str(seat).strip().upper()[:1])
         if not 1 <= trick <= len(self.winners):
-            raise PlayRulingError(f"trick {trick} is not a completed trick")
+            raise PlayRulingError(Text("refusal.not_a_completed_trick", "trick {trick} is not a completed trick",
+                                       trick=trick))
         deemed = not held_suit or self.edition.law67B1a_deemed_revoke
         law = "67B1" if not self.edition.comparable_call else ("67B1(a)" if held_suit else "67B1(b)")
         idx = next((i for i, (s, _) in enumerate(self.tricks[trick - 1]) if s == seat), 0)

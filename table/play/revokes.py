@@ -101,14 +101,15 @@ def rule(st: PlayState, code: str, option: str, who: Seat | None) -> None:
     elif option == "correct":
         correct(st, code, who)
     else:
-        raise PlayRulingError(f"{option!r} is not an option for {code}; the options are correct, 64B4, 64B5")
+        raise PlayRulingError(Text("refusal.not_an_option_among", "'{option}' is not an option for {code}; the "
+                                   "options are {options}", option=option, code=code, options="correct, 64B4, 64B5"))
 
 
 def exempt(st: PlayState, code: str, option: str, who: Seat | None) -> None:
     rv = next((r for r in reversed(st.revokes) if r.irr.code == code and r.irr.disposition == "established"
                and (who is None or r.seat == who)), None)
     if rv is None:
-        raise PlayRulingError(f"no established {code} to exempt")
+        raise PlayRulingError(Text("refusal.no_revoke_to_exempt", "no established {code} to exempt", code=code))
     rv.exempt = option
     rv.irr.detail += Text("play.revoke_exempt", "; director: {option} (no transfer)", option=option)
 
@@ -129,13 +130,17 @@ def correct(st: PlayState, code: str, who: Seat | None) -> None:
                 or _both_on_one_trick(st, r))
                and (who is None or r.seat == who or (r.seat == st.dummy and who == st.declarer))), None)
     if rv is None:
-        raise PlayRulingError(f"no {code} that can still be corrected"
+        raise PlayRulingError(Text("refusal.no_revoke_to_correct", "no {code} that can still be corrected",
+                                   code=code)
                               + ("" if code == IrregularityCode.REVOKE_TRICK12 else
-                                 " (63C: once established a revoke stands, except on trick 12, 62D)"))
+                                 Text("refusal.established_revoke_stands", " (63C: once established a revoke "
+                                      "stands, except on trick 12, 62D)")))
     if st.awaiting_insert is not None:
-        raise PlayRulingError(f"a revoke correction is still waiting for {st.awaiting_insert[0]}'s card")
+        raise PlayRulingError(Text("refusal.revoke_awaiting_card", "a revoke correction is still waiting for "
+                                   "{seat}'s card", seat=st.awaiting_insert[0]))
     if (rv.seat, rv.card) not in st.tricks[rv.trick - 1]:
-        raise PlayRulingError(f"{rv.card} is no longer in trick {rv.trick}")
+        raise PlayRulingError(Text("refusal.card_not_in_trick", "{card} is no longer in trick {trick}",
+                                   card=rv.card, trick=rv.trick))
     T = rv.trick
     seat = rv.seat
     withdrawn: list[tuple[Seat, str]] = []

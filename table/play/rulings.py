@@ -24,19 +24,21 @@ def check_chooser(st: PlayState, opt: Option, who: Seat | None, code: str) -> No
     ok = {"declarer": who == st.declarer,
           "defenders": st.is_defender(who)}.get(opt.chooser, str(who) == opt.chooser)
     if not ok:
-        raise PlayRulingError(f"{who} may not choose {opt.code!r} for {code}: the choice is {opt.chooser}'s")
+        raise PlayRulingError(Text("refusal.not_the_chooser", "{seat} may not choose '{option}' for {code}: the "
+                                   "choice is {chooser}'s", seat=who, option=opt.code, code=code,
+                                   chooser=opt.chooser))
 
 
 def _offender_card(p: Pending) -> str:
     """The card of the offender a choice is about (every choice on a played card has one)."""
     if p.card is None:
-        raise PlayRulingError(f"{p.irr.code} names no card")
+        raise PlayRulingError(Text("refusal.names_no_card", "{code} names no card", code=p.irr.code))
     return p.card
 
 
 def _correct_leader(p: Pending) -> Seat:
     if p.correct is None:
-        raise PlayRulingError(f"{p.irr.code} names no correct leader")
+        raise PlayRulingError(Text("refusal.names_no_leader", "{code} names no correct leader", code=p.irr.code))
     return p.correct
 
 
@@ -194,9 +196,11 @@ def _failure_to_play_penalty_card(st: PlayState, p: Pending, option: str, out: l
     if (seat, card) not in st.current_trick or st.complete:
         st.reopen_last_trick()
     if (seat, card) not in st.current_trick:
-        raise PlayRulingError(f"{card} is no longer in the current trick")
+        raise PlayRulingError(Text("refusal.card_left_trick", "{card} is no longer in the current trick",
+                                   card=card))
     if pc not in st.face_up(seat):
-        raise PlayRulingError(f"{pc} is no longer a penalty card")
+        raise PlayRulingError(Text("refusal.no_longer_penalty_card", "{card} is no longer a penalty card",
+                                   card=pc))
     idx = st.current_trick.index((seat, card))
     st.current_trick.pop(idx)
     st.unplay(seat, card)

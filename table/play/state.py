@@ -13,6 +13,7 @@ from ..cards import SEATS, Deal, Seat
 from ..codes import IrregularityCode
 from ..editions import DEFAULT, Edition, edition
 from ..irregularity import Irregularity, LeadPenalty, Option
+from ..texts import Text
 from .errors import PlayRulingError
 from .position import SIDE, E, N, Position, S, W
 from .records import Obligation, Pending, Revoke
@@ -270,7 +271,7 @@ class PlayState(Position):
             self._leader = self._trick[0][0]
             return
         if self._trick or not self.winners:
-            raise PlayRulingError("the trick is no longer the current one")
+            raise PlayRulingError(Text("refusal.trick_not_current", "the trick is no longer the current one"))
         self.tricks.pop()
         self.drop_start_flags()
         self.winners.pop()

@@ -14,7 +14,9 @@ pages word it with ``refusalWords()`` (common.js) through ``locales/<lang>/engin
   console plans, an export with no event, adjustments of a board the table never played, a call that does not
   exist, a table that does not exist) carry their keys, the English unchanged, and their Chinese has no Latin word;
 * ``test_director_refusals_on_a_chinese_console_are_chinese``: the console in Chinese, in headless Chromium, shows
-  each of them in its toast (the page's own ``api``/``toast``/``refusalWords``) in Chinese, no Latin word;
+  each of them in its toast (the page's own ``api``/``toast``/``refusalWords``) in Chinese, no Latin word, and words
+  the law engine's refusals of a ruling (tests/ruling_refusals.py: an option an irregularity has not, another's
+  choice, a revoke that cannot be corrected...) in Chinese the same way;
 * ``test_a_malformed_hand_record_file_is_refused_in_chinese``: the Chinese console's hand-record import refuses a
   truncated .dup, a .ber of bad owner digits and a .pbn short of the event's boards in Chinese (the readers'
   messages keyed, table/handrecords), no Latin word but the file's name, the English detail unchanged.
@@ -31,11 +33,12 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, wait_until
+from ruling_refusals import ruling_refusals
 from service_harness import ServerProcess
 
 from service.live.board_results import AdjustmentError, adjustment
 from service.sim.dealing import deal_for
-from table.texts import Text
+from table.texts import Text, translatable
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}], "regulation": {"spectators": {"delay_s": 0}}}
 ENGINE_ZH = json.loads((Path(__file__).resolve().parents[2] / "service" / "web" / "static" / "locales" / "zh-Hant"
@@ -245,6 +248,14 @@ def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProces
             assert not latin_words(toast), (path, toast, latin_words(toast))
             assert english not in toast and "(4" not in toast, (path, toast)
         assert "第 1 桌沒有打第 42 副牌" in toasts["/api/tables/1/boards/42/adjustment"][0], toasts
+        # the law engine's refusals of a ruling (tests/ruling_refusals.py), worded by the console's engineText
+        worded = {what: str(page.evaluate("([e, p]) => engineText(e, p)",
+                                          [str(text), translatable(text, "detail")["detail_parts"]]))
+                  for what, text in ruling_refusals().items()}
+        for what, words in worded.items():
+            assert CJK.search(words) and not latin_words(words), (what, words, latin_words(words))
+        assert worded["a revoke option that is none"] == ("「接受」不是藏牌的選項；可選的是：更正、"
+                                                         "不罰（第 64B4 條）、不罰（第 64B5 條）"), worded
     finally:
         ctx.close()
     assert not errors, errors

@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+from ruling_refusals import ruling_refusals
+
 from table.texts import Text, translatable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,3 +88,29 @@ def test_a_malformed_events_complaint_is_keyed_not_an_english_parameter() -> Non
         else:
             raise AssertionError(body)
         assert message == english and [p.key for p in message.pieces()] == keys
+
+
+def test_a_refused_ruling_is_keyed_and_its_english_unchanged() -> None:
+    """A ruling the engine refuses (issue 24: "'x' is not an option for CODE" was English on a Chinese console):
+    each refusal is a keyed sentence, its English as it was written before (these strings, byte for byte)."""
+    refused = {what: (str(text), [p.key for p in text.pieces() if isinstance(p, Text)])
+               for what, text in ruling_refusals().items()}
+    assert refused == {
+        "an option the irregularity has not": (
+            "'retract' is not an option for OPENING_LEAD_OUT_OF_TURN; the options are spread, accept, refuse",
+            ["refusal.not_an_option_among"]),
+        "another's choice": ("W may not choose 'accept' for OPENING_LEAD_OUT_OF_TURN: the choice is declarer's",
+                             ["refusal.not_the_chooser"]),
+        "a revoke option that is none": ("'accept' is not an option for REVOKE; the options are correct, 64B4, 64B5",
+                                         ["refusal.not_an_option_among"]),
+        "an exemption with no revoke": ("no established REVOKE to exempt", ["refusal.no_revoke_to_exempt"]),
+        "a correction with no revoke": (
+            "no REVOKE that can still be corrected (63C: once established a revoke stands, except on trick 12, 62D)",
+            ["refusal.no_revoke_to_correct", "refusal.established_revoke_stands"]),
+        "an omitted card in a trick not played": ("trick 5 is not a completed trick",
+                                                  ["refusal.not_a_completed_trick"]),
+        "an auction option that is none": ("'retract' is not an option for INSUFFICIENT_BID",
+                                           ["refusal.not_an_option"]),
+        "a Law 23 question never asked": ("no open COMPARABLE_CALL_RULING to rule on", ["refusal.nothing_open"]),
+        "a 27B1 replacement that never was": ("no insufficient bid replaced under 27B1 to rule conventional",
+                                              ["refusal.no_27b1_replacement"])}

@@ -111,6 +111,9 @@ function engineParam(name, value) {
   if (/^pocket\d*$/.test(name)) return SEATS.includes(value) ? t("common.pocket", "{seat} pocket", {seat: t("common.seat." + value, {N: "North", E: "East", S: "South", W: "West"}[value])}) : t("common.reject_tray", "reject tray");
   if (/^call\d*$/.test(name)) return callWords(value);
   if (/^option\d*$/.test(name)) return optionText(value);
+  // rectification options listed (", "-joined codes) and whose choice one is (a seat, declarer, the director)
+  if (name === "options") return String(value).split(", ").map(optionText).join(I18N.lang === "en" ? ", " : "、");
+  if (name === "chooser") return chooserText(value);
   if (/^side\d*$/.test(name) && (value === "NS" || value === "EW")) return value === "NS" ? t("common.ns", "NS") : t("common.ew", "EW");
   if (/^code\d*$/.test(name)) return irrText(value);
   if (name === "disposition") return dispositionText({disposition: value});
