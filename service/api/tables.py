@@ -231,7 +231,7 @@ async def law(law: str = Path(..., max_length=10),
     try:
         found = law_text(law, edition_name(edition, svc.club.regulation.law_edition), lang)
     except LawTextError as err:
-        raise Invalid(str(err)) from err
+        raise Invalid(err.args[0]) from err
     if found is None:
         raise NotFound(Text("refusal.no_law_text", "no statement of law '{law}'", law=law))
     return found

@@ -20,6 +20,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from table.texts import Text
+
 SEED, WBF2017 = "wbf1997-cba1999", "wbf2017"
 _EDITION_NAMES = {"1997": SEED, "wbf1997": SEED, SEED: SEED, "2017": WBF2017, WBF2017: WBF2017}
 LANGS = ("zh", "en")
@@ -150,7 +152,8 @@ def edition_name(name: str | None, default: str = SEED) -> str:
         return _EDITION_NAMES[default]
     found = _EDITION_NAMES.get(str(name).strip().lower())
     if found is None:
-        raise LawTextError(f"unknown law edition {name!r} (available: {SEED}, {WBF2017})")
+        raise LawTextError(Text("refusal.law_edition", "unknown law edition {edition} (available: {available})",
+                                  edition=repr(name), available=f"{SEED}, {WBF2017}"))
     return found
 
 
@@ -161,7 +164,8 @@ def law_text(law: str | None, edition: str | None = None, lang: str | None = Non
     ``lang``, ``source`` and, for 2017, the ``url`` of the copy quoted."""
     ed = edition_name(edition)
     if lang is not None and lang not in LANGS:
-        raise LawTextError(f"unknown language {lang!r} (available: {', '.join(LANGS)})")
+        raise LawTextError(Text("refusal.law_language", "unknown language {language} (available: {available})",
+                                  language=repr(lang), available=", ".join(LANGS)))
     key = _key(law)
     if not key:
         return None

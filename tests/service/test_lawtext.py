@@ -82,10 +82,15 @@ def test_english_paraphrase_and_unknown_laws() -> None:
     assert t is not None and t["kind"] == "paraphrase" and t["text"] == STATEMENTS["30"] == statement("30B1")
     for unknown in ("999", "94", "0", "", "\x00", "Law", "27Z", None):
         assert law_text(unknown) is None, unknown
-    with pytest.raises(LawTextError, match="unknown law edition"):
+    with pytest.raises(LawTextError, match="unknown law edition") as edition:
         law_text("27", "2007")
-    with pytest.raises(LawTextError, match="unknown language"):
+    with pytest.raises(LawTextError, match="unknown language") as language:
         law_text("27", SEED, "fr")
+    # keyed for a page's language (issue 24), the English as before
+    assert edition.value.args[0] == "unknown law edition '2007' (available: wbf1997-cba1999, wbf2017)"
+    assert edition.value.args[0].key == "refusal.law_edition"
+    assert language.value.args[0] == "unknown language 'fr' (available: zh, en)"
+    assert language.value.args[0].key == "refusal.law_language"
     assert law_text("27/")["cited"] == "27"                            # type: ignore[index]
     assert edition_name(None, WBF2017) == WBF2017 and edition_name("1997") == SEED
 
