@@ -222,7 +222,8 @@ async def devices(svc: Service = Depends(service), v: Viewer = Depends(director)
                        422: {"description": "unknown edition or language"}})
 async def law(law: str = Path(..., max_length=10),
               edition: str | None = Query(None, max_length=20, description="wbf1997-cba1999 (1997) or wbf2017 (2017)"),
-              lang: str | None = Query(None, max_length=2, description="zh: the seed's Chinese; en: English"),
+              lang: str | None = Query(None, max_length=2, description="zh: Chinese (the seed's text; for 2017 "
+                                       "the project's summary); en: English"),
               table: str | None = Query(None, pattern=r"^[A-Za-z0-9_-]{1,32}$",
                                         description="the edition of this table's current board"),
               svc: Service = Depends(service)) -> dict[str, Any]:

@@ -5,12 +5,14 @@ Three sources, one lookup (``law_text``):
 * the seed's own Chinese wording (the 1997 WBF Laws, 1999 Chinese Bridge Association edition), split into
   sections (``service/live/lawtexts/wbf1997-cba1999.json``, made by ``bench/extract_seed_laws.py``);
 * brief English quotations of the 2017 WBF Laws with the copy each was taken from
-  (``service/live/lawtexts/wbf2017.json``), numbered as the 2017 book numbers them;
+  (``service/live/lawtexts/wbf2017.json``), numbered as the 2017 book numbers them, each with the project's own
+  Chinese summary (``zh``; not an official translation, which this project does not hold) for a Chinese page;
 * short English paraphrases of the seed's laws (``STATEMENTS`` below, seed numbering), not the laws' text.
 
 Every lookup falls back to the nearest law listed ("30B1" → "30B" → "30"); a citation of several laws
 ("27B1(b)/27B2") is looked up by its first. A 2017 law with no quotation falls back to the seed's paraphrase
-of the same number (the laws the 2017 book left unchanged keep their numbers), and says so.
+of the same number (the laws the 2017 book left unchanged keep their numbers; in Chinese, to the seed's text of
+that number), and says so.
 """
 from __future__ import annotations
 
@@ -158,10 +160,11 @@ def edition_name(name: str | None, default: str = SEED) -> str:
 
 
 def law_text(law: str | None, edition: str | None = None, lang: str | None = None) -> dict[str, Any] | None:
-    """The text of ``law`` in ``edition`` (default: the seed) and ``lang`` ("zh": the seed's Chinese; "en": the
-    2017 quotation or the seed's paraphrase; default: the edition's own language), or None when neither the law
-    nor a parent is known. The answer names what was found: ``cited`` (the law actually quoted), ``edition``,
-    ``lang``, ``source`` and, for 2017, the ``url`` of the copy quoted."""
+    """The text of ``law`` in ``edition`` (default: the seed) and ``lang`` ("zh": the seed's Chinese, or for 2017
+    the project's Chinese summary, kind ``summary_zh``, with the English entry as ``original``; "en": the 2017
+    quotation or the seed's paraphrase; default: the edition's own language), or None when neither the law nor a
+    parent is known. The answer names what was found: ``cited`` (the law actually quoted), ``edition``, ``lang``,
+    ``source`` and, for 2017, the ``url`` of the copy quoted."""
     ed = edition_name(edition)
     if lang is not None and lang not in LANGS:
         raise LawTextError(Text("refusal.law_language", "unknown language {language} (available: {available})",
@@ -174,8 +177,17 @@ def law_text(law: str | None, edition: str | None = None, lang: str | None = Non
         found = _nearest(key, book["laws"])
         if found:
             entry = book["laws"][found]
+            if lang == "zh":        # the project's Chinese summary; the English quoted beside it as ``original``
+                return {"law": law, "cited": found, "edition": WBF2017, "lang": "zh", "text": entry["zh"],
+                        "kind": "summary_zh", "original": entry["text"], "original_kind": entry["kind"],
+                        "source": book["source"], "url": entry.get("url")}
             return {"law": law, "cited": found, "edition": WBF2017, "lang": "en", "text": entry["text"],
                     "kind": entry["kind"], "source": book["source"], "url": entry.get("url")}
+        if lang == "zh":            # a law the 2017 book left as it was: the seed's Chinese of its number
+            seed = _seed(law, key)
+            if seed is not None:
+                seed.update(fallback=f"no 2017 entry; the seed's Law {seed['cited']}")
+            return seed
         paraphrase = _paraphrase(law, key)
         if paraphrase is not None:
             paraphrase.update(edition=WBF2017, fallback=f"no 2017 quotation; the seed's Law {paraphrase['cited']}")

@@ -1,9 +1,12 @@
 """The law edition and the opening-lead check chosen in the director console's event form, in headless Chromium
 (a tablet, English; a phone, Chinese): the summary shows them, the service holds them, the boards the tables start
 are played under that edition, and the edition list of the running event is refused in words once a board has
-started (it then shows the event's edition again). Screenshot: tests/artifacts/console-event-laws.png."""
+started (it then shows the event's edition again); on the Chinese console a 2017 irregularity's law is the
+project's Chinese summary of the 2017 entry, marked as one. Screenshots: tests/artifacts/console-event-laws.png,
+console-law-2017-zh.png."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -77,5 +80,20 @@ def test_console_chooses_the_edition_and_the_lead_check(tmp_path: Path) -> None:
                            ".includes('同一賽事中不能更改法規版本')")
             assert "第 1 桌已依2017 年法規開始打牌" in zh.locator("#ev-status").inner_text()
             assert zh.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+
+            # an insufficient bid on the 2017 board: the Chinese console quotes the law in the project's Chinese
+            # summary of the 2017 entry, says it is one, and shows no word in Latin letters but law numbers
+            with srv.client(srv.token) as d:
+                for seat, call in (("N", "1S"), ("E", "1H")):
+                    d.post("/api/tables/1/events", json={"type": "call", "seat": seat, "call": call}
+                           ).raise_for_status()
+            wait_until(zh, "() => [...document.querySelectorAll('#alerts .law-text')]"
+                           ".some(e => e.textContent.includes('非官方譯文'))", timeout=30)
+            law = str(zh.locator("#alerts .law-text").first.inner_text())
+            assert "不足叫牌" in law and "下家可以接受" in law and "本程式所寫的中文摘要" in law, law
+            latin = [w for w in re.findall(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*", law)
+                     if not re.fullmatch(r"[0-9]+[A-Z][0-9A-Za-z]*|[a-z]", w)]
+            assert not latin, (law, latin)
+            zh.screenshot(path=str(ARTIFACTS / "console-law-2017-zh.png"), full_page=True)
         finally:
             browser.close()

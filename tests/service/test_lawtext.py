@@ -3,6 +3,7 @@ paraphrases; their lookup and fallbacks, and the route the console and seat page
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,8 +24,14 @@ def test_each_file_names_its_source() -> None:
     assert seed["edition"] == SEED and seed["lang"] == "zh-Hant"
     wbf = json.loads((TEXTS / "wbf2017.json").read_text(encoding="utf-8"))
     assert wbf["edition"] == WBF2017 and "2017 WBF Laws" in wbf["source"]
+    assert "not an official translation" in wbf["zh"]
     for law, entry in wbf["laws"].items():
         assert entry["kind"] in ("quotation", "summary"), law
+        # the project's Chinese summary: Chinese, no word in Latin letters but law numbers (as a Chinese page)
+        assert re.search(r"[\u4e00-\u9fff]", entry["zh"]), law
+        assert not [w for w in re.findall(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9()]*", entry["zh"])
+                    if not re.fullmatch(r"[0-9]+[A-Z][0-9A-Za-z()]*|[a-z]", w)], (law, entry["zh"])
+        assert entry["zh"].count("「") == entry["zh"].count("」") == entry["text"].count('"') // 2, law
         assert len(entry["text"]) <= 400, f"{law}: a quotation stays brief"
         assert entry["url"] is None or entry["url"].startswith("http"), law
 
@@ -71,10 +78,16 @@ def test_2017_quotation_with_its_source_and_the_unchanged_laws_fall_back() -> No
     assert t is not None and t["kind"] == "quotation" and t["lang"] == "en"
     assert "next in turn to the irregular lead shall prevail" in t["text"]
     assert t["url"] == "https://directors.welshbridgeunion.org/rule-of-the-month/april-2020/"
-    assert law_text("55A", "2017", "zh")["lang"] == "en"                # type: ignore[index]  # no 2017 Chinese
+    zh = law_text("55A", "2017", "zh")
+    assert zh is not None and zh["lang"] == "zh" and zh["kind"] == "summary_zh" and zh["cited"] == "55A"
+    assert zh["original"] == t["text"] and zh["original_kind"] == "quotation" and zh["url"] == t["url"]
+    assert "任一防家" in zh["text"] and "「若兩位防家的選擇不同" in zh["text"]
     unchanged = law_text("44C", WBF2017)
     assert unchanged is not None and unchanged["kind"] == "paraphrase" and "fallback" in unchanged
     assert unchanged["text"] == STATEMENTS["44C"]
+    unchanged_zh = law_text("44C", WBF2017, "zh")                       # in Chinese: the seed's text of that law
+    assert unchanged_zh is not None and unchanged_zh["lang"] == "zh" and unchanged_zh["edition"] == SEED
+    assert unchanged_zh["text"] == law_text("44C", SEED, "zh")["text"] and "fallback" in unchanged_zh  # type: ignore[index]
 
 
 def test_english_paraphrase_and_unknown_laws() -> None:

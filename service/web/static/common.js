@@ -304,8 +304,12 @@ function lawTextHtml(law, paraphrase) {
   // the book's name in the page's language (common.law_source.<edition>); the service names it in English
   const source = I18N.lang === "en" ? law.source : t("common.law_source." + law.edition, law.source);
   const src = law.url ? `<a href="${esc(law.url)}" target="_blank" rel="noopener">${esc(source)}</a>` : esc(source);
+  // what the Chinese is when it is not the book's own words: the project's summary of a 2017 entry, or the seed's
+  // text standing for a 2017 law that has no entry here
+  const note = law.kind === "summary_zh" ? t("common.law_summary_zh", "a Chinese summary of the law, not an official translation")
+    : law.fallback && law.lang === "zh" ? t("common.law_seed_for_2017", "the 1997 edition's text of this law (no 2017 text here)") : "";
   const quote = `<span class="law-quote" lang="${law.lang === "zh" ? "zh-Hant" : "en"}">${esc(law.text).replace(/\n/g, "<br>")}</span>` +
-    `<br><small>${esc(t("common.law_n", "Law {law}", {law: law.cited}))} &mdash; ${src}</small>`;
+    `<br><small>${esc(t("common.law_n", "Law {law}", {law: law.cited}))} &mdash; ${src}${note ? ` (${esc(note)})` : ""}</small>`;
   if (law.lang !== "zh" || I18N.lang === "zh-Hant" || !paraphrase) return quote;
   return `${esc(paraphrase)}<details class="law-seed"><summary>${esc(t("common.law_seed_text", "Show the law's Chinese text (the seed edition)"))}</summary>${quote}</details>`;
 }
