@@ -15,8 +15,10 @@ letter or declarer, defenders, director); ``code`` an irregularity's code; ``dis
 ``kind`` an event's type; ``vulnerability`` a board's (None, NS, EW, All); ``card_name`` a card code the English
 names in words ("ace of spades"); ``pocket``/``pocket2`` a dealing machine's pocket, a seat letter ("North pocket";
 empty: "reject tray"); ``decision``/``choices`` a dealing machine's decision(s) (continue, redeal, skip, abort;
-several joined by ", "); ``credential`` the English name of a sign-in credential (a refusal's parameters); anything
-else is shown as it is (a law number, a count)."""
+several joined by ", "); ``credential`` the English name of a sign-in credential (a refusal's parameters);
+``field``/``fields`` a request's field(s) by dotted name ("movement.tables"); ``expected`` the values a field takes,
+as pydantic quotes them ("'skip' or 'relay'"); anything else is shown as it is (a law number, a count, ``message``:
+pydantic's own words)."""
 from __future__ import annotations
 
 from typing import Any

@@ -23,6 +23,7 @@ from service.event.lead_check import MODES as LEAD_MODES
 from service.event.members import MemberListError, parse_members, player_name
 from service.event.tournament import LiveTournament
 from service.live.visibility import Viewer
+from service.web.validation_errors import validation_words
 from service.wiring.container import Service
 from service.wiring.event_install import event_body, install, publish_tables
 from table.texts import Text
@@ -46,10 +47,6 @@ def _tables(body: dict[str, Any]) -> list[str] | None:
     if tables is not None and (not isinstance(tables, list) or not all(isinstance(t, str) for t in tables)):
         raise Invalid(Text("refusal.tables_list", "tables is a list of table ids"))
     return tables or None
-
-
-def _validation_text(err: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'event'}: {e['msg']}" for e in err.errors()[:8])
 
 
 def _console_limits(cfg: EventConfig) -> None:
@@ -86,8 +83,7 @@ def planned_event(body: dict[str, Any], laws: str) -> EventConfig:
     try:
         cfg = EventConfig.model_validate(body)
     except ValidationError as err:
-        raise Invalid(Text("refusal.event_not_valid", "the event is not valid: {why}", why=_validation_text(err))) \
-            from None
+        raise Invalid(Text("refusal.event_not_valid", "the event is not valid: ") + validation_words(err)) from None
     _console_limits(cfg)
     try:
         build_session(cfg, cfg.law_edition or laws)

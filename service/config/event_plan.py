@@ -21,6 +21,7 @@ from results import (
     teams_match,
 )
 from service.config.settings import TABLE_ID, EventConfig, MovementConfig
+from table.texts import Text
 
 
 def build_movement(cfg: MovementConfig) -> Movement:
@@ -36,7 +37,7 @@ def build_movement(cfg: MovementConfig) -> Movement:
     bpr = cfg.boards_per_round
     if cfg.kind == "mitchell":
         if cfg.tables is None:
-            raise ValueError("a mitchell movement needs tables")
+            raise ValueError(Text("movement.needs_tables", "a mitchell movement needs tables"))
         switch = list(cfg.arrow_switch)
         if cfg.one_winner:
             rounds = cfg.rounds or (cfg.tables if cfg.tables % 2 or cfg.even == "relay" else cfg.tables - 1)
@@ -45,15 +46,15 @@ def build_movement(cfg: MovementConfig) -> Movement:
                         first_board=cfg.first_board, name=cfg.name)
     if cfg.kind == "howell":
         if cfg.pairs is None:
-            raise ValueError("a howell movement needs pairs")
+            raise ValueError(Text("movement.needs_pairs", "a howell movement needs pairs"))
         return howell(cfg.pairs, bpr, first_board=cfg.first_board, name=cfg.name)
     if cfg.kind == "teams":
         if cfg.boards is None:
-            raise ValueError("a teams match needs boards")
+            raise ValueError(Text("movement.needs_boards", "a teams match needs boards"))
         return teams_match(range(cfg.first_board, cfg.first_board + cfg.boards), 1, 2,
                            boards_per_round=bpr if bpr < cfg.boards else None, name=cfg.name)
     if cfg.teams is None:
-        raise ValueError("a round_robin movement needs teams")
+        raise ValueError(Text("movement.needs_teams", "a round_robin movement needs teams"))
     return round_robin_teams(cfg.teams, bpr, first_board=cfg.first_board, name=cfg.name)
 
 

@@ -1,5 +1,6 @@
 """The 422 for a body or parameter that does not fit the schema: the fields named, what was sent echoed at most
-``ECHO`` characters long (never a 5 MB input back, never a value JSON cannot encode: NaN, a lone surrogate)."""
+``ECHO`` characters long (never a 5 MB input back, never a value JSON cannot encode: NaN, a lone surrogate); and
+pydantic's complaints about a field in keyed words a page translates (``validation_words``)."""
 from __future__ import annotations
 
 import math
@@ -8,6 +9,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 
 from service.web.hardening import ECHO
 from table.texts import Text, translatable
@@ -51,3 +53,45 @@ async def validation_error_handler(request: Request, err: Exception) -> JSONResp
                                      for e in err.errors()[:MAX_ERRORS]))
     return JSONResponse({"detail": errors, **translatable(Text("refusal.schema", "these fields do not fit: {fields}",
                                                                 fields=fields), "detail")}, status_code=422)
+
+
+def validation_words(err: ValidationError, limit: int = 8) -> Text:
+    """Pydantic's complaints (at most ``limit``), each "field: message" with pydantic's English, keyed where a
+    page words it: the field by its dotted name (``field``), a bound, the values a field takes."""
+    pieces = [_field_words(".".join(str(x) for x in e["loc"]) or "event", e) for e in err.errors()[:limit]]
+    words = pieces[0]
+    for piece in pieces[1:]:
+        words = words + Text("refusal.field_separator", "; ") + piece
+    return words
+
+
+def _field_words(field: str, e: Any) -> Text:
+    ctx = e.get("ctx") or {}
+    kind = e["type"]
+    keyed: Text | None = None
+    if kind == "greater_than_equal":
+        keyed = Text("refusal.field_at_least", "{field}: Input should be greater than or equal to {limit}",
+                     field=field, limit=ctx.get("ge"))
+    elif kind == "less_than_equal":
+        keyed = Text("refusal.field_at_most", "{field}: Input should be less than or equal to {limit}", field=field,
+                     limit=ctx.get("le"))
+    elif kind == "literal_error":
+        keyed = Text("refusal.field_one_of", "{field}: Input should be {expected}", field=field,
+                     expected=ctx.get("expected"))
+    elif kind == "int_parsing":
+        keyed = Text("refusal.field_not_a_number", "{field}: Input should be a valid integer, unable to parse string "
+                     "as an integer", field=field)
+    elif kind == "int_from_float":
+        keyed = Text("refusal.field_fraction", "{field}: Input should be a valid integer, got a number with a "
+                     "fractional part", field=field)
+    elif kind == "int_type":
+        keyed = Text("refusal.field_not_an_integer", "{field}: Input should be a valid integer", field=field)
+    elif kind == "string_type":
+        keyed = Text("refusal.field_not_text", "{field}: Input should be a valid string", field=field)
+    elif kind == "missing":
+        keyed = Text("refusal.field_missing", "{field}: Field required", field=field)
+    elif kind == "extra_forbidden":
+        keyed = Text("refusal.field_unknown", "{field}: Extra inputs are not permitted", field=field)
+    if keyed is not None and str(keyed) == f"{field}: {e['msg']}":     # pydantic's English, word for word
+        return keyed
+    return Text("refusal.field_not_valid", "{field}: {message}", field=field, message=e["msg"])

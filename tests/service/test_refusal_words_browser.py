@@ -159,6 +159,9 @@ def test_refusals_on_a_chinese_seat_page_are_chinese(server: ServerProcess, brow
     assert not errors, errors
 
 
+# an event the console's form could send (a table count typed by hand) that the schema refuses
+BAD_EVENT = {"name": "Tuesday", "scoring": "MP",
+             "movement": {"kind": "mitchell", "tables": 1, "even": "both", "boards_per_round": 2.5}}
 # the director's refusals (issue 24): what is asked, its status, its key and its English
 DIRECTOR_REFUSALS: list[tuple[str, str, dict[str, Any] | None, int, str, str]] = [
     ("POST", "/api/event", {"name": "Tuesday", "scoring": "MP",
@@ -213,12 +216,28 @@ def test_director_refusals_carry_their_pieces(server: ServerProcess) -> None:
         r = d.post("/api/tables/1/boards/0/adjustment", json={"kind": "cancel"})
         assert r.status_code == 422 and isinstance(r.json()["detail"], list), r.text
         assert keys_of(r.json()) == ["refusal.schema"] and r.json()["detail_parts"][0]["params"] == {"fields": "number"}
+        # a movement the schema refuses (the console's form let through): pydantic's complaints keyed, one a field
+        r = d.post("/api/event", json=BAD_EVENT)
+        assert r.status_code == 422 and r.json()["detail"] == (
+            "the event is not valid: movement.tables: Input should be greater than or equal to 2; "
+            "movement.boards_per_round: Input should be a valid integer, got a number with a fractional part; "
+            "movement.even: Input should be 'skip' or 'relay'"), r.text
+        assert keys_of(r.json()) == ["refusal.event_not_valid", "refusal.field_at_least", "refusal.field_separator",
+                                     "refusal.field_fraction", "refusal.field_separator", "refusal.field_one_of"], \
+            r.json()
+        assert r.json()["detail_parts"][1]["params"] == {"field": "movement.tables", "limit": "2"}
         # a movement the planner refuses: its complaint a keyed piece after the refusal's (not an English parameter)
         r = d.post("/api/event", json={"name": "Tuesday", "scoring": "MP", "movement": {
             "kind": "mitchell", "tables": 3, "rounds": 9, "boards_per_round": 2}})
         assert r.status_code == 422 and r.json()["detail"] == ("the event cannot be planned: a 3-table Mitchell (odd) "
                                                                "has at most 3 rounds"), r.text
         assert keys_of(r.json()) == ["refusal.event_not_planned", "movement.mitchell_rounds_odd"]
+        for movement, key in (({"kind": "mitchell"}, "movement.needs_tables"),
+                              ({"kind": "howell"}, "movement.needs_pairs"),
+                              ({"kind": "teams"}, "movement.needs_boards"),
+                              ({"kind": "round_robin"}, "movement.needs_teams")):
+            r = d.post("/api/event", json={"name": "Tuesday", "scoring": "MP", "movement": movement})
+            assert r.status_code == 422 and keys_of(r.json()) == ["refusal.event_not_planned", key], r.text
         chinese = "".join(chinese_of(p) for p in r.json()["detail_parts"])
         assert CJK.search(chinese) and not latin_words(chinese), chinese
 
@@ -237,6 +256,10 @@ def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProces
             options = json.dumps({"method": method, **({"body": json.dumps(body)} if body is not None else {})})
             action = f"api({json.dumps(path)}, {options}, TOKEN).catch(e => toast(refusalWords(e)))"
             toasts[path] = (toast_after(page, action), english)
+        toasts["an event the schema refuses"] = (toast_after(page, "api('/api/event', {method: 'POST', body: "
+                                                            f"JSON.stringify({json.dumps(BAD_EVENT)})}}, TOKEN)"
+                                                            ".catch(e => toast(refusalWords(e)))"),
+                                                 "the event is not valid")
         # the exports' own download (a fetch, not api()): its refusal is worded the same way
         page.locator('#exports button.export[data-kind="usebio"]').click()
         wait_until(page, "() => /賽事/.test(document.getElementById('exports-status').textContent)")
@@ -248,6 +271,9 @@ def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProces
             assert not latin_words(toast), (path, toast, latin_words(toast))
             assert english not in toast and "(4" not in toast, (path, toast)
         assert "第 1 桌沒有打第 42 副牌" in toasts["/api/tables/1/boards/42/adjustment"][0], toasts
+        assert toasts["an event the schema refuses"][0] == ("賽事設定無效：桌數：至少須為 2；"
+                                                            "每輪牌數：須為整數，不能有小數；"
+                                                            "偶數桌：須為「半程後跳桌」或「接力與空牌架」"), toasts
         # the law engine's refusals of a ruling (tests/ruling_refusals.py), worded by the console's engineText
         worded = {what: str(page.evaluate("([e, p]) => engineText(e, p)",
                                           [str(text), translatable(text, "detail")["detail_parts"]]))

@@ -49,7 +49,8 @@ def test_every_engine_text_has_its_chinese_with_the_same_placeholders() -> None:
     for key, english in texts.items():
         chinese = zh[f"engine.{key}"]
         assert placeholders(chinese) == placeholders(english), (key, english, chinese)
-        assert re.search(r"[\u4e00-\u9fff]", chinese), (key, chinese)
+        if re.search(r"[A-Za-z]", re.sub(r"\{\w+\}", "", english)):      # words, not only punctuation ("; ")
+            assert re.search(r"[\u4e00-\u9fff]", chinese), (key, chinese)
 
 
 def test_a_text_is_its_english_and_keeps_its_key_through_copies_and_joins() -> None:

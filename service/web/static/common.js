@@ -114,6 +114,17 @@ function engineParam(name, value) {
   // rectification options listed (", "-joined codes) and whose choice one is (a seat, declarer, the director)
   if (name === "options") return String(value).split(", ").map(optionText).join(I18N.lang === "en" ? ", " : "、");
   if (name === "chooser") return chooserText(value);
+  // a request's field by its dotted name (a section's index dropped: "sections.0.movement.tables"), several joined
+  // by ", "; the values a field takes, as pydantic quotes them ("'skip' or 'relay'")
+  if (name === "field" || name === "fields") return String(value).split(", ").map(f => {
+    const plain = f.replace(/\.\d+(?=\.|$)/g, "").replace(/^sections\.movement/, "movement");
+    return t("common.field." + plain, f);
+  }).join(I18N.lang === "en" ? ", " : "、");
+  if (name === "expected") {
+    if (I18N.lang === "en") return value;
+    const values = (String(value).match(/'[^']*'/g) || [value]).map(v => `「${t("common.value." + v.replace(/'/g, ""), v.replace(/'/g, ""))}」`);
+    return values.length > 1 ? t("common.or", "{a} or {b}", {a: values.slice(0, -1).join("、"), b: values[values.length - 1]}) : values[0];
+  }
   if (/^side\d*$/.test(name) && (value === "NS" || value === "EW")) return value === "NS" ? t("common.ns", "NS") : t("common.ew", "EW");
   if (/^code\d*$/.test(name)) return irrText(value);
   if (name === "disposition") return dispositionText({disposition: value});
