@@ -20,7 +20,7 @@ from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host import CardRead
 from firmware_host.constants import Capability, ErrorCode, Mode
-from hw_sim.avr import SeatUnit, ntag_uids
+from hw_sim.avr import EmulatedClock, SeatUnit, ntag_uids
 from service.sim.dealing import deal_for
 from table.events import CallMade
 
@@ -32,6 +32,7 @@ SLACK_US = 1000         # the pins are stepped by the 1 ms clock interrupt: a bl
 def unit(firmware_build: None, tmp_path: Path) -> Iterator[SeatUnit]:
     with SeatUnit("t1-n", "SR-T1-N", "BB-T1-N", link_dir=tmp_path) as u:
         yield u
+    _CLOCKS.pop(id(u), None)
 
 
 class Recorder(queue.Queue):
@@ -46,10 +47,20 @@ class Recorder(queue.Queue):
         super().put(item, block, timeout)
 
 
-def wait_for(cond: Any, timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
+_CLOCKS: dict[int, EmulatedClock] = {}
+
+
+def emulated(unit: SeatUnit) -> EmulatedClock:
+    """The unit's emulated time: a deadline here is the chip's seconds, which a loaded machine stretches (the
+    emulation falls behind the wall clock), as the harness's are (``hw_sim.avr.EmulatedClock``)."""
+    return _CLOCKS.setdefault(id(unit), EmulatedClock([unit], refresh_s=0.5))
+
+
+def wait_for(unit: SeatUnit, cond: Any, timeout: float = 15.0) -> Any:
+    clock = emulated(unit)
+    deadline = clock.now() + timeout
     while not (v := cond()):
-        assert time.monotonic() < deadline, "timed out"
+        assert clock.now() < deadline, "timed out"
         time.sleep(0.01)
     return v
 
@@ -60,8 +71,9 @@ def notices(events: Recorder, code: str) -> list[DeviceNotice]:
 
 def display_line(unit: SeatUnit, n: int, text: str) -> str:
     """Line ``n`` of the box's display once it reads ``text`` (or what it reads at the time-out)."""
-    deadline = time.monotonic() + 15
-    while (line := unit.display()[n]) != text and time.monotonic() < deadline:
+    clock = emulated(unit)
+    deadline = clock.now() + 15
+    while (line := unit.display()[n]) != text and clock.now() < deadline:
         time.sleep(0.05)
     return line
 
@@ -76,22 +88,22 @@ def test_the_director_key_reaches_the_host_once_though_the_unit_resends_it(unit)
     events = Recorder()
     box = box_driver(unit, events)
     try:
-        wait_for(lambda: box.connected)
+        wait_for(unit, lambda: box.connected)
         assert Capability.DIRECTOR_KEY in box.session.peer.capabilities
         unit.command("faults drop=1 dir=down")            # every host frame lost: no ack reaches the unit
         unit.key("Director")
-        wait_for(lambda: notices(events, "DIRECTOR_CALL"))
+        wait_for(unit, lambda: notices(events, "DIRECTOR_CALL"))
         unit.sync(1000)                                   # 1 s emulated: the unit sends it again and again
         unit.command("faults drop=0 dir=both")
-        wait_for(lambda: box.session.health.duplicates >= 2)
+        wait_for(unit, lambda: box.session.health.duplicates >= 2)
         unit.sync(1500)                                   # the link heals: the unit's queue empties
-        wait_for(lambda: box.connected)
+        wait_for(unit, lambda: box.connected)
         calls = notices(events, "DIRECTOR_CALL")
         assert len(calls) == 1 and calls[0].seat == "N" and not calls[0].is_error
         assert "called the director" in calls[0].detail
         assert display_line(unit, 7, "CALLING DIRECTOR") == "CALLING DIRECTOR"
         unit.key("Director")                              # pressed again: a second call
-        wait_for(lambda: len(notices(events, "DIRECTOR_CALL")) == 2)
+        wait_for(unit, lambda: len(notices(events, "DIRECTOR_CALL")) == 2)
         unit.sync(500)
         assert len(notices(events, "DIRECTOR_CALL")) == 2
     finally:
@@ -142,27 +154,27 @@ def test_a_card_or_a_call_taken_blinks_the_led_and_a_refused_call_blinks_and_bee
         return handle(msg)
     reader.on_message = spy  # type: ignore[method-assign]
     try:
-        wait_for(lambda: reader.connected and box.connected)
+        wait_for(unit, lambda: reader.connected and box.connected)
         unit.sync(500)
         unit.pulses()
         assert blinks(unit, 0) == {"led": [], "buzzer": []}   # the handshakes' status events blink nothing
         unit.place(uids["SA"])
-        wait_for(lambda: reads)
+        wait_for(unit, lambda: reads)
         seen = blinks(unit, 1)
         assert_blinks(seen["led"], 1)                     # the card: one blink, no beep
         assert seen["buzzer"] == []
         unit.press("1C")
-        wait_for(lambda: [e for e in events.all if isinstance(e, CallMade)])
+        wait_for(unit, lambda: [e for e in events.all if isinstance(e, CallMade)])
         seen = blinks(unit, 1)
         assert_blinks(seen["led"], 1)
         assert seen["buzzer"] == []
         box.set_mode(Mode.PREVENT, 0)
-        wait_for(lambda: box.session.pending == 0)
+        wait_for(unit, lambda: box.session.pending == 0)
         unit.press("1D")
-        wait_for(lambda: len([e for e in events.all if isinstance(e, CallMade)]) == 2)
+        wait_for(unit, lambda: len([e for e in events.all if isinstance(e, CallMade)]) == 2)
         assert_blinks(blinks(unit, 1)["led"], 1)          # taken by the host ...
         box.refuse_call("1D", ErrorCode.INSUFFICIENT_BID, "Insufficient bid")
-        wait_for(lambda: box.session.pending == 0)
+        wait_for(unit, lambda: box.session.pending == 0)
         seen = blinks(unit, 3)                            # ... then refused: three blinks, each beeped
         assert_blinks(seen["led"], 3)
         assert seen["buzzer"] == seen["led"]
@@ -177,9 +189,9 @@ def test_the_director_key_puts_a_call_on_the_directors_list(unit, tmp_path: Path
     with the seat unit named as its reason, and the service's answer shows on the box's line 7."""
     cfg = {"tables": [{"id": "1", "seats": {"N": {"box": unit.box_url, "box_serial": "BB-T1-N"}}}]}
     with ServerProcess(tmp_path / "svc", cfg) as srv, srv.client(srv.token) as d:
-        wait_for(lambda: [h for h in d.get("/api/devices").json().get("1", []) if h["connected"]], 30)
+        wait_for(unit, lambda: [h for h in d.get("/api/devices").json().get("1", []) if h["connected"]], 30)
         unit.key("Director")
-        calls = wait_for(lambda: d.get("/api/director-calls").json(), 30)
+        calls = wait_for(unit, lambda: d.get("/api/director-calls").json(), 30)
         assert len(calls) == 1
         assert (calls[0]["table"], calls[0]["seat"], calls[0]["reason"]) == ("1", "N", "called from the seat unit")
         assert display_line(unit, 7, "DIRECTOR CALLED") == "DIRECTOR CALLED"
@@ -193,7 +205,7 @@ def test_dummys_director_key_follows_law_43a1a(unit, tmp_path: Path):
     deal = deal_for(3, 1)
     cfg = {"tables": [{"id": "1", "seats": {"S": {"box": unit.box_url, "box_serial": "BB-T1-N"}}}]}
     with ServerProcess(tmp_path / "svc", cfg) as srv, srv.client(srv.token) as d:
-        wait_for(lambda: [h for h in d.get("/api/devices").json().get("1", []) if h["connected"]], 30)
+        wait_for(unit, lambda: [h for h in d.get("/api/devices").json().get("1", []) if h["connected"]], 30)
         d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": deal.to_pbn()}).raise_for_status()
         for seat, call in zip("NESW", ["1S", "Pass", "Pass", "Pass"]):    # North declares, South is dummy
             d.post("/api/tables/1/events", json={"type": "call", "seat": seat, "call": call}).raise_for_status()
@@ -232,7 +244,7 @@ def test_a_call_the_full_queue_cannot_take_is_refused_on_the_display_and_none_ta
     try:
         def calls() -> list[CallMade]:
             return [e for e in list(events.all) if isinstance(e, CallMade)]
-        wait_for(lambda: len(calls()) >= taken, 60)
+        wait_for(unit, lambda: len(calls()) >= taken, 60)
         unit.sync(500)
         assert len(calls()) == taken
     finally:
