@@ -99,11 +99,14 @@ class LeadCheck:
         self._wrong[key] = self._wrong.get(key, 0) + 1
         last = self._wrong[key] >= MAX_WRONG or mode == "warn" and not impossible
         if last:
-            what = ("warned" if mode == "warn" and not impossible else f"refused {self._wrong[key]} times")
-            await self.club.call_director(rt.id, seat, f"board {board}: the opening lead keyed ({lead}) is not in the "
-                                          f"leader's hand per the hand record ({what}); the lead is no longer "
-                                          "checked on this board", f"seat:{rt.id}:{seat}", board=board,
-                                          code="LEAD_CHECK")
+            reason = (Text("call.lead_check_warned", "board {board}: the opening lead keyed ({card}) is not in the "
+                           "leader's hand per the hand record (warned); the lead is no longer checked on this board",
+                           board=board, card=card)
+                      if mode == "warn" and not impossible else
+                      Text("call.lead_check_refused", "board {board}: the opening lead keyed ({card}) is not in the "
+                           "leader's hand per the hand record (refused {count} times); the lead is no longer checked "
+                           "on this board", board=board, card=card, count=self._wrong[key]))
+            await self.club.call_director(rt.id, seat, reason, f"seat:{rt.id}:{seat}", board=board, code="LEAD_CHECK")
         if impossible:
             raise Conflict(DECLARING_SIDE + (CALLED if last else CHECK_BOTH), code="LEAD_DECLARING_SIDE")
         if mode == "warn":

@@ -53,7 +53,7 @@ from table.events import (
 )
 from table.irregularity import Irregularity
 from table.machine import TableError
-from table.texts import Text
+from table.texts import Text, translatable
 
 log = logging.getLogger(__name__)
 
@@ -347,7 +347,7 @@ class Club:
         ``note``: the player's own words (cleaned: ``service/live/free_text.py``)."""
         rt = self.table(table_id)
         body: dict[str, Any] = {"table": table_id, "seat": seat, "board": board or rt.board_number,
-                                "reason": reason}
+                                "reason": reason, **translatable(reason, "reason")}     # a Text: a page words it
         if code:
             body["code"] = code
         if law:

@@ -42,6 +42,8 @@ class DirectorCalls:
                     "answered": None, "code": row.body.get("code"), "law": row.body.get("law"),
                     "law_text": statement(str(row.body["law"]).split(",")[0]) if row.body.get("law") else "",
                     "ruling": None, "note": row.body.get("note")}
+            if row.body.get("reason_parts"):
+                call["reason_parts"] = row.body["reason_parts"]
             self._calls[n] = call
             if len(self._calls) > MAX_KEPT:
                 del self._calls[self._evicted()]

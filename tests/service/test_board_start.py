@@ -181,6 +181,10 @@ def test_the_lead_check_off_warn_must_comply(server: ServerProcess, director: ht
         assert [p["key"] for p in warning["text_parts"]] == ["refusal.lead_not_in_hand", "refusal.lead_told"]
         [call] = calls(director, "LEAD_CHECK", "3")
         assert call["board"] == boards[1] and "warned" in call["reason"]
+        # the call's words in keyed pieces, so a Chinese console words the card and the count (issue 24)
+        [piece] = call["reason_parts"]
+        assert piece["key"] == "call.lead_check_warned" and piece["params"]["board"] == str(boards[1])
+        assert f"({piece['params']['card']})" in call["reason"]
 
         got = director.post("/api/event/lead-check", json={"mode": "must comply"}).json()
         assert got["mode"] == "must comply" and got["tables"]["3"] == "must comply"
@@ -200,6 +204,9 @@ def test_the_lead_check_off_warn_must_comply(server: ServerProcess, director: ht
         for text in (first, r.json()["detail"]):
             assert not HOLDERS.search(text), text                        # never who holds the card
         assert len(calls(director, "LEAD_CHECK", "3")) == 2
+        refused = [c for c in calls(director, "LEAD_CHECK", "3") if c["board"] == boards[2]]
+        assert [p["key"] for c in refused for p in c["reason_parts"]] == ["call.lead_check_refused"]
+        assert refused[0]["reason_parts"][0]["params"]["count"] == "2" and "refused 2 times" in refused[0]["reason"]
         r = north.post("/api/tables/3/events", json={"type": "result", "contract": "3NT", "declarer": "S",
                                                      "tricks": 9, "lead": sorted(DEALS[boards[2]].hands[Seat("N")])[0]})
         assert r.status_code == 200 and "warning" not in r.json()        # unchecked now, whatever it says

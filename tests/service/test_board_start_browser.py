@@ -171,6 +171,14 @@ def test_a_scoring_only_terminal_keys_its_board_through_the_same_rule_and_the_le
             wait_until(console, "() => document.querySelector('#calls .reason[data-code=\"LEAD_CHECK\"]') !== null")
             call = console.locator("#calls .alert:has(.reason[data-code='LEAD_CHECK'])").inner_text()
             assert f"the opening lead keyed on board {board} is not in the leader's hand" in call
+            # the Chinese console words the call whole: the card keyed and that it was only a warning (issue 24)
+            zh = browser.new_context(viewport=PHONE).new_page()
+            zh.on("pageerror", lambda e: errors.append(f"zh console: {e}"))
+            zh.goto(f"{srv.base}/console?lang=zh-Hant#token={srv.token}")
+            wait_until(zh, "() => document.querySelector('#calls .reason[data-code=\"LEAD_CHECK\"]') !== null")
+            call = zh.locator("#calls .alert:has(.reason[data-code='LEAD_CHECK'])").inner_text()
+            symbol = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[lead[0]] + lead[1].replace("T", "10")
+            assert f"輸入的首引（{symbol}）依牌譜不在首引者手中（已警告）" in call, call
             assert not errors, errors
         finally:
             browser.close()

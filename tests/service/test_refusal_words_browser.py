@@ -32,9 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import serial
 from headless import ARTIFACTS, wait_until
 from ruling_refusals import ruling_refusals
-from service_harness import ServerProcess
+from service_harness import ServerProcess, free_port
 
 from service.live.board_results import AdjustmentError, adjustment
 from service.sim.dealing import deal_for
@@ -280,6 +281,19 @@ def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProces
                   for what, text in ruling_refusals().items()}
         for what, words in worded.items():
             assert CJK.search(words) and not latin_words(words), (what, words, latin_words(words))
+        # a device that cannot be opened: the system's words (pyserial's, a real failure here) by their error number
+        for url, words in (("/dev/ttyUSB-none", "找不到這個裝置或檔案"), (f"socket://127.0.0.1:{free_port()}",
+                                                                   "連線被拒絕：對方沒有在接收")):
+            try:
+                serial.serial_for_url(url)
+            except serial.SerialException as err:
+                text = Text("refusal.dealing_cannot_open", "the dealing machine at {machine} cannot be opened "
+                            "({error})", machine=url, error=err)
+            else:
+                raise AssertionError(url)
+            shown = str(page.evaluate("([e, p]) => engineText(e, p)",
+                                      [str(text), translatable(text, "detail")["detail_parts"]]))
+            assert words in shown and "Errno" not in shown and url in shown, shown
         assert worded["a revoke option that is none"] == ("「接受」不是藏牌的選項；可選的是：更正、"
                                                          "不罰（第 64B4 條）、不罰（第 64B5 條）"), worded
     finally:

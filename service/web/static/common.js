@@ -114,6 +114,12 @@ function engineParam(name, value) {
   // rectification options listed (", "-joined codes) and whose choice one is (a seat, declarer, the director)
   if (name === "options") return String(value).split(", ").map(optionText).join(I18N.lang === "en" ? ", " : "、");
   if (name === "chooser") return chooserText(value);
+  // the system's words for a failed device or file ("[Errno 2] could not open port …"): in another language, the
+  // error's number in words where the locale has them (common.errno.<n>), else the system's words as they are
+  if ((name === "error" || name === "why") && I18N.lang !== "en") {
+    const numbers = [...String(value).matchAll(/\[Errno (\d+)\]/g)];
+    if (numbers.length) return t("common.errno." + numbers[numbers.length - 1][1], value);
+  }
   // a request's field by its dotted name (a section's index dropped: "sections.0.movement.tables"), several joined
   // by ", "; the values a field takes, as pydantic quotes them ("'skip' or 'relay'")
   if (name === "field" || name === "fields") return String(value).split(", ").map(f => {

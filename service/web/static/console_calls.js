@@ -59,8 +59,11 @@
       : REASON_WORDS[c.code] ? REASON_WORDS[c.code]()
       : c.reason && c.reason !== "call" ? c.reason : "";
     const note = c.note ? ` <q class="note">${esc(c.note)}</q>` : "";
+    // the service's words when it sent their pieces (a keyed lead's card, how often it was refused) are worded in the
+    // page's language; plain English ones only on an English page
     const theirs = c.code && c.reason && !REASON_WORDS[c.code] && !["RESULT_DISPUTED", "SEAT_UNIT"].includes(c.code) &&
-      (I18N.lang === "en" || !["WRONG_BOARD", "CARDS_DIFFER", "LEAD_CHECK"].includes(c.code)) ? ` <span class="muted">(${esc(c.reason)})</span>` : "";
+      (I18N.lang === "en" || c.reason_parts || !["WRONG_BOARD", "CARDS_DIFFER", "LEAD_CHECK"].includes(c.code))
+      ? ` <span class="muted">(${esc(engineText(c.reason, c.reason_parts))})</span>` : "";
     return words || note ? `&mdash; <span class="reason" data-code="${esc(c.code || "")}">${esc(words)}</span>${theirs}${note}` : "";
   }
   async function load() {
