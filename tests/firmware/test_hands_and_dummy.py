@@ -185,7 +185,10 @@ def test_a_watchdog_reset_mid_board_loses_and_doubles_nothing(firmware_build, tm
             assert wait_for(lambda: r.driver.connected, 15)
             u.sync(1500)          # the cards are read well after boot: their reads after the restart come earlier
             u.place(r.uids["HK"])  # by the unit's clock, and only the driver's knowing of the restart keeps them
-            u.place(r.uids["SQ"], dummy=True)   # from counting again
+            # from counting again. One card at a time: the unit polls its two antennas in turn, so two cards laid
+            # together are read in whichever order the poll reaches them.
+            assert wait_for(lambda: len(r.table_events()) == 1, 10)
+            u.place(r.uids["SQ"], dummy=True)
             assert wait_for(lambda: len(r.table_events()) == 2, 10)
             boot = r.driver.session.peer.session_id
             u.watchdog_reset()
