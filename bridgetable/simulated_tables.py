@@ -72,7 +72,7 @@ from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host import SessionConfig, Zone
 from hw_sim.clock import REAL_CLOCK, Clock, VirtualClock
-from hw_sim.devices import BiddingBox, SeatReader, SimDevice
+from hw_sim.devices import SEAT_UNIT_HAND_PART, BiddingBox, SeatReader, SimDevice
 from hw_sim.faults import FaultSpec
 from hw_sim.port import DevicePort
 from hw_sim.registry import register, unregister
@@ -147,7 +147,8 @@ class SimulatedTable:
     def __init__(self, transport: str = "inproc", faults: FaultSpec | str | None = None, seed: int | None = None,
                  *, name: str | None = None, decks: DeckRegistry | None = None, n_decks: int = DEFAULT_DECKS,
                  action_timeout: float | None = None, link_dir: str | Path | None = None,
-                 on_applied: Callable[[TableEvent], None] | None = None) -> None:
+                 on_applied: Callable[[TableEvent], None] | None = None,
+                 hand_part_tags: int | None = SEAT_UNIT_HAND_PART) -> None:
         if transport not in TRANSPORTS:
             raise SimError(f"unknown transport {transport!r} (one of {', '.join(TRANSPORTS)})")
         self.transport = transport
@@ -158,6 +159,7 @@ class SimulatedTable:
         self.clock: Clock = VirtualClock() if self.virtual else REAL_CLOCK
         self.action_timeout = action_timeout or (600.0 if self.virtual else 30.0)
         self.n_decks = n_decks
+        self.hand_part_tags = hand_part_tags           # how the seat readers send a hand (hw_sim.devices.SeatReader)
         self._learn_over_wire = decks is None
         self.decks = decks if decks is not None else DeckRegistry()
         self._events: queue.Queue[Any] = queue.Queue()
@@ -222,9 +224,11 @@ class SimulatedTable:
     def _build(self) -> None:
         kw = self._driver_kwargs()
         for s in SEATS:
-            for kind, cls in (("reader", SeatReader), ("box", BiddingBox)):
+            for kind in ("reader", "box"):
                 serial = f"{'SR' if kind == 'reader' else 'BB'}-{self.name}-{s}"
-                device: SimDevice = cls(serial, config=DEVICE_CONFIG, clock=self.clock)
+                device: SimDevice = (SeatReader(serial, config=DEVICE_CONFIG, clock=self.clock,
+                                                hand_part_tags=self.hand_part_tags) if kind == "reader"
+                                     else BiddingBox(serial, config=DEVICE_CONFIG, clock=self.clock))
                 port = DevicePort(device, self._device_faults(), clock=self.clock, name=serial)
                 url = self._expose(port, kind)
                 self.seat_map.bind(serial, str(s))

@@ -6,7 +6,8 @@ All three satisfy ``hw_sim.port.ByteDevice`` and are put on a wire by a :class:`
 
 * :class:`SeatReader` — RFID antennas at one seat: ``place_card(uid, zone)`` sends CARD_READ for a card
   laid in the seat's own play zone (``Zone.PLAY``) or in dummy's zone (``Zone.DUMMY``);
-  ``pick_up_hand(uids)`` sends HAND_READ (a whole hand taken out of the board). Faults it applies:
+  ``pick_up_hand(uids)`` sends HAND_READ (a whole hand taken out of the board), in parts of four tags as the
+  seat unit does, or whole (``hand_part_tags=None``). Faults it applies:
   ``dup`` (the same read twice, 40 ms apart) and ``misread`` (a read of a damaged, unknown UID first).
 * :class:`BiddingBox` — call buttons (``press(call, alert=False)``), an alert button, a stop card
   (``stop_card()``), undo within the device's window (``undo(call)``), a Director key (``call_director()``). It
@@ -155,12 +156,21 @@ class SimDevice:
         return n
 
 
+# Tags a HAND_READ part carries, as the project's seat unit sends a hand (docs/protocol.md, HAND_READ).
+SEAT_UNIT_HAND_PART = 4
+
+
 class SeatReader(SimDevice):
+    """``hand_part_tags``: a hand picked up goes out in parts of that many tags, as the seat unit sends it
+    (4 by default); ``None`` sends it whole, in one HAND_READ (a reader with room for 13 tags in a message)."""
     KIND = DeviceKind.SEAT_READER
     CAPABILITIES = Capability.DUMMY_ZONE | Capability.HAND_READ
 
-    def __init__(self, serial: str, **kwargs: Any) -> None:
+    def __init__(self, serial: str, *, hand_part_tags: int | None = SEAT_UNIT_HAND_PART, **kwargs: Any) -> None:
         super().__init__(serial, **kwargs)
+        if hand_part_tags is not None and hand_part_tags < 1:
+            raise ValueError(f"hand_part_tags must be at least 1, not {hand_part_tags}")
+        self.hand_part_tags = hand_part_tags
         self.placed: deque[tuple[Zone, str]] = deque(maxlen=1000)   # (zone, uid) of recent placements
 
     def place_card(self, uid: str | bytes, zone: Zone | int = Zone.PLAY) -> None:
@@ -177,7 +187,11 @@ class SeatReader(SimDevice):
 
     def pick_up_hand(self, uids: Iterable[str | bytes]) -> None:
         raws = tuple(bytes.fromhex(u) if isinstance(u, str) else bytes(u) for u in uids)
-        self.send(HandScan(raws, self.now_ms()))
+        ts = self.now_ms()
+        size = self.hand_part_tags or max(len(raws), 1)
+        chunks = [raws[i:i + size] for i in range(0, len(raws), size)] or [()]
+        for part, chunk in enumerate(chunks):
+            self.send(HandScan(chunk, ts, part=part, parts=len(chunks)))
 
 
 class BiddingBox(SimDevice):

@@ -118,9 +118,9 @@ def test_cli_sim_replay_prints_what_replay_prints(handmade):
     assert bad.exit_code == 2 and "unknown fault" in bad.output
 
 
-def seeded_runs(record, seeds, spec: FaultSpec) -> dict[str, int]:
+def seeded_runs(record, seeds, spec: FaultSpec, **table) -> dict[str, int]:
     want = json.dumps(verdict(record))
-    with SimulatedTable("inproc", spec, decks=club_decks(), action_timeout=36000) as sim:
+    with SimulatedTable("inproc", spec, decks=club_decks(), action_timeout=36000, **table) as sim:
         for seed in seeds:
             sim.set_faults(spec, seed=seed)
             r = sim.play(record)
@@ -142,13 +142,17 @@ def test_seeded_faults_two_hundred_runs_identical(handmade):
     assert totals["crc_errors"] > 1000
 
 
-def test_seeded_faults_with_hand_pickups(handmade):
+@pytest.mark.parametrize("hand_part_tags", [4, None], ids=["in-parts", "whole"])
+def test_seeded_faults_with_hand_pickups(handmade, hand_part_tags):
+    """The hands picked up as the seat unit sends them (parts of four tags) and as one 13-tag frame (the long
+    frame a 5 %-per-byte line rarely lets through: ~750 tries a hand)."""
     record = next(read_records(handmade))
-    seeded_runs(record, range(1000, 1005), FaultSpec.parse(FAULTS))
+    seeded_runs(record, range(1000, 1005), FaultSpec.parse(FAULTS), hand_part_tags=hand_part_tags)
 
 
 # The 200 seeds of the test below in four chunks of 50 on tables of their own: all CPU (the inproc transport's
-# virtual clock), about 40 s each on an idle core, so pytest-xdist's workers run them side by side.
+# virtual clock), about 10 s each on an idle core (the hands in the seat unit's parts of four tags; whole, each
+# hand cost ~1 s of CPU), so pytest-xdist's workers run them side by side.
 WHOLE_BOARD_SEEDS = [range(start, start + 50) for start in range(2000, 2200, 50)]
 
 

@@ -284,6 +284,33 @@ def test_seat_reader_driver_over_each_transport(transport, tmp_path):
         rig.close()
 
 
+@pytest.mark.parametrize("hand_part_tags", [1, 4, 5, 13, None])
+def test_a_hand_in_parts_or_whole_reaches_the_table_once(hand_part_tags, tmp_path):
+    """The simulated reader sends a picked-up hand as the seat unit does (parts of four tags) or whole: on the
+    wire that many HAND_READ parts of one hand (one ``ts``), at the table one HandRead of the 13 cards."""
+    decks, uids = club()
+    device = SeatReader("SR-PARTS", hand_part_tags=hand_part_tags)
+    rig = Rig("sim", device, SeatReaderDriver, {"SR-PARTS": "S"}, tmp_path, decks=decks)
+    try:
+        rig.next("CONNECTED")
+        rig.driver.set_board(Deal.from_pbn(DEAL), "red")
+        hand = ["S6", "S5", "S4", "S3", "HJ", "H7", "H6", "DA", "DK", "DQ", "CJ", "CT", "C9"]
+        rig.port.act(lambda d: d.pick_up_hand([uids[c] for c in hand]))
+        ev = rig.next("table")
+        assert isinstance(ev, HandReadEvent) and ev.seat == "S" and list(ev.cards) == hand
+        with pytest.raises(AssertionError):                 # nothing more: the parts made one hand
+            rig.next("table", timeout=0.5)
+        want_parts = 1 if hand_part_tags is None else -(-13 // hand_part_tags)
+        assert device.sent["HAND_READ"] == want_parts
+    finally:
+        rig.close()
+
+
+def test_a_hand_part_holds_at_least_one_tag():
+    with pytest.raises(ValueError, match="at least 1"):
+        SeatReader("SR-NONE", hand_part_tags=0)
+
+
 @pytest.mark.parametrize("transport", ["pty", "tcp", "usb"])
 def test_bidding_box_driver_and_host_messages(transport, tmp_path):
     rig = Rig(transport, BiddingBox("BB-0001"), BiddingBoxDriver, {"BB-0001": "E"}, tmp_path)
