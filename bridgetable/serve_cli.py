@@ -92,27 +92,17 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
           dataconnector: bool, dc_club_id: str | None, dc_licence_key: str | None, dc_port: int | None,
           log_level: str) -> None:
     """Run the service: REST/WebSocket API, director console, live pages (docs at /docs)."""
-    from service import create_app, load_settings
     from service.config.settings import ConfigError
-    from service.web.connection_guard import serve as serve_limited
 
     try:
-        settings = load_settings(config, database=database)
+        settings = serve_settings(config, database=database, simulate=simulate, pace=pace,
+                                  irregularity_rate=irregularity_rate, ruling_wait=ruling_wait, seed=seed,
+                                  spectator_delay=spectator_delay, dataconnector=dataconnector, dc_club_id=dc_club_id,
+                                  dc_licence_key=dc_licence_key, dc_port=dc_port, session_choice=session_choice)
     except ConfigError as err:
         raise click.ClickException(str(err)) from None
-    sim = settings.simulation.model_copy(update={k: v for k, v in {
-        "tables": simulate, "pace_s": pace, "irregularity_rate": irregularity_rate, "ruling_wait_s": ruling_wait,
-        "seed": seed}.items() if v is not None})
-    settings = settings.model_copy(update={"simulation": sim})
-    if spectator_delay is not None:
-        spec = settings.regulation.spectators.model_copy(update={"delay_s": spectator_delay})
-        regulation = settings.regulation.model_copy(update={"spectators": spec})
-        settings = settings.model_copy(update={"regulation": regulation})
     if show_token is None:
         show_token = sys.stdout.isatty()
-    _choose_session(settings.database, session_choice)
-    if dataconnector or dc_club_id or dc_licence_key or dc_port is not None:
-        settings = _with_dataconnector(settings, dc_club_id, dc_licence_key, dc_port)
     everywhere = host in ANY_ADDRESS
     shown = lan_address() if everywhere else "localhost" if host.startswith("127.") else host
 
@@ -145,21 +135,64 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("transitions").setLevel(max(logging.WARNING, logging.getLogger().level))   # a line per event
+    from service import create_app
+
     app = create_app(settings, on_ready=ready)
-    if settings.dataconnector is None:
-        serve_limited(app, host=host, port=port, log_level=log_level, limits=settings.limits)
-        return
-    from service.dataconnector.server import create_dc_app
+    servers = service_servers(app, settings, host=host, port=port, log_level=log_level)
+    with contextlib.suppress(KeyboardInterrupt):
+        if len(servers) == 1:
+            servers[0].run()                        # uvicorn's own run: its event-loop choice, its signals
+        else:
+            asyncio.run(_serve_both(*servers))
+    if not servers[0].started:
+        sys.exit(3)
+
+
+def serve_settings(config: str | None, *, database: str | None = None, simulate: int | None = None,
+                   pace: float | None = None, irregularity_rate: float | None = None, ruling_wait: float | None = None,
+                   seed: int | None = None, spectator_delay: float | None = None, dataconnector: bool = False,
+                   dc_club_id: str | None = None, dc_licence_key: str | None = None, dc_port: int | None = None,
+                   session_choice: str | None = None) -> Any:
+    """The settings ``bridgetable serve`` runs on: the configuration file's, with the options over them; the
+    earlier session in the database resumed or moved aside (``_choose_session``). Raises ``ConfigError``."""
+    from service import load_settings
+
+    settings = load_settings(config, database=database)
+    sim = settings.simulation.model_copy(update={k: v for k, v in {
+        "tables": simulate, "pace_s": pace, "irregularity_rate": irregularity_rate, "ruling_wait_s": ruling_wait,
+        "seed": seed}.items() if v is not None})
+    settings = settings.model_copy(update={"simulation": sim})
+    if spectator_delay is not None:
+        spec = settings.regulation.spectators.model_copy(update={"delay_s": spectator_delay})
+        regulation = settings.regulation.model_copy(update={"spectators": spec})
+        settings = settings.model_copy(update={"regulation": regulation})
+    _choose_session(settings.database, session_choice)
+    if dataconnector or dc_club_id or dc_licence_key or dc_port is not None:
+        settings = _with_dataconnector(settings, dc_club_id, dc_licence_key, dc_port)
+    return settings
+
+
+def service_servers(app: Any, settings: Any, *, host: str, port: int, log_level: str) -> list[Any]:
+    """The uvicorn servers (not started) of ``app`` under the settings' connection limits: the service's, then the
+    scoring program's Data Connector on its own port when the settings have it."""
     from service.web.connection_guard import guarded_server
 
+    servers = [guarded_server(app, host=host, port=port, log_level=log_level, limits=settings.limits)]
     dc = settings.dataconnector
-    main_server = guarded_server(app, host=host, port=port, log_level=log_level, limits=settings.limits)
-    dc_server = guarded_server(create_dc_app(lambda: app.state.service), host=dc.host or host, port=dc.port,
-                               log_level=log_level, limits=settings.limits)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_both(main_server, dc_server))
-    if not main_server.started:
-        sys.exit(3)
+    if dc is not None:
+        from service.dataconnector.server import create_dc_app
+        servers.append(guarded_server(create_dc_app(lambda: app.state.service), host=dc.host or host, port=dc.port,
+                                      log_level=log_level, limits=settings.limits))
+    return servers
+
+
+async def serve_all(servers: list[Any]) -> None:
+    """Serve ``service_servers`` in the running loop until stopped (the service alone, or with the Data
+    Connector: ``_serve_both``)."""
+    if len(servers) == 1:
+        await servers[0].serve()
+    else:
+        await _serve_both(*servers)
 
 
 async def _serve_both(main_server: Any, dc_server: Any) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .cards import SEATS, Seat
+from .dds import SOLVER_LOCK
 from .scoring import score_ns
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def double_dummy_tricks(table: Table) -> int | None:
     for _, card in trick:
         deal.play(card)
     to_move = play.next_seat
-    best = max(tricks for _, tricks in solve_board(deal))
+    with SOLVER_LOCK:
+        best = max(tricks for _, tricks in solve_board(deal))
     declarer_side = play.declarer.side
     rest = best if to_move.side == declarer_side else remaining_tricks - best
     return play.declarer_tricks + rest

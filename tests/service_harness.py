@@ -1,12 +1,16 @@
-"""Run the real service in a child process on a free loopback port (tests, benchmarks).
+"""Run the real service on a free loopback port (tests, benchmarks): real HTTP and WebSocket either way.
 
-``ServerProcess(config, db)`` starts ``bridgetable serve`` with a JSON configuration, waits until
-``/api/health`` answers, and can be stopped politely (SIGTERM) or killed (SIGKILL) and started again on
-the same journal and port. ``SlowLoris`` is a client that holds unfinished requests (``docs/security.md``,
-"Limits").
+``ServerProcess(workdir, config)`` starts ``bridgetable serve`` in a child process with a JSON configuration, waits
+until ``/api/health`` answers, and can be stopped politely (SIGTERM) or killed (SIGKILL) and started again on the
+same journal and port: for the tests whose point is the process (a crash, its open-file limit, its log, its
+memory). ``ServiceThread`` runs the same service (``bridgetable serve``'s own settings, connection guard and
+servers) in a thread of the test's process: no interpreter to start and no imports per server (about 0.9 s of CPU
+and a second of waiting each, docs/PERFORMANCE.md). ``SlowLoris`` is a client that holds unfinished requests
+(``docs/security.md``, "Limits").
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -179,6 +183,67 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class ServiceThread(ServerProcess):
+    """``bridgetable serve`` with the same arguments, run in a thread of this process (see the module's
+    docstring): ``start``, ``stop`` and the clients as ``ServerProcess``; no ``kill``, no log file, no ``proc``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.open_files is not None:
+            raise ValueError("an open-file limit is a process's: ServerProcess")
+        self._servers: list[Any] = []
+        self._thread: threading.Thread | None = None
+        self._failure: BaseException | None = None
+
+    def start(self, timeout: float = 120.0) -> ServiceThread:
+        from bridgetable.serve_cli import serve, serve_all, serve_settings, service_servers
+        from service import create_app
+
+        args = ["--config", str(self.config_path), "--port", str(self.port), "--log-level", "warning"]
+        if self.simulate:
+            args += ["--simulate", str(self.simulate)]
+        with serve.make_context("serve", args + list(self.extra_args)) as ctx:   # the command's own parsing
+            opts = ctx.params
+        settings = serve_settings(opts["config"], **{k: opts[k] for k in (
+            "database", "simulate", "pace", "irregularity_rate", "ruling_wait", "seed", "spectator_delay",
+            "dataconnector", "dc_club_id", "dc_licence_key", "dc_port", "session_choice")})
+        app = create_app(settings)
+        self._servers = servers = service_servers(app, settings, host=opts["host"], port=self.port,
+                                                  log_level=opts["log_level"])
+        self._failure = None
+
+        def run() -> None:
+            try:
+                asyncio.run(serve_all(servers))
+            except BaseException as err:        # SystemExit when the port is taken: uvicorn exits
+                self._failure = err
+
+        self._thread = threading.Thread(target=run, name=f"service-{self.port}", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(server.started for server in servers):
+                return self
+            if not self._thread.is_alive():
+                raise RuntimeError(f"the service did not start: {self._failure!r}")
+            time.sleep(0.01)
+        self.stop()
+        raise RuntimeError("the service did not start in time")
+
+    def stop(self, timeout: float = 30.0) -> None:
+        for server in self._servers:
+            server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                raise RuntimeError(f"the service on port {self.port} did not stop in {timeout:g} s")
+        self._thread = None
+        self._servers = []
+
+    def kill(self) -> None:
+        raise NotImplementedError("a thread cannot be killed: ServerProcess for a crash")
 
 
 class SlowLoris(threading.Thread):

@@ -19,18 +19,16 @@ H11 protocol with
 * a quiet log (``service/quiet_log.py``): refusals, and uvicorn's and asyncio's per-connection complaints, are
   summed up per client and period instead of written one by one.
 
-``serve(app, ...)`` runs uvicorn so (``bridgetable serve``), its WebSockets without per-message deflate and with
-frames the application may write once for many sockets (``service/web/shared_frames.py``).
+``guarded_server(app, ...)`` is uvicorn so (``bridgetable serve`` runs it), its WebSockets without per-message
+deflate and with frames the application may write once for many sockets (``service/web/shared_frames.py``).
 """
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import resource
 import socket
-import sys
 from typing import Any
 
 import h11
@@ -244,13 +242,3 @@ def guarded_server(app: Any, *, host: str, port: int, log_level: str, limits: Li
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=guard.protocol(),
                             ws=SharedFrameProtocol, ws_per_message_deflate=False, backlog=limits.accept_batch)
     return _Server(config, limits.listen_backlog, guard.quiet)
-
-
-def serve(app: Any, *, host: str, port: int, log_level: str, limits: LimitsConfig) -> None:
-    """Run ``app`` under uvicorn with these limits until it is stopped (as ``uvicorn.run`` does, exit status 3
-    when it could not start)."""
-    server = guarded_server(app, host=host, port=port, log_level=log_level, limits=limits)
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run()
-    if not server.started:
-        sys.exit(3)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..board import Vulnerability
 from ..cards import SEATS, Seat
+from ..dds import SOLVER_LOCK
 from .base import HandRecordBoard, suits_of
 
 _SYMBOL = {"S": "&spades;", "H": "<span class=r>&hearts;</span>", "D": "<span class=r>&diams;</span>",
@@ -33,13 +34,15 @@ def analyse(board: HandRecordBoard) -> Analysis:
     from endplay.types import Deal as EDeal
     from endplay.types import Penalty, Player, Vul
 
-    table = calc_dd_table(EDeal(board.deal.to_pbn()))
-    rows = table.to_list()                  # [strain S H D C NT][player N E S W]
+    with SOLVER_LOCK:
+        table = calc_dd_table(EDeal(board.deal.to_pbn()))
+        rows = table.to_list()                  # [strain S H D C NT][player N E S W]
     tricks = {(str(s), strain): rows[k][i] for k, strain in enumerate(("S", "H", "D", "C", "NT"))
               for i, s in enumerate(SEATS)}
     vul = {Vulnerability.NONE: Vul.none, Vulnerability.NS: Vul.ns, Vulnerability.EW: Vul.ew,
            Vulnerability.ALL: Vul.both}[board.vulnerable]
-    result = par(table, vul, Player.find(board.dealer.value))
+    with SOLVER_LOCK:
+        result = par(table, vul, Player.find(board.dealer.value))
     seen: list[str] = []
     for c in result:
         risk = {Penalty.doubled: "X", Penalty.redoubled: "XX"}.get(c.penalty, "")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from drivers.bidding_box import BiddingBoxDriver
 from drivers.config import SeatMap
@@ -192,7 +192,7 @@ def test_the_director_key_puts_a_call_on_the_directors_list(unit, tmp_path: Path
     """The service opens the unit's box link as a configured device: the key's call is journalled for seat N
     with the seat unit named as its reason, and the service's answer shows on the box's line 7."""
     cfg = {"tables": [{"id": "1", "seats": {"N": {"box": unit.box_url, "box_serial": "BB-T1-N"}}}]}
-    with ServerProcess(tmp_path / "svc", cfg) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path / "svc", cfg) as srv, srv.client(srv.token) as d:
         wait_for(unit, lambda: [h for h in d.get("/api/devices").json().get("1", []) if h["connected"]], 30)
         unit.key("Director")
         calls = wait_for(unit, lambda: d.get("/api/director-calls").json(), 30)
@@ -208,7 +208,7 @@ def test_dummys_director_key_follows_law_43a1a(unit, tmp_path: Path):
     another player has drawn attention, as South's page's button does."""
     deal = deal_for(3, 1)
     cfg = {"tables": [{"id": "1", "seats": {"S": {"box": unit.box_url, "box_serial": "BB-T1-N"}}}]}
-    with ServerProcess(tmp_path / "svc", cfg) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path / "svc", cfg) as srv, srv.client(srv.token) as d:
         wait_for(unit, lambda: [h for h in d.get("/api/devices").json().get("1", []) if h["connected"]], 30)
         d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": deal.to_pbn()}).raise_for_status()
         for seat, call in zip("NESW", ["1S", "Pass", "Pass", "Pass"]):    # North declares, South is dummy

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 from websockets.sync.client import connect
 
 from service.sim.dealing import deal_for
@@ -55,7 +55,7 @@ def views(srv: ServerProcess, tok: dict[str, str]) -> dict[str, dict[str, str]]:
 
 
 def test_the_opponents_read_the_explanation_the_partner_does_not(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path / "srv", config()) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path / "srv", config()) as srv, srv.client(srv.token) as d:
         d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": deal_for(5, 1).to_pbn()}
                ).raise_for_status()
         tok = tokens(d)
@@ -106,7 +106,7 @@ def finish(d: httpx.Client) -> None:
 
 
 def test_with_screens_only_the_screenmate_reads_it(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path / "srv", config(screens=True)) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path / "srv", config(screens=True)) as srv, srv.client(srv.token) as d:
         d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": deal_for(5, 1).to_pbn()}
                ).raise_for_status()
         tok = tokens(d)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 from table.board import dealer_for
@@ -44,7 +44,7 @@ def wrong_board_alerts(d: httpx.Client) -> list[tuple[str, int]]:
 
 
 def test_adjust_any_board_not_played_and_late_play(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         listed = boards(d)
         assert len(listed) == 3 * 3 * 2 and anon.get("/api/event/boards").status_code == 401
         t1 = sorted(e["board"] for e in listed.values() if e["table"] == "1" and e["round"] == 1)

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from table.cards import Deal, Seat
 from table.dealgen import HashDRBG, random_deal
@@ -26,7 +26,7 @@ HOLDERS = re.compile(r"\b(N|E|S|W|North|East|South|West|NS|EW)\b")
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("boardstart"), CONFIG) as srv:
+    with ServiceThread(tmp_path_factory.mktemp("boardstart"), CONFIG) as srv:
         yield srv
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from table.cards import Seat
 from table.dealgen import HashDRBG, random_deal
@@ -36,7 +36,7 @@ def click_start(page: Any, board: str) -> None:
 @pytest.mark.slow
 def test_phones_start_their_board_and_see_their_own_hands(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path, CONFIG) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, CONFIG) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
         body = {"filename": "evening.pbn", "content": to_bytes(SET, "PBN").decode()}
         assert d.post("/api/event/hand-records", json=body).status_code == 200
         browser = launch(pw)
@@ -126,7 +126,7 @@ def test_a_scoring_only_terminal_keys_its_board_through_the_same_rule_and_the_le
     start (Law 15, the director called); under "warn" a lead the hand record does not give the leader is accepted
     with the page's warning and the director's call in the console."""
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path, CONFIG) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, CONFIG) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
         body = {"filename": "evening.pbn", "content": to_bytes(SET, "PBN").decode()}
         assert d.post("/api/event/hand-records", json=body).status_code == 200
         d.post("/api/tables/3/kind", json={"kind": "scoring"}).raise_for_status()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 PREFERRED = ("refuse", "correct", "accept", "spread")
 
@@ -16,7 +16,7 @@ PREFERRED = ("refuse", "correct", "accept", "spread")
 @pytest.mark.slow
 def test_director_console_rules_an_irregularity(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=2,
+    srv = ServiceThread(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=2,
                         extra_args=("--pace", "0.04", "--irregularity-rate", "1", "--ruling-wait", "600"))
     with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
         browser = launch(pw)
@@ -59,7 +59,7 @@ def test_director_console_rules_an_irregularity(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_seat_and_spectator_pages_render(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=1,
+    srv = ServiceThread(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=1,
                         extra_args=("--pace", "0.05", "--irregularity-rate", "0"))
     with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
         token = api.get("/api/tables/1/tokens").json()["S"]["token"]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -21,7 +21,7 @@ EXPLAINED = "15-17 balanced, may hold a 5-card major"
 
 def test_reasons_and_explanations_on_the_pages(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path / "srv", CONFIG) as srv, sync_api.sync_playwright() as pw, \
+    with ServiceThread(tmp_path / "srv", CONFIG) as srv, sync_api.sync_playwright() as pw, \
             srv.client(srv.token) as api:
         links = {s: v["link"] for s, v in api.get("/api/tables/1/tokens").json().items()}
         browser = launch(pw)

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import httpx
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}},
           "tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
@@ -26,7 +26,7 @@ def redeem(c: httpx.Client, code: str) -> httpx.Response:
 
 
 def test_a_card_signs_in_for_the_current_round_again_and_again(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         cards = d.get("/api/tables/1/cards")
         assert cards.status_code == 200 and cards.headers["cache-control"] == "no-store"
         body = cards.json()
@@ -88,7 +88,7 @@ def test_a_card_signs_in_for_the_current_round_again_and_again(tmp_path: Path) -
 
 
 def test_the_clubs_default_language(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         assert anon.get("/api/language").json()["language"] is None          # each browser its own
         assert anon.post("/api/language", json={"language": "zh-Hant"}).status_code == 401
         seat = d.get("/api/tables/1/tokens").json()["N"]["token"]

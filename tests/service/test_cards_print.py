@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import segno
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
           "event": {"name": "Card night", "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}}
@@ -46,7 +46,7 @@ def modules_in_picture(img: object, square: tuple[float, float, float, float], n
 def test_the_table_cards_print_on_a4_with_readable_qr_codes(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
     pdfium = pytest.importorskip("pypdfium2")
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
         cards = d.get("/api/cards").json()
         links = [c["seats"][s]["link"] for c in cards for s in "NESW"]
         browser = launch(pw)

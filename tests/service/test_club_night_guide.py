@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 from test_console_hand_records_browser import set_up_event
 from test_dealing_machine import MISREAD_BOARD, WRONG_POCKET_BOARD, planted, the_file
 from test_reader_pickup import club, evening
@@ -65,7 +65,7 @@ def test_the_club_night_guide_step_by_step(tmp_path: Path) -> None:
     dup = tmp_path / "tonight.dup"
     dup.write_bytes(to_bytes(file, "DUP"))
     deals = {b.board: b.deal for b in file}
-    with ServerProcess(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as d, planted() as machine, \
+    with ServiceThread(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as d, planted() as machine, \
             sync_api.sync_playwright() as pw:
         browser = launch(pw)
         errors: list[str] = []

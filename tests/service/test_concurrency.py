@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import httpx
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -59,7 +59,7 @@ async def burst(srv: ServerProcess, n: int, seed: int) -> list[tuple[str, int, s
 
 
 def test_concurrent_releases_rounds_and_events(tmp_path: Path) -> None:
-    srv = ServerProcess(tmp_path, CONFIG)
+    srv = ServiceThread(tmp_path, CONFIG)
     with srv, srv.client(srv.token) as d:
         for t, board in (("1", 1), ("2", 3), ("3", 5)):
             assert d.post(f"/api/tables/{t}/events", json={"type": "board", "board": board,

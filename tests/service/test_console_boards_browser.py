@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 from test_board_control import CONFIG, boards, pass_out
 
 SIZES = {"phone": (390, 844), "tablet": (820, 1180)}
@@ -17,7 +17,7 @@ SIZES = {"phone": (390, 844), "tablet": (820, 1180)}
 @pytest.mark.slow
 def test_the_console_adjusts_a_board_of_a_finished_round(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
         listed = boards(d)
         played = {}
         for table in ("1", "2"):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 from test_dealing_machine import CONFIG, MISREAD_BOARD, WRONG_POCKET_BOARD, import_body, planted, the_file
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -28,7 +28,7 @@ def stopped_at(page, board: int) -> None:
 def test_the_console_deals_the_file_with_a_misread_and_a_wrong_pocket(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
     file = the_file()
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, planted() as sim, \
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, planted() as sim, \
             sync_api.sync_playwright() as pw:
         assert d.post("/api/event/hand-records", json=import_body(file)).status_code == 200
         browser = launch(pw)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 SIZES = {"tablet": (820, 1180), "phone": (390, 844)}
 
@@ -36,7 +36,7 @@ def test_console_sets_up_the_evening(tmp_path: Path, size: str) -> None:
     width, height = SIZES[size]
     members = tmp_path / "members.csv"
     members.write_text("\ufeff會員編號;姓名\n1234;Wang Li\n2001;陳大文\n", encoding="utf-8")
-    with ServerProcess(tmp_path / "srv", {"regulation": {"spectators": {"delay_s": 0}}}) as srv, \
+    with ServiceThread(tmp_path / "srv", {"regulation": {"spectators": {"delay_s": 0}}}) as srv, \
             sync_api.sync_playwright() as pw:
         browser = launch(pw)
         try:
@@ -112,7 +112,7 @@ def test_console_sets_up_the_evening(tmp_path: Path, size: str) -> None:
 
 def test_console_event_in_chinese(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path / "srv") as srv, sync_api.sync_playwright() as pw:
+    with ServiceThread(tmp_path / "srv") as srv, sync_api.sync_playwright() as pw:
         browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 390, "height": 844})

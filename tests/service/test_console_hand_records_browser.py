@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from table.dealgen import HashDRBG, random_deal
 from table.handrecords import HandRecordBoard, to_bytes
@@ -63,7 +63,7 @@ def test_the_director_imports_the_hand_records_from_the_console(tmp_path: Path, 
     good.write_bytes(to_bytes(dup, "DUP"))
     short.write_bytes(to_bytes(dup[:12], "DUP"))
     notes.write_text("not a hand-record file\n", encoding="utf-8")
-    with ServerProcess(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as d, \
+    with ServiceThread(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as d, \
             sync_api.sync_playwright() as pw:
         browser = launch(pw)
         try:
@@ -142,7 +142,7 @@ def test_the_director_imports_the_hand_records_from_the_console(tmp_path: Path, 
 def test_the_console_shows_the_demonstrations_hand_records(tmp_path: Path) -> None:
     """``make run``'s robots play a set the console lists like an imported one, frozen once they started."""
     sync_api = playwright_or_skip()
-    srv = ServerProcess(tmp_path, {}, simulate=2, extra_args=("--pace", "0.05", "--seed", "3"))
+    srv = ServiceThread(tmp_path, {}, simulate=2, extra_args=("--pace", "0.05", "--seed", "3"))
     with srv, sync_api.sync_playwright() as pw:
         browser = launch(pw)
         try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from headless import launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 EVENT = {"name": "Quiet", "movement": {"kind": "mitchell", "tables": 2, "boards_per_round": 2}}
 
@@ -16,7 +16,7 @@ EVENT = {"name": "Quiet", "movement": {"kind": "mitchell", "tables": 2, "boards_
 def test_the_console_polls_nothing_that_fails_before_an_event(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
     config = {"tables": [{"id": "1"}, {"id": "2"}]}
-    with ServerProcess(tmp_path, config) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+    with ServiceThread(tmp_path, config) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
         browser = launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})

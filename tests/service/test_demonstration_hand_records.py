@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import httpx
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -33,7 +33,7 @@ def deals(d: httpx.Client, pairs: list[tuple[str, int]]) -> dict[tuple[str, int]
 
 
 def test_the_robots_deal_the_hand_records_the_console_shows(tmp_path: Path) -> None:
-    srv = ServerProcess(tmp_path, {}, simulate=4, extra_args=ARGS)
+    srv = ServiceThread(tmp_path, {}, simulate=4, extra_args=ARGS)
     with srv, srv.client(srv.token) as d:
         listing = d.get("/api/event/hand-records").json()
         assert listing["source"].startswith("generated for the demonstration (seed 5"), listing["source"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -15,7 +15,7 @@ CONFIG = {"tables": [{"id": "1"}], "regulation": {"spectators": {"delay_s": 0}},
 
 
 def test_a_director_call_says_why(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as d:
         d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": deal_for(3, 1).to_pbn()}
                ).raise_for_status()
         with srv.seat_client("1", "E") as east:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -29,7 +29,7 @@ def insufficient_bid(d: httpx.Client, table: str, board: int) -> str:
 
 
 def test_edition_and_lead_check_from_the_event_setup(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path / "srv", {"regulation": {"spectators": {"delay_s": 0}}}) as srv:
+    with ServiceThread(tmp_path / "srv", {"regulation": {"spectators": {"delay_s": 0}}}) as srv:
         with srv.client(srv.token) as d:
             # a typo is refused in words, nothing changes
             bad = d.post("/api/event", json={**EVENT, "law_edition": "wbf2019"})

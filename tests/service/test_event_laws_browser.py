@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -25,7 +25,7 @@ def api(page: Any, path: str) -> Any:
 
 def test_console_chooses_the_edition_and_the_lead_check(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path / "srv", {"regulation": {"spectators": {"delay_s": 0}}}) as srv, \
+    with ServiceThread(tmp_path / "srv", {"regulation": {"spectators": {"delay_s": 0}}}) as srv, \
             sync_api.sync_playwright() as pw:
         browser = launch(pw)
         try:

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from results import Movement, howell, mitchell
 
@@ -24,7 +24,7 @@ SETTINGS_EVENT = {"name": "From the settings", "movement": {"kind": "howell", "p
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path / "evening", {"regulation": {"spectators": {"delay_s": 0}}}) as srv:
+    with ServiceThread(tmp_path / "evening", {"regulation": {"spectators": {"delay_s": 0}}}) as srv:
         yield srv
 
 
@@ -281,7 +281,7 @@ def test_member_list_names_per_pair_and_the_results(server: ServerProcess, direc
 
 
 def test_the_journalled_event_wins_over_the_settings(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path / "settings", {"event": SETTINGS_EVENT, "tables": [{"id": "1"}]}) as srv:
+    with ServiceThread(tmp_path / "settings", {"event": SETTINGS_EVENT, "tables": [{"id": "1"}]}) as srv:
         with srv.client(srv.token) as d:
             assert ok(d.get("/api/event"))["event"]["name"] == "From the settings"
             ok(d.post("/api/event", json=MITCHELL_3))
@@ -304,7 +304,7 @@ def _rows(d: Any) -> int:
 def test_an_event_set_up_by_the_director_sends_the_demonstrations_robots_away(tmp_path: Path) -> None:
     """`make run` starts simulated tables; the director's own event takes the tables from them, also after a
     restart (the robots would otherwise play at the players' tables, which share their numbers)."""
-    srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=2,
+    srv = ServiceThread(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=2,
                         extra_args=("--pace", "0.002", "--irregularity-rate", "0"))
     with srv, srv.client(srv.token) as d:
         deadline = time.monotonic() + 30

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from results import read_results_pbn
 from results.import_usebio import read_usebio
@@ -99,7 +99,7 @@ def console_downloads(srv: ServerProcess) -> Callable[[str, str], bytes]:
 
 
 def test_every_export_reads_back_equal_to_the_live_results(tmp_path: Path) -> None:
-    srv = ServerProcess(tmp_path, CONFIG, simulate=4,
+    srv = ServiceThread(tmp_path, CONFIG, simulate=4,
                         extra_args=("--pace", "0.01", "--irregularity-rate", "0", "--seed", "3"))
     with srv, srv.client(srv.token) as d:
         deadline = time.monotonic() + 90

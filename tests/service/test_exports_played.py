@@ -19,7 +19,7 @@ import endplay.config
 import httpx
 from endplay.parsers import lin as endplay_lin
 from endplay.parsers import pbn as endplay_pbn
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from results.import_usebio import read_usebio
 from table.events import CallMade, CardPlayed
@@ -81,7 +81,7 @@ def endplay_card(c: Any) -> str:
 
 
 def test_exports_carry_what_was_played(tmp_path: Path) -> None:
-    srv = ServerProcess(tmp_path, CONFIG, simulate=4,
+    srv = ServiceThread(tmp_path, CONFIG, simulate=4,
                         extra_args=("--pace", "0.01", "--irregularity-rate", "0", "--seed", "5"))
     with srv, srv.client(srv.token) as d:
         deadline = time.monotonic() + 90

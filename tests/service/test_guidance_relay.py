@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from results.movement import Movement, mitchell
 
@@ -55,7 +55,7 @@ def test_expected_reads_the_movement() -> None:
 @pytest.mark.parametrize("case", list(CASES))
 def test_guidance_at_every_table_of_every_round(tmp_path: Path, case: str) -> None:
     movement, mv = CASES[case]
-    with ServerProcess(tmp_path) as srv, srv.client(srv.token) as director:
+    with ServiceThread(tmp_path) as srv, srv.client(srv.token) as director:
         director.post("/api/event", json={"name": "Relay night", "movement": movement}).raise_for_status()
         checked = 0
         for rnd in sorted({s.round for s in mv.sittings}):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from table.board import dealer_for
 from table.cards import SEATS, Deal, sort_cards
@@ -77,7 +77,7 @@ def sheets_when_ready(d: httpx.Client) -> httpx.Response:
 
 
 def test_the_sheets_the_exports_and_the_public_screen_print_the_hand_records(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         # without a set and before a board: no sheet
         assert d.get("/api/exports/handrecords").status_code == 409
         content = base64.b64encode(to_bytes(SET, "DUP")).decode()

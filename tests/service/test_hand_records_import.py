@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from table.dealgen import HashDRBG, random_deal
 from table.handrecords import HandRecordBoard, to_bytes
@@ -26,7 +26,7 @@ def as_body(name: str, bs: list[HandRecordBoard], fmt: str) -> dict[str, str]:
 
 def test_import_generate_refuse_and_freeze(tmp_path: Path) -> None:
     dup = boards(1, 16, "import-dup")
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         assert d.get("/api/event/hand-records").json() == {"source": None, "replaceable": True, "boards": []}
         assert anon.get("/api/event/hand-records").status_code == 401
 
@@ -69,6 +69,6 @@ def test_import_generate_refuse_and_freeze(tmp_path: Path) -> None:
         r = d.post("/api/event/hand-records", json=as_body("late.dup", dup, "DUP"))
         assert r.status_code == 409 and "can no longer be replaced" in r.json()["detail"]
 
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
         again = d.get("/api/event/hand-records").json()
         assert again["source"] == "set.pbn" and [b["deal"] for b in again["boards"]] == [b.deal.to_pbn() for b in pbn]

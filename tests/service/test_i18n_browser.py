@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -45,7 +45,7 @@ def switch_to_english(page: Any) -> None:
 def test_club_default_chinese_then_the_switch_brings_english_back(tmp_path: Path, size: str) -> None:
     sync_api = playwright_or_skip()
     width, height = SIZES[size]
-    with ServerProcess(tmp_path, CONFIG) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
+    with ServiceThread(tmp_path, CONFIG) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
         api.post("/api/language", json={"language": "zh-Hant"}).raise_for_status()
         links = {s: v["link"] for s, v in api.get("/api/tables/1/tokens").json().items()}
         browser = launch(pw)
@@ -139,7 +139,7 @@ def test_console_greys_the_tables_an_event_left_behind(tmp_path: Path) -> None:
     """A Mitchell of 4 tables replaced by a Howell of 6 pairs (3 tables): table 4 stays in the club but is not in
     the event, and the console says so (in the page's language)."""
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
+    with ServiceThread(tmp_path) as srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
         api.post("/api/event", json={"name": "Mitchell", "scoring": "MP", "movement": {
             "kind": "mitchell", "tables": 4, "boards_per_round": 2, "even": "relay"}}).raise_for_status()
         browser = launch(pw)

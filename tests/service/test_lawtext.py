@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from service.live.lawtext import SEED, STATEMENTS, WBF2017, LawTextError, edition_name, law_text, statement
 from service.sim.dealing import deal_for
@@ -110,7 +110,7 @@ def test_english_paraphrase_and_unknown_laws() -> None:
 
 # ---------------------------------------------------------------------------------------------- over HTTP
 def _server(tmp: Path, edition: str) -> ServerProcess:
-    return ServerProcess(tmp, {"tables": [{"id": "A"}], "regulation": {"law_edition": edition}})
+    return ServiceThread(tmp, {"tables": [{"id": "A"}], "regulation": {"law_edition": edition}})
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import websockets
 from leak_check import ANONYMOUS, DIRECTOR, Checker, Snapshot, Truth
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from results.movement import howell, mitchell
 from service.config.loading import load_settings
@@ -354,7 +354,7 @@ def watch(tmp_path: Path, movement: dict[str, Any], mv: Any, vugraph: tuple[str,
     checker = Checker(mv)
     tables = tuple(str(t) for t in mv.tables)
     boards_per_table = len({b for s in mv.sittings if s.table == 1 for b in s.boards})
-    with ServerProcess(tmp_path / "srv", config(movement, boards_per_table, len(tables))) as srv:
+    with ServiceThread(tmp_path / "srv", config(movement, boards_per_table, len(tables))) as srv:
         w = Watch(srv, checker, vugraph, tables)
         asyncio.run(w.run())
     return checker, w
@@ -508,7 +508,7 @@ def test_vugraph_marks_delays_and_laws_over_http(tmp_path: Path) -> None:
     """The director's vugraph API (journalled: it survives a restart), the spectator delay on the boards list
     and the event's progress, and 404 for a law without a statement."""
     cfg = {"regulation": {"spectators": {"delay_s": 1.5}}, "event": MITCHELL3}
-    srv = ServerProcess(tmp_path / "v", cfg).start()
+    srv = ServiceThread(tmp_path / "v", cfg).start()
     try:
         with srv.client(srv.token) as d, srv.client() as anon:
             assert anon.post("/api/tables/2/vugraph", json={"on": True}).status_code == 401

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, axe_summary, axe_violations, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -129,7 +129,7 @@ def dd_ready(public: httpx.Client, board: int, timeout: float = 60.0) -> None:
 def test_every_page_in_its_states_at_phone_and_tablet_size(tmp_path: Path, browser: Any) -> None:
     g = Gallery()
     errors: list[str] = []
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
         d.post("/api/tables/3/kind", json={"kind": "scoring"}).raise_for_status()
         d.post("/api/players", json={"csv": "number;name\n1234;Wang Li\n2001;陳大文\n"}).raise_for_status()
         cards = {t: d.get(f"/api/tables/{t}/cards").json()["seats"] for t in "1234"}

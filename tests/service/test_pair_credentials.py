@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from headless import launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from results.movement import round_robin_teams
 from service.sim.dealing import deal_for
@@ -58,7 +58,7 @@ def whoami(srv: ServerProcess, token: str) -> httpx.Response:
 
 
 def test_a_device_follows_its_pair_to_its_next_seat_never_its_old_table(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         east = redeem_card(anon, card(d, "2", "E"))
         north1 = redeem_card(anon, card(d, "1", "N"))
         assert (east["table"], east["seat"], east["round"], east["pair"]) == ("2", "E", 1, 5)
@@ -101,7 +101,7 @@ def test_a_device_follows_its_pair_to_its_next_seat_never_its_old_table(tmp_path
 def test_a_renewed_device_does_not_keep_its_old_tables_credential(tmp_path: Path) -> None:
     """Tables out of step: table 3 is already in round 2 while table 2 still plays round 1. Once pair 5's device
     renews into table 3 (its old table moved on), its round-1 token of table 2 is spent."""
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         east = redeem_card(anon, card(d, "2", "E"))
         assert d.post("/api/event/advance", json={"tables": ["3"]}).status_code == 200
         r = renew(srv, east["token"])                      # table 2 has not moved: the same token
@@ -119,7 +119,7 @@ def test_in_a_teams_movement_a_device_follows_its_teams_pair_of_its_direction(tm
              "event": {"name": "Teams", "scoring": "IMP",
                        "movement": {"kind": "round_robin", "teams": 4, "boards_per_round": 2}}}
     mv = round_robin_teams(4, 2)
-    with ServerProcess(tmp_path, teams) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, teams) as srv, srv.client(srv.token) as d, srv.client() as anon:
         def sitting(rnd: int, direction: str) -> Any:        # where team 1's pair of that direction sits
             return next(s for s in mv.sittings if s.round == rnd and (s.ns if direction == "NS" else s.ew) == 1)
         phones = {}
@@ -135,7 +135,7 @@ def test_in_a_teams_movement_a_device_follows_its_teams_pair_of_its_direction(tm
 
 
 def test_every_token_field_has_one_spelling(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         link = d.get("/api/tables/1/tokens").json()["N"]["link"].split("#signin=", 1)[1]
         assert anon.post("/api/signin", json={"code": link}).status_code == 200
         assert anon.post("/api/signin", json={"code": link}).status_code == 401           # used
@@ -153,7 +153,7 @@ def test_every_token_field_has_one_spelling(tmp_path: Path) -> None:
 
 
 def test_no_credential_comes_back_when_the_round_is_set_back_or_the_event_replaced(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         tok1 = d.get("/api/tables/1/tokens").json()["S"]["token"]
         code = card(d, "1", "S")
         assert d.post("/api/event/round", json={"round": 2}).status_code == 200
@@ -178,7 +178,7 @@ def test_no_credential_comes_back_when_the_round_is_set_back_or_the_event_replac
 
 
 def test_only_the_opponents_of_the_round_that_played_a_board_confirm_it(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
         d.post("/api/tables/2/kind", json={"kind": "scoring"}).raise_for_status()
         toks = d.get("/api/tables/2/tokens").json()
         with srv.client(toks["N"]["token"]) as north:
@@ -203,7 +203,7 @@ def test_a_keying_terminal_answers_for_an_opponent_only_while_that_side_has_no_d
         tmp_path: Path) -> None:
     """One terminal for the table (Bridgemate practice): North keys, hands it to East, who accepts on it. Once East
     has signed in on his own device this round, the keying terminal can no longer answer for him (Law 79)."""
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
         d.post("/api/tables/2/kind", json={"kind": "scoring"}).raise_for_status()
         toks = d.get("/api/tables/2/tokens").json()
         with srv.client(toks["N"]["token"]) as north:
@@ -237,7 +237,7 @@ def test_dummy_acts_only_as_laws_42_and_43_let_him(tmp_path: Path) -> None:
     one = {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}]}
     deal = deal_for(3, 1)
     hands = {str(s): sorted(c) for s, c in deal.hands.items()}
-    with ServerProcess(tmp_path, one) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, one) as srv, srv.client(srv.token) as d:
         _play_to_the_lead(d, "1", deal.to_pbn())
         toks = d.get("/api/tables/1/tokens").json()
         with srv.client(toks["E"]["token"]) as east, srv.client(toks["S"]["token"]) as dummy, \
@@ -269,7 +269,7 @@ def test_no_answer_tells_a_seat_where_a_hidden_card_is(tmp_path: Path) -> None:
     one = {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}, {"id": "2"}]}
     deal = deal_for(3, 1)
     owner = {c: str(s) for s, cards in deal.hands.items() for c in cards}
-    with ServerProcess(tmp_path, one) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, one) as srv, srv.client(srv.token) as d:
         # a scoring-only table whose deal is known: North keys a lead that is not East's (the leader's) card
         d.post("/api/tables/1/kind", json={"kind": "scoring"}).raise_for_status()
         d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": deal.to_pbn()}).raise_for_status()
@@ -289,7 +289,7 @@ def test_a_card_not_held_is_not_placed_for_the_seat_that_plays_it(tmp_path: Path
     one = {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}, {"id": "2"}]}
     deal = deal_for(3, 1)
     wrong = next(str(c) for s, cards in deal.hands.items() if str(s) == "S" for c in sorted(cards))
-    with ServerProcess(tmp_path, one) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, one) as srv, srv.client(srv.token) as d:
         # a played table: East leads South's card; the answer and East's view do not name its holder
         _play_to_the_lead(d, "2", deal.to_pbn())
         east = d.get("/api/tables/2/tokens").json()["E"]["token"]
@@ -307,7 +307,7 @@ def test_the_seat_page_follows_its_pair_after_advance_all_tables(tmp_path: Path)
     pair 5's pages show table 3 and their own new hands, and never table 2's new occupants' hands; pair 1's page
     says it sits out round 2."""
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
         d.post("/api/tables/2/events", json={"type": "board", "board": 3, "deal": deal_for(9, 3).to_pbn()}) \
             .raise_for_status()
         browser = launch(pw)
@@ -401,7 +401,7 @@ def test_the_seat_script_follows_its_pair_over_http_and_websocket(tmp_path: Path
 signs in at table 1 again by itself."""
     if NODE is None:
         pytest.skip("no node to run the seat page's scripts")
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
         first = deal_for(9, 3)
         d.post("/api/tables/2/events", json={"type": "board", "board": 3, "deal": first.to_pbn()}).raise_for_status()
         pages = {seat: SeatScript(srv, f"#card={card(d, table, seat)}") for seat, table in

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from service_harness import SeatSignIn, ServerProcess
+from service_harness import SeatSignIn, ServerProcess, ServiceThread
 
 from table.cards import Deal, Seat
 from table.dealgen import HashDRBG, random_deal
@@ -34,7 +34,7 @@ DEALS = {b.board: Deal.from_pbn(b.deal.to_pbn()) for b in SET}
 
 @pytest.fixture()
 def srv(tmp_path: Path) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path, CONFIG) as s:
+    with ServiceThread(tmp_path, CONFIG) as s:
         yield s
 
 
@@ -203,7 +203,7 @@ def test_a_teams_two_pairs_keep_their_own_names(tmp_path: Path) -> None:
     each table shows its own pair's names, the team's entry all four."""
     event = {"name": "Match", "scoring": "IMP", "movement": {"kind": "teams", "boards": 4, "boards_per_round": 2}}
     cfg = {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}, {"id": "2"}], "event": event}
-    with ServerProcess(tmp_path, cfg) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, cfg) as srv, srv.client(srv.token) as d:
         open_room, closed_room = ok(d.get("/api/tables/1/players")), ok(d.get("/api/tables/2/players"))
         team = open_room["NS"]["pair"]
         assert closed_room["EW"]["pair"] == team

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import SeatSignIn, ServerProcess
+from service_harness import SeatSignIn, ServerProcess, ServiceThread
 from test_club_night_guide import picture
 
 EVENT = {"name": "Names", "movement": {"kind": "mitchell", "tables": 3, "rounds": 3, "boards_per_round": 2}}
@@ -32,7 +32,7 @@ def open_seat(browser: Any, srv: ServerProcess, d: httpx.Client, table: str, sea
 @pytest.mark.slow
 def test_names_reach_partner_stay_for_the_round_and_a_keyed_result_is_corrected(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    srv = ServerProcess(tmp_path, CONFIG)
+    srv = ServiceThread(tmp_path, CONFIG)
     errors: list[str] = []
     with srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
         d.post("/api/tables/2/kind", json={"kind": "scoring"}).raise_for_status()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 from websockets.sync.client import connect
 
 from service.sim.dealing import deal_for
@@ -79,7 +79,7 @@ def greeting(srv: ServerProcess, path: str, table: str) -> dict[str, Any]:
 def test_the_next_rounds_credential_sees_nothing_of_the_board_the_table_was_left_on(tmp_path: Path) -> None:
     """Finding 1: after "advance all tables" table 1 is still on board 2 (complete); its round-2 East is EW 6,
     who plays board 2 at table 2 in round 3: nothing of it over REST nor in the WebSocket greeting."""
-    with ServerProcess(tmp_path, config()) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, config()) as srv, srv.client(srv.token) as d:
         pass_out(d, "1", 1)
         pass_out(d, "1", 2)
         east_r1 = d.get("/api/tables/1/tokens").json()["E"]["token"]
@@ -111,7 +111,7 @@ def test_the_next_rounds_credential_sees_nothing_of_the_board_the_table_was_left
 def test_a_board_started_and_replaced_is_not_played(tmp_path: Path) -> None:
     """Finding 3: table 1 starts board 1 and puts it back (board 2 is started instead); tables 3 and 2 play
     board 1 to the end. Board 1 is not public: table 1 has still to play it (and its pairs see nothing of it)."""
-    with ServerProcess(tmp_path, config()) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, config()) as srv, srv.client(srv.token) as d, srv.client() as anon:
         deal(d, "1", 1)
         bid(d, "1", 1, passes=1)                             # the wrong board: put back mid-auction
         pass_out(d, "1", 2)
@@ -133,7 +133,7 @@ def test_a_board_started_and_replaced_is_not_played(tmp_path: Path) -> None:
 def test_a_release_never_reaches_a_pair_that_still_has_to_play_the_board(tmp_path: Path) -> None:
     """Finding 4: releasing board 1 while tables 3 and 2 still have to play it is refused, naming them; with
     ``force`` the public sees it, a pair that still has to play it does not."""
-    with ServerProcess(tmp_path, config()) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, config()) as srv, srv.client(srv.token) as d, srv.client() as anon:
         pass_out(d, "1", 1)
         refused = d.post("/api/boards/1/release")
         assert refused.status_code == 409 and refused.json()["tables"] == ["2", "3"], refused.text
@@ -152,7 +152,7 @@ def test_a_release_never_reaches_a_pair_that_still_has_to_play_the_board(tmp_pat
 def test_late_play_hides_a_board_scored_not_played_again(tmp_path: Path) -> None:
     """Finding 4: an artificial "not played" score ends table 3's obligation on board 1 (public once tables 1
     and 2 played it); granting late play makes it hidden again (a release withdrawn) until table 3 plays it."""
-    with ServerProcess(tmp_path, config()) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, config()) as srv, srv.client(srv.token) as d, srv.client() as anon:
         pass_out(d, "1", 1)
         pass_out(d, "2", 1)
         r = d.post("/api/tables/3/boards/1/adjustment", json={"kind": "artificial", "ns": "A", "ew": "A"})
@@ -175,7 +175,7 @@ def test_a_vugraph_table_shows_its_play_but_no_hands_or_result_of_a_board_in_pla
     auction of board 1 but neither hands nor result while tables 3 and 2 still have it to play."""
     cfg = config(results_release="immediate")
     cfg["regulation"]["spectators"] = {"delay_s": 0.2, "hands": "delayed"}
-    with ServerProcess(tmp_path, cfg) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, cfg) as srv, srv.client(srv.token) as d, srv.client() as anon:
         assert d.post("/api/tables/1/vugraph", json={"on": True}).status_code == 200
         deal(d, "1", 1)
         bid(d, "1", 1, passes=1)

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from endplay.types import Contract, Vul
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from results.movement import mitchell
 from table.cards import Seat
@@ -324,7 +324,7 @@ def test_sixteen_phones_play_two_rounds_of_a_relay_mitchell_from_the_hand_record
     sync_api = playwright_or_skip()
     dup = tmp_path / "evening.dup"
     dup.write_bytes(to_bytes(SET, "DUP"))
-    with ServerProcess(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as reader, \
+    with ServiceThread(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as reader, \
             sync_api.sync_playwright() as pw:
         browser = launch(pw)
         errors: list[str] = []

@@ -20,7 +20,7 @@ import httpx
 import pytest
 import websockets
 from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 from test_patches import apply_patch
 
 from table.board import dealer_for, vulnerability_for
@@ -110,7 +110,7 @@ def play_board_everywhere(d: httpx.Client, board: int) -> None:
 
 # ---------------------------------------------------------------------------------------------- the figures
 def test_a_public_board_shows_its_hands_and_endplays_double_dummy_par(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
         for board in (1, 2):
             play_board_everywhere(d, board)
         view = wait_for_dd(public, 1)
@@ -135,7 +135,7 @@ def test_a_public_board_shows_its_hands_and_endplays_double_dummy_par(tmp_path: 
 
 # ---------------------------------------------------------------------------------------------- no leak
 def test_before_release_an_anonymous_viewer_receives_no_card_of_the_board(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
         received: list[str] = []
 
         async def listen(path: str, stop: asyncio.Event) -> None:
@@ -192,7 +192,7 @@ def test_the_push_sends_the_view_whole_once_then_what_changed(tmp_path: Path) ->
     """A subscriber is greeted with the whole view (version n); each change comes as a patch of the version
     before, and the patches rebuild exactly what ``GET /api/public/results`` answers. A later subscriber is
     greeted with the newest version whole."""
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public:
         async def scenario() -> None:
             async with websockets.connect(f"{srv.ws_base}/ws/results", open_timeout=10) as ws:
                 first = json.loads(await asyncio.wait_for(ws.recv(), 10))
@@ -243,7 +243,7 @@ def test_the_push_sends_the_view_whole_once_then_what_changed(tmp_path: Path) ->
 @pytest.mark.slow
 def test_public_pages_on_a_phone_a_tablet_and_the_big_screen(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public, \
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public, \
             sync_api.sync_playwright() as pw:
         play_board_everywhere(d, 1)
         play_board_everywhere(d, 2)
@@ -302,7 +302,7 @@ def test_axe_finds_no_critical_or_serious_violation(tmp_path: Path) -> None:
     """axe-core on the spectator and results pages (and the seat and console pages as they are) at phone and
     tablet size."""
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public, \
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public, \
             sync_api.sync_playwright() as pw:
         play_board_everywhere(d, 1)
         play(d, "2", 3, "4S", "E", 10)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 from websockets.sync.client import connect
 
 from drivers.decks import DeckRegistry
@@ -112,7 +112,7 @@ def club(tmp_path: Path) -> Iterator[tuple[ServerProcess, ReaderTable, ReaderTab
     cfg = {"tables": [one.config(), two.config(), three.config(), {"id": "4"}], "decks": str(tmp_path / "decks.json"),
            "event": {"name": "Readers", "movement": {"kind": "mitchell", "tables": 4, "boards_per_round": 4}}}
     try:
-        with ServerProcess(tmp_path / "srv", cfg) as srv:
+        with ServiceThread(tmp_path / "srv", cfg) as srv:
             yield srv, one, two, three
     finally:
         for t in (one, two, three):

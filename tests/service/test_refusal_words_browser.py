@@ -35,7 +35,7 @@ import pytest
 import serial
 from headless import ARTIFACTS, wait_until
 from ruling_refusals import ruling_refusals
-from service_harness import ServerProcess, free_port
+from service_harness import ServerProcess, ServiceThread, free_port
 
 from service.live.board_results import AdjustmentError, adjustment
 from service.sim.dealing import deal_for
@@ -58,7 +58,7 @@ def latin_words(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("refusals"), CONFIG) as srv:
+    with ServiceThread(tmp_path_factory.mktemp("refusals"), CONFIG) as srv:
         yield srv
 
 
@@ -304,7 +304,7 @@ def test_director_refusals_on_a_chinese_console_are_chinese(server: ServerProces
 def test_an_events_director_refusals_carry_their_pieces(tmp_path: Path) -> None:
     """With an event (a server of its own): an export before any result, a release of a board the tables still
     have to play, late play of a board the movement does not give the table, a round it does not have."""
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d:
         d.post("/api/event", json={"name": "Tuesday", "scoring": "MP", "movement": {
             "kind": "mitchell", "tables": 2, "boards_per_round": 2}}).raise_for_status()
         asked = {"an export before results": (d.get("/api/exports/lin"), 409,
@@ -335,7 +335,7 @@ def test_a_malformed_hand_record_file_is_refused_in_chinese(tmp_path: Path, brow
     deals = [HandRecordBoard.of(n, random_deal(HashDRBG("zh-records"))) for n in range(1, 5)]
     files = {"cut.dup": to_bytes(deals, "DUP")[:-3], "digits.ber": b"5" * 52, "short.pbn": to_bytes(deals[:2], "PBN")}
     errors: list[str] = []
-    with ServerProcess(tmp_path / "srv", config) as srv:
+    with ServiceThread(tmp_path / "srv", config) as srv:
         ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
         try:
             page = ctx.new_page()

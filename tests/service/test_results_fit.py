@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 from test_results_page import play
 
 # the guide's pictures of the results at a television's and a phone's size: rewritten only with BRIDGETABLE_DOC_IMAGES=1
@@ -67,7 +67,7 @@ def check_fits(page: Any, what: str) -> int:
 @pytest.mark.parametrize("size", list(SIZES))
 def test_results_and_big_screen_fit(tmp_path: Path, browser: Any, size: str) -> None:
     width, height = SIZES[size]
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as director:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as director:
         i = 0
         for rnd in ROUNDS:
             for table, boards in rnd.items():

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from service.config.event_plan import build_movement
 from service.config.loading import load_settings
@@ -373,7 +373,7 @@ def test_a_release_reaches_the_results_push_at_once(tmp_path: Path, monkeypatch:
 
 def test_simulated_tables_follow_the_movement(tmp_path: Path) -> None:
     """--simulate with no event: a Mitchell for the simulated tables, whose robots play its boards round by round."""
-    srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=3,
+    srv = ServiceThread(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}, simulate=3,
                         extra_args=("--pace", "0.002", "--irregularity-rate", "0"))
     with srv, srv.client(srv.token) as d, srv.client() as anon:
         deadline = time.monotonic() + 60
@@ -420,7 +420,7 @@ def play_round(client: httpx.Client, rnd: int) -> None:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path / "results", CONFIG) as srv:
+    with ServiceThread(tmp_path / "results", CONFIG) as srv:
         yield srv
 
 
@@ -578,7 +578,7 @@ def test_wrong_board_rounds_and_restart(server: ServerProcess, clients: dict[str
 @pytest.mark.slow
 def test_results_page_in_a_headless_browser(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    srv = ServerProcess(tmp_path, CONFIG)
+    srv = ServiceThread(tmp_path, CONFIG)
     with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
         # boards 1, 3 and 4 completed at all three tables; board 2 at tables 1 and 3 only (table 2: round 3)
         play(d, "1", 1, "4S", "N", 10)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from results.movement import Movement, Sitting, howell, mitchell
 
@@ -122,7 +122,7 @@ def test_every_pair_sees_where_to_go_after_every_round(tmp_path: Path, browser: 
     form, mv = CASES[case]
     tables = [str(t) for t in mv.tables]
     config = {"regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}}
-    with ServerProcess(tmp_path, config) as srv, srv.client(srv.token) as director:
+    with ServiceThread(tmp_path, config) as srv, srv.client(srv.token) as director:
         contexts = []
         try:
             ctx = browser.new_context(viewport=PHONE)

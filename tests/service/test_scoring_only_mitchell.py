@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import SeatSignIn, ServerProcess
+from service_harness import SeatSignIn, ServerProcess, ServiceThread
 
 EVENT = {"name": "Scoring-only Mitchell", "scoring": "MP",
          "movement": {"kind": "mitchell", "tables": 4, "rounds": 3, "boards_per_round": 3}}
@@ -125,7 +125,7 @@ def key_on_the_page(page: Any, board: int, result: dict[str, Any], west: httpx.C
 def test_a_scoring_only_mitchell_keyed_from_the_terminals(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
     rng = random.Random(14)
-    srv = ServerProcess(tmp_path, CONFIG)
+    srv = ServiceThread(tmp_path, CONFIG)
     keyed: dict[tuple[str, int], dict[str, Any]] = {}
     with srv, srv.client(srv.token) as director, sync_api.sync_playwright() as pw:
         for t in "1234":

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, PLAY_ONE, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -53,7 +53,7 @@ def calls_made(page: Any, n: int) -> None:
 def test_four_seats_play_a_board_and_a_director_call_reaches_the_console(tmp_path: Path, size: str) -> None:
     sync_api = playwright_or_skip()
     width, height = SIZES[size]
-    srv = ServerProcess(tmp_path, CONFIG)
+    srv = ServiceThread(tmp_path, CONFIG)
     with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
         links = {s: v["link"] for s, v in api.get("/api/tables/1/tokens").json().items()}
         browser = launch(pw)

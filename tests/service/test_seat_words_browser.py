@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -76,7 +76,7 @@ THREE_NT = [("N", "1NT"), ("E", "Pass"), ("S", "3NT"), ("W", "Pass"), ("N", "Pas
 @pytest.fixture()
 def table(tmp_path: Path) -> Any:
     sync_api = playwright_or_skip()
-    srv = ServerProcess(tmp_path, CONFIG)
+    srv = ServiceThread(tmp_path, CONFIG)
     with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
         links = {s: v["link"] for s, v in api.get("/api/tables/1/tokens").json().items()}
         browser = launch(pw)

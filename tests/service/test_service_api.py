@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from service.config.settings import Regulation
 from service.live.runtime import TableRuntime
@@ -28,7 +28,7 @@ CONFIG = {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("api"), CONFIG) as srv:
+    with ServiceThread(tmp_path_factory.mktemp("api"), CONFIG) as srv:
         yield srv
 
 
@@ -311,7 +311,7 @@ def _post_insufficient_bid(director: httpx.Client) -> None:
 
 def test_spectators_are_delayed(tmp_path: Path) -> None:
     cfg = {"tables": [{"id": "D"}], "regulation": {"spectators": {"delay_s": 1.5, "hands": "released"}}}
-    with ServerProcess(tmp_path, cfg) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, cfg) as srv, srv.client(srv.token) as d:
         async def run() -> tuple[float, dict[str, Any]]:
             async with websockets.connect(srv.ws_base + "/ws/tables/D") as ws:
                 first = json.loads(await ws.recv())["state"]
@@ -329,7 +329,7 @@ def test_spectators_are_delayed(tmp_path: Path) -> None:
 
 def test_prevent_mode_refuses_and_changes_nothing(tmp_path: Path) -> None:
     cfg = {"tables": [{"id": "P"}], "regulation": {"modes": {"bidding_box": "prevent"}}}
-    with ServerProcess(tmp_path, cfg) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, cfg) as srv, srv.client(srv.token) as d:
         d.post("/api/tables/P/events", json={"type": "board", "board": 1, "deal": deal_for(1, 1).to_pbn()})
         toks = d.get("/api/tables/P/tokens").json()
         with srv.client(toks["N"]["token"]) as north:
@@ -351,7 +351,7 @@ def test_prevent_mode_refuses_and_changes_nothing(tmp_path: Path) -> None:
 def test_a_claim_ruling_keeps_the_directors_note(tmp_path: Path) -> None:
     """Law 70: the director's ruling on a disputed claim carries the tricks awarded and a note for the record,
     kept in the journal; a note that is not text, or longer than 500 characters, is refused (422)."""
-    with ServerProcess(tmp_path, {"tables": [{"id": "1"}]}) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path, {"tables": [{"id": "1"}]}) as srv, srv.client(srv.token) as d:
         def post(body: dict[str, Any]) -> None:
             d.post("/api/tables/1/events", json=body).raise_for_status()
         post({"type": "board", "board": 1, "deal": deal_for(7, 1).to_pbn()})

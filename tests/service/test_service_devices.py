@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -35,7 +35,7 @@ def test_configured_bidding_boxes_feed_the_table(tmp_path: Path) -> None:
     cfg = {"tables": [{"id": "9", "seats": {"N": {"box": ep_n.url},
                                             "E": {"box": ep_e.url, "box_serial": "BB-9-E", "box_mode": "prevent"}}}]}
     try:
-        with ServerProcess(tmp_path, cfg) as srv, srv.client(srv.token) as d:
+        with ServiceThread(tmp_path, cfg) as srv, srv.client(srv.token) as d:
             _wait(lambda: all(h["connected"] for h in d.get("/api/devices").json().get("9", [{}]))
                   and len(d.get("/api/devices").json()["9"]) == 2)
             d.post("/api/tables/9/events", json={"type": "board", "board": 1, "deal": deal_for(1, 1).to_pbn()})

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import uvicorn
 import websockets
-from service_harness import ServerProcess, free_port
+from service_harness import ServiceThread, free_port
 
 from service.app import create_app
 from service.config.settings import Settings
@@ -42,7 +42,7 @@ def test_journal_pragmas(tmp_path: Path) -> None:
 
 
 def test_restart_rebuilds_every_table_and_continues(tmp_path: Path) -> None:
-    srv = ServerProcess(tmp_path, {"tables": [{"id": "X"}], "regulation": {"spectators": {"delay_s": 0}}},
+    srv = ServiceThread(tmp_path, {"tables": [{"id": "X"}], "regulation": {"spectators": {"delay_s": 0}}},
                         simulate=2, extra_args=("--pace", "0.01", "--irregularity-rate", "1", "--ruling-wait", "0.05"))
     with srv:
         with srv.client(srv.token) as d:
@@ -89,7 +89,7 @@ def test_an_event_the_journal_cannot_store_is_refused_and_never_seen(tmp_path: P
     """The engine holds an event while it awaits the disk. If the disk never takes it (here another process
     holds the database's write lock past the journal's retries) the poster gets 503, and nobody saw the event
     meanwhile: a view, a board record or a WebSocket opened during the wait shows the table as journalled."""
-    srv = ServerProcess(tmp_path, {"tables": [{"id": "J"}], "regulation": {"spectators": {"delay_s": 0}}})
+    srv = ServiceThread(tmp_path, {"tables": [{"id": "J"}], "regulation": {"spectators": {"delay_s": 0}}})
     with srv, srv.client(srv.token) as d:
         deal = deal_for(7, 1)
         r = d.post("/api/tables/J/events", json={"type": "board", "board": 1, "deal": deal.to_pbn()})

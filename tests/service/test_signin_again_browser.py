@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from headless import launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}],
           "event": {"name": "Again", "movement": {"kind": "mitchell", "tables": 2, "boards_per_round": 2}}}
@@ -18,7 +18,7 @@ SIGNED_OUT = "!document.getElementById('signed-out').hidden"
 @pytest.mark.slow
 def test_a_signed_out_tab_signs_in_from_the_reprinted_card(tmp_path: Path) -> None:
     sync_api = playwright_or_skip()
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
         first = d.get("/api/tables/1/cards").json()["seats"]["S"]["link"]
         browser = launch(pw)
         try:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 import websockets
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 CONFIG = {"tables": [{"id": "P"}, {"id": "S"}, {"id": "T"}],
           "regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"}}
@@ -19,7 +19,7 @@ DEAL = "N:AKQJ.T98.765.432 T987.AKQJ.432.65 6543.765.AKQJ.T9 2.432.T98.AKQJ87"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("terminal"), CONFIG) as srv:
+    with ServiceThread(tmp_path_factory.mktemp("terminal"), CONFIG) as srv:
         yield srv
 
 
@@ -171,7 +171,7 @@ def test_a_seat_calls_the_director_and_the_console_hears_it_at_once(server: Serv
 
 
 def test_director_calls_and_table_kinds_survive_a_restart(tmp_path_factory: pytest.TempPathFactory) -> None:
-    srv = ServerProcess(tmp_path_factory.mktemp("restart"), CONFIG)
+    srv = ServiceThread(tmp_path_factory.mktemp("restart"), CONFIG)
     with srv, srv.client(srv.token) as d:
         d.post("/api/tables/S/kind", json={"kind": "scoring"}).raise_for_status()
         number = d.post("/api/tables/T/director").json()["id"]
@@ -188,7 +188,7 @@ def test_under_immediate_release_a_seat_sees_at_once_the_traveller_of_a_board_it
     until every table has played it."""
     config = {"regulation": {"spectators": {"delay_s": 0}, "results_release": "immediate"},
               "event": {"name": "Immediate", "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}}
-    with ServerProcess(tmp_path_factory.mktemp("immediate"), config) as srv, srv.client(srv.token) as d, \
+    with ServiceThread(tmp_path_factory.mktemp("immediate"), config) as srv, srv.client(srv.token) as d, \
             srv.client() as anyone:
         for body in ({"type": "board", "board": 1, "deal": DEAL}, {"type": "contract", "contract": "3NT",
                                                                    "declarer": "N"},

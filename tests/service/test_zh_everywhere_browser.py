@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import pytest
 from headless import ARTIFACTS, wait_until
-from service_harness import ServerProcess
+from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -160,7 +160,7 @@ def evening(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[
     w = Walk()
     errors: list[str] = []
     tmp = tmp_path_factory.mktemp("everywhere")
-    with ServerProcess(tmp, CONFIG) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp, CONFIG) as srv, srv.client(srv.token) as d:
         d.post("/api/language", json={"language": "zh-Hant"}).raise_for_status()
         cards = {t: d.get(f"/api/tables/{t}/cards").json()["seats"] for t in "12"}
         tables: dict[str, dict[str, Any]] = {}
