@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-from service_harness import ServerProcess, free_port
+from service_harness import ServiceThread, free_port
 from upload_receiver import ReceiverProcess
 
 SECRET = "webhook-secret-for-tests"
@@ -21,7 +21,7 @@ def test_console_shows_a_failed_upload_and_retries_it(tmp_path: Path) -> None:
            "uploads": [{"name": "scorer", "kind": "webhook", "url": rp.url + "/results", "secret": SECRET,
                         "timeout_s": 1, "backoff_base_s": 0.05, "backoff_cap_s": 0.2}]}
     try:
-        with ServerProcess(tmp_path / "service", cfg) as srv, srv.client(srv.token) as api, \
+        with ServiceThread(tmp_path / "service", cfg) as srv, srv.client(srv.token) as api, \
                 sync_api.sync_playwright() as pw:
             for body in ({"type": "board", "board": 1}, {"type": "contract", "contract": "4S", "declarer": "N"},
                          {"type": "claim", "seat": "N", "tricks": 10},
