@@ -163,13 +163,14 @@ class SeatUnit:
             return "still running"
         return self._proc.stderr.read().strip() or f"exit status {self._proc.returncode}"
 
-    def command(self, line: str) -> None:
-        """Send one harness command (see ``firmware/harness/seatunit_sim.c``)."""
+    def command(self, *lines: str) -> None:
+        """Send harness commands (see ``firmware/harness/seatunit_sim.c``) in one write: the harness reads them in
+        one go and so schedules them at the same emulated moment, however late this thread runs."""
         with self._lock:
             if self._proc.poll() is not None:
                 raise AvrUnavailable(f"seat unit {self.name} stopped: {self._stderr()}")
             assert self._proc.stdin is not None
-            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.write("".join(line + "\n" for line in lines))
             self._proc.stdin.flush()
 
     # ------------------------------------------------------------------ physical actions
@@ -191,12 +192,13 @@ class SeatUnit:
 
     def lay_hand(self, uids: list[str], after_ms: int = 0) -> None:
         """A hand laid squared on the play antenna, every tag entering the field at once (replacing any tag
-        there): ``after_ms`` emulated ms after the previous tag action."""
+        there): ``after_ms`` emulated ms after the previous tag action. The tags go in one write: sent line by line
+        by a thread a loaded machine runs late, the first tag can enter the field alone (the later lines arrive
+        after its slot has passed), and the firmware rightly reads a lone tag as a card played."""
         if not uids:
             raise ValueError("a hand has at least one card")
-        self.place(uids[0], after_ms=after_ms)
-        for uid in uids[1:]:
-            self.add(uid)
+        first = f"placeafter {after_ms} {uids[0]} -" if after_ms else f"place {uids[0]} -"
+        self.command(first, *(f"add {uid} -" for uid in uids[1:]))
 
     def watchdog_reset(self) -> None:
         """The MCU resets as its watchdog resets it (WDRF set, RAM kept); the tags stay on the antennas."""

@@ -89,6 +89,49 @@ def wait_for(cond: Any, timeout: float) -> bool:
     return True
 
 
+class SlowPipe:
+    """The harness's stdin as a thread a loaded machine runs late writes it: 80 ms pass after every write."""
+
+    def __init__(self, pipe: Any) -> None:
+        self.pipe = pipe
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        n = int(self.pipe.write(text))
+        self.pipe.flush()
+        self.writes += 1
+        time.sleep(0.08)
+        return n
+
+    def flush(self) -> None:
+        self.pipe.flush()
+
+    def close(self) -> None:
+        self.pipe.close()
+
+
+def test_a_hand_laid_by_a_late_thread_is_still_one_hand(firmware_build, tmp_path):
+    """The hand's 13 tags enter the field together however late the laying thread runs (80 ms after each write
+    here, more than the 30 ms the hand is laid after the command): one write, one HandRead, no card played. Line
+    by line, the first tag lay alone for a poll round and the firmware read it as a card played."""
+    with SeatUnit("hd-late", "SR-HD", "BB-HD", link_dir=tmp_path) as u:
+        r = Reader(u)
+        try:
+            assert wait_for(lambda: r.driver.connected, 15)
+            slow = u._proc.stdin = SlowPipe(u._proc.stdin)         # type: ignore[assignment]
+            hand = sorted(DEAL.hands["N"])
+            u.lay_hand([r.uids[c] for c in hand], after_ms=30)
+            assert slow.writes == 1
+            assert wait_for(lambda: any(isinstance(e, HandRead) for e in r.table_events()), 15), r.messages
+            u.sync(200)
+            events = r.table_events()
+            assert [type(e) for e in events] == [HandRead], events
+            assert sorted(events[0].cards) == hand
+            assert not any(isinstance(m, CardRead) for m in r.messages), r.messages
+        finally:
+            r.close()
+
+
 def test_a_hand_laid_on_the_antenna_is_read_whole_and_checked(unit):
     """North lays the 13 cards taken out of the board on the antenna: one HandRead of those 13 cards reaches
     the table (sent in parts of four tags), and no card is taken for played. Lifted and laid again: read again
