@@ -143,7 +143,7 @@ def serve(config: str | None, simulate: int | None, host: str, port: int, databa
         if len(servers) == 1:
             servers[0].run()                        # uvicorn's own run: its event-loop choice, its signals
         else:
-            asyncio.run(_serve_both(*servers))
+            asyncio.run(serve_all(servers))
     if not servers[0].started:
         sys.exit(3)
 

@@ -34,15 +34,14 @@ def analyse(board: HandRecordBoard) -> Analysis:
     from endplay.types import Deal as EDeal
     from endplay.types import Penalty, Player, Vul
 
-    with SOLVER_LOCK:
-        table = calc_dd_table(EDeal(board.deal.to_pbn()))
-        rows = table.to_list()                  # [strain S H D C NT][player N E S W]
-    tricks = {(str(s), strain): rows[k][i] for k, strain in enumerate(("S", "H", "D", "C", "NT"))
-              for i, s in enumerate(SEATS)}
     vul = {Vulnerability.NONE: Vul.none, Vulnerability.NS: Vul.ns, Vulnerability.EW: Vul.ew,
            Vulnerability.ALL: Vul.both}[board.vulnerable]
     with SOLVER_LOCK:
+        table = calc_dd_table(EDeal(board.deal.to_pbn()))
+        rows = table.to_list()                  # [strain S H D C NT][player N E S W]
         result = par(table, vul, Player.find(board.dealer.value))
+    tricks = {(str(s), strain): rows[k][i] for k, strain in enumerate(("S", "H", "D", "C", "NT"))
+              for i, s in enumerate(SEATS)}
     seen: list[str] = []
     for c in result:
         risk = {Penalty.doubled: "X", Penalty.redoubled: "XX"}.get(c.penalty, "")
