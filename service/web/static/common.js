@@ -5,7 +5,10 @@ const SEATS = ["N", "E", "S", "W"];
 // this browser), else the director's default for the club (GET /api/language, when the service offers it), else
 // the browser's own languages. Each page's strings go through t(key, english, params): the English text is in
 // the code, the Chinese in static/locales/zh-Hant/<page>.json (and common.json); a missing key shows English.
-const I18N = {lang: "en", dict: {}, parts: []};
+// I18N.ready settles once loadLanguage has the page's own words (common, engine, page): a part of the page that
+// renders before then would word the service's sentences in English on a Chinese page, and nothing re-renders.
+let languageLoaded = () => {};
+const I18N = {lang: "en", dict: {}, parts: [], ready: new Promise(done => { languageLoaded = done; })};
 function t(key, english, params) {
   let s = I18N.dict[key] ?? english ?? key;
   if (params) s = s.replace(/\{(\w+)\}/g, (m, k) => params[k] ?? m);
@@ -23,16 +26,18 @@ function chooseLanguage(clubDefault) {
 async function loadLanguage(page) {
   let clubDefault = null;
   try { clubDefault = (await api("/api/language")).language; } catch (e) { clubDefault = null; }
-  I18N.lang = chooseLanguage(clubDefault);
-  document.documentElement.lang = I18N.lang === "zh-Hant" ? "zh-Hant" : "en";
-  if (I18N.lang !== "en") {                 // merged: a part's strings that arrived first stay
-    for (const name of ["common", "engine", page, ...I18N.parts]) {
-      try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${I18N.lang}/${name}.json`)).json()); }
-      catch (e) { /* a missing file leaves English */ }
+  try {
+    I18N.lang = chooseLanguage(clubDefault);
+    document.documentElement.lang = I18N.lang === "zh-Hant" ? "zh-Hant" : "en";
+    if (I18N.lang !== "en") {                 // merged: a part's strings that arrived first stay
+      for (const name of ["common", "engine", page, ...I18N.parts]) {
+        try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${I18N.lang}/${name}.json`)).json()); }
+        catch (e) { /* a missing file leaves English */ }
+      }
     }
-  }
-  applyLanguage(document);
-  languageSwitch();
+    applyLanguage(document);
+    languageSwitch();
+  } finally { languageLoaded(); }
 }
 // The EN / 中文 switch in the page's header: a link to the same page with ?lang=, which chooseLanguage keeps in
 // this browser (localStorage) ahead of the club's default; the page reloads in the other language.
@@ -56,15 +61,18 @@ function languageSwitch() {
   header.appendChild(nav);
 }
 // A part of a page (a console section in its own console_<part>.js) adds its own strings file; loadLanguage
-// keeps it when it (re)loads the page's.
+// keeps it when it (re)loads the page's. It returns once the page's words are loaded too (I18N.ready), so the
+// part's first render is in the page's language.
 async function loadStrings(part) {
   if (!I18N.parts.includes(part)) I18N.parts.push(part);
   let clubDefault = null;
   try { clubDefault = (await api("/api/language")).language; } catch (e) { clubDefault = null; }
   const lang = chooseLanguage(clubDefault);
-  if (lang === "en") return;
-  try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${lang}/${part}.json`)).json()); }
-  catch (e) { /* a missing file leaves English */ }
+  if (lang !== "en") {
+    try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${lang}/${part}.json`)).json()); }
+    catch (e) { /* a missing file leaves English */ }
+  }
+  await I18N.ready;
 }
 // Words for the codes the service sends, one mapping per kind: irregularities (common.irr.*), their
 // dispositions (common.disp.*), rectification options (common.opt.*) and table phases (common.phase.*). A page

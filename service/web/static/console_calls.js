@@ -70,13 +70,9 @@
     try { (await api("/api/director-calls?open=true", {}, token)).forEach(c => calls.set(c.id, c)); } catch (e) { /* not the director */ }
     render();
   }
-  // this section's strings join the console's (loadLanguage would replace the page's own)
+  // this section's strings join the console's; the calls are worded once the page's own (engine) words are in
   async function strings() {
-    const lang = I18N.lang !== "en" ? I18N.lang : chooseLanguage(null);
-    if (lang !== "en") {
-      try { Object.assign(I18N.dict, await (await fetch(`/static/locales/${lang}/console_calls.json`)).json()); }
-      catch (e) { /* English stays */ }
-    }
+    await loadStrings("console_calls");
     applyLanguage(document.getElementById("calls-section"));
     applyLanguage(document.getElementById("lead-check-section"));
   }

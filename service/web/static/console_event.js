@@ -1,18 +1,12 @@
 // The director's evening in the console (service/api/event_console.py): set up the event (sections and movements), import
 // the member list, the round clock, advance rounds (a table or all), late tables highlighted, each table's
 // end-of-round guidance. Uses TOKEN from console.js (or this tab's stored token) and t() from common.js; its own
-// strings come from static/locales/<lang>/console_event.json (kept apart, so another page script's loadLanguage
-// cannot drop them).
+// strings come from static/locales/<lang>/console_event.json (common.js loadStrings).
 (function () {
-  const EV = {dict: {}, event: null, fetchedAt: 0, guidance: {}, roundsKey: "", timer: null};
+  const EV = {event: null, fetchedAt: 0, guidance: {}, roundsKey: "", timer: null};
   const KINDS = ["mitchell", "howell", "teams", "round_robin"];
 
-  function te(key, english, params) {
-    const k = "console_event." + key;
-    let s = EV.dict[k] ?? (typeof t === "function" ? t(k, english, params) : english);
-    if (params) s = s.replace(/\{(\w+)\}/g, (m, p) => params[p] ?? m);
-    return s;
-  }
+  function te(key, english, params) { return t("console_event." + key, english, params); }
   function token() {
     return (typeof TOKEN !== "undefined" && TOKEN) || sessionStorage.getItem("bt-token") || "";
   }
@@ -21,14 +15,8 @@
     el.textContent = text;
     el.classList.toggle("ev-bad", !!bad);
   }
-  async function loadStrings() {
-    let clubDefault = null;
-    try { clubDefault = (await api("/api/language")).language; } catch (e) { clubDefault = null; }
-    const lang = chooseLanguage(clubDefault);
-    if (lang !== "en") {
-      try { EV.dict = await (await fetch(`/static/locales/${lang}/console_event.json`)).json(); }
-      catch (e) { EV.dict = {}; }
-    }
+  async function eventStrings() {
+    await loadStrings("console_event");
     document.querySelectorAll("#event-section [data-i18n]").forEach(el => {
       el.textContent = te(el.dataset.i18n.replace(/^console_event\./, ""), el.textContent);
     });
@@ -312,7 +300,7 @@
   }
 
   async function init() {
-    await loadStrings();
+    await eventStrings();
     addSection();
     document.getElementById("ev-form").addEventListener("submit", submitEvent);
     document.getElementById("ev-add-section").onclick = addSection;
