@@ -58,7 +58,7 @@ HAND_LAY_MS = 30        # a hand is laid this long after the command (every tag 
 # real table has many seconds between boards.)
 FLUSH_S = 0.4
 # The host's timings for emulated units (sent in WELCOME): a window of 8 CARD_READs takes ~5 ms on the 500000 Bd
-# wire (~20 ms at the 115200 Bd of older firmware) and the emulation's slow SPI stretches a tag read, so resend
+# wire (~20 ms at the 115200 Bd of older firmware) and a tag read takes a reader round or more, so resend
 # after 150 ms (the loopback simulators' 40 ms
 # would resend whole windows before their acks could arrive); 40 retries (6 s) and 20 s of silence before a
 # link is declared lost (a noisy wire must not cost a re-handshake, itself slow with HELLO every 500 ms).

@@ -16,9 +16,9 @@ The MFRC522 reads ISO/IEC 14443 A tags (4- or 7-byte UIDs), so emulated decks ar
 
 The MFRC522 model (``firmware/harness/mfrc522_model.c``) keeps RF time: frames take their air time, the chip's
 timer raises TimerIRq only once its programmed time has elapsed, each NTAG follows NXP's state machine, and
-several tags in the field collide during anticollision. simavr 1.6 takes a fixed 100 µs per SPI byte (the board's
-4 MHz SCK takes 2 µs), so reads and main-loop stretches measured here are upper bounds. Not modelled: power loss,
-RF noise.
+several tags in the field collide during anticollision. An SPI byte takes the cycles of the firmware's SCK setting
+(2 µs at the board's 4 MHz), not simavr 1.6's fixed 100 µs (the harness times SPDR itself). Not modelled: power
+loss, RF noise.
 """
 from __future__ import annotations
 

@@ -23,9 +23,9 @@ from hw_sim.avr import SeatUnit, ntag_uids
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD_COMMIT = "978fe6d"        # the firmware before the non-blocking reader
-# The longest main-loop stretch without sleeping, in emulated time. simavr 1.6 takes 100 us per SPI byte
-# (the board's 4 MHz SCK takes 2 us), so this bound is loose; docs/PERFORMANCE.md has the figures.
-LOOP_MAX_US = 6000
+# The longest main-loop stretch without sleeping, in emulated time (SPI bytes at the board's 4 MHz SCK, 2 us
+# each, as the harness times them): measured 2.1-2.5 ms; docs/PERFORMANCE.md has the figures.
+LOOP_MAX_US = 4000
 
 
 @pytest.fixture(scope="module")
@@ -56,20 +56,24 @@ def loop_stats(u: SeatUnit, ms: int) -> dict[str, int]:
 
 def test_the_main_loop_never_stalls_on_the_reader(unit):
     """No tag (every poll times out on the chip's timer), then one tag lying on the antenna: the main loop
-    sleeps again within LOOP_MAX_US of emulated time. Today's firmware spins up to 25 ms per exchange."""
+    sleeps again within LOOP_MAX_US of emulated time. Today's firmware spins in a 2,000-turn polling loop per
+    exchange: with SPI bytes timed as the chip's 4 MHz SCK clocks them, that loop, not the chip's 25 ms timer,
+    ends an empty poll, after about 18 ms."""
     which, u = unit
     empty = loop_stats(u, 600)
     u.place(ntag_uids("deck-0")["SA"])
     u.sync(100)
     lying = loop_stats(u, 600)
-    assert empty["timer_irqs"] > 0 and lying["tag_answers"] > 0   # the reader did work in both
+    assert empty["transceives"] > 0 and lying["tag_answers"] > 0  # the reader did work in both
     worst = max(empty["loop_max_us"], lying["loop_max_us"])
     if which == "new":
+        assert empty["timer_irqs"] > 0                              # an empty poll ends on the chip's timer
         assert worst <= LOOP_MAX_US, (empty, lying)
         assert empty["loop_busy_permille"] < 400, empty
     else:
-        assert worst > 20000, (empty, lying)                        # today's firmware: a 25 ms stall and more
-        assert empty["loop_busy_permille"] > 900, empty
+        assert empty["timer_irqs"] == 0                             # it gives up before the chip's timer
+        assert worst > 15000, (empty, lying)                        # today's firmware: ~18 ms stalls and more
+        assert empty["loop_busy_permille"] > 600, empty
 
 
 def test_a_lying_tag_is_kept_in_the_states_ntag_expects(unit):
