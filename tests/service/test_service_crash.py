@@ -3,6 +3,7 @@ client posts events; after each restart every acknowledged event is in the journ
 from __future__ import annotations
 
 import json
+import os
 import random
 import threading
 import time
@@ -21,7 +22,9 @@ from service.sim.robot import next_event
 from service.store.journal import Row, utcnow
 from table.events import event_from_dict, to_dict
 
-TRIALS = 20
+# twenty kills in CI (BRIDGETABLE_SLOW, .ci/run); six in make test, each still killing mid-play (issue 22: the
+# twenty always ran, ~50 s of CPU in every local run)
+TRIALS = 20 if os.environ.get("BRIDGETABLE_SLOW") else 6
 
 
 class Poster(threading.Thread):
@@ -141,4 +144,4 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_event(tmp_path: Path) -
         assert all(after[t] > seen[t] for t in ("1", "2", "3")), "the simulated tables continue after the last restart"
     finally:
         srv.stop()
-    assert len(acked) > 100 and kills_mid_request >= TRIALS // 2
+    assert len(acked) > 5 * TRIALS and kills_mid_request >= TRIALS // 2
