@@ -7,7 +7,8 @@ own :class:`~hw_sim.port.DevicePort`, exposed over one transport:
 * ``inproc`` — ``sim://`` URLs through ``serial.serial_for_url``, on a virtual clock (nothing sleeps;
   retransmits and reconnect backoffs cost no wall time), single-threaded and reproducible;
 * ``pty`` — real pseudo-terminals (termios), ``tcp`` — ``socket://127.0.0.1:PORT``, ``usb`` — the
-  simulated pyusb backend through ``usb.core``; these run on the real clock, one driver thread per device.
+  simulated pyusb backend through ``usb.core``; these run on the real clock, one driver thread per device
+  (the time between two boards is skipped, not slept: ``hw_sim.clock.SkippingClock``).
 
 The drivers (:class:`~drivers.seat_reader.SeatReaderDriver`, :class:`~drivers.bidding_box.BiddingBoxDriver`)
 are configured with the seat map (serial number -> seat) and the club's deck registry, exactly as the
@@ -71,7 +72,7 @@ from drivers.link import register_usb_backend
 from drivers.notices import DeviceNotice
 from drivers.seat_reader import SeatReaderDriver
 from firmware_host import SessionConfig, Zone
-from hw_sim.clock import REAL_CLOCK, Clock, VirtualClock
+from hw_sim.clock import Clock, SkippingClock, VirtualClock
 from hw_sim.devices import SEAT_UNIT_HAND_PART, BiddingBox, SeatReader, SimDevice
 from hw_sim.faults import FaultSpec
 from hw_sim.port import DevicePort
@@ -156,7 +157,7 @@ class SimulatedTable:
         self.faults = replace(spec, seed=seed) if seed is not None else spec
         self.name = name or f"T{next(_tables)}"
         self.virtual = transport == "inproc"
-        self.clock: Clock = VirtualClock() if self.virtual else REAL_CLOCK
+        self.clock: Clock = VirtualClock() if self.virtual else SkippingClock()
         self.action_timeout = action_timeout or (600.0 if self.virtual else 30.0)
         self.n_decks = n_decks
         self.hand_part_tags = hand_part_tags           # how the seat readers send a hand (hw_sim.devices.SeatReader)
@@ -219,7 +220,8 @@ class SimulatedTable:
         if self.virtual:
             clock = self.clock
             return {"clock": clock.now, "sleep": clock.advance, "config": HOST_CONFIG, "backoff": (0.05, 1.0)}
-        return {"config": HOST_CONFIG, "backoff": (0.02, 0.5)}
+        # the drivers read the table's clock too, so they see the time between boards pass (_between_boards)
+        return {"clock": self.clock.now, "config": HOST_CONFIG, "backoff": (0.02, 0.5)}
 
     def _build(self) -> None:
         kw = self._driver_kwargs()
@@ -281,7 +283,9 @@ class SimulatedTable:
         """The next event from any driver, or None at the deadline."""
         while True:
             try:
-                return self._events.get_nowait() if self.virtual else self._events.get(timeout=0.05)
+                if self.virtual:
+                    return self._events.get_nowait()
+                return self._events.get(timeout=min(0.05, max(0.0, deadline - self.clock.now())))
             except queue.Empty:
                 pass
             if self.clock.now() >= deadline:
@@ -305,7 +309,8 @@ class SimulatedTable:
             busy = [p for p in self.ports if p.device.session.pending or not p.plugged]  # type: ignore[attr-defined]
             if not busy and self._events.empty():
                 break
-            ev = self._next(None, min(deadline, self.clock.now() + 0.05))
+            # an acknowledgement clears a device's pending frame without an event: look again soon
+            ev = self._next(None, min(deadline, self.clock.now() + 0.002))
             if ev is not None:
                 self._other(ev, received, device_notices, mismatches)
 
@@ -465,7 +470,8 @@ class SimulatedTable:
     def _between_boards(self) -> None:
         """The same tag is to be laid where it lay last board (a record replayed twice, or one deck for two
         boards): the time a real table takes between boards passes first, longer than the readers' debounce
-        window, which a new board does not reset."""
+        window, which a new board does not reset. The table's clock jumps (virtual, or the real one skipping):
+        the devices and drivers see the time pass, and nobody sleeps through it."""
         window = max((drv.debouncer.window for _, drv in self.readers.values()), default=0.0)
         self.clock.advance(window + 0.1)
 

@@ -1,7 +1,11 @@
-"""Clocks for the simulators: the real monotonic clock, or a virtual one a test advances by hand.
+"""Clocks for the simulators: the real monotonic clock, a virtual one a test advances by hand, or the real one
+with jumps.
 
 With a :class:`VirtualClock` nothing ever sleeps: a read that would wait advances the clock instead, so a
-board with retransmits and heartbeats replays in milliseconds and always the same way.
+board with retransmits and heartbeats replays in milliseconds and always the same way. A :class:`SkippingClock`
+runs with the real clock (the devices' bytes cross real ptys, sockets and driver threads) except that the
+simulation may move it ahead at a quiet moment, the minutes a real table takes between two boards, instead of
+sleeping through them.
 """
 from __future__ import annotations
 
@@ -36,7 +40,32 @@ class VirtualClock:
             self._now += max(0.0, dt)
 
 
+class SkippingClock:
+    """The monotonic clock plus the time skipped so far: ``advance`` jumps ahead at once. Every device and driver
+    that reads it sees the time pass (a reader's debounce window runs out); nothing waits for it. Code that
+    times on ``time.monotonic()`` itself (the reactor) converts with :func:`on_monotonic`."""
+
+    virtual = False
+
+    def __init__(self) -> None:
+        self._skipped = 0.0
+        self._lock = threading.Lock()
+
+    def now(self) -> float:
+        return time.monotonic() + self._skipped
+
+    def advance(self, dt: float) -> None:
+        with self._lock:
+            self._skipped += max(0.0, dt)
+
+
 REAL_CLOCK = RealClock()
+
+
+def on_monotonic(clock: Clock, t: float | None) -> float | None:
+    """A moment of ``clock`` as a moment of ``time.monotonic()`` (the same for the real clock; earlier by the
+    time skipped for a :class:`SkippingClock`)."""
+    return None if t is None else t - clock.now() + time.monotonic()
 
 
 class Clock(Protocol):

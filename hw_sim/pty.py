@@ -21,6 +21,7 @@ import tempfile
 import tty
 from pathlib import Path
 
+from .clock import on_monotonic
 from .errors import Unplugged
 from .port import DevicePort
 from .reactor import Reactor, default_reactor
@@ -155,7 +156,8 @@ class PtyEndpoint:
             self._flush()
 
     def next_wakeup(self) -> float | None:
-        return self.port.next_wakeup()
+        """When the device's timers are due, on the reactor's clock (``time.monotonic()``)."""
+        return on_monotonic(self.port.clock, self.port.next_wakeup())
 
     # ------------------------------------------------------------------ any thread
     def _on_port(self) -> None:

@@ -14,6 +14,7 @@ import logging
 import selectors
 import socket
 
+from .clock import on_monotonic
 from .errors import Unplugged
 from .port import DevicePort
 from .reactor import Reactor, default_reactor
@@ -137,7 +138,8 @@ class TcpEndpoint:
             self._flush()
 
     def next_wakeup(self) -> float | None:
-        return self.port.next_wakeup()
+        """When the device's timers are due, on the reactor's clock (``time.monotonic()``)."""
+        return on_monotonic(self.port.clock, self.port.next_wakeup())
 
     # ------------------------------------------------------------------ any thread
     def _on_port(self) -> None:
