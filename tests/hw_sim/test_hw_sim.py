@@ -10,7 +10,7 @@ import usb.util
 
 import hw_sim  # noqa: F401  (registers sim://)
 from hw_sim import registry
-from hw_sim.clock import VirtualClock
+from hw_sim.clock import SkippingClock, VirtualClock
 from hw_sim.errors import FaultSpecError, Unplugged
 from hw_sim.faults import FaultSpec, WireFaults
 from hw_sim.loopback import LoopbackDevice
@@ -149,6 +149,26 @@ def test_pty_is_a_real_termios_path(tmp_path):
         ser = serial.serial_for_url(ep.url, timeout=0.2)
         ser.write(b"again")
         assert read_exactly(ser, 5) == b"again"
+        ser.close()
+    finally:
+        ep.close()
+
+
+def test_a_skipping_clock_jumps_ahead_and_a_ptys_device_timers_keep_their_time(tmp_path):
+    """The time between two boards skipped (SkippingClock.advance): no sleep, and a timer the device arms after
+    the jump (a slow line's 0.3 s) is due 0.3 s later on the reactor's time.monotonic(), not a minute later."""
+    clock = SkippingClock()
+    port = DevicePort(LoopbackDevice("pty-skip"), FaultSpec(slow=0.3), clock=clock)
+    ep = serve_pty(port, tmp_path)
+    try:
+        ser = serial.serial_for_url(ep.url, timeout=0.1)
+        wall, before = time.monotonic(), clock.now()
+        clock.advance(60.0)
+        assert clock.now() - before >= 60.0 and time.monotonic() - wall < 1.0
+        sent = time.monotonic()
+        ser.write(b"late")
+        assert read_exactly(ser, 4, deadline=10.0) == b"late"
+        assert 0.25 <= time.monotonic() - sent < 10.0
         ser.close()
     finally:
         ep.close()
