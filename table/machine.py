@@ -143,6 +143,13 @@ class _LeanMachine(Machine):
     transition_cls = _LeanTransition
     event_cls = _LeanEvent
 
+    def _checked_assignment(self, model: Any, name: str, func: Any) -> None:
+        """``model_override`` as the library applies it (a name is bound only where the model declares it),
+        without its warning for each helper a table leaves undeclared: ~20 log records a table, which cost more
+        than the rest of building one even when a filter dropped them."""
+        if getattr(model, name, None) is not None:
+            setattr(model, name, func)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         hooks = (self.prepare_event, self.before_state_change, self.after_state_change, self.finalize_event,
@@ -160,16 +167,6 @@ MACHINE = _LeanMachine(model=None, states=STATES, transitions=TRANSITIONS, initi
                        ignore_invalid_triggers=False, model_override=True, name="table")
 
 
-class _UndeclaredHelpers(logging.Filter):
-    """With ``model_override`` the library logs a warning for each helper a model does not declare, ~20 per
-    table here; leaving them undeclared is this module's choice (memory), so those lines of MACHINE go."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (isinstance(record.args, tuple) and record.args[:1] == (MACHINE.name,)
-                    and "model override policy" in str(record.msg))
-
-
-logging.getLogger("transitions.core").addFilter(_UndeclaredHelpers())
 
 
 @lru_cache(maxsize=1024)

@@ -254,6 +254,7 @@ def test_table_declares_every_trigger_and_joining_logs_no_warning(caplog):
         t = Table()
     try:
         assert set(MACHINE.events) <= set(vars(t))        # add_model bound each declared trigger to the table
+        assert not [n for n in vars(t) if n.startswith(("may_", "is_"))]   # and nothing Table does not declare
         assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
         with pytest.raises(MachineError):
             t.lead_faced()                                 # not from idle
