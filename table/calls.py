@@ -29,11 +29,11 @@ def parse_call(text: str) -> str:
     t = text.strip().upper()
     if t in _ALIASES:
         return _ALIASES[t]
-    if len(t) >= 2 and t[0].isdigit():
-        level = int(t[0])
+    # an ASCII level only: str.isdigit() also takes "¹" and "１", which int() refuses or reads
+    if len(t) >= 2 and "1" <= t[0] <= "9":
         strain = _STRAIN_ALIASES.get(t[1:])
-        if strain and level >= 1:
-            return f"{level}{strain}"
+        if strain:
+            return f"{t[0]}{strain}"
     raise CallError(Text("calls.not_a_call", "not a call: {text}", text=repr(text)))
 
 

@@ -81,6 +81,11 @@ def test_a_malformed_events_complaint_is_keyed_not_an_english_parameter() -> Non
             ({"type": "card", "seat": "N", "card": "ZZ"}, "card event: not a card: 'ZZ'",
              ["event.malformed", "cards.not_a_card"]),
             ({"type": "call", "seat": "N", "call": "9Z"}, "call event: not a call: '9Z'",
+             ["event.malformed", "calls.not_a_call"]),
+            # digits str.isdigit() takes and int() refuses or reads (the live-table fuzzer's "¹0")
+            ({"type": "call", "seat": "N", "call": "¹0"}, "call event: not a call: '¹0'",
+             ["event.malformed", "calls.not_a_call"]),
+            ({"type": "call", "seat": "N", "call": "１NT"}, "call event: not a call: '１NT'",
              ["event.malformed", "calls.not_a_call"])):
         try:
             event_from_dict(body)
