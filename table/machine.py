@@ -144,10 +144,10 @@ class _LeanMachine(Machine):
     event_cls = _LeanEvent
 
     def _checked_assignment(self, model: Any, name: str, func: Any) -> None:
-        """``model_override`` as the library applies it (a name is bound only where the model declares it),
-        without its warning for each helper a table leaves undeclared: ~20 log records a table, which cost more
-        than the rest of building one even when a filter dropped them."""
-        if getattr(model, name, None) is not None:
+        """The library's rule (with ``model_override``, a name is bound only where the model declares it),
+        without its warning for each name it skips: ~20 log records a table, which cost more than the rest of
+        building one even when a filter dropped them."""
+        if (getattr(model, name, None) is None) ^ self.model_override:
             setattr(model, name, func)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
