@@ -29,6 +29,11 @@ import httpx
 
 DIRECTOR_TOKEN = "director-test-token"
 ATTACKER = "127.0.0.2"          # another client address on the loopback (Linux answers all of 127/8)
+# The service closes a connection idle for 5 s (uvicorn's keep-alive); httpx keeps one for reuse 5 s too, so on a
+# loaded machine a request could go out on a connection the service was closing ("Server disconnected without
+# sending a response", once in a make test run). A client must survive that close (RFC 9112 9.3.1): browsers
+# retry, httpx does not; these clients let a connection go well before the service would.
+CLIENT_LIMITS = httpx.Limits(keepalive_expiry=2.0)
 
 
 class SeatSignIn(httpx.Auth):
@@ -171,12 +176,13 @@ class ServerProcess:
 
     def client(self, token: str | None = None, **kw: Any) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 30.0), **kw)
+        return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 30.0),
+                            limits=kw.pop("limits", CLIENT_LIMITS), **kw)
 
     def seat_client(self, table: str, seat: str, **kw: Any) -> httpx.Client:
         """A client of a player at ``table``/``seat``, signed in for whatever round the table is in."""
         return httpx.Client(base_url=self.base, auth=SeatSignIn(self, table, seat), timeout=kw.pop("timeout", 30.0),
-                            **kw)
+                            limits=kw.pop("limits", CLIENT_LIMITS), **kw)
 
     def __enter__(self) -> ServerProcess:
         return self.start()

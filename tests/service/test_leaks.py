@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import websockets
 from leak_check import ANONYMOUS, DIRECTOR, Checker, Snapshot, Truth
-from service_harness import ServerProcess, ServiceThread
+from service_harness import CLIENT_LIMITS, ServerProcess, ServiceThread
 
 from results.movement import howell, mitchell
 from service.config.loading import load_settings
@@ -169,7 +169,7 @@ class Watch:
         return body
 
     async def rest(self, viewer: str, table: str | None, seat: str | None) -> None:
-        async with httpx.AsyncClient(base_url=self.srv.base, timeout=30) as c:
+        async with httpx.AsyncClient(base_url=self.srv.base, timeout=30, limits=CLIENT_LIMITS) as c:
             while not self.done.is_set():
                 if seat is not None and table is not None:
                     tok = await asyncio.to_thread(credential, self.director, table, seat,
@@ -203,7 +203,7 @@ class Watch:
             self.checker.vugraph[t] = mark
         if self.vugraph:
             await asyncio.sleep(0.5)       # views made before the mark are checked as any other table's
-        async with httpx.AsyncClient(base_url=self.srv.base, timeout=30,
+        async with httpx.AsyncClient(base_url=self.srv.base, timeout=30, limits=CLIENT_LIMITS,
                                      headers={"Authorization": f"Bearer {self.srv.token}"}) as d:
             await self.director_plan.score(d)
             jobs = [self.director_plan.intervene(d), self.truth(d),
