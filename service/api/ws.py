@@ -10,6 +10,7 @@ is closed with 1013, "try again later")."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 
@@ -69,15 +70,22 @@ async def _pump(ws: WebSocket, svc: Service, sub: Subscriber, token: str | None 
                 return
             await sub.send_batch(batch, ws.send_text)
 
-    task = asyncio.create_task(sender())
-    try:
+    async def receiver() -> None:
         while True:
             await ws.receive_text()           # clients may send pings; the stream goes one way
-    except (WebSocketDisconnect, RuntimeError):
-        pass
+
+    # the stream ends when either side does: the client leaves (the receive side learns it), or a send finds it
+    # gone first; the subscriber goes at once either way (its mailbox would fill for a client that is not there)
+    sending, receiving = asyncio.create_task(sender()), asyncio.create_task(receiver())
+    try:
+        await asyncio.wait({sending, receiving}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        task.cancel()
+        sending.cancel()
+        receiving.cancel()
         (on_end or svc.hub.unsubscribe)(sub)
+        for task in (sending, receiving):     # a departure ends either task with an error: it is taken here
+            with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
+                await task
 
 
 @router.websocket("/ws/tables/{table_id}")
