@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -335,11 +336,20 @@ def test_a_malformed_hand_record_file_is_refused_in_chinese(tmp_path: Path, brow
     deals = [HandRecordBoard.of(n, random_deal(HashDRBG("zh-records"))) for n in range(1, 5)]
     files = {"cut.dup": to_bytes(deals, "DUP")[:-3], "digits.ber": b"5" * 52, "short.pbn": to_bytes(deals[:2], "PBN")}
     errors: list[str] = []
+
+    def late_listing(route: Any) -> None:
+        if route.request.method == "GET":
+            time.sleep(1.5)
+        route.continue_()
+
     with ServiceThread(tmp_path / "srv", config) as srv:
         ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
         try:
             page = ctx.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
+            # the listing the console reads again after a refusal arrives late, as from a loaded service: the next
+            # file is chosen meanwhile and must be the one imported (a CI run lost it to that race)
+            page.route("**/api/event/hand-records", late_listing)
             page.goto(f"{srv.base}/console?lang=zh-Hant#token={srv.token}")
             wait_until(page, "() => I18N.lang === 'zh-Hant' && 'engine.refusal.no_call' in I18N.dict && "
                              "!document.getElementById('handrecords-section').hidden", timeout=30)

@@ -60,8 +60,8 @@ async function sendHandRecords(path, body, done) {
     HR.listing = await api(path, {method: "POST", body: JSON.stringify(body)}, hrToken());
     hrSay(done(HR.listing));
   } catch (e) {
+    await loadHandRecords();                      // the refusal is said once the section is up to date again
     hrSay(t("console_handrecords.refused", "Refused: {why}", {why: refusalWords(e)}), true);
-    await loadHandRecords();
   } finally { HR.busy = false; renderHandRecords(); }
 }
 
@@ -73,9 +73,10 @@ async function importHandRecords() {
   let data;
   try { data = await hrBase64(file); }
   catch (e) { hrSay(t("console_handrecords.unreadable", "The browser cannot read {name}: {why}", {name: file.name, why: refusalWords(e)}), true); return; }
+  // the file is read: the field is cleared now, so that a file chosen while this one is sent stays chosen
+  input.value = "";
   await sendHandRecords("/api/event/hand-records", {filename: file.name, content_base64: data},
     l => t("console_handrecords.imported", "Imported {name}: {n} boards.", {name: file.name, n: l.boards.length}));
-  input.value = "";
 }
 
 async function generateHandRecords() {
