@@ -348,7 +348,7 @@ def test_a_malformed_hand_record_file_is_refused_in_chinese(tmp_path: Path, brow
             page = ctx.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
             # the listing the console reads again after a refusal arrives late, as from a loaded service: the next
-            # file is chosen meanwhile and must be the one imported (a CI run lost it to that race)
+            # file is chosen meanwhile and must be the one imported (a loaded whole run lost it to that race)
             page.route("**/api/event/hand-records", late_listing)
             page.goto(f"{srv.base}/console?lang=zh-Hant#token={srv.token}")
             wait_until(page, "() => I18N.lang === 'zh-Hant' && 'engine.refusal.no_call' in I18N.dict && "

@@ -99,6 +99,20 @@ def key_over_http(srv: ServerProcess, table: str, board: int, result: dict[str, 
     assert r.status_code == 200 and r.json()["side"] == "EW", r.text
 
 
+# The page's requests for the round's guidance wait until the result is keyed on the page but not yet sent: its last
+# field chosen (a script run before the page's own, through the DevTools protocol, which the page's
+# Content-Security-Policy does not govern).
+ROUND_ARRIVES_WHILE_KEYING = """(() => {
+  let keyed; const first = new Promise(r => keyed = r);
+  document.addEventListener("input", e => {
+    if (e.target.id === "key-tricks" || (e.target.id === "key-level" && e.target.value === "PASS")) keyed();
+  }, true);
+  const fetch = window.fetch;
+  window.fetch = (url, opts) => String(url).includes("/api/event/guidance") ? first.then(() => fetch(url, opts))
+                                                                            : fetch(url, opts);
+})()"""
+
+
 def key_on_the_page(page: Any, board: int, result: dict[str, Any], west: httpx.Client) -> None:
     page.locator("#key-form").wait_for(timeout=10000)
     page.locator("#key-board").fill(str(board))
@@ -114,6 +128,8 @@ def key_on_the_page(page: Any, board: int, result: dict[str, Any], west: httpx.C
         page.locator("#key-declarer").select_option(result["declarer"])
         page.locator("#key-lead").select_option(result["lead"])
         page.locator("#key-tricks").select_option(str(result["tricks"]))
+    # the round's listing is in before the result goes (on the first board it arrives while keying, above)
+    wait_until(page, "() => UI.roundBoards !== null")
     page.locator("#key-send").click()
     wait_until(page, "n => state && state.board && state.board.number === n && state.phase === 'board_complete'", board)
     r = west.post(f"/api/tables/1/boards/{board}/confirm", json={"accept": True})   # on West's own device
@@ -148,6 +164,9 @@ def test_a_scoring_only_mitchell_keyed_from_the_terminals(tmp_path: Path) -> Non
                         page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
                         errors: list[str] = []
                         page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+                        # the round's listing arrives once the player has begun keying, as on a slow network:
+                        # what he has keyed stays (a loaded whole run lost it when the form was drawn again)
+                        page.add_init_script(ROUND_ARRIVES_WHILE_KEYING)
                         page.goto(srv.base + link)
                         for i, b in enumerate(boards):
                             keyed[(t, b)] = random_result(rng)

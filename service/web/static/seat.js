@@ -6,7 +6,7 @@
 let TOKEN = "", TABLE = "", ME = "";
 let state = null;
 const UI = {level: null, alert: false, explanation: "", claimOpen: false, handedTo: "", extrasFor: null, extras: null, pair: null,
-            roundBoards: null, labels: {}};
+            roundBoards: null, labels: {}, keyTyped: false};
 const STRAINS = ["C", "D", "H", "S", "NT"];
 const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
 const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
@@ -278,7 +278,7 @@ function renderKeying(s) {
   if (!correcting) UI.correcting = null;
   const open = s.kind === "scoring" && !s.withheld && (!s.board || s.phase === "board_ready" ||
     (s.phase === "board_complete" && accepted) || correcting);
-  if (!open) { el.hidden = true; el.innerHTML = ""; return; }
+  if (!open) { el.hidden = true; el.innerHTML = ""; UI.keyTyped = false; return; }
   const mark = (correcting ? "c" : "") + (s.board ? s.board.number : "");
   if (!el.hidden && el.dataset.board === mark) return;    // keep what is being keyed
   el.hidden = false;
@@ -297,6 +297,8 @@ function renderKeying(s) {
     `<div class="actions"><button type="submit" class="primary" id="key-send">${esc(correcting ? t("seat.correct_send", "Enter the corrected result") : t("seat.key_send", "Enter the result"))}</button>` +
     (correcting ? `<button type="button" id="key-cancel">${esc(t("seat.correct_cancel", "Keep the result"))}</button>` : "") + `</div></form>`;
   $("key-tricks").value = "7";
+  UI.keyTyped = false;
+  $("key-form").addEventListener("input", () => { UI.keyTyped = true; });
   if (correcting) {                                   // the form starts from the result as keyed
     const r = s.result || {}, m = /^([1-7])(C|D|H|S|NT)(XX|X)?$/.exec(r.contract || "");
     if (r.contract === "PASS") $("key-level").value = "PASS";
@@ -597,7 +599,8 @@ async function loadRound() {
     UI.roundBoards = (g.boards && g.boards.numbers) || null;
     (g.pairs || []).forEach(p => { UI.labels[p.pair] = p.label ?? String(p.pair); });
   } catch (e) { UI.roundBoards = null; }
-  $("keying-section").hidden = true;                  // drawn again with the round's first board
+  // drawn again with the round's first board, unless the player has begun keying: what he keyed stays
+  if (!UI.keyTyped) $("keying-section").hidden = true;
   if (state) render();
 }
 function earlierRound(s) {
@@ -646,6 +649,7 @@ function newSeat(r) {
   TOKEN = r.token; TABLE = r.table; ME = r.seat;
   sessionStorage.setItem("bt-token", r.token);
   state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.extras = null; UI.labels = {};
+  UI.keyTyped = false;
   $("hands").innerHTML = ""; $("trick").innerHTML = ""; $("auction").innerHTML = "";
   ["keying-section", "result-section", "guidance-section", "players-section", "claim-section", "start-section"].forEach(id => $(id).hidden = true);
   UI.startKey = null; UI.startPick = null; UI.startRefusal = "";
