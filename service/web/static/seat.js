@@ -297,8 +297,8 @@ function renderKeying(s) {
     `<div class="actions"><button type="submit" class="primary" id="key-send">${esc(correcting ? t("seat.correct_send", "Enter the corrected result") : t("seat.key_send", "Enter the result"))}</button>` +
     (correcting ? `<button type="button" id="key-cancel">${esc(t("seat.correct_cancel", "Keep the result"))}</button>` : "") + `</div></form>`;
   $("key-tricks").value = "7";
-  UI.keyTyped = false;
-  $("key-form").addEventListener("input", () => { UI.keyTyped = true; });
+  UI.keyTyped = UI.keyBoardTyped = false;
+  $("key-form").addEventListener("input", e => { UI.keyTyped = true; if (e.target.id === "key-board") UI.keyBoardTyped = true; });
   if (correcting) {                                   // the form starts from the result as keyed
     const r = s.result || {}, m = /^([1-7])(C|D|H|S|NT)(XX|X)?$/.exec(r.contract || "");
     if (r.contract === "PASS") $("key-level").value = "PASS";
@@ -599,8 +599,10 @@ async function loadRound() {
     UI.roundBoards = (g.boards && g.boards.numbers) || null;
     (g.pairs || []).forEach(p => { UI.labels[p.pair] = p.label ?? String(p.pair); });
   } catch (e) { UI.roundBoards = null; }
-  // drawn again with the round's first board, unless the player has begun keying: what he keyed stays
+  // drawn again with the round's first board, unless the player has begun keying: what he keyed stays, and the
+  // board field offers the round's board unless he typed one
   if (!UI.keyTyped) $("keying-section").hidden = true;
+  else if (!UI.keyBoardTyped && state && $("key-board") && !$("key-board").readOnly) $("key-board").value = nextBoard(shown(state));
   if (state) render();
 }
 function earlierRound(s) {
