@@ -53,16 +53,18 @@ run: $(STAMP)
 	@echo "==> starting the service with $(SIMULATE) simulated tables on port $(PORT) of $(if $(filter 0.0.0.0 ::,$(HOST)),every network of this machine (only this machine: make run HOST=127.0.0.1),$(HOST))$(if $(DATACONNECTOR), and the Data Connector on port $(DC_PORT))"
 	$(BIN)/bridgetable serve --simulate $(SIMULATE) --host $(HOST) --port $(PORT) $(if $(SESSION),--$(SESSION)) $(if $(SHOW_TOKEN),--show-token) $(if $(DATACONNECTOR),--dataconnector --dc-port $(DC_PORT))
 
-# The headless-browser tests drive Debian's Chromium (Playwright's own download needs a CDN this machine
-# cannot reach). Installed when missing; if it cannot be, the browser tests skip with the reason.
-CHROMIUM ?= /usr/bin/chromium
+# The headless-browser tests drive Debian's old headless shell of Chromium, the same Blink without the desktop
+# browser around it (a browser context with its first page costs ~0.1 s of CPU against ~0.9 s with the full
+# browser; docs/PERFORMANCE.md). Playwright's own download needs a CDN this machine cannot reach. Installed when
+# missing; if it cannot be, the tests fall back to Debian's full chromium, and skip with the reason without either.
+CHROMIUM ?= /usr/bin/chromium-headless-shell
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The pages speak Chinese too: a CJK font (WenQuanYi Micro Hei, 5 MB) so the screenshots show its characters.
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 browsers:
-	@test -x $(CHROMIUM) || { echo "==> installing Debian's Chromium for the browser tests"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; } \
-	  || echo "note: chromium could not be installed; the browser tests will skip"
+	@test -x $(CHROMIUM) || { echo "==> installing Debian's headless Chromium for the browser tests"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium-headless-shell; } \
+	  || echo "note: chromium-headless-shell could not be installed; the browser tests use /usr/bin/chromium if it is there, else skip"
 	@test -f $(CJK_FONT) || { echo "==> installing a Chinese font for the pages' screenshots"; \
 	  $(SUDO) apt-get install -y -qq fonts-wqy-microhei || echo "note: no Chinese font; zh-Hant screenshots show boxes"; }
 
