@@ -101,7 +101,10 @@ class SimulatedClub:
                 nxt = self.next_board(tid, number) if self.next_board else number + 1
                 if cfg.boards and (self._played(rt) >= cfg.boards if self.next_board else nxt > cfg.boards):
                     return
+                current = rt.current
                 await self._pause(rng, 2.0 if t.board is not None else 0.2)
+                if self.club.table(tid).current is not current:
+                    continue        # the director (or a dealer) put a board on the table meanwhile: play that one
                 deal = (self.hand_record(nxt) if self.hand_record else None) or deal_for(cfg.seed, nxt).to_pbn()
                 await self.club.submit(tid, {"type": "board", "board": nxt, "deal": deal}, "dealer:sim")
                 refused = 0
