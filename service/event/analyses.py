@@ -4,6 +4,8 @@ which releases the GIL) takes about a quarter of a second of CPU per deal, and t
 meanwhile. The public screen and the hand-record sheets
 read the same results; a hand-record set is analysed as soon as it is loaded (``warm``), so the sheets are ready
 before anyone asks, and a request that comes earlier is told how far the analysis has got instead of waiting.
+A deal solved once in the process is not solved again (``SOLVED``): the same set loaded a second time, another
+service in the same process (the test suite runs dozens), a restart of the event.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import functools
 import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -26,6 +29,28 @@ log = logging.getLogger(__name__)
 
 DealKey = tuple[int, str, str, str]          # board, PBN deal, dealer, vulnerability
 STRAINS = ("NT", "S", "H", "D", "C")
+
+
+class SolvedDeals:
+    """The process's solved deals, the most recent ``size`` of them (an analysis is about 1 KB). Read and written
+    from the solver threads of every ``Analyses`` in the process, hence the lock."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._solved: OrderedDict[DealKey, Analysis | None] = OrderedDict()
+
+    def solve(self, key: DealKey, solver: Callable[[DealKey], Analysis | None]) -> Analysis | None:
+        with self._lock:
+            if key in self._solved:
+                self._solved.move_to_end(key)
+                return self._solved[key]
+        found = solver(key)                         # outside the lock: the solver has its own (table/dds.py)
+        with self._lock:
+            self._solved[key] = found
+            while len(self._solved) > self.size:
+                self._solved.popitem(last=False)
+        return found
 
 
 def board_of(key: DealKey) -> HandRecordBoard:
@@ -50,6 +75,17 @@ def _low_priority(nice: int) -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), max(nice, os.getpriority(os.PRIO_PROCESS, 0)))
     except (AttributeError, OSError):          # not Linux, or not allowed: the normal priority and name
         pass
+
+
+def _solve(key: DealKey) -> Analysis | None:
+    try:
+        return analyse(board_of(key))
+    except Exception:                     # a deal the solver refuses: the board shows its hands only
+        log.exception("double-dummy analysis of board %d failed", key[0])
+        return None
+
+
+SOLVED = SolvedDeals()
 
 
 class Analyses:
@@ -100,11 +136,7 @@ class Analyses:
 
     @staticmethod
     def _compute(key: DealKey) -> Analysis | None:
-        try:
-            return analyse(board_of(key))
-        except Exception:                     # a deal the solver refuses: the board shows its hands only
-            log.exception("double-dummy analysis of board %d failed", key[0])
-            return None
+        return SOLVED.solve(key, _solve)
 
     def _finish(self, key: DealKey, fut: asyncio.Future[Analysis | None]) -> None:
         self._pending.discard(key)

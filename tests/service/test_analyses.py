@@ -50,3 +50,18 @@ def test_a_deal_the_solver_refuses_is_remembered_as_none() -> None:
 def test_outside_a_loop_nothing_is_scheduled() -> None:
     analyses = Analyses()
     assert analyses.get(KEYS[0]) is None and not analyses.ready(KEYS[0]) and analyses.count == 0
+
+
+def test_a_deal_is_solved_once_in_the_process_and_the_oldest_are_forgotten() -> None:
+    """``SolvedDeals``: a second service (or the same set loaded again) gets the first one's analysis without a
+    solve; past its size the least recently used deal is solved again."""
+    from service.event.analyses import SolvedDeals
+    solved = SolvedDeals(size=2)
+    calls: list[int] = []
+
+    def solver(key: DealKey) -> None:
+        calls.append(key[0])
+    for key in (KEYS[0], KEYS[1], KEYS[0], KEYS[2], KEYS[1], KEYS[0]):
+        solved.solve(key, solver)
+    # 1, 2 solved; 1 known (now the most recent); 3 solved, 2 forgotten; 2 solved again, 1 forgotten; 1 again
+    assert calls == [1, 2, 3, 2, 1]
