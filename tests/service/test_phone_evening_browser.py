@@ -227,9 +227,11 @@ def start_board(page: Any, board: str, typed: int, named: int | None = None) -> 
 def step(table: Table, busy: dict[int, str]) -> bool:
     """One action at ``table`` if its four pages agree on what the table is doing and it has moved on since the
     table's last action; False when it waits."""
-    views = {s: p.evaluate(SUMMARY) for s, p in table.pages.items()}
-    if any(v is None for v in views.values()):
-        return False
+    views: dict[str, Any] = {}
+    for s, p in table.pages.items():
+        v = views[s] = p.evaluate(SUMMARY)
+        if v is None or (v["seq"], v["accepted"]) == table.last:
+            return False            # this page has not moved on: the four cannot agree on a new state yet
     now = {(v["seq"], v["accepted"]) for v in views.values()}
     if len(now) != 1 or now == {table.last}:
         return False
