@@ -7,10 +7,12 @@ for a board the set does not name (past the event's boards), from ``dealing.deal
 board number at every table, with a seeded irregularity on a share of the boards (an insufficient bid, an
 opening lead out of turn, a revoke). When an irregularity waits for a choice, the robots wait up to
 ``ruling_wait_s`` for the director (or an entitled player) and then play on, which accepts it by action
-where the laws allow (27A, 53A ...). A simulated table keeps no state of its own: after a restart it
-continues from its replayed journal. When the service runs an event (``service/event/tournament.py``; ``--simulate N``
-makes a Mitchell for the simulated tables when none is configured), each table plays its movement's
-boards round by round (``next_board``), then carries on past the event's boards.
+where the laws allow (27A, 53A ...). A robot about to start its next board looks at the table again after its
+pause: a board the director (or a dealer) put there meanwhile is the one it plays. A simulated table keeps no
+state of its own: after a restart it continues from its replayed journal. When the service runs an event
+(``service/event/tournament.py``; ``--simulate N`` makes a Mitchell for the simulated tables when none is
+configured), each table plays its movement's boards round by round (``next_board``), then carries on past the
+event's boards.
 """
 from __future__ import annotations
 
