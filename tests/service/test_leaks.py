@@ -83,8 +83,7 @@ class Watch:
         self.rounds: dict[str, int] = {t: 1 for t in tables}
         self.live: dict[str, int | None] = {}
         self.truths = 0
-        self.event_over = False             # every table finished its boards of the movement
-        self.progress: list[dict[str, Any]] = []
+        self.progress: list[dict[str, Any]] = []        # where each table is, as last read
         self.director_plan = Director(self)
         self.done = asyncio.Event()
         self.director = srv.client(srv.token)
@@ -118,7 +117,6 @@ class Watch:
             self.rounds, self.live, self.progress = rounds, live, ev["progress"]
             self.truths += 1
             if all(p["finished"] for p in ev["progress"]):
-                self.event_over = True
                 self.done.set()
                 final += 1
                 await asyncio.sleep(0.5)               # the delayed copies catch up; a few more truths after
@@ -388,7 +386,8 @@ def verdict(name: str, checker: Checker, w: Watch) -> None:
     assert checker.checked >= 1000, "too few snapshots to mean anything"
     # the watch ended with the event, not at its deadline: a table left short of its boards (the robots once
     # started a board of their own over the one the director had just put back) kept it waiting 150 s
-    assert w.event_over, [(p["table"], p["round"], p["done"], p["finished"]) for p in w.progress]
+    assert w.progress and all(p["finished"] for p in w.progress), \
+        [(p["table"], p["round"], p["done"], p["finished"]) for p in w.progress]
     done = w.director_plan.done
     assert done == ["scores", "wrong board", "advanced early", "forced release"], done
     assert checker.withheld_seen > 0, "no viewer ever met a board it may not see: the check proved nothing"

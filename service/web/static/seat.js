@@ -6,7 +6,7 @@
 let TOKEN = "", TABLE = "", ME = "";
 let state = null;
 const UI = {level: null, alert: false, explanation: "", claimOpen: false, handedTo: "", extrasFor: null, extras: null, pair: null,
-            roundBoards: null, labels: {}, keyTyped: false};
+            roundBoards: null, labels: {}, keyTyped: false, keyBoardTyped: false};
 const STRAINS = ["C", "D", "H", "S", "NT"];
 const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
 const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
