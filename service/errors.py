@@ -36,6 +36,11 @@ class Prevented(Conflict):
         self.codes = codes
 
 
+class Superseded(Conflict):
+    """A conditional event whose condition no longer holds: the table's board changed since the caller looked
+    (a robot's next board over the one the director has just put on the table)."""
+
+
 class Unauthenticated(ServiceError):
     """No valid token: the caller must say who he is."""
 

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import enum
 import logging
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from typing import Any, Protocol
 
 from service.config.settings import Settings
-from service.errors import Conflict, Invalid, NotFound, Prevented
+from service.errors import Conflict, Invalid, NotFound, Prevented, Superseded
 from service.live.board_results import AdjustmentError, adjustment, board_results
 from service.live.director_calls import DirectorCalls
 from service.live.free_text import EXPLANATION_CHARS, one_line
@@ -34,7 +35,7 @@ from service.live.hub import Hub
 from service.live.lawtext import statement
 from service.live.obligations import Obligations
 from service.live.permissions import authorize
-from service.live.runtime import TableRuntime
+from service.live.runtime import BoardRecord, TableRuntime
 from service.live.spectators import SpectatorFeed
 from service.live.visibility import Viewer, visible_irregularities
 from service.store.journal import CLUB, NEXT, Journal, JournalError, Row, utcnow
@@ -68,6 +69,11 @@ PREVENTABLE = {
 }
 
 HELD = (CallMade, CardPlayed, ClaimMade, ContractRecorded, ResultRecorded)   # what a held table refuses
+
+
+class AnyBoard(enum.Enum):
+    """``Club.submit``'s default: the event applies whatever board the table is on."""
+    ANY = "any"
 
 
 class TournamentRules(Protocol):
@@ -182,15 +188,22 @@ class Club:
         return event
 
     async def submit(self, table_id: str, data: Any, actor: str, viewer: Viewer | None = None,
-                     device: str | None = None) -> tuple[Row, list[Irregularity]]:
-        """Apply, journal, publish; returns the journal row and the irregularities the event flagged."""
+                     device: str | None = None, over: BoardRecord | None | AnyBoard = AnyBoard.ANY
+                     ) -> tuple[Row, list[Irregularity]]:
+        """Apply, journal, publish; returns the journal row and the irregularities the event flagged. With
+        ``over``, only while the table's current board is still that one (else ``Superseded``): checked under
+        the table's lock, so an event that reached the lock first (the director's board, in the journal's write)
+        is never overwritten by one decided before it."""
         rt = self.table(table_id)
         event = self.parse(data)               # Invalid: malformed, nothing changes
-        return await asyncio.shield(self._submit(rt, event, actor, viewer, device))
+        return await asyncio.shield(self._submit(rt, event, actor, viewer, device, over))
 
     async def _submit(self, rt: TableRuntime, event: TableEvent, actor: str, viewer: Viewer | None,
-                      device: str | None) -> tuple[Row, list[Irregularity]]:
+                      device: str | None, over: BoardRecord | None | AnyBoard = AnyBoard.ANY
+                      ) -> tuple[Row, list[Irregularity]]:
         async with self._locks[rt.id]:
+            if over is not AnyBoard.ANY and rt.current is not over:
+                raise Superseded(Text("refusal.superseded", "table {table} has another board since", table=rt.id))
             if isinstance(event, ResultRecorded) and self.kind(rt.id) != "scoring":
                 raise Conflict(Text("refusal.result_at_played_table", "table {table} plays its boards with readers: "
                                     "a result is keyed only at a scoring-only table ({path})", table=rt.id,

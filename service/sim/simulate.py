@@ -7,8 +7,9 @@ for a board the set does not name (past the event's boards), from ``dealing.deal
 board number at every table, with a seeded irregularity on a share of the boards (an insufficient bid, an
 opening lead out of turn, a revoke). When an irregularity waits for a choice, the robots wait up to
 ``ruling_wait_s`` for the director (or an entitled player) and then play on, which accepts it by action
-where the laws allow (27A, 53A ...). A robot about to start its next board looks at the table again after its
-pause: a board the director (or a dealer) put there meanwhile is the one it plays. A simulated table keeps no
+where the laws allow (27A, 53A ...). A robot starts its next board only if the table is still on the board it looked at
+before its pause (``Club.submit(over=...)``, checked under the table's lock): a board the director (or a dealer)
+put there meanwhile is the one it plays. A simulated table keeps no
 state of its own: after a restart it continues from its replayed journal. When the service runs an event
 (``service/event/tournament.py``; ``--simulate N`` makes a Mitchell for the simulated tables when none is
 configured), each table plays its movement's boards round by round (``next_board``), then carries on past the
@@ -23,7 +24,7 @@ import time
 from collections.abc import Callable
 
 from service.config.settings import SimulationConfig
-from service.errors import Prevented, ServiceError
+from service.errors import Prevented, ServiceError, Superseded
 from service.live.club import Club
 from service.live.runtime import TableRuntime
 from service.sim.dealing import deal_for
@@ -105,10 +106,12 @@ class SimulatedClub:
                     return
                 current = rt.current
                 await self._pause(rng, 2.0 if t.board is not None else 0.2)
-                if self.club.table(tid).current is not current:
-                    continue        # the director (or a dealer) put a board on the table meanwhile: play that one
                 deal = (self.hand_record(nxt) if self.hand_record else None) or deal_for(cfg.seed, nxt).to_pbn()
-                await self.club.submit(tid, {"type": "board", "board": nxt, "deal": deal}, "dealer:sim")
+                try:
+                    await self.club.submit(tid, {"type": "board", "board": nxt, "deal": deal}, "dealer:sim",
+                                           over=current)
+                except Superseded:
+                    continue        # the director (or a dealer) put a board on the table meanwhile: play that one
                 refused = 0
                 waiting_since = None
                 continue
