@@ -84,6 +84,7 @@ class Watch:
         self.live: dict[str, int | None] = {}
         self.truths = 0
         self.progress: list[dict[str, Any]] = []        # where each table is, as last read
+        self.closed: list[tuple[str, int | None, str]] = []  # club streams the server closed: viewer, code, reason
         self.director_plan = Director(self)
         self.done = asyncio.Event()
         self.director = srv.client(srv.token)
@@ -140,8 +141,16 @@ class Watch:
                                                    m["table"]))
                     if table is not None and self.rounds.get(table) != rnd:
                         return                                     # a new round: reconnect with its credential
-        except websockets.exceptions.ConnectionClosed:
-            pass
+        except websockets.exceptions.ConnectionClosed as closed:
+            if table is None:
+                self.closed.append((viewer, closed.rcvd.code if closed.rcvd else None,
+                                    closed.rcvd.reason if closed.rcvd else ""))
+
+    async def club_stream(self, url: str, viewer: str) -> None:
+        """A page's club stream: opened again when the server closes it, as the pages do (``common.js``)."""
+        while not self.done.is_set():
+            await self.stream(url, viewer)
+            await asyncio.sleep(0.1)
 
     async def seat_stream(self, table: str, seat: str) -> None:
         while not self.done.is_set():
@@ -208,8 +217,8 @@ class Watch:
                                      headers={"Authorization": f"Bearer {self.srv.token}"}) as d:
             await self.director_plan.score(d)
             jobs = [self.director_plan.intervene(d), self.truth(d),
-                    self.stream(f"{self.srv.ws_base}/ws/club", ANONYMOUS, None),
-                    self.stream(f"{self.srv.ws_base}/ws/club?token={self.srv.token}", DIRECTOR, None),
+                    self.club_stream(f"{self.srv.ws_base}/ws/club", ANONYMOUS),
+                    self.club_stream(f"{self.srv.ws_base}/ws/club?token={self.srv.token}", DIRECTOR),
                     self.rest(ANONYMOUS, None, None)]
             jobs += [self.seat_stream(t, s) for t in self.tables for s in SEATS]
             jobs += [self.rest(f"seat:{t}:{s}", t, s) for t in self.tables for s in SEATS]
@@ -407,7 +416,7 @@ def test_no_leak_over_a_simulated_mitchell_with_a_relay_a_sit_out_and_a_vugraph_
                                                                           if s.round == 1 for b in s.boards})
     checker, w = watch(tmp_path, movement, mv, vugraph=("1",))
     verdict("Mitchell", checker, w)
-    assert checker.vugraph_shown > 0, "the vugraph table's live play reaches the public"
+    assert checker.vugraph_shown > 0, f"the vugraph table's live play reaches the public (closed: {w.closed})"
 
 
 def test_no_leak_over_a_simulated_howell(tmp_path: Path) -> None:
