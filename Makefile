@@ -79,9 +79,13 @@ check: lint types
 
 # pytest's options come from pyproject.toml (four pytest-xdist workers, the per-test timeout); more go in PYTEST_ADDOPTS, as .ci/run
 # does for --durations=40: make test PYTEST_ADDOPTS="-x -k avr"
+# A machine whose environment switches bytecode caching off (PYTHONDONTWRITEBYTECODE=1, as this project's CI
+# machine does) would have every process of the suite (four workers, each test's server, each CLI run) compile
+# the project and rewrite the tests' assertions from source again: 8 of the 11 CPU s a worker spends collecting,
+# 0.3 s of each server's start (docs/PERFORMANCE.md). The suite writes them (__pycache__/ is git-ignored).
 test: check browsers firmware-deps
 	@echo "==> pytest (the whole suite; BRIDGETABLE_CORPUS adds the real-data tests)$${PYTEST_ADDOPTS:+ with PYTEST_ADDOPTS=$$PYTEST_ADDOPTS}"
-	$(BIN)/python -m pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/replay_corpus.py
