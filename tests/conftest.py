@@ -67,6 +67,14 @@ def nothing_left_in_the_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> It
         pytest.fail(f"the tests left {len(left)} folder(s) in the temp dir: {'; '.join(listing)}", pytrace=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_browser_stops() -> Iterator[None]:
+    """The browser tests share one Chromium per test process (``headless.browser_session``): closed at the end."""
+    yield
+    from headless import stop_shared_browser
+    stop_shared_browser()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     """Captured output that is not valid Unicode (a test that feeds the journal a lone surrogate logs it) written

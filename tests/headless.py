@@ -2,8 +2,11 @@
 machine cannot reach), its launch arguments, and the screenshot folder (tests/artifacts, ignored by git)."""
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,62 @@ def playwright_or_skip() -> Any:
 
 def launch(pw: Any) -> Any:
     return pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+
+
+class _Shared:
+    """The test process's Playwright driver and Chromium, started by the first browser test and kept for the
+    next ones (each start of the two cost ~0.9 CPU s, and a run made ~50)."""
+    playwright: Any = None
+    browser: Any = None
+    loop: asyncio.AbstractEventLoop | None = None
+
+
+def _resume() -> None:
+    # Playwright's sync API marks its event loop as this thread's running loop between two of its calls (its
+    # dispatcher is a greenlet inside that loop); a test that is not a browser test finds it unmarked (_park),
+    # so its own asyncio.run works. The loop is marked again before Playwright's next call.
+    if _Shared.loop is not None:
+        asyncio._set_running_loop(_Shared.loop)
+
+
+def _park() -> None:
+    if _Shared.loop is not None and asyncio._get_running_loop() is _Shared.loop:
+        asyncio._set_running_loop(None)
+
+
+@contextlib.contextmanager
+def browser_session() -> Iterator[Any]:
+    """Chromium for a browser test (or a module of them): the test process's own, started at the first use. The
+    browser contexts and pages the test opened are closed after it, so the next test starts from none; a browser
+    that died is launched again. Skips (with the reason) when Chromium or Playwright is missing."""
+    sync_api = playwright_or_skip()
+    _resume()
+    try:
+        if _Shared.playwright is None:
+            _Shared.playwright = sync_api.sync_playwright().start()
+            _Shared.loop = asyncio._get_running_loop()
+        if _Shared.browser is None or not _Shared.browser.is_connected():
+            _Shared.browser = launch(_Shared.playwright)
+        yield _Shared.browser
+    finally:
+        _resume()
+        if _Shared.browser is not None and _Shared.browser.is_connected():
+            for context in list(_Shared.browser.contexts):
+                context.close()
+        _park()
+
+
+def stop_shared_browser() -> None:
+    """Closes the test process's Chromium and Playwright driver (the end of the test session)."""
+    if _Shared.playwright is None:
+        return
+    _resume()
+    try:
+        if _Shared.browser is not None and _Shared.browser.is_connected():
+            _Shared.browser.close()
+        _Shared.playwright.stop()
+    finally:
+        _Shared.playwright = _Shared.browser = _Shared.loop = None
 
 
 def wait_until(page: Any, expression: str, arg: Any = None, timeout: float = 15.0) -> None:

@@ -32,7 +32,7 @@ from bridgemate_dataconnector.dto import (
 )
 from dc_helpers import CLUB_ID, LICENCE_KEY, DcServer
 from dc_pages import PAGE_TIMEOUT, SeatPages
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, browser_session, wait_until
 
 from service.sim.dealing import deal_for
 
@@ -155,18 +155,13 @@ def pages_played(server: DcServer, board: int) -> list[str]:
 
 @pytest.mark.slow
 def test_scoring_program_runs_the_evening(tmp_path: Path) -> None:
-    sync_api = playwright_or_skip()
     config = {"simulation": {"tables": TABLES - 1, "pace_s": 0.02, "irregularity_rate": 0, "seed": 7, "boards": 6},
               "dataconnector": {"table_kind": "played"}}
     server = DcServer(tmp_path / "srv", config).start()
     errors: list[str] = []
     try:
-        with sync_api.sync_playwright() as pw:
-            browser = launch(pw)
-            try:
-                evening(server, SeatPages(browser, server.base, server.token, str(PAGES_TABLE), errors), browser)
-            finally:
-                browser.close()
+        with browser_session() as browser:
+            evening(server, SeatPages(browser, server.base, server.token, str(PAGES_TABLE), errors), browser)
         assert not errors, errors
     finally:
         server.stop()

@@ -5,16 +5,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from headless import launch, playwright_or_skip
+from headless import browser_session
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for a test module (skips with the reason when Chromium or Playwright is missing)."""
-    sync_api = playwright_or_skip()
-    with sync_api.sync_playwright() as pw:
-        b = launch(pw)
-        try:
-            yield b
-        finally:
-            b.close()
+    """The headless Chromium of the test process for a test module (skips with the reason when Chromium or
+    Playwright is missing); what the module opened in it is closed after it."""
+    with browser_session() as b:
+        yield b

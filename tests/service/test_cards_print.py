@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import segno
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, browser_session, wait_until
 from service_harness import ServiceThread
 
 CONFIG = {"tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
@@ -44,25 +44,20 @@ def modules_in_picture(img: object, square: tuple[float, float, float, float], n
 
 @pytest.mark.slow
 def test_the_table_cards_print_on_a4_with_readable_qr_codes(tmp_path: Path) -> None:
-    sync_api = playwright_or_skip()
     pdfium = pytest.importorskip("pypdfium2")
-    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, browser_session() as browser:
         cards = d.get("/api/cards").json()
         links = [c["seats"][s]["link"] for c in cards for s in "NESW"]
-        browser = launch(pw)
-        try:
-            for size, (w, h) in SIZES.items():
-                page = browser.new_page(viewport={"width": w, "height": h})
-                page.goto(f"{srv.base}/cards#token={srv.token}")
-                wait_until(page, "document.body.dataset.loaded === '3'")
-                assert page.evaluate("location.hash") == "", "the token leaves the address bar"
-                assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), size
-                page.screenshot(path=str(ARTIFACTS / f"cards-screen-{size}.png"))
-                if size == "tablet":
-                    pdf_bytes = page.pdf(format="A4", print_background=True, prefer_css_page_size=True)
-                page.close()
-        finally:
-            browser.close()
+        for size, (w, h) in SIZES.items():
+            page = browser.new_page(viewport={"width": w, "height": h})
+            page.goto(f"{srv.base}/cards#token={srv.token}")
+            wait_until(page, "document.body.dataset.loaded === '3'")
+            assert page.evaluate("location.hash") == "", "the token leaves the address bar"
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), size
+            page.screenshot(path=str(ARTIFACTS / f"cards-screen-{size}.png"))
+            if size == "tablet":
+                pdf_bytes = page.pdf(format="A4", print_background=True, prefer_css_page_size=True)
+            page.close()
     pdf = pdfium.PdfDocument(pdf_bytes)
     assert len(pdf) == 2, "three cards: two on the first page, one on the second"
     found: list[tuple[int, tuple[float, float, float, float], object]] = []

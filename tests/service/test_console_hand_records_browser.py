@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, browser_session, wait_until
 from service_harness import ServiceThread
 
 from table.dealgen import HashDRBG, random_deal
@@ -56,7 +56,6 @@ def import_file(page: Any, path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("size", list(SIZES))
 def test_the_director_imports_the_hand_records_from_the_console(tmp_path: Path, size: str) -> None:
-    sync_api = playwright_or_skip()
     width, height = SIZES[size]
     dup = boards(16, f"console-dup-{size}")
     good, short, notes = tmp_path / "session.dup", tmp_path / "short.dup", tmp_path / "notes.txt"
@@ -64,94 +63,85 @@ def test_the_director_imports_the_hand_records_from_the_console(tmp_path: Path, 
     short.write_bytes(to_bytes(dup[:12], "DUP"))
     notes.write_text("not a hand-record file\n", encoding="utf-8")
     with ServiceThread(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as d, \
-            sync_api.sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            page.on("dialog", lambda dialog: dialog.accept())
-            page.goto(f"{srv.base}/console#token={srv.token}")
-            wait_until(page, "() => document.getElementById('ev-summary').textContent.length > 0")
-            wait_until(page, "() => document.getElementById('hr-summary') !== null")
-            # no event: no hand records to import (nothing to check them against)
-            assert page.locator("#handrecords-section").is_hidden()
-            assert page.locator("#nav-handrecords").is_hidden()
+            browser_session() as browser:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(f"{srv.base}/console#token={srv.token}")
+        wait_until(page, "() => document.getElementById('ev-summary').textContent.length > 0")
+        wait_until(page, "() => document.getElementById('hr-summary') !== null")
+        # no event: no hand records to import (nothing to check them against)
+        assert page.locator("#handrecords-section").is_hidden()
+        assert page.locator("#nav-handrecords").is_hidden()
 
-            set_up_event(page, "Hand-record night")
-            wait_until(page, "() => !document.getElementById('handrecords-section').hidden")
-            assert "No hand records yet" in text(page, "#hr-summary")
-            assert page.locator("#nav-handrecords").is_visible()
+        set_up_event(page, "Hand-record night")
+        wait_until(page, "() => !document.getElementById('handrecords-section').hidden")
+        assert "No hand records yet" in text(page, "#hr-summary")
+        assert page.locator("#nav-handrecords").is_visible()
 
-            # refused in the service's words; nothing is loaded
-            import_file(page, short)
-            assert "missing board(s): 13, 14, 15, 16" in text(page, "#hr-status")
-            assert page.locator("#hr-status.hr-bad").count() == 1
-            import_file(page, notes)
-            assert "unknown hand-record format" in text(page, "#hr-status")
-            assert d.get("/api/event/hand-records").json()["boards"] == []
-            assert "No hand records yet" in text(page, "#hr-summary")
+        # refused in the service's words; nothing is loaded
+        import_file(page, short)
+        assert "missing board(s): 13, 14, 15, 16" in text(page, "#hr-status")
+        assert page.locator("#hr-status.hr-bad").count() == 1
+        import_file(page, notes)
+        assert "unknown hand-record format" in text(page, "#hr-status")
+        assert d.get("/api/event/hand-records").json()["boards"] == []
+        assert "No hand records yet" in text(page, "#hr-summary")
 
-            # the Duplimate file, read by the page and sent with its name
-            import_file(page, good)
-            assert "Imported session.dup: 16 boards." in text(page, "#hr-status")
-            assert page.locator("#hr-status.hr-bad").count() == 0
-            summary = text(page, "#hr-summary")
-            assert "session.dup" in summary and "16 boards (1–16)" in summary and "can be replaced" in summary
-            listing = d.get("/api/event/hand-records").json()
-            assert listing["source"] == "session.dup"
-            assert [b["deal"] for b in listing["boards"]] == [b.deal.to_pbn() for b in dup]
+        # the Duplimate file, read by the page and sent with its name
+        import_file(page, good)
+        assert "Imported session.dup: 16 boards." in text(page, "#hr-status")
+        assert page.locator("#hr-status.hr-bad").count() == 0
+        summary = text(page, "#hr-summary")
+        assert "session.dup" in summary and "16 boards (1–16)" in summary and "can be replaced" in summary
+        listing = d.get("/api/event/hand-records").json()
+        assert listing["source"] == "session.dup"
+        assert [b["deal"] for b in listing["boards"]] == [b.deal.to_pbn() for b in dup]
 
-            # a secure set replaces it (the page asks first), then the file replaces that again
-            with page.expect_response(lambda r: r.url.endswith("/generate")):
-                page.locator("#hr-generate").click()
-            wait_until(page, "() => document.getElementById('hr-summary').textContent.includes('generated')")
-            assert "nobody can deal it again" in text(page, "#hr-status")
-            assert d.get("/api/event/hand-records").json()["source"] == "generated"
-            import_file(page, good)
-            assert "session.dup" in text(page, "#hr-summary")
+        # a secure set replaces it (the page asks first), then the file replaces that again
+        with page.expect_response(lambda r: r.url.endswith("/generate")):
+            page.locator("#hr-generate").click()
+        wait_until(page, "() => document.getElementById('hr-summary').textContent.includes('generated')")
+        assert "nobody can deal it again" in text(page, "#hr-status")
+        assert d.get("/api/event/hand-records").json()["source"] == "generated"
+        import_file(page, good)
+        assert "session.dup" in text(page, "#hr-summary")
 
-            # nothing scrolls sideways; the controls are 44 px touch targets
-            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), size
-            section = page.locator("#handrecords-section")
-            assert section.evaluate("s => s.scrollWidth <= s.clientWidth"), size
-            for sel in ("#hr-import", "#hr-generate", "#hr-file"):
-                assert page.locator(sel).bounding_box()["height"] >= 44, sel
-            section.screenshot(path=str(ARTIFACTS / f"console-handrecords-{size}.png"))
+        # nothing scrolls sideways; the controls are 44 px touch targets
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), size
+        section = page.locator("#handrecords-section")
+        assert section.evaluate("s => s.scrollWidth <= s.clientWidth"), size
+        for sel in ("#hr-import", "#hr-generate", "#hr-file"):
+            assert page.locator(sel).bounding_box()["height"] >= 44, sel
+        section.screenshot(path=str(ARTIFACTS / f"console-handrecords-{size}.png"))
 
-            # the first board starts: the set is frozen, the section says so and offers nothing
-            r = d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": dup[0].deal.to_pbn()})
-            assert r.status_code == 200, r.text
-            page.reload()
-            wait_until(page, "() => (document.getElementById('hr-summary') || {}).textContent?.includes('frozen')")
-            for sel in ("#hr-file", "#hr-import", "#hr-generate"):
-                assert page.locator(sel).is_disabled(), sel
-            assert d.get("/api/event/hand-records").json()["replaceable"] is False
+        # the first board starts: the set is frozen, the section says so and offers nothing
+        r = d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": dup[0].deal.to_pbn()})
+        assert r.status_code == 200, r.text
+        page.reload()
+        wait_until(page, "() => (document.getElementById('hr-summary') || {}).textContent?.includes('frozen')")
+        for sel in ("#hr-file", "#hr-import", "#hr-generate"):
+            assert page.locator(sel).is_disabled(), sel
+        assert d.get("/api/event/hand-records").json()["replaceable"] is False
 
-            # a new event (the page asks before replacing one with play) has no set yet: the section follows it
-            set_up_event(page, "Second night")
-            wait_until(page, "() => document.getElementById('hr-summary').textContent.includes('No hand records yet')")
-            assert page.locator("#hr-import").is_enabled()
-            import_file(page, good)
-            assert "session.dup" in text(page, "#hr-summary") and "can be replaced" in text(page, "#hr-summary")
-            assert d.get("/api/event/hand-records").json()["source"] == "session.dup"
-            page.close()
-        finally:
-            browser.close()
+        # a new event (the page asks before replacing one with play) has no set yet: the section follows it
+        set_up_event(page, "Second night")
+        wait_until(page, "() => document.getElementById('hr-summary').textContent.includes('No hand records yet')")
+        assert page.locator("#hr-import").is_enabled()
+        import_file(page, good)
+        assert "session.dup" in text(page, "#hr-summary") and "can be replaced" in text(page, "#hr-summary")
+        assert d.get("/api/event/hand-records").json()["source"] == "session.dup"
+        page.close()
 
 
 @pytest.mark.slow
 def test_the_console_shows_the_demonstrations_hand_records(tmp_path: Path) -> None:
     """``make run``'s robots play a set the console lists like an imported one, frozen once they started."""
-    sync_api = playwright_or_skip()
     srv = ServiceThread(tmp_path, {}, simulate=2, extra_args=("--pace", "0.05", "--seed", "3"))
-    with srv, sync_api.sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            page = browser.new_page(viewport=dict(zip(("width", "height"), SIZES["phone"])))
-            page.goto(f"{srv.base}/console#token={srv.token}")
-            wait_until(page, "() => (document.getElementById('hr-summary') || {}).textContent?.includes('frozen')",
-                       timeout=60)
-            summary = text(page, "#hr-summary")
-            assert "generated for the demonstration (seed 3" in summary, summary
-            assert page.locator("#hr-generate").is_disabled()
-        finally:
-            browser.close()
+    with srv, browser_session() as browser:
+        page = browser.new_page(viewport=dict(zip(("width", "height"), SIZES["phone"])))
+        page.goto(f"{srv.base}/console#token={srv.token}")
+        wait_until(page, "() => (document.getElementById('hr-summary') || {}).textContent?.includes('frozen')",
+                   timeout=60)
+        summary = text(page, "#hr-summary")
+        assert "generated for the demonstration (seed 3" in summary, summary
+        assert page.locator("#hr-generate").is_disabled()

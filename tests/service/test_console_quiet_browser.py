@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from headless import launch, playwright_or_skip, wait_until
+from headless import browser_session, wait_until
 from service_harness import ServiceThread
 
 EVENT = {"name": "Quiet", "movement": {"kind": "mitchell", "tables": 2, "boards_per_round": 2}}
@@ -14,29 +14,24 @@ EVENT = {"name": "Quiet", "movement": {"kind": "mitchell", "tables": 2, "boards_
 
 @pytest.mark.slow
 def test_the_console_polls_nothing_that_fails_before_an_event(tmp_path: Path) -> None:
-    sync_api = playwright_or_skip()
     config = {"tables": [{"id": "1"}, {"id": "2"}]}
-    with ServiceThread(tmp_path, config) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 800})
-            failed: list[str] = []
-            errors: list[str] = []
-            page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{srv.base}/console#token={srv.token}")
-            wait_until(page, "document.getElementById('boards-list')?.textContent.includes('No event yet')")
-            polled: list[str] = []
-            page.on("request", lambda r: polled.append(r.url))
-            page.wait_for_timeout(12_000)   # longer than every poll's period (the boards list: 10 s)
-            assert any(u.endswith("/api/event") for u in polled), polled
-            assert failed == [] and errors == [], (failed, errors)
+    with ServiceThread(tmp_path, config) as srv, srv.client(srv.token) as d, browser_session() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        failed: list[str] = []
+        errors: list[str] = []
+        page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{srv.base}/console#token={srv.token}")
+        wait_until(page, "document.getElementById('boards-list')?.textContent.includes('No event yet')")
+        polled: list[str] = []
+        page.on("request", lambda r: polled.append(r.url))
+        page.wait_for_timeout(12_000)   # longer than every poll's period (the boards list: 10 s)
+        assert any(u.endswith("/api/event") for u in polled), polled
+        assert failed == [] and errors == [], (failed, errors)
 
-            r = d.post("/api/event", json=EVENT)
-            assert r.status_code == 200, r.text
-            page.locator("#boards-refresh").click()
-            wait_until(page, "document.querySelectorAll('#boards-list button.pick').length > 0")
-            assert failed == [] and errors == [], (failed, errors)
-        finally:
-            browser.close()
+        r = d.post("/api/event", json=EVENT)
+        assert r.status_code == 200, r.text
+        page.locator("#boards-refresh").click()
+        wait_until(page, "document.querySelectorAll('#boards-list button.pick').length > 0")
+        assert failed == [] and errors == [], (failed, errors)

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from headless import launch, playwright_or_skip, wait_until
+from headless import browser_session, wait_until
 from service_harness import ServerProcess
 
 from service.sim.dealing import deal_for
@@ -206,34 +206,29 @@ def test_the_seat_page_signs_in_from_its_link_in_a_browser(tmp_path: Path) -> No
     """The page redeems the link's code, takes it off the address bar, streams the table with the token as a
     WebSocket subprotocol; the same link in another tab is refused; a revocation signs the page out; the console
     signs in from #token= without leaving it in the address."""
-    sync_api = playwright_or_skip()
     srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}]})
-    with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
+    with srv, browser_session() as browser, srv.client(srv.token) as d:
         d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": deal_for(4, 1).to_pbn()})
         link = d.get("/api/tables/1/tokens").json()["S"]["link"]
-        browser = launch(pw)
-        try:
-            errors: list[str] = []
-            page = browser.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(srv.base + link)
-            page.locator(".hand.S .card").first.wait_for(timeout=15000)
-            assert "Table 1, seat S" in page.locator("#title").inner_text()
-            assert page.url == srv.base + "/seat", page.url              # no code left in the address
-            assert page.locator(".hand.N .card").count() == 0
-            other = browser.new_page()
-            other.goto(srv.base + link)
-            wait_until(other, "document.getElementById('board').textContent.includes('used already')", timeout=10)
-            d.post("/api/tables/1/revoke", params={"seat": "S"})
-            d.post("/api/tables/1/events", json={"type": "call", "seat": "N", "call": "1C"})
-            page.reload()
-            wait_until(page, "document.getElementById('status').textContent === 'signed out'", timeout=10)
-            assert "revoked" in page.locator("#board").inner_text()
-            console = browser.new_page()
-            console.on("pageerror", lambda e: errors.append(str(e)))
-            console.goto(f"{srv.base}/console#token={srv.token}")
-            console.locator("#tables .tcard").first.wait_for(timeout=15000)
-            assert console.url == srv.base + "/console"
-            assert not errors, errors
-        finally:
-            browser.close()
+        errors: list[str] = []
+        page = browser.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.base + link)
+        page.locator(".hand.S .card").first.wait_for(timeout=15000)
+        assert "Table 1, seat S" in page.locator("#title").inner_text()
+        assert page.url == srv.base + "/seat", page.url              # no code left in the address
+        assert page.locator(".hand.N .card").count() == 0
+        other = browser.new_page()
+        other.goto(srv.base + link)
+        wait_until(other, "document.getElementById('board').textContent.includes('used already')", timeout=10)
+        d.post("/api/tables/1/revoke", params={"seat": "S"})
+        d.post("/api/tables/1/events", json={"type": "call", "seat": "N", "call": "1C"})
+        page.reload()
+        wait_until(page, "document.getElementById('status').textContent === 'signed out'", timeout=10)
+        assert "revoked" in page.locator("#board").inner_text()
+        console = browser.new_page()
+        console.on("pageerror", lambda e: errors.append(str(e)))
+        console.goto(f"{srv.base}/console#token={srv.token}")
+        console.locator("#tables .tcard").first.wait_for(timeout=15000)
+        assert console.url == srv.base + "/console"
+        assert not errors, errors

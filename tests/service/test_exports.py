@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, browser_session, wait_until
 from service_harness import ServerProcess, ServiceThread
 
 from results import read_results_pbn
@@ -73,23 +73,18 @@ def download(d: httpx.Client, path: str, filename: str) -> bytes:
 def console_downloads(srv: ServerProcess) -> Callable[[str, str], bytes]:
     """Press every download button of the console's Exports in Chromium (820x1180) and keep what the browser
     saved; the returned ``fetch(path, file name)`` hands back the file of that button, its name checked."""
-    sync_api = playwright_or_skip()
     saved: dict[str, tuple[str, bytes]] = {}
-    with sync_api.sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            page = browser.new_page(viewport={"width": 820, "height": 1180}, accept_downloads=True)
-            page.goto(f"{srv.base}/console#token={srv.token}")
-            wait_until(page, "() => document.querySelectorAll('#exports button.export').length === 6")
-            for button in page.locator("#exports button.export").all():
-                kind = button.get_attribute("data-kind") or ""
-                with page.expect_download(timeout=30000) as info:
-                    button.click()
-                download = info.value
-                saved[kind] = (download.suggested_filename, Path(download.path()).read_bytes())
-            page.locator("#exports-section").screenshot(path=str(ARTIFACTS / "console-exports-downloaded.png"))
-        finally:
-            browser.close()
+    with browser_session() as browser:
+        page = browser.new_page(viewport={"width": 820, "height": 1180}, accept_downloads=True)
+        page.goto(f"{srv.base}/console#token={srv.token}")
+        wait_until(page, "() => document.querySelectorAll('#exports button.export').length === 6")
+        for button in page.locator("#exports button.export").all():
+            kind = button.get_attribute("data-kind") or ""
+            with page.expect_download(timeout=30000) as info:
+                button.click()
+            download = info.value
+            saved[kind] = (download.suggested_filename, Path(download.path()).read_bytes())
+        page.locator("#exports-section").screenshot(path=str(ARTIFACTS / "console-exports-downloaded.png"))
 
     def fetch(path: str, filename: str) -> bytes:
         name, content = saved[path.removeprefix("/api/exports/")]

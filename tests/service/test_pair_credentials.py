@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from headless import launch, playwright_or_skip, wait_until
+from headless import browser_session, wait_until
 from service_harness import ServerProcess, ServiceThread
 
 from results.movement import round_robin_teams
@@ -306,50 +306,45 @@ def test_the_seat_page_follows_its_pair_after_advance_all_tables(tmp_path: Path)
     1): after the director advances every table (the console's "Advance all tables" posts POST /api/event/advance),
     pair 5's pages show table 3 and their own new hands, and never table 2's new occupants' hands; pair 1's page
     says it sits out round 2."""
-    sync_api = playwright_or_skip()
-    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, browser_session() as browser:
         d.post("/api/tables/2/events", json={"type": "board", "board": 3, "deal": deal_for(9, 3).to_pbn()}) \
             .raise_for_status()
-        browser = launch(pw)
         errors: list[str] = []
         frames: dict[str, list[str]] = {"E": [], "W": []}
-        try:
-            pages = {}
-            for seat, table in (("E", "2"), ("W", "2"), ("N", "1")):
-                page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
-                page.on("pageerror", lambda e: errors.append(str(e)))
-                if seat in frames:
-                    page.on("websocket", lambda ws, seat=seat: ws.on(
-                        "framereceived", lambda payload, seat=seat: frames[seat].append(str(payload))))
-                page.goto(f"{srv.base}/seat#card={card(d, table, seat)}")
-                pages[seat] = page
-            for seat in "EW":
-                pages[seat].locator(f".hand.{seat} .card").first.wait_for(timeout=15000)
-                assert f"Table 2, seat {seat}" in pages[seat].locator("#title").inner_text()
-            assert d.post("/api/event/advance", json={}).status_code == 200
-            # table 2's new occupants (pair 4) and table 3's (pair 5) start their boards
-            t2 = deal_for(9, 5)
-            t3 = deal_for(9, 1)
-            d.post("/api/tables/2/events", json={"type": "board", "board": 5, "deal": t2.to_pbn()}).raise_for_status()
-            d.post("/api/tables/3/events", json={"type": "board", "board": 1, "deal": t3.to_pbn()}).raise_for_status()
-            for seat in "EW":
-                wait_until(pages[seat], "s => document.getElementById('title').textContent.includes("
-                           "'Table 3, seat ' + s)", seat, timeout=20)
-                wait_until(pages[seat], "() => typeof state !== 'undefined' && state && state.board && "
-                           "state.board.number === 1", timeout=15)
-                shown = sorted(pages[seat].evaluate(f"() => [...document.querySelectorAll('.hand.{seat} .card')]"
-                                                    ".map(c => c.dataset.card)"))
-                assert shown == sorted(t3.hands[next(s for s in t3.hands if str(s) == seat)])
-            wait_until(pages["N"], "() => { const p = document.querySelector('#signed-out .pair-status'); "
-                       "return !!p && p.dataset.status === 'sit_out'; }", timeout=20)
-            assert "sits out round 2" in pages["N"].locator("#signed-out").inner_text()
-            for seat in "EW":
-                other = sorted(t2.hands[next(s for s in t2.hands if str(s) == seat)])
-                leaked = [f for f in frames[seat] if all(c in f for c in other)]
-                assert not leaked, f"{seat}'s page received table 2's new {seat} hand"
-            assert not errors, errors
-        finally:
-            browser.close()
+        pages = {}
+        for seat, table in (("E", "2"), ("W", "2"), ("N", "1")):
+            page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            if seat in frames:
+                page.on("websocket", lambda ws, seat=seat: ws.on(
+                    "framereceived", lambda payload, seat=seat: frames[seat].append(str(payload))))
+            page.goto(f"{srv.base}/seat#card={card(d, table, seat)}")
+            pages[seat] = page
+        for seat in "EW":
+            pages[seat].locator(f".hand.{seat} .card").first.wait_for(timeout=15000)
+            assert f"Table 2, seat {seat}" in pages[seat].locator("#title").inner_text()
+        assert d.post("/api/event/advance", json={}).status_code == 200
+        # table 2's new occupants (pair 4) and table 3's (pair 5) start their boards
+        t2 = deal_for(9, 5)
+        t3 = deal_for(9, 1)
+        d.post("/api/tables/2/events", json={"type": "board", "board": 5, "deal": t2.to_pbn()}).raise_for_status()
+        d.post("/api/tables/3/events", json={"type": "board", "board": 1, "deal": t3.to_pbn()}).raise_for_status()
+        for seat in "EW":
+            wait_until(pages[seat], "s => document.getElementById('title').textContent.includes("
+                       "'Table 3, seat ' + s)", seat, timeout=20)
+            wait_until(pages[seat], "() => typeof state !== 'undefined' && state && state.board && "
+                       "state.board.number === 1", timeout=15)
+            shown = sorted(pages[seat].evaluate(f"() => [...document.querySelectorAll('.hand.{seat} .card')]"
+                                                ".map(c => c.dataset.card)"))
+            assert shown == sorted(t3.hands[next(s for s in t3.hands if str(s) == seat)])
+        wait_until(pages["N"], "() => { const p = document.querySelector('#signed-out .pair-status'); "
+                   "return !!p && p.dataset.status === 'sit_out'; }", timeout=20)
+        assert "sits out round 2" in pages["N"].locator("#signed-out").inner_text()
+        for seat in "EW":
+            other = sorted(t2.hands[next(s for s in t2.hands if str(s) == seat)])
+            leaked = [f for f in frames[seat] if all(c in f for c in other)]
+            assert not leaked, f"{seat}'s page received table 2's new {seat} hand"
+        assert not errors, errors
 
 
 class SeatScript:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from endplay.types import Contract, Vul
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, browser_session, wait_until
 from service_harness import ServiceThread
 
 from results.movement import mitchell
@@ -323,107 +323,102 @@ def round_queues(rnd: int) -> dict[str, list[int]]:
 
 @pytest.mark.slow
 def test_sixteen_phones_play_two_rounds_of_a_relay_mitchell_from_the_hand_records(tmp_path: Path) -> None:
-    sync_api = playwright_or_skip()
     dup = tmp_path / "evening.dup"
     dup.write_bytes(to_bytes(SET, "DUP"))
     with ServiceThread(tmp_path / "srv", CONFIG) as srv, srv.client(srv.token) as reader, \
-            sync_api.sync_playwright() as pw:
-        browser = launch(pw)
+            browser_session() as browser:
         errors: list[str] = []
-        try:
-            ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-            console = ctx.new_page()
-            console.on("dialog", lambda d: d.accept())
-            console.on("pageerror", lambda e: errors.append(f"console: {e}"))
-            console.goto(f"{srv.base}/console#token={srv.token}")
-            wait_until(console, "() => document.getElementById('ev-summary').textContent.length > 0", timeout=TIMEOUT)
-            set_up_event(console)
-            import_hand_records(console, dup)
-            assert reader.get("/api/event/hand-records").json()["source"] == "evening.dup"
-            links = card_links(console)
-            assert sorted(links) == ["1", "2", "3", "4"]
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        console = ctx.new_page()
+        console.on("dialog", lambda d: d.accept())
+        console.on("pageerror", lambda e: errors.append(f"console: {e}"))
+        console.goto(f"{srv.base}/console#token={srv.token}")
+        wait_until(console, "() => document.getElementById('ev-summary').textContent.length > 0", timeout=TIMEOUT)
+        set_up_event(console)
+        import_hand_records(console, dup)
+        assert reader.get("/api/event/hand-records").json()["source"] == "evening.dup"
+        links = card_links(console)
+        assert sorted(links) == ["1", "2", "3", "4"]
 
-            phones: dict[tuple[str, str], Any] = {}
-            for t, seats in sorted(links.items()):
-                for s, link in seats.items():
-                    page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
-                    page.on("pageerror", lambda e, who=f"{t}{s}": errors.append(f"{who}: {e}"))
-                    page.goto(link)
-                    phones[(t, s)] = page
-            for (t, s), page in phones.items():
-                wait_until(page, "([t, s]) => TABLE === t && ME === s && state !== null", [t, s], timeout=TIMEOUT)
+        phones: dict[tuple[str, str], Any] = {}
+        for t, seats in sorted(links.items()):
+            for s, link in seats.items():
+                page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+                page.on("pageerror", lambda e, who=f"{t}{s}": errors.append(f"{who}: {e}"))
+                page.goto(link)
+                phones[(t, s)] = page
+        for (t, s), page in phones.items():
+            wait_until(page, "([t, s]) => TABLE === t && ME === s && state !== null", [t, s], timeout=TIMEOUT)
 
-            # table 2 names a board that is not its own (table 3's): refused in words, the director rules
-            north2 = phones[("2", "N")]
-            near = {b for s in MOVEMENT.sittings if s.table == 2 and s.round in (1, 2) for b in s.boards}
-            wrong = next(b for b in BOARDS if b not in near)
-            wait_until(north2, "() => !!document.querySelector('#start-section:not([hidden]) button.start-other')",
+        # table 2 names a board that is not its own (table 3's): refused in words, the director rules
+        north2 = phones[("2", "N")]
+        near = {b for s in MOVEMENT.sittings if s.table == 2 and s.round in (1, 2) for b in s.boards}
+        wrong = next(b for b in BOARDS if b not in near)
+        wait_until(north2, "() => !!document.querySelector('#start-section:not([hidden]) button.start-other')",
+                   timeout=TIMEOUT)
+        start_board(north2, "other", wrong, named=wrong)
+        wait_until(north2, f"() => ({TOAST})().includes('Law 15')", timeout=TIMEOUT)
+        assert f"Board {wrong} is not one of this table's boards now" in north2.evaluate(TOAST)
+        wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"2\"] "
+                            ".reason[data-code=\"WRONG_BOARD\"]') !== null", timeout=TIMEOUT)
+        assert "Law 15" in console.locator("#calls .alert[data-table='2']").inner_text()
+        assert reader.get("/api/tables/2").json()["board"] is None
+        console.locator("#calls .alert[data-table='2'] button.rule[data-ruling='correct_board']").click()
+        wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"2\"]') === null",
+                   timeout=TIMEOUT)
+        [ruled] = [c for c in reader.get("/api/director-calls").json() if c.get("code") == "WRONG_BOARD"]
+        assert ruled["answered"] and ruled["ruling"].startswith("Law 15A: table 2 plays its own boards")
+
+        def cards_differ(table: Table) -> None:
+            """East at table 3 finds his cards are not those his phone shows: the director is called."""
+            east = table.pages["E"]
+            east.locator("#cards-differ").click()
+            wait_until(east, f"() => ({TOAST})().includes('Laws 13 and 87')", timeout=TIMEOUT)
+            wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"3\"] "
+                                ".reason[data-code=\"CARDS_DIFFER\"]') !== null", timeout=TIMEOUT)
+            text = console.locator("#calls .alert[data-table='3']").inner_text()
+            assert "Law 13, 87" in text and "seat E" in text, text
+            console.locator("#calls-section").screenshot(path=str(ARTIFACTS / "phone-evening-calls.png"))
+            console.locator("#calls .alert[data-table='3'] button.answer").click()
+            wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"3\"]') === null",
                        timeout=TIMEOUT)
-            start_board(north2, "other", wrong, named=wrong)
-            wait_until(north2, f"() => ({TOAST})().includes('Law 15')", timeout=TIMEOUT)
-            assert f"Board {wrong} is not one of this table's boards now" in north2.evaluate(TOAST)
-            wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"2\"] "
-                                ".reason[data-code=\"WRONG_BOARD\"]') !== null", timeout=TIMEOUT)
-            assert "Law 15" in console.locator("#calls .alert[data-table='2']").inner_text()
-            assert reader.get("/api/tables/2").json()["board"] is None
-            console.locator("#calls .alert[data-table='2'] button.rule[data-ruling='correct_board']").click()
-            wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"2\"]') === null",
-                       timeout=TIMEOUT)
-            [ruled] = [c for c in reader.get("/api/director-calls").json() if c.get("code") == "WRONG_BOARD"]
-            assert ruled["answered"] and ruled["ruling"].startswith("Law 15A: table 2 plays its own boards")
 
-            def cards_differ(table: Table) -> None:
-                """East at table 3 finds his cards are not those his phone shows: the director is called."""
-                east = table.pages["E"]
-                east.locator("#cards-differ").click()
-                wait_until(east, f"() => ({TOAST})().includes('Laws 13 and 87')", timeout=TIMEOUT)
-                wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"3\"] "
-                                    ".reason[data-code=\"CARDS_DIFFER\"]') !== null", timeout=TIMEOUT)
-                text = console.locator("#calls .alert[data-table='3']").inner_text()
-                assert "Law 13, 87" in text and "seat E" in text, text
-                console.locator("#calls-section").screenshot(path=str(ARTIFACTS / "phone-evening-calls.png"))
-                console.locator("#calls .alert[data-table='3'] button.answer").click()
-                wait_until(console, "() => document.querySelector('#calls .alert[data-table=\"3\"]') === null",
-                           timeout=TIMEOUT)
+        plays: dict[tuple[str, int], Play] = {}
+        for rnd in (1, 2):
+            pages_of = {t: {s: phones[(t, s)] for s in SEATS} for t in links}
+            tables = [Table(t, pages_of[t], q) for t, q in round_queues(rnd).items()]
+            if rnd == 1:
+                tables[2].on_started = cards_differ
+            play_round(tables)
+            for tb in tables:
+                plays.update({(tb.id, b): p for b, p in tb.plays.items()})
+            phones[("1", "N")].screenshot(path=str(ARTIFACTS / f"phone-evening-r{rnd}-phone.png"), full_page=True)
+            if rnd == 2:
+                break
+            # the director moves every table on from the console; each page follows its pair
+            old = {k: p.evaluate("() => TOKEN") for k, p in phones.items()}
+            console.locator("#ev-advance-all").click()
+            wait_until(console, "() => [...document.querySelectorAll('#ev-tables .ev-round')]"
+                                ".every(e => e.textContent.includes('round 2 of'))", timeout=TIMEOUT)
+            moved: dict[tuple[str, str], Any] = {}
+            for key, page in phones.items():
+                wait_until(page, "old => TOKEN !== old && TOKEN.startsWith('seat.') && state !== null",
+                           old[key], timeout=TIMEOUT)
+                moved[tuple(page.evaluate("() => [TABLE, ME]"))] = page
+            assert sorted(moved) == sorted(phones)
+            phones = moved
 
-            plays: dict[tuple[str, int], Play] = {}
-            for rnd in (1, 2):
-                pages_of = {t: {s: phones[(t, s)] for s in SEATS} for t in links}
-                tables = [Table(t, pages_of[t], q) for t, q in round_queues(rnd).items()]
-                if rnd == 1:
-                    tables[2].on_started = cards_differ
-                play_round(tables)
-                for tb in tables:
-                    plays.update({(tb.id, b): p for b, p in tb.plays.items()})
-                phones[("1", "N")].screenshot(path=str(ARTIFACTS / f"phone-evening-r{rnd}-phone.png"), full_page=True)
-                if rnd == 2:
-                    break
-                # the director moves every table on from the console; each page follows its pair
-                old = {k: p.evaluate("() => TOKEN") for k, p in phones.items()}
-                console.locator("#ev-advance-all").click()
-                wait_until(console, "() => [...document.querySelectorAll('#ev-tables .ev-round')]"
-                                    ".every(e => e.textContent.includes('round 2 of'))", timeout=TIMEOUT)
-                moved: dict[tuple[str, str], Any] = {}
-                for key, page in phones.items():
-                    wait_until(page, "old => TOKEN !== old && TOKEN.startsWith('seat.') && state !== null",
-                               old[key], timeout=TIMEOUT)
-                    moved[tuple(page.evaluate("() => [TABLE, ME]"))] = page
-                assert sorted(moved) == sorted(phones)
-                phones = moved
-
-            # every table's result of every board equals the score worked out here
-            assert len(plays) == 16
-            assert len({p.expected()[1] for p in plays.values()}) >= 4          # the comparison has something to see
-            for (t, b), p in sorted(plays.items()):
-                tricks, score_ns = p.expected()
-                got = reader.get(f"/api/tables/{t}/boards/{b}").json()["result"]
-                assert (got["contract"], got["declarer"], got["tricks"], got["score_ns"]) == \
-                    (p.bid, p.declarer, tricks, score_ns), (t, b, got, p)
-            public = reader.get("/api/public/results").json()
-            rows = {(str(r["table"]), e["board"]): r for e in public["boards"] for tr in e["travellers"]
-                    for r in tr["rows"]}
-            for (t, b), p in plays.items():
-                assert rows[(t, b)]["score_ns"] == p.expected()[1], (t, b, rows[(t, b)])
-            assert not errors, errors
-        finally:
-            browser.close()
+        # every table's result of every board equals the score worked out here
+        assert len(plays) == 16
+        assert len({p.expected()[1] for p in plays.values()}) >= 4          # the comparison has something to see
+        for (t, b), p in sorted(plays.items()):
+            tricks, score_ns = p.expected()
+            got = reader.get(f"/api/tables/{t}/boards/{b}").json()["result"]
+            assert (got["contract"], got["declarer"], got["tricks"], got["score_ns"]) == \
+                (p.bid, p.declarer, tricks, score_ns), (t, b, got, p)
+        public = reader.get("/api/public/results").json()
+        rows = {(str(r["table"]), e["board"]): r for e in public["boards"] for tr in e["travellers"]
+                for r in tr["rows"]}
+        for (t, b), p in plays.items():
+            assert rows[(t, b)]["score_ns"] == p.expected()[1], (t, b, rows[(t, b)])
+        assert not errors, errors

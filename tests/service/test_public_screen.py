@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from headless import ARTIFACTS, axe_summary, axe_violations, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, axe_summary, axe_violations, browser_session, wait_until
 from service_harness import ServiceThread
 from test_patches import apply_patch
 
@@ -242,68 +242,62 @@ def test_the_push_sends_the_view_whole_once_then_what_changed(tmp_path: Path) ->
 # ---------------------------------------------------------------------------------------------- the pages
 @pytest.mark.slow
 def test_public_pages_on_a_phone_a_tablet_and_the_big_screen(tmp_path: Path) -> None:
-    sync_api = playwright_or_skip()
     with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public, \
-            sync_api.sync_playwright() as pw:
+            browser_session() as browser:
         play_board_everywhere(d, 1)
         play_board_everywhere(d, 2)
         play(d, "2", 3, "4S", "E", 10)            # board 3: played at one table only, not public
         wait_for_dd(public, 2)
         want = endplay_answer(1)
-        browser = launch(pw)
         errors: list[str] = []
-        try:
-            for size, (w, h) in SIZES.items():
-                page = browser.new_page(viewport={"width": w, "height": h})
-                page.on("pageerror", lambda e: errors.append(str(e)))
-                page.goto(f"{srv.base}/results" + ("?screen=1&cycle=60" if size == "screen" else ""))
-                page.locator('.board[data-board="1"] .diagram').wait_for(timeout=15000)
-                par = page.locator('.board[data-board="1"] .par')
-                assert par.get_attribute("data-par-score") == str(want["par_score"])
-                cells = page.locator('.board[data-board="1"] table.dd td').all_inner_texts()
-                assert [int(c) for c in cells] == [want["tricks"][s][st] for s in "NSEW"
-                                                   for st in ("NT", "S", "H", "D", "C")]
-                b3 = page.locator('.board[data-board="3"]')
-                assert b3.locator(".diagram, .dd").count() == 0
-                assert not leaks(page.content(), 3), "board 3 is not public: no card of it on the page"
-                if size == "screen":
-                    assert page.locator(".board.current").count() == 1
-                    assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") >= 20
-                assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), size
-                page.screenshot(path=str(ARTIFACTS / f"results-{size}.png"), full_page=size != "screen")
-                page.goto(f"{srv.base}/spectate")
-                page.locator("#tables .tcard").first.wait_for(timeout=15000)
-                page.locator('#results .board[data-board="1"] .diagram').wait_for(timeout=15000)
-                page.locator("#tables .tcard").first.click()
-                page.locator("#detail h2").wait_for(timeout=5000)
-                wait_until(page, "!document.querySelector('#results .dd-wait')")
-                assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), size
-                page.screenshot(path=str(ARTIFACTS / f"spectate-{size}.png"), full_page=size != "screen")
-                page.close()
-            # in Chinese (traditional): the page's strings, the seats, the law text's language untouched
-            page = browser.new_page(viewport={"width": 390, "height": 844})
+        for size, (w, h) in SIZES.items():
+            page = browser.new_page(viewport={"width": w, "height": h})
             page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{srv.base}/results?lang=zh-Hant")
+            page.goto(f"{srv.base}/results" + ("?screen=1&cycle=60" if size == "screen" else ""))
             page.locator('.board[data-board="1"] .diagram').wait_for(timeout=15000)
-            assert page.evaluate("document.documentElement.lang") == "zh-Hant"
-            assert page.locator("#ranking-h").inner_text().startswith("排名")
-            assert "北" in page.locator('.board[data-board="1"] .dhand.N .dseat').inner_text()
-            assert "標準結果" in page.locator('.board[data-board="1"] .par').inner_text()
-            assert "所有桌都打完" in page.locator('.board[data-board="3"]').inner_text()
-            page.screenshot(path=str(ARTIFACTS / "results-phone-zh.png"), full_page=True)
+            par = page.locator('.board[data-board="1"] .par')
+            assert par.get_attribute("data-par-score") == str(want["par_score"])
+            cells = page.locator('.board[data-board="1"] table.dd td').all_inner_texts()
+            assert [int(c) for c in cells] == [want["tricks"][s][st] for s in "NSEW"
+                                               for st in ("NT", "S", "H", "D", "C")]
+            b3 = page.locator('.board[data-board="3"]')
+            assert b3.locator(".diagram, .dd").count() == 0
+            assert not leaks(page.content(), 3), "board 3 is not public: no card of it on the page"
+            if size == "screen":
+                assert page.locator(".board.current").count() == 1
+                assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") >= 20
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), size
+            page.screenshot(path=str(ARTIFACTS / f"results-{size}.png"), full_page=size != "screen")
+            page.goto(f"{srv.base}/spectate")
+            page.locator("#tables .tcard").first.wait_for(timeout=15000)
+            page.locator('#results .board[data-board="1"] .diagram').wait_for(timeout=15000)
+            page.locator("#tables .tcard").first.click()
+            page.locator("#detail h2").wait_for(timeout=5000)
+            wait_until(page, "!document.querySelector('#results .dd-wait')")
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), size
+            page.screenshot(path=str(ARTIFACTS / f"spectate-{size}.png"), full_page=size != "screen")
             page.close()
-            assert not errors, errors
-        finally:
-            browser.close()
+        # in Chinese (traditional): the page's strings, the seats, the law text's language untouched
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{srv.base}/results?lang=zh-Hant")
+        page.locator('.board[data-board="1"] .diagram').wait_for(timeout=15000)
+        assert page.evaluate("document.documentElement.lang") == "zh-Hant"
+        assert page.locator("#ranking-h").inner_text().startswith("排名")
+        assert "北" in page.locator('.board[data-board="1"] .dhand.N .dseat').inner_text()
+        assert "標準結果" in page.locator('.board[data-board="1"] .par').inner_text()
+        assert "所有桌都打完" in page.locator('.board[data-board="3"]').inner_text()
+        page.screenshot(path=str(ARTIFACTS / "results-phone-zh.png"), full_page=True)
+        page.close()
+        assert not errors, errors
 
 
 @pytest.mark.slow
 def test_axe_finds_no_critical_or_serious_violation(tmp_path: Path) -> None:
     """axe-core on the spectator and results pages (and the seat and console pages as they are) at phone and
     tablet size."""
-    sync_api = playwright_or_skip()
     with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as public, \
-            sync_api.sync_playwright() as pw:
+            browser_session() as browser:
         play_board_everywhere(d, 1)
         play(d, "2", 3, "4S", "E", 10)
         wait_for_dd(public, 1)
@@ -312,20 +306,16 @@ def test_axe_finds_no_critical_or_serious_violation(tmp_path: Path) -> None:
                  "spectate": ("/spectate", '#results .board[data-board="1"] .dd'),
                  "seat": (f"/seat?token={seat}", "#title"),
                  "console": (f"/console?token={srv.token}", "#tables .tcard")}
-        browser = launch(pw)
         found: dict[str, str] = {}
-        try:
-            for size in ("phone", "tablet"):
-                w, h = SIZES[size]
-                for name, (path, ready) in pages.items():
-                    page = browser.new_page(viewport={"width": w, "height": h})
-                    page.goto(srv.base + path)
-                    page.locator(ready).first.wait_for(timeout=15000)
-                    time.sleep(0.3)
-                    bad = axe_violations(page)
-                    if bad:
-                        found[f"{name} {size}"] = axe_summary(bad)
-                    page.close()
-        finally:
-            browser.close()
+        for size in ("phone", "tablet"):
+            w, h = SIZES[size]
+            for name, (path, ready) in pages.items():
+                page = browser.new_page(viewport={"width": w, "height": h})
+                page.goto(srv.base + path)
+                page.locator(ready).first.wait_for(timeout=15000)
+                time.sleep(0.3)
+                bad = axe_violations(page)
+                if bad:
+                    found[f"{name} {size}"] = axe_summary(bad)
+                page.close()
         assert not found, "\n".join(f"{k}:\n{v}" for k, v in found.items())

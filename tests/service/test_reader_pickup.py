@@ -275,45 +275,40 @@ def _the_director_lets_a_wrong_board_be_played(d: Any, director: Director, one: 
 def test_the_console_shows_the_pickup_in_words(tmp_path: Path) -> None:
     """The director console in headless Chromium: a wrong board and then a fouled board picked up at table 1 are
     told in its feed with the law, the table's card says it is held; the corrected board starts."""
-    from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
-    sync_api = playwright_or_skip()
+    from headless import ARTIFACTS, browser_session, wait_until
     deals = evening()
-    with club(tmp_path) as (srv, one, _two, _three), srv.client(srv.token) as d, sync_api.sync_playwright() as pw:
+    with club(tmp_path) as (srv, one, _two, _three), srv.client(srv.token) as d, browser_session() as browser:
         _wait(lambda: all(h["connected"] for h in d.get("/api/devices").json().get("1", [])), "table 1's devices")
         text = to_bytes([HandRecordBoard.of(n, deal) for n, deal in deals.items()], "PBN").decode()
         assert d.post("/api/event/hand-records", json={"filename": "evening.pbn", "content": text}).status_code == 200
         rounds = {p["table"]: p["boards"] for p in d.get("/api/event").json()["progress"]}
         board, wrong = rounds["1"][0], rounds["3"][0]
-        browser = launch(pw)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{srv.base}/console?token={srv.token}")
-            page.locator("#table-1").wait_for(timeout=15000)
-            time.sleep(0.5)                                              # the console's stream is open
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{srv.base}/console?token={srv.token}")
+        page.locator("#table-1").wait_for(timeout=15000)
+        time.sleep(0.5)                                              # the console's stream is open
 
-            one.pick_up(Seat.N, deals[wrong].hands[Seat.N])
-            one.pick_up(Seat.E, deals[wrong].hands[Seat.E])
-            wait_until(page, "() => document.getElementById('feed').textContent.includes('(Law 15)')", timeout=20)
-            feed = page.locator("#feed").inner_text()
-            assert f"Table 1 board {wrong}" in feed and f"board {wrong} is not one of table 1's boards" in feed
-            page.locator("#table-1 .held").wait_for(timeout=10000)
+        one.pick_up(Seat.N, deals[wrong].hands[Seat.N])
+        one.pick_up(Seat.E, deals[wrong].hands[Seat.E])
+        wait_until(page, "() => document.getElementById('feed').textContent.includes('(Law 15)')", timeout=20)
+        feed = page.locator("#feed").inner_text()
+        assert f"Table 1 board {wrong}" in feed and f"board {wrong} is not one of table 1's boards" in feed
+        page.locator("#table-1 .held").wait_for(timeout=10000)
 
-            one.pick_up(Seat.E, deals[board].hands[Seat.E])              # the wrong board put back, theirs taken
-            _wait(lambda: "not yet: North, South, West" in (d.get("/api/tables/1").json()["held"] or ""),
-                  "a new pickup")
-            for s in (Seat.S, Seat.W, Seat.N):                           # North holds the other board's hand
-                one.pick_up(s, deals[wrong if s == Seat.N else board].hands[s])
-            wait_until(page, "() => document.getElementById('feed').textContent.includes('(Law 87)')", timeout=20)
-            assert f"North holds board {wrong}'s North hand" in page.locator("#feed").inner_text()
-            assert page.locator("#table-1 .held").is_visible()
-            page.screenshot(path=str(ARTIFACTS / "console-reader-pickup.png"), full_page=True)
+        one.pick_up(Seat.E, deals[board].hands[Seat.E])              # the wrong board put back, theirs taken
+        _wait(lambda: "not yet: North, South, West" in (d.get("/api/tables/1").json()["held"] or ""),
+              "a new pickup")
+        for s in (Seat.S, Seat.W, Seat.N):                           # North holds the other board's hand
+            one.pick_up(s, deals[wrong if s == Seat.N else board].hands[s])
+        wait_until(page, "() => document.getElementById('feed').textContent.includes('(Law 87)')", timeout=20)
+        assert f"North holds board {wrong}'s North hand" in page.locator("#feed").inner_text()
+        assert page.locator("#table-1 .held").is_visible()
+        page.screenshot(path=str(ARTIFACTS / "console-reader-pickup.png"), full_page=True)
 
-            one.pick_up(Seat.N, deals[board].hands[Seat.N])              # corrected: the board starts
-            wait_until(page, "(b) => document.getElementById('table-1').textContent.includes('board ' + b)", board,
-                       timeout=20)
-            page.locator("#table-1 .held").wait_for(state="detached", timeout=15000)
-            assert not errors, errors
-        finally:
-            browser.close()
+        one.pick_up(Seat.N, deals[board].hands[Seat.N])              # corrected: the board starts
+        wait_until(page, "(b) => document.getElementById('table-1').textContent.includes('board ' + b)", board,
+                   timeout=20)
+        page.locator("#table-1 .held").wait_for(state="detached", timeout=15000)
+        assert not errors, errors

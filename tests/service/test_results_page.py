@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from headless import ARTIFACTS, launch, playwright_or_skip
+from headless import ARTIFACTS, browser_session
 from service_harness import ServerProcess, ServiceThread
 
 from service.config.event_plan import build_movement
@@ -577,9 +577,8 @@ def test_wrong_board_rounds_and_restart(server: ServerProcess, clients: dict[str
 # ---------------------------------------------------------------------------------------------- the browser
 @pytest.mark.slow
 def test_results_page_in_a_headless_browser(tmp_path: Path) -> None:
-    sync_api = playwright_or_skip()
     srv = ServiceThread(tmp_path, CONFIG)
-    with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as d:
+    with srv, browser_session() as browser, srv.client(srv.token) as d:
         # boards 1, 3 and 4 completed at all three tables; board 2 at tables 1 and 3 only (table 2: round 3)
         play(d, "1", 1, "4S", "N", 10)
         play(d, "1", 2, "6NT", "N", 12)          # 1440 (board 2: NS vulnerable)
@@ -597,57 +596,53 @@ def test_results_page_in_a_headless_browser(tmp_path: Path) -> None:
         play(d, "3", 3, "2H", "E", 9)
         play(d, "3", 4, "3C", "S", 10)
         seat2 = d.get("/api/tables/2/tokens").json()["N"]["token"]     # a seat's token is its table's round's
-        browser = launch(pw)
-        try:
-            errors: list[str] = []
-            pages = {}
-            frames: dict[str, list[str]] = {"public": [], "seat": []}    # what each page's /ws/results received
-            for name, url in (("public", f"{srv.base}/results"), ("seat", f"{srv.base}/results?token={seat2}")):
-                page = browser.new_page(viewport={"width": 1280, "height": 1400})
-                page.on("pageerror", lambda e: errors.append(str(e)))
-                page.on("websocket", lambda ws, got=frames[name]: ws.on(
-                    "framereceived", lambda p: got.append(p if isinstance(p, str) else p.decode())))
-                page.goto(url)
-                page.locator('.board[data-board="1"] table.traveller').wait_for(timeout=15000)
-                pages[name] = page
-            for name, page in pages.items():
-                assert page.locator("#title").inner_text() == "Monday pairs"
-                assert page.locator("table.ranking tr.rank").count() == 6
-                assert "Ann Able - Bob Baker" in page.locator("#ranking").inner_text()
-                for n in (1, 3, 4):
-                    assert page.locator(f'.board[data-board="{n}"] tr.result').count() == 3, (name, n)
-                b2 = page.locator('.board[data-board="2"]')
-                assert b2.locator("table.traveller").count() == 0
-                text = b2.inner_text()
-                assert "Board 2: " in text and "results appear when every table has played it" in text
-                body = page.locator("body").inner_text()
-                assert "2220" not in body and "1440" not in body, f"{name}: board 2's scores must not show"
-                assert page.locator('.board[data-board="5"] .placeholder').count() == 1
-            assert "table 2's view" in pages["seat"].locator("#view").inner_text()
-            assert "your table still has to play" in pages["seat"].locator('.board[data-board="2"]').inner_text()
-            assert "your table" not in pages["public"].locator('.board[data-board="2"]').inner_text()
-            assert "2 of 3 tables" in pages["public"].locator('.board[data-board="2"]').inner_text()
-            pages["public"].screenshot(path=str(ARTIFACTS / "results-page-before.png"), full_page=True)
-            director = browser.new_page()
-            director.on("pageerror", lambda e: errors.append(str(e)))
-            director.goto(f"{srv.base}/results?token={srv.token}")
-            director.locator('.board[data-board="2"] table.traveller').wait_for(timeout=15000)   # everything
-            assert "director" in director.locator("#view").inner_text()
-            assert "2220" in director.locator('.board[data-board="2"]').inner_text()
-            director.close()
-            # the last table completes board 2: both pages show it within a poll or two
-            play(d, "2", 2, "7NT", "N", 12)          # -100
-            for name, page in pages.items():
-                page.locator('.board[data-board="2"] table.traveller').wait_for(timeout=10000)
-                t = page.locator('.board[data-board="2"]').inner_text()
-                assert "2220" in t and "1440" in t and "100" in t, (name, t)
-                assert page.locator('.board[data-board="2"] .placeholder').count() == 0
-                # the change came as a patch of the page's version (service/live/patches.py), applied by the page
-                assert any('"type":"results_patch"' in f for f in frames[name]), (name, [f[:80] for f in frames[name]])
-            time.sleep(0.3)
-            pages["public"].screenshot(path=str(ARTIFACTS / "results-page.png"), full_page=True)
-            pages["seat"].screenshot(path=str(ARTIFACTS / "results-page-seat.png"), full_page=True)
-            assert (ARTIFACTS / "results-page.png").stat().st_size > 10000
-            assert not errors, errors
-        finally:
-            browser.close()
+        errors: list[str] = []
+        pages = {}
+        frames: dict[str, list[str]] = {"public": [], "seat": []}    # what each page's /ws/results received
+        for name, url in (("public", f"{srv.base}/results"), ("seat", f"{srv.base}/results?token={seat2}")):
+            page = browser.new_page(viewport={"width": 1280, "height": 1400})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("websocket", lambda ws, got=frames[name]: ws.on(
+                "framereceived", lambda p: got.append(p if isinstance(p, str) else p.decode())))
+            page.goto(url)
+            page.locator('.board[data-board="1"] table.traveller').wait_for(timeout=15000)
+            pages[name] = page
+        for name, page in pages.items():
+            assert page.locator("#title").inner_text() == "Monday pairs"
+            assert page.locator("table.ranking tr.rank").count() == 6
+            assert "Ann Able - Bob Baker" in page.locator("#ranking").inner_text()
+            for n in (1, 3, 4):
+                assert page.locator(f'.board[data-board="{n}"] tr.result').count() == 3, (name, n)
+            b2 = page.locator('.board[data-board="2"]')
+            assert b2.locator("table.traveller").count() == 0
+            text = b2.inner_text()
+            assert "Board 2: " in text and "results appear when every table has played it" in text
+            body = page.locator("body").inner_text()
+            assert "2220" not in body and "1440" not in body, f"{name}: board 2's scores must not show"
+            assert page.locator('.board[data-board="5"] .placeholder').count() == 1
+        assert "table 2's view" in pages["seat"].locator("#view").inner_text()
+        assert "your table still has to play" in pages["seat"].locator('.board[data-board="2"]').inner_text()
+        assert "your table" not in pages["public"].locator('.board[data-board="2"]').inner_text()
+        assert "2 of 3 tables" in pages["public"].locator('.board[data-board="2"]').inner_text()
+        pages["public"].screenshot(path=str(ARTIFACTS / "results-page-before.png"), full_page=True)
+        director = browser.new_page()
+        director.on("pageerror", lambda e: errors.append(str(e)))
+        director.goto(f"{srv.base}/results?token={srv.token}")
+        director.locator('.board[data-board="2"] table.traveller').wait_for(timeout=15000)   # everything
+        assert "director" in director.locator("#view").inner_text()
+        assert "2220" in director.locator('.board[data-board="2"]').inner_text()
+        director.close()
+        # the last table completes board 2: both pages show it within a poll or two
+        play(d, "2", 2, "7NT", "N", 12)          # -100
+        for name, page in pages.items():
+            page.locator('.board[data-board="2"] table.traveller').wait_for(timeout=10000)
+            t = page.locator('.board[data-board="2"]').inner_text()
+            assert "2220" in t and "1440" in t and "100" in t, (name, t)
+            assert page.locator('.board[data-board="2"] .placeholder').count() == 0
+            # the change came as a patch of the page's version (service/live/patches.py), applied by the page
+            assert any('"type":"results_patch"' in f for f in frames[name]), (name, [f[:80] for f in frames[name]])
+        time.sleep(0.3)
+        pages["public"].screenshot(path=str(ARTIFACTS / "results-page.png"), full_page=True)
+        pages["seat"].screenshot(path=str(ARTIFACTS / "results-page-seat.png"), full_page=True)
+        assert (ARTIFACTS / "results-page.png").stat().st_size > 10000
+        assert not errors, errors

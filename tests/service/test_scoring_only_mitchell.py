@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, browser_session, wait_until
 from service_harness import SeatSignIn, ServerProcess, ServiceThread
 
 EVENT = {"name": "Scoring-only Mitchell", "scoring": "MP",
@@ -139,17 +139,15 @@ def key_on_the_page(page: Any, board: int, result: dict[str, Any], west: httpx.C
 
 @pytest.mark.slow
 def test_a_scoring_only_mitchell_keyed_from_the_terminals(tmp_path: Path) -> None:
-    sync_api = playwright_or_skip()
     rng = random.Random(14)
     srv = ServiceThread(tmp_path, CONFIG)
     keyed: dict[tuple[str, int], dict[str, Any]] = {}
-    with srv, srv.client(srv.token) as director, sync_api.sync_playwright() as pw:
+    with srv, srv.client(srv.token) as director, browser_session() as browser:
         for t in "1234":
             director.post(f"/api/tables/{t}/kind", json={"kind": "scoring"}).raise_for_status()
         clients = {(t, s): httpx.Client(base_url=srv.base, auth=SeatSignIn(srv, t, s), timeout=10)
                    for t in "1234" for s in "NE"}
         clients[("1", "W")] = httpx.Client(base_url=srv.base, auth=SeatSignIn(srv, "1", "W"), timeout=10)
-        browser = launch(pw)
         try:
             for rnd in (1, 2, 3):
                 if rnd > 1:
@@ -193,7 +191,6 @@ def test_a_scoring_only_mitchell_keyed_from_the_terminals(tmp_path: Path) -> Non
                         if b["board"] in later:
                             assert not b["visible"] and "travellers" not in b
         finally:
-            browser.close()
             for c in clients.values():
                 c.close()
         assert len(keyed) == 36

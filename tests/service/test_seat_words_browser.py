@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from headless import ARTIFACTS, launch, playwright_or_skip, wait_until
+from headless import ARTIFACTS, browser_session, wait_until
 from service_harness import ServiceThread
 
 from service.sim.dealing import deal_for
@@ -75,29 +75,24 @@ THREE_NT = [("N", "1NT"), ("E", "Pass"), ("S", "3NT"), ("W", "Pass"), ("N", "Pas
 
 @pytest.fixture()
 def table(tmp_path: Path) -> Any:
-    sync_api = playwright_or_skip()
     srv = ServiceThread(tmp_path, CONFIG)
-    with srv, sync_api.sync_playwright() as pw, srv.client(srv.token) as api:
+    with srv, browser_session() as browser, srv.client(srv.token) as api:
         links = {s: v["link"] for s, v in api.get("/api/tables/1/tokens").json().items()}
-        browser = launch(pw)
         errors: list[str] = []
-        try:
-            pages: dict[str, Any] = {}
-            for who in ("N", "E", "S", "W", "console"):
-                ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1,
-                                          is_mobile=True, has_touch=True)
-                page = ctx.new_page()
-                page.on("pageerror", lambda e, who=who: errors.append(f"{who}: {e}"))
-                pages[who] = page
-            pages["console"].goto(f"{srv.base}/console#token={srv.token}")
-            for s in "NESW":
-                link = links[s].replace("/seat#", "/seat?lang=zh-Hant#") if s == "W" else links[s]
-                pages[s].goto(srv.base + link)
-                wait_until(pages[s], "s => ME === s && TABLE === '1'", s)
-            yield api, pages, srv
-            assert not errors, errors
-        finally:
-            browser.close()
+        pages: dict[str, Any] = {}
+        for who in ("N", "E", "S", "W", "console"):
+            ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1,
+                                      is_mobile=True, has_touch=True)
+            page = ctx.new_page()
+            page.on("pageerror", lambda e, who=who: errors.append(f"{who}: {e}"))
+            pages[who] = page
+        pages["console"].goto(f"{srv.base}/console#token={srv.token}")
+        for s in "NESW":
+            link = links[s].replace("/seat#", "/seat?lang=zh-Hant#") if s == "W" else links[s]
+            pages[s].goto(srv.base + link)
+            wait_until(pages[s], "s => ME === s && TABLE === '1'", s)
+        yield api, pages, srv
+        assert not errors, errors
 
 
 def seats_of(pages: dict[str, Any]) -> dict[str, Any]:
