@@ -11,6 +11,8 @@ from pathlib import Path
 import httpx
 from service_harness import ServiceThread
 
+from service.api.cards import qr_svg
+
 CONFIG = {"regulation": {"spectators": {"delay_s": 0}},
           "tables": [{"id": "1"}, {"id": "2"}, {"id": "3"}],
           "event": {"name": "Card night", "movement": {"kind": "mitchell", "tables": 3, "boards_per_round": 2}}}
@@ -75,6 +77,10 @@ def test_a_card_signs_in_for_the_current_round_again_and_again(tmp_path: Path) -
             assert stale.get("/api/cards").status_code == 401
         every = d.get("/api/cards").json()
         assert [c["table"] for c in every] == ["1", "2", "3"]
+        # asked again (the cards page reloaded), the same codes are not drawn again (~5 ms each, in the event loop)
+        made = qr_svg.cache_info().misses
+        assert d.get("/api/cards").json() == every
+        assert qr_svg.cache_info().misses == made
         # survives a restart: the revocation still holds, the new card still works
         srv.stop()
         srv.start()
