@@ -12,6 +12,18 @@ const SIDE = {N: "NS", S: "NS", E: "EW", W: "EW"};
 const SEAT_NAME = {N: () => t("seat.north", "North"), E: () => t("seat.east", "East"),
                    S: () => t("seat.south", "South"), W: () => t("seat.west", "West")};
 const $ = id => document.getElementById(id);
+// A section is written again only when what it shows changed. Every state message rewrote every section, and the
+// browser parsed, laid out and painted them all again: most of what a phone did in an evening (docs/PERFORMANCE.md).
+// The sections written here are written only through these two.
+const WRITTEN = new WeakMap();
+function setHtml(el, markup) {
+  if (WRITTEN.get(el) === markup) return false;
+  el.innerHTML = markup; WRITTEN.set(el, markup);
+  return true;
+}
+function setText(el, text) { WRITTEN.delete(el); el.textContent = text; }
+// A section not shown now is emptied once, not at every message.
+function clear(el) { if (el.firstChild) el.replaceChildren(); }
 
 function toast(text) {
   const el = $("toast");
@@ -61,10 +73,10 @@ function renderBoard(s) {
   $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: seatShort(ME)});
   const el = $("board");
   if (s.withheld) {
-    el.innerHTML = esc(t("seat.withheld", "Board {n} in play: your pair still has to play it, nothing of it is shown (Law 16B)", {n: s.board.number}));
+    setHtml(el, esc(t("seat.withheld", "Board {n} in play: your pair still has to play it, nothing of it is shown (Law 16B)", {n: s.board.number})));
     return;
   }
-  if (!s.board) { el.textContent = s.kind === "scoring" ? t("seat.scoring_waiting", "Scoring-only table: key each board's result below.") : t("seat.waiting", "Waiting for a board."); return; }
+  if (!s.board) { setText(el, s.kind === "scoring" ? t("seat.scoring_waiting", "Scoring-only table: key each board's result below.") : t("seat.waiting", "Waiting for a board.")); return; }
   const parts = [`<b>${esc(t("seat.board_n", "Board {n}", {n: s.board.number}))}</b>`,
     esc(t("seat.dealer", "dealer {seat}", {seat: seatShort(s.board.dealer)})),
     esc(t("seat.vulnerable", "vulnerable: {who}", {who: vulText(s.board.vulnerable)})),
@@ -72,7 +84,7 @@ function renderBoard(s) {
   const turn = turnLine(s);
   if (turn) parts.push(turn.act ? `<b class="your-turn turn-line">${esc(turn.text)}</b>` : `<span class="turn-line">${esc(turn.text)}</span>`);
   if (s.contract) parts.push(`${esc(t("seat.contract", "contract"))} ${contractHtml(s.contract)} ${esc(s.contract !== "PASS" && s.declarer ? SEAT_NAME[s.declarer]() : "")}`);
-  el.innerHTML = parts.join(" &middot; ");
+  setHtml(el, parts.join(" &middot; "));
 }
 
 // The phase in words; once the director has ruled, the table complies (no longer "awaiting ruling").
@@ -127,7 +139,7 @@ function renderPenalty(s) {
     }
   }
   el.hidden = !rows.length;
-  el.innerHTML = rows.length ? `<h3>${esc(t("seat.pc_title", "Penalty cards on the table"))}</h3><ul>${rows.join("")}</ul>` : "";
+  setHtml(el, rows.length ? `<h3>${esc(t("seat.pc_title", "Penalty cards on the table"))}</h3><ul>${rows.join("")}</ul>` : "");
 }
 
 // ------------------------------------------------------------------------------------------- hands and trick
@@ -159,13 +171,13 @@ function renderHands(s) {
     html = others.map(seat => handBlock(seat, s.hands[seat].cards, () => mayPlay(seat), false)).join("") +
       (s.hands[ME] ? handBlock(ME, s.hands[ME].cards, () => mayPlay(ME), true) : "");
   }
-  $("hands").innerHTML = html;
-  $("hands").querySelectorAll(".card.play").forEach(b => b.onclick = () => post({type: "card", seat: b.dataset.seat, card: b.dataset.card}));
+  if (setHtml($("hands"), html))
+    $("hands").querySelectorAll(".card.play").forEach(b => b.onclick = () => post({type: "card", seat: b.dataset.seat, card: b.dataset.card}));
   const tr = s.trick || s.last_trick;
   const won = s.tricks_won && !complete ? `<div class="won">${esc(t("seat.tricks_won", "Tricks: NS {ns}, EW {ew}", {ns: s.tricks_won.NS, ew: s.tricks_won.EW}))}</div>` : "";
-  $("trick").innerHTML = tr ? `<div class="compass" aria-label="${esc(t("seat.trick_n", "Trick {n}", {n: tr.number}))}">` +
+  setHtml($("trick"), tr ? `<div class="compass" aria-label="${esc(t("seat.trick_n", "Trick {n}", {n: tr.number}))}">` +
     SEATS.map(seat => { const c = tr.cards.find(x => x.seat === seat); return `<div class="pos ${seat}"><small>${seat}</small> ${c ? cardHtml(c.card) : ""}</div>`; }).join("") +
-    `<div class="pos C">${esc(s.trick ? t("seat.trick_n", "Trick {n}", {n: tr.number}) : t("seat.last_trick", "Last trick"))}</div></div>` + won : won;
+    `<div class="pos C">${esc(s.trick ? t("seat.trick_n", "Trick {n}", {n: tr.number}) : t("seat.last_trick", "Last trick"))}</div></div>` + won : won);
 }
 
 // ------------------------------------------------------------------------------------------- the auction
@@ -196,10 +208,10 @@ function myCallTurn(s) {
 function renderBidding(s) {
   const inAuction = s.board && !s.withheld && s.kind !== "scoring" || (s.auction && s.auction.calls.length);
   $("bidding-section").hidden = !inAuction;
-  $("auction").innerHTML = s.board ? auctionTable(s.auction) : "";
+  setHtml($("auction"), s.board ? auctionTable(s.auction) : "");
   const box = $("box");
   const typing = document.activeElement && document.activeElement.id === "alert-explanation";
-  if (!myCallTurn(s)) { box.innerHTML = ""; UI.level = null; return; }
+  if (!myCallTurn(s)) { clear(box); UI.level = null; return; }
   const standing = (s.auction ? s.auction.calls : []).filter(c => c.stands && bidRank(c.call) >= 0);
   const top = standing.length ? bidRank(standing[standing.length - 1].call) : -1;
   const lvl = UI.level;
@@ -250,7 +262,7 @@ function renderClaim(s) {
     }
     return;
   }
-  if (!playing) { el.hidden = true; el.innerHTML = ""; UI.claimOpen = false; return; }
+  if (!playing) { el.hidden = true; clear(el); UI.claimOpen = false; return; }
   el.hidden = false;
   const declarerSide = SIDE[ME] === SIDE[s.declarer];
   const won = s.tricks_won ? s.tricks_won[SIDE[s.declarer]] : 0;
@@ -278,7 +290,7 @@ function renderKeying(s) {
   if (!correcting) UI.correcting = null;
   const open = s.kind === "scoring" && !s.withheld && (!s.board || s.phase === "board_ready" ||
     (s.phase === "board_complete" && accepted) || correcting);
-  if (!open) { el.hidden = true; el.innerHTML = ""; UI.keyTyped = false; return; }
+  if (!open) { el.hidden = true; clear(el); UI.keyTyped = false; return; }
   const mark = (correcting ? "c" : "") + (s.board ? s.board.number : "");
   if (!el.hidden && el.dataset.board === mark) return;    // keep what is being keyed
   el.hidden = false;
@@ -351,7 +363,7 @@ function nextBoard(s) {
 function mayStart(s) { return s.kind !== "scoring" && !s.withheld && (!s.board || s.phase === "board_complete"); }
 async function renderStart(s) {
   const el = $("start-section");
-  if (!mayStart(s)) { el.hidden = true; el.innerHTML = ""; el.dataset.sig = ""; UI.startKey = null; return; }
+  if (!mayStart(s)) { el.hidden = true; clear(el); el.dataset.sig = ""; UI.startKey = null; return; }
   if (!el.hidden && UI.startKey && el.innerHTML) return;           // the same offer: keep what is typed
   const key = UI.startKey = {};
   let offer;
@@ -405,7 +417,7 @@ function renderCardsDiffer(s) {
 // ------------------------------------------------------------------------------------------- after the board
 function renderResult(s) {
   const el = $("result-section");
-  if (s.phase !== "board_complete" || !s.result) { el.hidden = true; el.innerHTML = ""; return; }
+  if (s.phase !== "board_complete" || !s.result) { el.hidden = true; clear(el); return; }
   el.hidden = false;
   const r = s.result, c = s.confirm || {};
   const res = r.contract === "PASS" ? t("seat.result_passed", "Passed out") :
@@ -580,12 +592,14 @@ function irrDetail(i) {
 function renderRulings(s) {
   const ch = s.choices || [];
   $("choices-section").hidden = !ch.length;
-  $("choices").innerHTML = ch.map(i => `<div><b>${codeLabel(i.code)}</b> (${esc(t("seat.law", "Law {law}", {law: i.law}))}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
+  const choices = ch.map(i => `<div><b>${codeLabel(i.code)}</b> (${esc(t("seat.law", "Law {law}", {law: i.law}))}):${lawTextSlot(TABLE, s.board ? s.board.number : null, i.law, i.law_text)}` +
     i.options.map(o => `<button type="button" data-code="${esc(i.code)}" data-option="${esc(o.code)}" title="${esc(optionExplained(o))}">${esc(optionText(o.code))}</button> ${esc(optionExplained(o))}<br>`).join("") + "</div>").join("");
-  $("choices").querySelectorAll("button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
-  lawTexts($("choices"));
-  $("irregularities").innerHTML = (s.irregularities || []).map(i =>
-    `<div class="irr" data-code="${esc(i.code)}">${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(irrDetail(i))} &mdash; <span class="irr-state">${esc(dispositionText(i))}</span></div>`).join("") || esc(t("seat.none", "none"));
+  if (setHtml($("choices"), choices)) {
+    $("choices").querySelectorAll("button").forEach(b => b.onclick = () => choose(b.dataset.code, b.dataset.option));
+    lawTexts($("choices"));
+  }
+  setHtml($("irregularities"), (s.irregularities || []).map(i =>
+    `<div class="irr" data-code="${esc(i.code)}">${codeLabel(i.code)} (${esc(t("seat.law", "Law {law}", {law: i.law}))}) ${esc(irrDetail(i))} &mdash; <span class="irr-state">${esc(dispositionText(i))}</span></div>`).join("") || esc(t("seat.none", "none")));
 }
 
 // The boards of the table's current round (its guidance names them; null without an event). After the director
@@ -638,7 +652,7 @@ function signedOut(msg) {
   el.hidden = false;
   el.innerHTML = `<h2>${esc(t("seat.signed_out", "Signed out"))}</h2><p>${esc(t("seat.scan_card", "Scan the card at your table (or open this round's link) to sign in again."))}</p>`;
   $("status").textContent = t("seat.status_signed_out", "signed out");
-  $("board").textContent = msg || t("seat.signed_out", "Signed out");           // why, where the board line was
+  setText($("board"), msg || t("seat.signed_out", "Signed out"));           // why, where the board line was
   ["table-section", "bidding-section", "claim-section", "keying-section", "result-section", "choices-section",
    "players-section", "guidance-section", "irregularities-section", "call-director", "start-section", "cards-differ", "director-section"].forEach(id => $(id).hidden = true);
 }
@@ -652,13 +666,13 @@ function newSeat(r) {
   sessionStorage.setItem("bt-token", r.token);
   state = null; UI.pair = null; UI.roundBoards = null; UI.extrasFor = null; UI.extras = null; UI.labels = {};
   UI.keyTyped = false;
-  $("hands").innerHTML = ""; $("trick").innerHTML = ""; $("auction").innerHTML = "";
+  setHtml($("hands"), ""); setHtml($("trick"), ""); setHtml($("auction"), "");
   ["keying-section", "result-section", "guidance-section", "players-section", "claim-section", "start-section"].forEach(id => $(id).hidden = true);
   UI.startKey = null; UI.startPick = null; UI.startRefusal = "";
   $("signed-out").hidden = true; $("table-section").hidden = false;
   $("irregularities-section").hidden = false; $("call-director").hidden = false;
   $("title").textContent = t("seat.title", "Table {table}, seat {seat}", {table: TABLE, seat: seatShort(ME)});
-  $("board").textContent = t("seat.waiting", "Waiting for a board.");
+  setText($("board"), t("seat.waiting", "Waiting for a board."));
   connect(); loadRound().then(loadPlayers);
 }
 function notSeated(r) {
@@ -668,7 +682,7 @@ function notSeated(r) {
     : r.status === "sit_out" ? t("seat.sit_out", "Your pair sits out round {r}: this page shows your next table when its round begins.", {r: r.round})
     : t("seat.wait_table", "Round {r}: your pair's next table has not started the round yet; this page follows when it does.", {r: r.round});
   el.innerHTML = `<h2>${esc(r.status === "over" ? t("seat.over_title", "Session over") : t("seat.between_title", "Between tables"))}</h2><p class="pair-status" data-status="${esc(r.status)}">${esc(text)}</p>`;
-  $("board").textContent = text;
+  setText($("board"), text);
   $("status").textContent = "";
 }
 async function renewCredential() {
