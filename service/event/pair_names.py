@@ -22,6 +22,8 @@ class PairNames:
     def __init__(self, teams: bool) -> None:
         self.teams = teams
         self._names: dict[PairKey, dict[int, str]] = {}
+        # one more at each entry: a page told the names twice (its stream, its own request) keeps the later
+        self.version = 0
 
     def key(self, section: str, entrant: int, direction: str) -> PairKey:
         return (section, entrant, direction if self.teams else "")
@@ -31,6 +33,7 @@ class PairNames:
         places = self._names.setdefault(key, {})
         for seat, name in names.items():
             places[PLACE[seat]] = name
+        self.version += 1
 
     def of(self, key: PairKey | None) -> list[str]:
         """The pair's names in seat order (North or East first); empty when none was entered."""

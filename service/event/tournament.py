@@ -358,10 +358,12 @@ class LiveTournament:
         return self.names.of(self._pair_key(table_id, rnd, direction))
 
     def players_at(self, table_id: str) -> dict[str, Any]:
-        """The table's two pairs in its current round and their names (public: the results show them)."""
+        """The table's two pairs in its current round and their names (public: the results show them), with the
+        names' ``version`` (higher is later)."""
         rnd = self.rounds[table_id]
-        return {"round": rnd, **{d: {"pair": self.pair_at(table_id, d, rnd), "names": self.names_at(table_id, rnd, d)}
-                                 for d in ("NS", "EW")}}
+        return {"round": rnd, "version": self.names.version,
+                **{d: {"pair": self.pair_at(table_id, d, rnd), "names": self.names_at(table_id, rnd, d)}
+                   for d in ("NS", "EW")}}
 
     async def set_names(self, table_id: str, names: dict[str, str], actor: str) -> Row:
         """Names (already shown as ``service/event/members.py`` shows them) of one pair's seats at the table's

@@ -235,7 +235,7 @@ def test_member_list_names_per_pair_and_the_results(server: ServerProcess, direc
 
     assert ok(d.get("/api/tables/1/players"), 404)               # no event yet
     ok(d.post("/api/event", json=MITCHELL_3))
-    assert ok(d.get("/api/tables/1/players")) == {"round": 1, "NS": {"pair": 1, "names": []},
+    assert ok(d.get("/api/tables/1/players")) == {"round": 1, "version": 0, "NS": {"pair": 1, "names": []},
                                                    "EW": {"pair": 4, "names": []}, "may_enter": ["NS", "EW"]}
     with server.seat_client("1", "N") as north, server.seat_client("1", "E") as east, \
             server.seat_client("2", "N") as other:
@@ -249,6 +249,8 @@ def test_member_list_names_per_pair_and_the_results(server: ServerProcess, direc
         for body in ({"X": "1"}, {}, {"E": ""}, {"E": "x" * 200}, {"E": ["1"]}):
             assert ok(east.post("/api/tables/1/players", json=body), 422), body
         assert ok(east.get("/api/tables/1/players"))["EW"] == {"pair": 4, "names": ["林 小明 (2002)", "Zoe Free"]}
+        # each save makes the names later (a page keeps the later of its stream's message and its own request)
+        assert ok(east.get("/api/tables/1/players"))["version"] == 2
     assert ok(d.post("/api/tables/2/players", json={"N": "3003", "E": "x"}), 422)   # one pair at a time
     ok(d.post("/api/tables/2/players", json={"N": "3003", "S": "Bo Bo"}))
 

@@ -529,14 +529,23 @@ async function loadGuidance(view) {
 // names, so partner's phone shows them at once. A scoring-only table's one device may enter both pairs
 // (may_enter). The form waits while a board is being bid or played (it would push the hand off a phone's screen).
 function boardInPlay(s) { return !!(s.board && !["board_ready", "board_complete"].includes(s.phase)); }
+// The names come two ways, the stream's message and the page's own request after a save: of the same round, the
+// later version stays (an answer computed before the opponents' save, read after its message, must not undo it).
+function laterPlayers(info) {
+  return !UI.players || info.round !== UI.players.round || (info.version ?? 0) >= (UI.players.version ?? 0);
+}
 async function loadPlayers() {
-  try { UI.players = await api(tableUrl("/players"), {}, TOKEN); }
+  let info;
+  try { info = await api(tableUrl("/players"), {}, TOKEN); }
   catch (e) { UI.players = null; $("players-section").hidden = true; return; }   // 404: not offered
+  if (!laterPlayers(info)) return;
+  UI.players = info;
   renderPlayers();
 }
 function playersArrived(m) {
   if (!UI.players || UI.players.round !== m.round) { loadPlayers(); return; }
-  UI.players = {...UI.players, NS: m.NS, EW: m.EW};
+  if (!laterPlayers(m)) return;
+  UI.players = {...UI.players, NS: m.NS, EW: m.EW, version: m.version};
   renderPlayers();
 }
 function renderPlayers() {
