@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .cards import SEATS, Seat
-from .dds import SOLVER_LOCK
+from .dds import SOLVER_LOCK, solver_only
 from .scoring import score_ns
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ def double_dummy_tricks(table: Table) -> int | None:
     remaining_tricks = 13 - len(play.winners)
     if any(len(h) != remaining_tricks for h in hands.values()):
         return None                                    # a hand record that does not fit the play
+    solver_only()
     from endplay.dds import solve_board  # imported here: DDS is loaded only when asked for
     from endplay.types import Deal, Denom, Player
     deal = Deal("N:" + " ".join(_hand_pbn(hands[s]) for s in SEATS))

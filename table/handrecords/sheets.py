@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..board import Vulnerability
 from ..cards import SEATS, Seat
-from ..dds import SOLVER_LOCK
+from ..dds import SOLVER_LOCK, solver_only
 from .base import HandRecordBoard, suits_of
 
 _SYMBOL = {"S": "&spades;", "H": "<span class=r>&hearts;</span>", "D": "<span class=r>&diams;</span>",
@@ -30,6 +30,7 @@ class Analysis:
 
 def analyse(board: HandRecordBoard) -> Analysis:
     """Double-dummy tricks for every declarer and strain, and the par result (endplay / DDS)."""
+    solver_only()
     from endplay.dds import calc_dd_table, par
     from endplay.types import Deal as EDeal
     from endplay.types import Penalty, Player, Vul
