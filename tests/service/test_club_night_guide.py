@@ -281,6 +281,8 @@ def test_the_guide_s_reader_table(tmp_path: Path) -> None:
         assert f"Fouled board (Law 87) by -: the hands picked up are not board {board}'s: " \
             f"North holds board {wrong}'s North hand" in text(page, "#feed")
         assert d.get("/api/tables/1").json()["board"] is None      # nothing started, no call possible
+        # the console draws the table cards once for the messages of 200 ms: the last of them drawn first
+        wait_until(page, "() => overviewTimer === null")
         picture(page.locator("#table-1"), "console-reader-held.png")
         picture(page.locator("#feed-section"), "console-reader-feed.png")
         one.pick_up(Seat.N, deals[board].hands[Seat.N])              # corrected from the hand record: it starts

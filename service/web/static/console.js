@@ -34,10 +34,12 @@ function deviceDots(devs) {
     esc(t("console.connected", "connected")) : esc(d.last_error || t("console.down", "down"))}"></span>`).join("");
 }
 
+// A table's card is written again only when it changed (console_event.js marks late cards after each write).
+const drawnCards = new Map();           // table id -> the card's markup as last written
 function renderTables() {
   const el = document.getElementById("tables");
   const ids = Object.keys(states).sort((a, b) => a.length - b.length || a.localeCompare(b));
-  el.innerHTML = ids.map(id => {
+  const cards = ids.map(id => {
     const s = states[id];
     const open = s.choices.length;
     const outside = eventTables && !eventTables.has(id);       // a table of an earlier event
@@ -48,8 +50,29 @@ function renderTables() {
       ${s.held ? `<span class="waiting held" title="${esc(engineText(s.held, s.held_parts))}">${esc(t("console.held", "held: no call yet (the hands picked up)"))}</span><br>` : ""}
       ${open ? `<span class="waiting">${esc(t("console.waiting", "{n} waiting", {n: open}))}</span> &middot; ` : ""}${deviceDots(s.devices)}
       <span class="seq" data-seq="${s.seq}" hidden></span></div>`;
-  }).join("");
-  el.querySelectorAll(".tcard").forEach(c => c.onclick = () => { selected = c.dataset.table; renderTables(); renderDetail(); });
+  });
+  const select = c => { c.onclick = () => { selected = c.dataset.table; renderTables(); renderDetail(); }; };
+  const same = ids.length === el.children.length && ids.every((id, i) => el.children[i].dataset.table === id);
+  if (!same) {
+    el.innerHTML = cards.join("");
+    drawnCards.clear();
+    ids.forEach((id, i) => drawnCards.set(id, cards[i]));
+    el.querySelectorAll(".tcard").forEach(select);
+    return;
+  }
+  ids.forEach((id, i) => {
+    if (drawnCards.get(id) === cards[i]) return;
+    el.children[i].outerHTML = cards[i];
+    drawnCards.set(id, cards[i]);
+    select(el.children[i]);
+  });
+}
+// Every call and card at every table sends the console a state message (hundreds a second at a congress): the
+// table cards and the alerts are drawn once for the messages of 200 ms, not once for each.
+let overviewTimer = null;
+function renderOverviewSoon() {
+  if (overviewTimer) return;
+  overviewTimer = setTimeout(() => { overviewTimer = null; renderTables(); renderAlerts(); }, 200);
 }
 
 // The tables of the current event (GET /api/event's progress); a table left over from an earlier event is greyed.
@@ -62,6 +85,7 @@ async function loadEventTables() {
   } catch (e) { /* no event service: every table is shown alike */ }
 }
 
+let drawnAlerts = null;                  // the alerts' markup as last written
 function renderAlerts() {
   const items = [];
   for (const id of Object.keys(states).sort()) {
@@ -70,10 +94,10 @@ function renderAlerts() {
   }
   document.getElementById("alert-count").textContent = items.length ? `(${items.length})` : "";
   const el = document.getElementById("alerts");
-  if (!items.length) { el.innerHTML = `<p class="muted">${esc(t("console.none", "None."))}</p>`; updateNav(); return; }
+  if (!items.length) { drawnAlerts = null; el.innerHTML = `<p class="muted">${esc(t("console.none", "None."))}</p>`; updateNav(); return; }
   const focus = document.activeElement && document.activeElement.closest && document.activeElement.closest("form.claim-ruling")
     ? [document.activeElement.closest("form.claim-ruling").dataset.key, document.activeElement.name] : null;
-  el.innerHTML = items.map(([id, s, irr]) => `<div class="alert" data-table="${esc(id)}" data-code="${esc(irr.code)}">
+  const html = items.map(([id, s, irr]) => `<div class="alert" data-table="${esc(id)}" data-code="${esc(irr.code)}">
     <div><b>${esc(tableName(id))}</b>${esc(t("console.comma", ", "))}${esc(t("console.board_short", "board {n}", {n: s.board ? s.board.number : "-"}))}${esc(t("console.colon", ": "))}<span class="code">${codeLabel(irr.code)}</span>
     ${esc(t("console.by", "by {seat}", {seat: seatName(irr.seat)}))} &mdash; <span class="law">${esc(t("common.law_n", "Law {law}", {law: irr.law}))}</span></div>
     <div class="irr-detail">${esc(detailText(irr))}</div>
@@ -81,6 +105,9 @@ function renderAlerts() {
     ${CLAIM_CODES.includes(irr.code) ? claimForm(id, s, irr) : `<div>${(irr.options || []).map(o => `<button class="option" data-table="${esc(id)}" data-code="${esc(irr.code)}" data-option="${esc(o.code)}"
        title="${esc(optionExplained(o))}">${esc(optionText(o.code))} <span class="muted">(${esc(chooserText(o.chooser))})</span></button>`).join("")}</div>`}
     <div class="muted">${(irr.options || []).map(o => `<div><b>${esc(optionText(o.code))}</b>: ${esc(optionExplained(o))}</div>`).join("")}</div></div>`).join("");
+  if (html === drawnAlerts) { updateNav(); return; }       // unchanged: what the director is typing stays as it is
+  drawnAlerts = html;
+  el.innerHTML = html;
   el.querySelectorAll("button.option").forEach(b => b.onclick = () => rule(b.dataset.table, b.dataset.code, b.dataset.option, b));
   el.querySelectorAll("form.claim-ruling").forEach(claimFormWire);
   if (focus) {                                        // a redraw while the director types keeps his place
@@ -311,7 +338,7 @@ let detailTimer = null;
 function onMessage(m) {
   if (m.type === "state") {
     states[m.table] = m.state;
-    renderTables(); renderAlerts();
+    renderOverviewSoon();
     if (m.table === selected && !detailTimer) detailTimer = setTimeout(() => { detailTimer = null; renderDetail(); }, 300);
   } else if (m.type === "flagged") {
     const i = m.irregularity;

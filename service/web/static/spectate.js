@@ -16,10 +16,19 @@ function tableCardHtml(id) {
         : s.tricks_won ? `&middot; ${esc(t("common.ns", "NS"))} ${s.tricks_won.NS} ${esc(t("common.ew", "EW"))} ${s.tricks_won.EW}` : ""}`;
   return `<button type="button" class="tcard${id === selected ? " sel" : ""}" data-table="${esc(id)}" aria-pressed="${id === selected}">${head}${body}</button>`;
 }
+// The cards are written again only when they changed, and once for the messages of 200 ms (every call and card at
+// every table sends one).
+let drawnTables = null, tablesTimer = null;
 function renderTables() {
   const ids = Object.keys(states).sort((a, b) => a.length - b.length || a.localeCompare(b));
-  document.getElementById("tables").innerHTML = ids.map(tableCardHtml).join("");
+  const html = ids.map(tableCardHtml).join("");
+  if (html === drawnTables) return;
+  drawnTables = html;
+  document.getElementById("tables").innerHTML = html;
   document.querySelectorAll("#tables .tcard").forEach(c => c.onclick = () => { selected = c.dataset.table; renderTables(); renderDetail(); });
+}
+function renderTablesSoon() {
+  if (!tablesTimer) tablesTimer = setTimeout(() => { tablesTimer = null; renderTables(); }, 200);
 }
 function renderDetail() {
   const el = document.getElementById("detail");
@@ -61,7 +70,7 @@ async function start() {
   document.title = t("spectate.title", "Live tables") + " - bridgetable";
   const status = document.getElementById("status");
   stream("/ws/club", m => {
-    if (m.type === "state") { states[m.table] = m.state; renderTables(); if (m.table === selected) renderDetail(); }
+    if (m.type === "state") { states[m.table] = m.state; renderTablesSoon(); if (m.table === selected) renderDetail(); }
   }, st => status.textContent = statusText(st));
   viewStream("/ws/results", "results", renderReleased, null);
 }
