@@ -79,10 +79,14 @@ def browser_session() -> Iterator[Any]:
     sync_api = playwright_or_skip()
     _resume()
     try:
-        if _Shared.playwright is None:
+        if _Shared.browser is None or not _Shared.browser.is_connected():
+            if _Shared.playwright is not None:         # a browser that died: its driver is started afresh too
+                with contextlib.suppress(Exception):
+                    stop_shared_browser()
+                _Shared.playwright = _Shared.browser = _Shared.loop = None
+                asyncio._set_running_loop(None)         # not the old driver's loop, whatever its stop did
             _Shared.playwright = sync_api.sync_playwright().start()
             _Shared.loop = asyncio._get_running_loop()
-        if _Shared.browser is None or not _Shared.browser.is_connected():
             _Shared.browser = launch(_Shared.playwright)
         yield _Shared.browser
     finally:
