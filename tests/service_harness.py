@@ -87,13 +87,36 @@ def _ephemeral_low() -> int:
         return 32768
 
 
+def _worker_ports() -> range:
+    """This test process's share of the ports below the system's range for outgoing connections: under
+    pytest-xdist each worker has its own slice. A test that stops a server and starts it again on the same port (a
+    crash, a resumed session) leaves the port free meanwhile; with every worker drawing from the whole range,
+    another worker's server once took it in that gap, and the restarted test's health check was answered by the
+    other worker's service (the new session "had" board 1)."""
+    low, high = 10000, max(10001, _ephemeral_low())
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if not worker.startswith("gw") or not worker[2:].isdigit() or count < 2:
+        return range(low, high)
+    span = (high - low) // count
+    start = low + (int(worker[2:]) % count) * span
+    return range(start, start + span)
+
+
+_NEXT_PORT: list[int] = []
+
+
 def free_port() -> int:
-    """A port free now, below the system's range for outgoing connections: a server restarted on it later (a crash
-    test, a resumed session) finds it free, where a port the system handed out (bind to 0) could meanwhile be an
-    outgoing connection's local port (another test's client), and the restart failed with EADDRINUSE."""
-    low = _ephemeral_low()
+    """A port free now, from this process's slice (``_worker_ports``), taken in turn from a random start so that a
+    port comes back only after the whole slice: a server restarted on it later (a crash test, a resumed session)
+    finds it free, where a port the system handed out (bind to 0) could meanwhile be an outgoing connection's local
+    port (another test's client), and the restart failed with EADDRINUSE."""
+    ports = _worker_ports()
+    if not _NEXT_PORT:
+        _NEXT_PORT.append(_PORTS.randrange(len(ports)))
     for _ in range(200):
-        port = _PORTS.randrange(10000, max(10001, low))
+        port = ports[_NEXT_PORT[0] % len(ports)]
+        _NEXT_PORT[0] += 1
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
                 s.bind(("127.0.0.1", port))
@@ -145,14 +168,24 @@ class ServerProcess:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited ({self.proc.returncode}):\n{self.log_path.read_text()[-3000:]}")
-            try:
-                if httpx.get(self.base + "/api/health", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
+            if self._answers_as_ours():
+                return self
             time.sleep(0.05)
         self.kill()
         raise RuntimeError(f"server did not start:\n{self.log_path.read_text()[-3000:]}")
+
+    def _answers_as_ours(self) -> bool:
+        """Whether this server's service answers on the port: up, and (to the director) on this server's journal,
+        not another service that holds the port meanwhile (its own start then fails: "server exited")."""
+        try:
+            health = httpx.get(self.base + "/api/health", timeout=1.0,
+                               headers={"Authorization": f"Bearer {self.token}"})
+        except httpx.HTTPError:
+            return False
+        if health.status_code != 200:
+            return False
+        journal = health.json().get("journal")
+        return journal is None or journal == self.database
 
     def _limit_files(self) -> None:
         assert self.open_files is not None

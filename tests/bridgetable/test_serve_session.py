@@ -125,3 +125,19 @@ def test_make_run_asks_for_the_token_with_show_token() -> None:
                              text=True, timeout=60)
         return next(line for line in dry.stdout.splitlines() if "bridgetable serve" in line)
     assert "--show-token" in command("SHOW_TOKEN=1") and "--show-token" not in command()
+
+
+def test_a_start_answered_by_another_service_on_the_port_is_not_taken_for_ours(tmp_path: Path) -> None:
+    """The harness's own check (``tests/service_harness.py``): a server restarted on its port after another
+    service took the port meanwhile fails to start, where it once took the other service's answers for its own."""
+    other = ServerProcess(tmp_path / "other", CONFIG)
+    with other, other.client(other.token) as d:
+        assert d.post("/api/tables/1/events", json=BOARD).status_code == 200
+        ours = ServerProcess(tmp_path / "ours", CONFIG, port=other.port)
+        try:
+            ours.start(timeout=60)
+        except RuntimeError as err:
+            assert "server exited" in str(err), err
+        else:
+            ours.stop()
+            raise AssertionError("the other service's answer was taken for ours")
