@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 from click.testing import CliRunner
+from thoroughness import runs
 
 import hw_sim  # noqa: F401  (sim:// URLs)
 from drivers.dealer import (
@@ -31,7 +32,7 @@ from table.dealgen import generate
 from table.handrecords import HandRecordBoard, write_hand_records
 
 FAULT_RUNS = 30
-CLEAN_SETS = 100
+CLEAN_SETS = runs(100, 25)            # tests/thoroughness.py: the full count in CI
 
 
 def owners(boards):

@@ -3,7 +3,6 @@ client posts events; after each restart every acknowledged event is in the journ
 from __future__ import annotations
 
 import json
-import os
 import random
 import threading
 import time
@@ -13,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from service_harness import ServerProcess
+from thoroughness import runs
 from websockets.sync.client import connect
 
 from service.config.settings import Regulation
@@ -22,9 +22,9 @@ from service.sim.robot import next_event
 from service.store.journal import Row, utcnow
 from table.events import event_from_dict, to_dict
 
-# twenty kills in CI (BRIDGETABLE_SLOW, .ci/run); six in make test, each still killing mid-play (issue 22: the
+# twenty kills in CI (tests/thoroughness.py); six in make test, each still killing mid-play (issue 22: the
 # twenty always ran, ~50 s of CPU in every local run)
-TRIALS = 20 if os.environ.get("BRIDGETABLE_SLOW") else 6
+TRIALS = runs(20, 6)
 
 
 class Poster(threading.Thread):

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from service_harness import ServerProcess, raw_request
+from thoroughness import runs
 
 from service.sim.dealing import deal_for
 
@@ -49,10 +50,11 @@ def test_api_never_fails_with_5xx(server: ServerProcess) -> None:
 
     # one keep-alive session for the ~2,400 requests, as a client program holds one (a new connection each time
     # cost both sides more than the request); no proxy settings read from the environment at each request
+    # tests/thoroughness.py: 40 examples an operation in CI, 15 in make test
     with requests.Session() as session:
         session.trust_env = False
         for op in operations:
-            @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+            @settings(max_examples=runs(40, 15), deadline=None, suppress_health_check=list(HealthCheck), database=None)
             @given(case=op.as_strategy())
             def run(case: Any) -> None:
                 n = next(turn)
@@ -95,7 +97,7 @@ def director_client(server: ServerProcess) -> Iterator[httpx.Client]:
         yield d
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=runs(300, 100), deadline=None, suppress_health_check=list(HealthCheck))
 @given(events=st.lists(EVENTS, min_size=1, max_size=6))
 def test_random_events_on_a_live_table(director_client: httpx.Client, events: list[dict[str, Any]]) -> None:
     d = director_client
@@ -135,7 +137,7 @@ TARGETS = st.sampled_from([
 ])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=runs(150, 50), deadline=None, suppress_health_check=list(HealthCheck))
 @given(target=TARGETS, picks=st.lists(st.tuples(st.integers(0, 7), HOSTILE), min_size=1, max_size=4),
        director=st.booleans())
 def test_hostile_json_is_refused_without_a_5xx(server: ServerProcess, target: tuple[str, list[str], str | None],
