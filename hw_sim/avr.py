@@ -30,7 +30,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +268,30 @@ class SeatUnit:
     def synced(self, ident: str, timeout: float = 10.0) -> None:
         """The second half of :meth:`sync`: wait for the answer to :meth:`ask_sync`."""
         self._expect(f"synced {ident}", timeout)
+
+    def holds_within(self, cond: Callable[[], bool], settle_ms: int, grace_s: float = 3.0,
+                     timeout: float = 60.0) -> bool:
+        """Whether ``cond`` (a check on the host's side, never a harness query) comes true before this unit has
+        run ``settle_ms`` more emulated milliseconds, the host given ``grace_s`` more to read what the unit sent
+        by then. A bound in the unit's own time, for an answer that may rightly never come (a test showing what
+        older firmware fails to send): a loaded machine stretches it without changing the answer, where a
+        wall-clock wait long enough for a loaded machine costs every quiet run its whole length."""
+        ident = self.ask_sync(settle_ms)
+        deadline = time.monotonic() + timeout
+        while not cond():
+            try:
+                self.synced(ident, timeout=0.02)
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise
+                continue
+            grace = time.monotonic() + grace_s
+            while not cond():
+                if time.monotonic() > grace:
+                    return False
+                time.sleep(0.02)
+            break
+        return True         # an answer to the sync still to come is skipped by the next wait for another
 
     def stats(self, timeout: float = 5.0) -> dict[str, int]:
         """The harness's counters (emulated ms, MFRC522 transceives, bytes and faults per link)."""

@@ -27,6 +27,11 @@ from table.machine import Table
 ROOT = Path(__file__).resolve().parents[2]
 OLD_COMMIT = "160d272"        # the firmware before hands read at the table and the dummy zone
 DEAL = Deal.from_pbn("N:QJ3.KQ982.KT63.Q K985.J653.74.K84 AT7.4.AQ85.J7632 642.AT7.J92.AT95")
+# How long, in the unit's emulated time, a test waits for a read that older firmware never sends: the new
+# firmware reads a hand laid on the antenna (13 tags, sent in parts of four) in ~0.75 s, a card on the dummy
+# zone in ~0.04 s (measured here, 2026-12-05); four times and more, for a margin.
+HAND_READ_MS = 3000
+CARD_READ_MS = 1500
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +157,7 @@ def test_a_hand_laid_on_the_antenna_is_read_whole_and_checked(unit):
         assert wait_for(lambda: r.driver.connected, 15)
         hand = sorted(DEAL.hands["N"])
         u.lay_hand([r.uids[c] for c in hand], after_ms=30)
-        got = wait_for(lambda: any(isinstance(e, HandRead) for e in r.table_events()), 15)
+        got = u.holds_within(lambda: any(isinstance(e, HandRead) for e in r.table_events()), HAND_READ_MS)
         assert got == (which == "new")
         if which == "old":
             return
@@ -188,7 +193,7 @@ def test_a_hand_that_is_not_the_hand_records_is_told_before_the_first_call(unit)
         north = sorted(DEAL.hands["N"])
         cards = north[1:] + [sorted(DEAL.hands["E"])[0]]
         u.lay_hand([r.uids[c] for c in cards], after_ms=30)
-        got = wait_for(lambda: any(isinstance(e, HandRead) for e in r.table_events()), 15)
+        got = u.holds_within(lambda: any(isinstance(e, HandRead) for e in r.table_events()), HAND_READ_MS)
         assert got == (which == "new")
         if which == "old":
             return
@@ -213,7 +218,7 @@ def test_dummys_cards_are_read_from_the_dummy_zone(unit):
     try:
         assert wait_for(lambda: r.driver.connected, 15)
         u.place(r.uids["SQ"], dummy=True)
-        got = wait_for(lambda: any(isinstance(m, CardRead) for m in r.messages), 10)
+        got = u.holds_within(lambda: any(isinstance(m, CardRead) for m in r.messages), CARD_READ_MS)
         assert got == (which == "new")
         if which == "new":
             u.place(r.uids["HK"])
