@@ -1,7 +1,8 @@
 """Seat credentials over real HTTP: a one-time sign-in link gives the seat's token for its table, seat and
 round; a round change ends the previous round's links and tokens (401), a revocation at once, a new session
 (database) never accepts an old one's; a restart changes none of that. The access log of a whole simulated
-session holds no credential."""
+session holds no credential. The service runs in a thread of the test's process (``ServiceThread``: a restart is
+a new service on the same journal) except for the access log, which is a process's."""
 from __future__ import annotations
 
 import asyncio
@@ -13,7 +14,7 @@ import httpx
 import pytest
 import websockets
 from headless import browser_session, wait_until
-from service_harness import ServerProcess
+from service_harness import ServerProcess, ServiceThread
 
 from service.sim.dealing import deal_for
 
@@ -33,7 +34,7 @@ def sign_in(c: httpx.Client, code: str) -> httpx.Response:
 
 
 def test_a_link_signs_in_once_for_its_table_seat_and_round(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         links = d.get("/api/tables/1/tokens").json()
         assert links["N"]["round"] == 1 and links["N"]["pair"] == 1 and links["E"]["pair"] == 4
         assert d.get("/api/tables/1/tokens").headers["cache-control"] == "no-store"
@@ -58,7 +59,7 @@ def test_a_link_signs_in_once_for_its_table_seat_and_round(tmp_path: Path) -> No
 
 
 def test_a_round_change_ends_the_previous_rounds_links_and_tokens(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         old = d.get("/api/tables/2/tokens").json()
         signed = sign_in(anon, code_of(old["N"])).json()["token"]
         assert d.post("/api/event/round", json={"round": 2}).status_code == 200
@@ -89,7 +90,7 @@ def test_a_round_change_ends_the_previous_rounds_links_and_tokens(tmp_path: Path
 
 
 def test_revocation_ends_sign_ins_at_once(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         links = d.get("/api/tables/1/tokens").json()
         north = sign_in(anon, code_of(links["N"])).json()["token"]
         south = sign_in(anon, code_of(links["S"])).json()["token"]
@@ -143,9 +144,9 @@ def test_revocation_ends_sign_ins_at_once(tmp_path: Path) -> None:
 
 def test_a_new_session_issues_new_credentials(tmp_path: Path) -> None:
     cfg = {**CONFIG, "secret": "the-same-secret-in-both-sessions"}
-    with ServerProcess(tmp_path / "monday", cfg) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path / "monday", cfg) as srv, srv.client(srv.token) as d:
         monday = d.get("/api/tables/1/tokens").json()
-    with ServerProcess(tmp_path / "tuesday", cfg) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path / "tuesday", cfg) as srv, srv.client(srv.token) as d, srv.client() as anon:
         tuesday = d.get("/api/tables/1/tokens").json()
         assert tuesday["N"]["token"] != monday["N"]["token"]
         with srv.client(monday["N"]["token"]) as old:
@@ -206,7 +207,7 @@ def test_the_seat_page_signs_in_from_its_link_in_a_browser(tmp_path: Path) -> No
     """The page redeems the link's code, takes it off the address bar, streams the table with the token as a
     WebSocket subprotocol; the same link in another tab is refused; a revocation signs the page out; the console
     signs in from #token= without leaving it in the address."""
-    srv = ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}]})
+    srv = ServiceThread(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}, "tables": [{"id": "1"}]})
     with srv, browser_session() as browser, srv.client(srv.token) as d:
         d.post("/api/tables/1/events", json={"type": "board", "board": 1, "deal": deal_for(4, 1).to_pbn()})
         link = d.get("/api/tables/1/tokens").json()["S"]["link"]

