@@ -17,6 +17,7 @@ import random
 import resource
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -34,6 +35,10 @@ ATTACKER = "127.0.0.2"          # another client address on the loopback (Linux 
 # sending a response", once in a make test run). A client must survive that close (RFC 9112 9.3.1): browsers
 # retry, httpx does not; these clients let a connection go well before the service would.
 CLIENT_LIMITS = httpx.Limits(keepalive_expiry=2.0)
+# httpx builds an SSL context for every client and every ``httpx.get``, plain-HTTP URLs included: reading the CA
+# bundle costs ~20 ms of CPU each time. py-spy over a whole run found 15 % of the test workers' CPU there (half of
+# it in a server start's health polling). The suite's clients, all on plain HTTP, share this one (``verify=``).
+PLAIN_HTTP = ssl.create_default_context()
 
 
 class SeatSignIn(httpx.Auth):
@@ -165,21 +170,21 @@ class ServerProcess:
                                      cwd=self.workdir, env={**os.environ, "PYTHONUNBUFFERED": "1"},
                                      preexec_fn=self._limit_files if self.open_files else None)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited ({self.proc.returncode}):\n{self.log_path.read_text()[-3000:]}")
-            if self._answers_as_ours():
-                return self
-            time.sleep(0.05)
+        with httpx.Client(timeout=1.0, verify=PLAIN_HTTP) as probe:
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"server exited ({self.proc.returncode}):\n{self.log_path.read_text()[-3000:]}")
+                if self._answers_as_ours(probe):
+                    return self
+                time.sleep(0.05)
         self.kill()
         raise RuntimeError(f"server did not start:\n{self.log_path.read_text()[-3000:]}")
 
-    def _answers_as_ours(self) -> bool:
+    def _answers_as_ours(self, probe: httpx.Client) -> bool:
         """Whether this server's service answers on the port: up, and (to the director) on this server's journal,
         not another service that holds the port meanwhile (its own start then fails: "server exited")."""
         try:
-            health = httpx.get(self.base + "/api/health", timeout=1.0,
-                               headers={"Authorization": f"Bearer {self.token}"})
+            health = probe.get(self.base + "/api/health", headers={"Authorization": f"Bearer {self.token}"})
         except httpx.HTTPError:
             return False
         if health.status_code != 200:
@@ -209,12 +214,13 @@ class ServerProcess:
 
     def client(self, token: str | None = None, **kw: Any) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 30.0),
+        return httpx.Client(base_url=self.base, headers=headers, timeout=kw.pop("timeout", 30.0), verify=PLAIN_HTTP,
                             limits=kw.pop("limits", CLIENT_LIMITS), **kw)
 
     def seat_client(self, table: str, seat: str, **kw: Any) -> httpx.Client:
         """A client of a player at ``table``/``seat``, signed in for whatever round the table is in."""
         return httpx.Client(base_url=self.base, auth=SeatSignIn(self, table, seat), timeout=kw.pop("timeout", 30.0),
+                            verify=PLAIN_HTTP,
                             limits=kw.pop("limits", CLIENT_LIMITS), **kw)
 
     def __enter__(self) -> ServerProcess:

@@ -246,6 +246,7 @@ class ReceiverProcess:
 
     def start(self, schedule: str | None = None, timeout: float = 15.0) -> ReceiverProcess:
         import httpx
+        from service_harness import PLAIN_HTTP
         if schedule is not None:
             self.schedule = schedule
         log = open(self.workdir / "receiver.log", "ab")
@@ -258,7 +259,7 @@ class ReceiverProcess:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"receiver exited: {(self.workdir / 'receiver.log').read_text()[-2000:]}")
             try:
-                if httpx.get(self.url + "/_state", timeout=1.0).status_code == 200:
+                if httpx.get(self.url + "/_state", timeout=1.0, verify=PLAIN_HTTP).status_code == 200:
                     return self
             except httpx.HTTPError:
                 pass

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from service_harness import ServerProcess, free_port
+from service_harness import PLAIN_HTTP, ServerProcess, free_port
 
 CLUB_ID, LICENCE_KEY = "CLUB001", "LICENCE-KEY-123"      # the sdist's golden requests carry these
 
@@ -15,7 +15,7 @@ def wait_port(port: int, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/", timeout=1.0).status_code == 200:
+            if httpx.get(f"http://127.0.0.1:{port}/", timeout=1.0, verify=PLAIN_HTTP).status_code == 200:
                 return
         except httpx.HTTPError:
             pass

@@ -9,13 +9,14 @@ from typing import Any
 import httpx
 from bridgemate_dataconnector.dto import DataConnectorResponseData, ErrorType, ScoringProgramResponse
 from dc_helpers import DcServer
+from service_harness import PLAIN_HTTP
 
 ENVELOPE = {"RequestCommand": int, "DataType": int, "LastQueueItemId": int, "ErrorType": int,
             "SessionGuid": (str, type(None)), "SerializedData": str}
 
 
 def post(server: DcServer, body: bytes) -> dict[str, Any]:
-    r = httpx.post(server.dc_base + "/dc-scoringprogram", content=body,
+    r = httpx.post(server.dc_base + "/dc-scoringprogram", content=body, verify=PLAIN_HTTP,
                    headers={"Content-Type": "application/json; charset=utf-8"})
     assert r.status_code == 200, r.text
     env = r.json()

@@ -18,7 +18,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
-from service_harness import ServerProcess, raw_request
+from service_harness import PLAIN_HTTP, ServerProcess, raw_request
 from thoroughness import runs
 
 from service.sim.dealing import deal_for
@@ -92,7 +92,7 @@ EVENTS = st.one_of(
 @pytest.fixture(scope="module")
 def director_client(server: ServerProcess) -> Iterator[httpx.Client]:
     """The director's client, one connection kept for all the examples."""
-    with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.token}"},
+    with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {server.token}"}, verify=PLAIN_HTTP,
                       timeout=ANSWER_S) as d:
         yield d
 
@@ -150,7 +150,8 @@ def test_hostile_json_is_refused_without_a_5xx(server: ServerProcess, target: tu
     headers = {"Content-Type": "application/json"}
     if director:
         headers["Authorization"] = f"Bearer {server.token}"
-    r = httpx.post(server.base + path, content=body.encode("utf-8", "surrogatepass"), headers=headers, timeout=ANSWER_S)
+    r = httpx.post(server.base + path, content=body.encode("utf-8", "surrogatepass"), headers=headers, timeout=ANSWER_S,
+                   verify=PLAIN_HTTP)
     assert r.status_code < 500, (path, body[:200], r.status_code, r.text[:300])
     assert len(r.content) < 20_000, (path, len(r.content))     # a refusal does not echo 70 kB back
 
