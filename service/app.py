@@ -173,8 +173,9 @@ def create_app(settings: Settings | None = None,
         # What start-up built (tables replayed from the journal, drivers, the libraries) lives as long as the
         # service: out of the cyclic collector's sight, a full collection no longer walks it while device frames
         # wait (one took 85 ms in bench/device_latency.py; docs/PERFORMANCE.md).
-        gc.collect()
-        gc.freeze()
+        if settings.freeze_heap:
+            gc.collect()
+            gc.freeze()
         if on_ready is not None:
             on_ready(svc.info)
         try:

@@ -233,7 +233,8 @@ class ServerProcess:
 class ServiceThread(ServerProcess):
     """``bridgetable serve`` with the same arguments, run in a thread of this process (see the module's
     docstring): ``start``, ``stop`` and the clients as ``ServerProcess``; no ``kill``, no log file, no ``proc``;
-    the double-dummy analyses at normal priority (``analysis_nice`` 0, see ``start``)."""
+    the double-dummy analyses at normal priority (``analysis_nice`` 0) and no heap freeze at start-up
+    (``freeze_heap`` off, see ``start``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -255,10 +256,12 @@ class ServiceThread(ServerProcess):
         settings = serve_settings(opts["config"], **{k: opts[k] for k in (
             "database", "simulate", "pace", "irregularity_rate", "ruling_wait", "seed", "spectator_delay",
             "dataconnector", "dc_club_id", "dc_licence_key", "dc_port", "session_choice")})
-        # The one difference from `bridgetable serve`: the double-dummy analyses at normal priority. In a test
+        # The two differences from `bridgetable serve`. The double-dummy analyses at normal priority: in a test
         # process shared with other services, a nice-19 solver thread starved on a loaded machine (a whole CI run,
         # load 55: no figures in 60 s) and held the process's one DDS lock (table/dds.py) meanwhile.
-        settings = settings.model_copy(update={"analysis_nice": 0})
+        # And no gc.collect() and gc.freeze() at start-up (settings.freeze_heap): in the test's process they walked
+        # the whole suite's heap at every start (py-spy: 5 % of the workers' CPU) and froze the tests' objects.
+        settings = settings.model_copy(update={"analysis_nice": 0, "freeze_heap": False})
         app = create_app(settings)
         self._servers = servers = service_servers(app, settings, host=opts["host"], port=self.port,
                                                   log_level=opts["log_level"])

@@ -244,6 +244,10 @@ class Settings(_Strict):
                                description="the double-dummy solver's nice value (Linux): 19 gives every core to the "
                                            "tables first; lower it on a machine kept busy by other work, where the "
                                            "solver at 19 may wait minutes for the hand-record sheets")
+    freeze_heap: bool = Field(default=True,
+                              description="after start-up, one full garbage collection and gc.freeze(): what start-up "
+                                          "built is kept out of the cyclic collector's later walks; off where the "
+                                          "service shares its process (a test suite's ServiceThread)")
     regulation: Regulation = Regulation()
     tables: list[TableConfig] = []
     simulation: SimulationConfig = SimulationConfig()
