@@ -189,7 +189,10 @@ class ServerProcess:
             return False
         if health.status_code != 200:
             return False
-        journal = health.json().get("journal")
+        try:
+            journal = health.json().get("journal")
+        except ValueError:                      # not this project's service at all
+            return False
         return journal is None or journal == self.database
 
     def _limit_files(self) -> None:
