@@ -27,10 +27,10 @@ from headless import ARTIFACTS, browser_session, wait_until
 from service_harness import ServiceThread
 from test_console_hand_records_browser import set_up_event
 from test_dealing_machine import MISREAD_BOARD, WRONG_POCKET_BOARD, planted, the_file
-from test_reader_pickup import club, evening
+from test_reader_pickup import club, console_watching, evening, import_the_evening
 
 from table.cards import Seat
-from table.handrecords import HandRecordBoard, to_bytes
+from table.handrecords import to_bytes
 
 # The guide's own pictures are rewritten only on request (BRIDGETABLE_DOC_IMAGES=1): an ordinary run leaves the
 # working tree as it was and puts them with the other artifacts.
@@ -251,17 +251,8 @@ def test_the_guide_s_reader_table(tmp_path: Path) -> None:
                 break
             time.sleep(0.1)
             wait_devices = [h["connected"] for h in d.get("/api/devices").json().get("1", [])]
-        records = to_bytes([HandRecordBoard.of(n, deal) for n, deal in deals.items()], "PBN").decode()
-        body = {"filename": "evening.pbn", "content": records}
-        assert d.post("/api/event/hand-records", json=body).status_code == 200
-        rounds = {p["table"]: p["boards"] for p in d.get("/api/event").json()["progress"]}
-        board, wrong = rounds["1"][0], rounds["3"][0]
-        page = browser.new_page(viewport=DESKTOP)
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{srv.base}/console#token={srv.token}")
-        page.locator("#table-1").wait_for(timeout=15000)
-        time.sleep(0.5)                                              # the console's stream is open
+        board, wrong = import_the_evening(d, deals)
+        page, errors = console_watching(browser, srv, DESKTOP)
         one.pick_up(Seat.N, deals[wrong].hands[Seat.N])
         one.pick_up(Seat.E, deals[wrong].hands[Seat.E])
         wait_until(page, "() => document.getElementById('feed').textContent.includes('(Law 15)')", timeout=30)

@@ -271,6 +271,26 @@ def _the_director_lets_a_wrong_board_be_played(d: Any, director: Director, one: 
     assert d.post("/api/tables/1/events", json=call).status_code == 200      # no longer held
 
 
+def import_the_evening(d: Any, deals: dict[int, Deal]) -> tuple[int, int]:
+    """The evening's deals imported as the event's hand records (a PBN file); table 1's first board and table 3's,
+    a board that is not table 1's."""
+    text = to_bytes([HandRecordBoard.of(n, deal) for n, deal in deals.items()], "PBN").decode()
+    assert d.post("/api/event/hand-records", json={"filename": "evening.pbn", "content": text}).status_code == 200
+    rounds = {p["table"]: p["boards"] for p in d.get("/api/event").json()["progress"]}
+    return rounds["1"][0], rounds["3"][0]
+
+
+def console_watching(browser: Any, srv: ServerProcess, viewport: dict[str, int]) -> tuple[Any, list[str]]:
+    """The director's console on a page of its own, its stream open; the page's script errors, collected."""
+    page = browser.new_page(viewport=viewport)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{srv.base}/console#token={srv.token}")
+    page.locator("#table-1").wait_for(timeout=15000)
+    time.sleep(0.5)                                              # the console's stream is open
+    return page, errors
+
+
 @pytest.mark.slow
 def test_the_console_shows_the_pickup_in_words(tmp_path: Path) -> None:
     """The director console in headless Chromium: a wrong board and then a fouled board picked up at table 1 are
@@ -279,16 +299,8 @@ def test_the_console_shows_the_pickup_in_words(tmp_path: Path) -> None:
     deals = evening()
     with club(tmp_path) as (srv, one, _two, _three), srv.client(srv.token) as d, browser_session() as browser:
         _wait(lambda: all(h["connected"] for h in d.get("/api/devices").json().get("1", [])), "table 1's devices")
-        text = to_bytes([HandRecordBoard.of(n, deal) for n, deal in deals.items()], "PBN").decode()
-        assert d.post("/api/event/hand-records", json={"filename": "evening.pbn", "content": text}).status_code == 200
-        rounds = {p["table"]: p["boards"] for p in d.get("/api/event").json()["progress"]}
-        board, wrong = rounds["1"][0], rounds["3"][0]
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{srv.base}/console?token={srv.token}")
-        page.locator("#table-1").wait_for(timeout=15000)
-        time.sleep(0.5)                                              # the console's stream is open
+        board, wrong = import_the_evening(d, deals)
+        page, errors = console_watching(browser, srv, {"width": 1280, "height": 1000})
 
         one.pick_up(Seat.N, deals[wrong].hands[Seat.N])
         one.pick_up(Seat.E, deals[wrong].hands[Seat.E])

@@ -23,7 +23,7 @@ function setHtml(el, markup) {
 }
 function setText(el, text) { WRITTEN.delete(el); el.textContent = text; }
 // A section not shown now is emptied once, not at every message.
-function clear(el) { if (el.firstChild) el.replaceChildren(); }
+function clear(el) { WRITTEN.delete(el); if (el.firstChild) el.replaceChildren(); }
 
 function toast(text) {
   const el = $("toast");
